@@ -1,0 +1,258 @@
+// The decoded contents of a Go heap dump, as columns. One dump::Dump is what
+// the reader produces from one pass over the mapped file; nothing here knows
+// about the object graph. Strings and object contents are views into the
+// mapping, which the Dump owns.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "util/mapped_file.h"
+#include "util/word_reader.h"
+
+namespace goheap::dump {
+
+// The header line selects the record layouts (see docs/FORMATS.md).
+enum class FormatVersion : uint8_t { Go13, Go14, Go15, Go17 };
+std::string_view formatVersionName(FormatVersion v);  // "go1.3" ...
+
+enum class Tag : uint8_t {
+  Eof = 0,
+  Object = 1,
+  OtherRoot = 2,
+  Type = 3,
+  Goroutine = 4,
+  StackFrame = 5,
+  Params = 6,
+  Finalizer = 7,
+  Itab = 8,
+  OsThread = 9,
+  MemStats = 10,
+  QueuedFinalizer = 11,
+  Data = 12,
+  Bss = 13,
+  Defer = 14,
+  Panic = 15,
+  MemProf = 16,
+  AllocSample = 17,
+};
+constexpr uint64_t kTagCount = 18;
+std::string_view tagName(uint64_t tag);  // "object", "stack frame", ... or "unknown"
+
+// Field kinds, normalised across versions (go1.3 numbers them differently).
+enum class FieldKind : uint8_t { Ptr = 1, String, Slice, Iface, Eface };
+
+// A byte range of the dump file.
+struct FileRange {
+  uint64_t offset = 0;
+  uint64_t size = 0;
+};
+
+struct Params {
+  bool big_endian = false;
+  uint32_t ptr_size = 8;
+  uint64_t heap_start = 0;
+  uint64_t heap_end = 0;
+  std::string_view arch;        // GOARCH (go1.7), or derived from thechar before
+  std::string_view go_version;  // go1.7 header: "go1.24.4" in recent Go; empty if unknown
+  std::string_view experiment;  // GOEXPERIMENT, when the dump says it
+  uint64_t ncpu = 0;
+  uint64_t hchan_size = 0;  // go1.3 only
+  uint64_t thechar = 0;     // before go1.7: '6' amd64, '8' 386, '5' arm, ...
+};
+
+// Objects in file order (the graph sorts them by address).
+struct Objects {
+  std::vector<uint64_t> addr;
+  std::vector<uint64_t> contents_offset;  // file offset of the contents
+  std::vector<uint64_t> size;             // contents length: the size-class slot
+  // go1.4 and later: the object's field list starts at contents_offset + size.
+  // go1.3 only: the type record's address and the object kind
+  // (0 plain, 1 array, 2 channel, 127 conservative).
+  std::vector<uint64_t> type_addr;
+  std::vector<uint32_t> type_index;  // into Dump::types, UINT32_MAX if no such type record
+  std::vector<uint8_t> kind;
+
+  size_t count() const { return addr.size(); }
+};
+
+struct TypeRecord {
+  uint64_t addr = 0;
+  uint64_t size = 0;
+  std::string_view name;
+  bool data_is_pointer = false;     // an interface holding this type stores a pointer
+  uint64_t fieldlist_offset = 0;    // go1.3 only: file offset of the type's field list
+};
+
+struct ItabRecord {
+  uint64_t addr = 0;
+  uint64_t type_addr = 0;  // dynamic type (go1.4+); 0 in go1.3
+  bool data_is_pointer = false;  // go1.3 only
+};
+
+struct OtherRoot {
+  std::string_view description;
+  uint64_t addr = 0;
+};
+
+struct Goroutine {
+  uint64_t addr = 0;  // the g
+  uint64_t sp = 0;
+  uint64_t goid = 0;
+  uint64_t gopc = 0;
+  uint64_t status = 0;  // 1 runnable, 3 syscall, 4 waiting
+  bool is_system = false;
+  bool is_background = false;
+  uint64_t wait_since = 0;  // nanoseconds, runtime clock
+  std::string_view wait_reason;
+  uint64_t ctxt = 0;
+  uint64_t m_addr = 0;
+  uint64_t top_defer = 0;
+  uint64_t top_panic = 0;
+  uint32_t first_frame = 0;  // index into Dump::frames
+  uint32_t frame_count = 0;
+};
+
+struct StackFrame {
+  uint64_t sp = 0;
+  uint64_t depth = 0;
+  uint64_t child_sp = 0;
+  FileRange contents;  // sp .. fp
+  uint64_t entry_pc = 0;
+  uint64_t pc = 0;
+  uint64_t continpc = 0;
+  std::string_view function;
+  uint64_t fieldlist_offset = 0;
+  uint32_t goroutine = UINT32_MAX;  // index into Dump::goroutines; frames follow their goroutine
+};
+
+struct Finalizer {
+  uint64_t obj = 0;
+  uint64_t fn_val = 0;  // the FuncVal (closure)
+  uint64_t fn_pc = 0;
+  uint64_t arg_type = 0;
+  uint64_t obj_type = 0;
+  bool queued = false;  // tag 11: already queued to run
+};
+
+struct OsThread {
+  uint64_t addr = 0;
+  uint64_t id = 0;
+  uint64_t procid = 0;
+};
+
+// The data or bss segment of the first module.
+struct Segment {
+  uint64_t addr = 0;
+  FileRange contents;
+  uint64_t fieldlist_offset = 0;
+  bool present = false;
+};
+
+struct Defer {
+  uint64_t addr = 0;
+  uint64_t goroutine = 0;  // g address
+  uint64_t sp = 0;
+  uint64_t pc = 0;
+  uint64_t fn_val = 0;
+  uint64_t fn_pc = 0;
+  uint64_t link = 0;
+};
+
+struct Panic {
+  uint64_t addr = 0;
+  uint64_t goroutine = 0;
+  uint64_t eface_type = 0;
+  uint64_t eface_data = 0;
+  uint64_t link = 0;
+};
+
+// runtime.MemStats, as the dump writes it.
+struct MemStats {
+  bool present = false;
+  uint64_t alloc = 0, total_alloc = 0, sys = 0, lookups = 0, mallocs = 0, frees = 0;
+  uint64_t heap_alloc = 0, heap_sys = 0, heap_idle = 0, heap_inuse = 0, heap_released = 0;
+  uint64_t heap_objects = 0, stack_inuse = 0, stack_sys = 0, mspan_inuse = 0, mspan_sys = 0;
+  uint64_t mcache_inuse = 0, mcache_sys = 0, buck_hash_sys = 0, gc_sys = 0, other_sys = 0;
+  uint64_t next_gc = 0, last_gc = 0, pause_total_ns = 0;
+  std::array<uint64_t, 256> pause_ns{};
+  uint64_t num_gc = 0;
+};
+
+struct ProfileFrame {
+  std::string_view function;
+  std::string_view file;
+  uint64_t line = 0;
+};
+
+// A memory profile bucket (tag 16): one allocation stack, leaf first.
+struct ProfileBucket {
+  uint64_t id = 0;  // the bucket's address, referenced by alloc samples
+  uint64_t size = 0;
+  uint32_t first_frame = 0;  // index into Dump::profile_frames
+  uint32_t frame_count = 0;
+  uint64_t allocs = 0;
+  uint64_t frees = 0;
+};
+
+struct AllocSample {
+  uint64_t addr = 0;
+  uint64_t bucket_id = 0;
+};
+
+class Dump {
+ public:
+  explicit Dump(MappedFile file) : file_(std::move(file)) {}
+  Dump(Dump&&) = default;
+  Dump& operator=(Dump&&) = default;
+
+  const MappedFile& file() const { return file_; }
+  std::span<const uint8_t> bytes(FileRange r) const { return file_.bytes().subspan(r.offset, r.size); }
+  WordReader words() const { return WordReader(params.ptr_size, params.big_endian); }
+
+  // Calls fn(offset) for every word offset, within the given contents, that may
+  // hold a pointer, following the field list at `fieldlist_offset`. For
+  // interfaces both words are reported (the itab or type word points outside
+  // the heap). The field list was checked by the reader: offsets are in range.
+  template <class Fn>
+  void forEachFieldListSlot(uint64_t fieldlist_offset, Fn&& fn) const;
+
+  // The same for object `i` (file order), whatever the version.
+  template <class Fn>
+  void forEachObjectSlot(size_t i, Fn&& fn) const;
+
+  FormatVersion version = FormatVersion::Go17;
+  Params params;
+  Objects objects;
+  uint64_t total_field_entries = 0;  // pointer slots over all objects: bounds the edge count
+  std::vector<TypeRecord> types;
+  std::vector<ItabRecord> itabs;
+  std::vector<OtherRoot> other_roots;
+  std::vector<Goroutine> goroutines;
+  std::vector<StackFrame> frames;
+  std::vector<Finalizer> finalizers;
+  std::vector<OsThread> threads;
+  Segment data;
+  Segment bss;
+  std::vector<Defer> defers;
+  std::vector<Panic> panics;
+  MemStats memstats;
+  std::vector<ProfileBucket> buckets;
+  std::vector<ProfileFrame> profile_frames;
+  std::vector<AllocSample> alloc_samples;
+  std::array<uint64_t, kTagCount> record_counts{};
+
+ private:
+  template <class Fn>
+  void forEachGo13ObjectSlot(size_t i, Fn&& fn) const;
+
+  MappedFile file_;
+};
+
+}  // namespace goheap::dump
+
+#include "dump/dump_inl.h"

@@ -1,0 +1,30 @@
+// Compressed sparse rows: the neighbours of node n are
+// targets[begin[n] .. begin[n+1]). Used for edges in both directions and for
+// the dominator tree's children.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace goheap {
+
+using NodeId = uint32_t;
+constexpr NodeId kNoNode = UINT32_MAX;
+
+struct Csr {
+  std::vector<uint32_t> begin;    // size nodeCount() + 1
+  std::vector<NodeId> targets;
+
+  uint32_t nodeCount() const { return begin.empty() ? 0 : static_cast<uint32_t>(begin.size() - 1); }
+  uint32_t edgeCount() const { return static_cast<uint32_t>(targets.size()); }
+  std::span<const NodeId> neighbors(NodeId n) const {
+    return {targets.data() + begin[n], targets.data() + begin[n + 1]};
+  }
+};
+
+// The reverse of `forward`: for every edge a->b, an edge b->a. Within each
+// node, sources come in increasing order.
+Csr reverseCsr(const Csr& forward);
+
+}  // namespace goheap
