@@ -11,7 +11,7 @@ if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
 
 packages=(build-essential cmake ninja-build clang clang-format libclang-rt-14-dev
           libgtest-dev libgmock-dev libbenchmark-dev
-          golang-go qemu-user-static ca-certificates)
+          golang-go qemu-user-static python3 ca-certificates)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -160,6 +160,9 @@ func metricsFlusher(s *Server, tick <-chan struct{}) {
 }
 
 func main() {
+	// Record the allocation site of every object, so the dump can say where
+	// each one was made. The default samples one allocation per 512 KiB.
+	runtime.MemProfileRate = 1
 	dumpPath := "leaky.dump"
 	if len(os.Args) > 1 {
 		dumpPath = os.Args[1]

@@ -40,6 +40,7 @@ Expected<std::unique_ptr<Snapshot>> analyseDump(dump::Dump d, const LoadHooks& h
   auto heap = phase(hooks, "build graph", [&] {
     graph::BuildOptions build;
     build.threads = options.threads;
+    build.conservative_stacks = options.conservative_stacks;
     return graph::buildHeap(s.dump, build);
   });
   if (!heap) return heap.error();

@@ -24,7 +24,8 @@ struct LoadHooks {
 };
 
 struct LoadOptions {
-  unsigned threads = 2;  // for the graph build
+  unsigned threads = 2;             // for the graph build
+  bool conservative_stacks = true;  // see graph::BuildOptions
 };
 
 class Snapshot {

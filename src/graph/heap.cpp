@@ -93,8 +93,13 @@ void objectEdges(const dump::Dump& dump, const AddressIndex& index, uint32_t fir
 // Root nodes and their edges; appended after the objects.
 class RootBuilder {
  public:
-  RootBuilder(const dump::Dump& dump, const AddressIndex& index, Heap& heap, EdgeChunk& chunk)
-      : dump_(dump), heap_(heap), sink_(index, chunk), words_(dump.words()) {}
+  RootBuilder(const dump::Dump& dump, const AddressIndex& index, Heap& heap, EdgeChunk& chunk,
+              bool conservative_stacks)
+      : dump_(dump),
+        heap_(heap),
+        sink_(index, chunk),
+        words_(dump.words()),
+        conservative_stacks_(conservative_stacks) {}
 
   void build(uint32_t object_count) {
     object_count_ = object_count;
@@ -160,6 +165,7 @@ class RootBuilder {
       add(RootKind::StackFrame, f);
       sink_.beginNode(frames_begin + f);
       slots(fr.contents, fr.fieldlist_offset);
+      if (conservative_stacks_ && fr.goroutine != UINT32_MAX) stackObjects(f);
       sink_.endNode();
     }
 
@@ -222,6 +228,52 @@ class RootBuilder {
     dump_.forEachFieldListSlot(fieldlist_offset, contents.size,
                                [&](uint64_t off) { sink_.pointer(words_.read(base + off)); });
   }
+  // Heap pointers held in stack objects of frame `f`: words of this frame
+  // that a listed pointer of the same goroutine's stack points at (directly
+  // or through another stack object), and the words after them up to
+  // kStackObjectWords, leaving out words the field list names already.
+  void stackObjects(uint32_t f) {
+    const dump::StackFrame& frame = dump_.frames[f];
+    const dump::Goroutine& g = dump_.goroutines[frame.goroutine];
+    const uint32_t ptr = words_.ptrSize();
+    const uint64_t lo = frame.sp;
+    const uint64_t hi = frame.sp + frame.contents.size;
+    // Words of this frame to scan, by index; listed words are never rescanned.
+    std::vector<uint8_t>& state = scratch_;  // 0 unseen, 1 listed, 2 queued
+    state.assign(frame.contents.size / ptr, 0);
+    dump_.forEachFieldListSlot(frame.fieldlist_offset, frame.contents.size, [&](uint64_t off) {
+      if (off % ptr == 0) state[off / ptr] = 1;
+    });
+    std::vector<uint64_t> queue;
+    auto mark = [&](uint64_t target) {
+      if (target < lo || target >= hi) return;
+      const uint64_t first = (target - lo) / ptr;
+      for (uint64_t i = first; i < first + kStackObjectWords && i < state.size(); i++) {
+        if (state[i] != 0) continue;
+        state[i] = 2;
+        queue.push_back(i);
+      }
+    };
+    // Pointers into this frame from the listed words of every frame of the
+    // goroutine (callees hold pointers to their callers' locals).
+    for (uint32_t k = 0; k < g.frame_count; k++) {
+      const dump::StackFrame& other = dump_.frames[g.first_frame + k];
+      const uint8_t* base = dump_.file().data() + other.contents.offset;
+      dump_.forEachFieldListSlot(other.fieldlist_offset, other.contents.size,
+                                 [&](uint64_t off) { mark(words_.read(base + off)); });
+    }
+    const uint8_t* base = dump_.file().data() + frame.contents.offset;
+    for (size_t q = 0; q < queue.size(); q++) {
+      const uint64_t value = words_.read(base + queue[q] * ptr);
+      if (value == 0) continue;
+      if (heap_.addresses().find(value) != kNoNode) {
+        sink_.pointer(value);
+        heap_.conservative_stack_edges++;
+      } else {
+        mark(value);  // a stack object pointing at another
+      }
+    }
+  }
   void referentsOf(uint64_t obj_addr) {
     NodeId o = heap_.addresses().find(obj_addr);
     if (o == kNoNode) {
@@ -237,6 +289,8 @@ class RootBuilder {
   EdgeSink sink_;
   WordReader words_;
   uint32_t object_count_ = 0;
+  bool conservative_stacks_;
+  std::vector<uint8_t> scratch_;
 };
 
 }  // namespace
@@ -272,7 +326,7 @@ Expected<Heap> buildHeap(const dump::Dump& dump, const BuildOptions& options) {
 
   // Roots, in the last chunk.
   heap.super_root_ = n;
-  RootBuilder roots(dump, heap.index_, heap, chunks[threads]);
+  RootBuilder roots(dump, heap.index_, heap, chunks[threads], options.conservative_stacks);
   roots.build(n);
 
   // Join the chunks into one CSR.

@@ -59,6 +59,8 @@ class Heap {
   // (pointers to globals, stacks, code, read-only data or freed memory).
   uint64_t non_heap_refs = 0;
   uint64_t nil_slots = 0;
+  // Edges from stack objects: words no field list names (conservative_stacks).
+  uint64_t conservative_stack_edges = 0;
 
  private:
   friend Expected<Heap> buildHeap(const dump::Dump& dump, const struct BuildOptions& options);
@@ -70,7 +72,20 @@ class Heap {
 struct BuildOptions {
   // Split edge extraction over this many threads (1 = none).
   unsigned threads = 2;
+  // Find stack objects as the collector does. The runtime writes a frame's
+  // field list from its liveness bitmaps alone, which leave out address-taken
+  // locals ("stack objects", such as a value being sent on a channel); the
+  // collector scans one when a live pointer points at it. So does goheap:
+  // a listed pointer into the goroutine's own stack marks a stack object,
+  // and its words (up to kStackObjectWords, as the dump does not give its
+  // size) are scanned for heap pointers, repeatedly, as they may point at
+  // further stack objects. Off: only the listed words.
+  bool conservative_stacks = true;
 };
+
+// How many words from a stack pointer's target are scanned as a stack
+// object, when the executable does not say its size.
+constexpr uint32_t kStackObjectWords = 16;
 
 // `dump`'s objects must be sorted by address (dump::sortObjectsByAddress).
 Expected<Heap> buildHeap(const dump::Dump& dump, const BuildOptions& options = {});
