@@ -65,6 +65,12 @@ struct Params {
   uint64_t thechar = 0;     // before go1.7: '6' amd64, '8' 386, '5' arm, ...
 };
 
+// go1.3 objects' type_index when the type record is missing or unusable
+// (every word may be a pointer), or when the runtime gave no type because the
+// object holds no pointers (type address 0, kind 0).
+constexpr uint32_t kUnknownType = UINT32_MAX;
+constexpr uint32_t kNoPointerType = UINT32_MAX - 1;
+
 // Objects in file order (the graph sorts them by address).
 struct Objects {
   std::vector<uint64_t> addr;
@@ -74,7 +80,8 @@ struct Objects {
   // go1.3 only: the type record's address and the object kind
   // (0 plain, 1 array, 2 channel, 127 conservative).
   std::vector<uint64_t> type_addr;
-  std::vector<uint32_t> type_index;  // into Dump::types, UINT32_MAX if no such type record
+  // Into Dump::types; kUnknownType (scan every word) or kNoPointerType.
+  std::vector<uint32_t> type_index;
   std::vector<uint8_t> kind;
 
   size_t count() const { return addr.size(); }
@@ -214,12 +221,13 @@ class Dump {
   std::span<const uint8_t> bytes(FileRange r) const { return file_.bytes().subspan(r.offset, r.size); }
   WordReader words() const { return WordReader(params.ptr_size, params.big_endian); }
 
-  // Calls fn(offset) for every word offset, within the given contents, that may
-  // hold a pointer, following the field list at `fieldlist_offset`. For
-  // interfaces both words are reported (the itab or type word points outside
-  // the heap). The field list was checked by the reader: offsets are in range.
+  // Calls fn(offset) for every word offset that may hold a pointer, following
+  // the field list at `fieldlist_offset`, for words that lie within `limit`
+  // bytes (the contents' size). For interfaces both words are reported (the
+  // itab or type word points outside the heap). The reader checked that the
+  // list is well formed, so decoding here is unchecked.
   template <class Fn>
-  void forEachFieldListSlot(uint64_t fieldlist_offset, Fn&& fn) const;
+  void forEachFieldListSlot(uint64_t fieldlist_offset, uint64_t limit, Fn&& fn) const;
 
   // The same for object `i` (file order), whatever the version.
   template <class Fn>
@@ -245,6 +253,8 @@ class Dump {
   std::vector<ProfileFrame> profile_frames;
   std::vector<AllocSample> alloc_samples;
   std::array<uint64_t, kTagCount> record_counts{};
+  // Oddities that did not stop the read (a frame's field beyond its contents...).
+  std::vector<std::string> warnings;
 
  private:
   template <class Fn>

@@ -1,9 +1,654 @@
 #include "dump/reader.h"
 
+#include <string>
+#include <unordered_map>
+#include <utility>
+
+#include "dump/varint.h"
+
 namespace goheap::dump {
 
-Expected<Dump> readDump(MappedFile file, const ReadOptions&) {
-  return Error(file.path() + ": reader not implemented yet");
+std::string_view formatVersionName(FormatVersion v) {
+  switch (v) {
+    case FormatVersion::Go13:
+      return "go1.3";
+    case FormatVersion::Go14:
+      return "go1.4";
+    case FormatVersion::Go15:
+      return "go1.5";
+    case FormatVersion::Go17:
+      return "go1.7";
+  }
+  return "unknown";
+}
+
+std::string_view tagName(uint64_t tag) {
+  static constexpr std::string_view kNames[kTagCount] = {
+      "EOF",        "object",       "other root",   "type",       "goroutine",    "stack frame",
+      "params",     "finalizer",    "itab",         "OS thread",  "memstats",     "queued finalizer",
+      "data",       "bss",          "defer",        "panic",      "memprof bucket", "alloc sample"};
+  return tag < kTagCount ? kNames[tag] : std::string_view("unknown");
+}
+
+namespace {
+
+// A bounds-checked forward cursor over the file. Failure is sticky: after the
+// first problem every read returns zero and consumes nothing, and the record
+// loop turns the recorded problem into one Error. This keeps each record's
+// decoding straight-line while no read ever leaves the file.
+class Cursor {
+ public:
+  Cursor(const uint8_t* begin, const uint8_t* end) : begin_(begin), p_(begin), end_(end) {}
+
+  bool failed() const { return failed_; }
+  uint64_t offset() const { return static_cast<uint64_t>(p_ - begin_); }
+  uint64_t remaining() const { return static_cast<uint64_t>(end_ - p_); }
+  bool atEnd() const { return p_ == end_; }
+  uint64_t failOffset() const { return fail_offset_; }
+  const std::string& failWhat() const { return fail_what_; }
+
+  void fail(std::string what) { failAt(offset(), std::move(what)); }
+  void failAt(uint64_t at, std::string what) {
+    if (failed_) return;
+    failed_ = true;
+    fail_offset_ = at;
+    fail_what_ = std::move(what);
+  }
+
+  uint64_t uvarint() {
+    if (failed_) return 0;
+    // Fast path: ten bytes are enough for any valid uvarint.
+    if (remaining() >= 10) {
+      uint64_t v = 0;
+      const uint8_t* q = p_;
+      for (unsigned shift = 0; shift < 70; shift += 7) {
+        uint8_t b = *q++;
+        if (shift == 63 && b > 1) break;
+        v |= static_cast<uint64_t>(b & 0x7f) << shift;
+        if (b < 0x80) {
+          p_ = q;
+          return v;
+        }
+      }
+      fail("malformed uvarint (overflows 64 bits)");
+      return 0;
+    }
+    uint64_t v = 0;
+    const uint8_t* q = p_;
+    for (unsigned shift = 0; q < end_; shift += 7) {
+      uint8_t b = *q++;
+      if (shift == 63 && b > 1) {
+        fail("malformed uvarint (overflows 64 bits)");
+        return 0;
+      }
+      v |= static_cast<uint64_t>(b & 0x7f) << shift;
+      if (b < 0x80) {
+        p_ = q;
+        return v;
+      }
+    }
+    fail("truncated uvarint at end of file");
+    return 0;
+  }
+
+  bool boolean() {
+    uint64_t at = offset();
+    uint64_t v = uvarint();
+    if (v > 1) failAt(at, "bool is " + std::to_string(v) + ", expected 0 or 1");
+    return v == 1;
+  }
+
+  // A uvarint length followed by that many bytes; returns where they are.
+  FileRange range(std::string_view what) {
+    uint64_t at = offset();
+    uint64_t n = uvarint();
+    if (failed_) return {};
+    if (n > remaining()) {
+      failAt(at, std::string(what) + " length " + std::to_string(n) + " exceeds the " +
+                     std::to_string(remaining()) + " bytes left in the file");
+      return {};
+    }
+    FileRange r{offset(), n};
+    p_ += n;
+    return r;
+  }
+
+  std::string_view string(std::string_view what) {
+    FileRange r = range(what);
+    return {reinterpret_cast<const char*>(begin_ + r.offset), static_cast<size_t>(r.size)};
+  }
+
+  // Skips bytes known to be present (the header line).
+  void skip(uint64_t n) { p_ += n; }
+
+ private:
+  const uint8_t* begin_;
+  const uint8_t* p_;
+  const uint8_t* end_;
+  bool failed_ = false;
+  uint64_t fail_offset_ = 0;
+  std::string fail_what_;
+};
+
+struct Header {
+  std::string_view text;
+  FormatVersion version;
+};
+
+constexpr Header kHeaders[] = {
+    {"go1.7 heap dump\n", FormatVersion::Go17},
+    {"go1.6 heap dump\n", FormatVersion::Go15},  // Go 1.6 kept the go1.5 layout
+    {"go1.5 heap dump\n", FormatVersion::Go15},
+    {"go1.4 heap dump\n", FormatVersion::Go14},
+    {"go1.3 heap dump\n", FormatVersion::Go13},
+};
+
+std::string_view archFromTheChar(uint64_t c) {
+  switch (c) {
+    case '5':
+      return "arm";
+    case '6':
+      return "amd64";
+    case '7':
+      return "arm64";
+    case '8':
+      return "386";
+    case '9':
+      return "ppc64";
+    case 'z':
+      return "s390x";
+    default:
+      return "";
+  }
+}
+
+// Decodes records into a Dump. One method per record kind; each reads exactly
+// the fields its version writes.
+class RecordReader {
+ public:
+  RecordReader(Dump& dump, Cursor& cur) : dump_(dump), cur_(cur) {}
+
+  Status run(const ReadOptions& options);
+
+ private:
+  bool needParams(uint64_t tag);
+  // Checks a field list at the cursor; returns its file offset. Counts the
+  // pointer words it names into `slots`. Offsets beyond `limit` are an error
+  // when `strict`, else noted once as a warning.
+  uint64_t fieldList(uint64_t limit, bool strict, uint64_t& slots);
+
+  void params();
+  void object();
+  void type();
+  void itab();
+  void otherRoot();
+  void goroutine();
+  void stackFrame();
+  void finalizer(bool queued);
+  void osThread();
+  void segment(Segment& seg, std::string_view name);
+  void deferRecord();
+  void panicRecord();
+  void memStats();
+  void memProf();
+  void allocSample();
+  void resolveGo13Types();
+
+  Dump& dump_;
+  Cursor& cur_;
+  bool have_params_ = false;
+  bool warned_frame_fields_ = false;
+};
+
+uint64_t RecordReader::fieldList(uint64_t limit, bool strict, uint64_t& slots) {
+  const uint64_t start = cur_.offset();
+  const uint64_t max_kind = maxFieldKind(dump_.version);
+  const uint32_t ptr = dump_.params.ptr_size;
+  for (;;) {
+    uint64_t at = cur_.offset();
+    uint64_t kind = cur_.uvarint();
+    if (cur_.failed() || kind == 0) break;
+    if (kind > max_kind) {
+      cur_.failAt(at, "unknown field kind " + std::to_string(kind));
+      break;
+    }
+    uint64_t off = cur_.uvarint();
+    if (cur_.failed()) break;
+    FieldKind k = normalizeFieldKind(dump_.version, kind);
+    uint64_t words = (k == FieldKind::Iface || k == FieldKind::Eface) ? 2 : 1;
+    bool fits = limit >= words * ptr && off <= limit - words * ptr;
+    if (!fits) {
+      if (strict) {
+        cur_.failAt(at, "field at offset " + std::to_string(off) + " lies beyond the " +
+                            std::to_string(limit) + " bytes of contents");
+        break;
+      }
+      if (!warned_frame_fields_) {
+        warned_frame_fields_ = true;
+        dump_.warnings.push_back("at byte offset " + std::to_string(at) +
+                                 ": a field list names offset " + std::to_string(off) +
+                                 " beyond its " + std::to_string(limit) +
+                                 " bytes of contents; such fields are ignored");
+      }
+      continue;
+    }
+    slots += words;
+  }
+  return start;
+}
+
+bool RecordReader::needParams(uint64_t tag) {
+  if (have_params_) return true;
+  cur_.fail(std::string(tagName(tag)) + " record before the params record");
+  return false;
+}
+
+void RecordReader::params() {
+  if (have_params_) {
+    cur_.fail("a second params record");
+    return;
+  }
+  Params& p = dump_.params;
+  p.big_endian = cur_.boolean();
+  uint64_t at = cur_.offset();
+  uint64_t ptr = cur_.uvarint();
+  if (!cur_.failed() && ptr != 4 && ptr != 8) {
+    cur_.failAt(at, "pointer size " + std::to_string(ptr) + ", expected 4 or 8");
+    return;
+  }
+  p.ptr_size = static_cast<uint32_t>(ptr);
+  if (dump_.version == FormatVersion::Go13) p.hchan_size = cur_.uvarint();
+  p.heap_start = cur_.uvarint();
+  p.heap_end = cur_.uvarint();
+  if (dump_.version == FormatVersion::Go17) {
+    p.arch = cur_.string("GOARCH");
+    std::string_view second = cur_.string("Go version");
+    // Early go1.7-era dumps wrote GOEXPERIMENT here; current Go writes its version.
+    if (second.starts_with("go") || second.starts_with("devel")) {
+      p.go_version = second;
+    } else {
+      p.experiment = second;
+    }
+  } else {
+    p.thechar = cur_.uvarint();
+    p.arch = archFromTheChar(p.thechar);
+    p.experiment = cur_.string("GOEXPERIMENT");
+  }
+  p.ncpu = cur_.uvarint();
+  have_params_ = !cur_.failed();
+}
+
+void RecordReader::object() {
+  Objects& o = dump_.objects;
+  uint64_t addr = cur_.uvarint();
+  if (dump_.version == FormatVersion::Go13) {
+    uint64_t type_addr = cur_.uvarint();
+    uint64_t at = cur_.offset();
+    uint64_t kind = cur_.uvarint();
+    if (!cur_.failed() && kind != 0 && kind != 1 && kind != 2 && kind != 127) {
+      cur_.failAt(at, "unknown object kind " + std::to_string(kind));
+    }
+    FileRange contents = cur_.range("object contents");
+    if (cur_.failed()) return;
+    o.type_addr.push_back(type_addr);
+    o.kind.push_back(static_cast<uint8_t>(kind));
+    o.addr.push_back(addr);
+    o.contents_offset.push_back(contents.offset);
+    o.size.push_back(contents.size);
+    return;
+  }
+  FileRange contents = cur_.range("object contents");
+  uint64_t slots = 0;
+  fieldList(contents.size, /*strict=*/true, slots);
+  if (cur_.failed()) return;
+  o.addr.push_back(addr);
+  o.contents_offset.push_back(contents.offset);
+  o.size.push_back(contents.size);
+  dump_.total_field_entries += slots;
+}
+
+void RecordReader::type() {
+  TypeRecord t;
+  t.addr = cur_.uvarint();
+  t.size = cur_.uvarint();
+  t.name = cur_.string("type name");
+  t.data_is_pointer = cur_.boolean();
+  if (dump_.version == FormatVersion::Go13) {
+    uint64_t slots = 0;
+    t.fieldlist_offset = fieldList(t.size, /*strict=*/true, slots);
+  }
+  if (!cur_.failed()) dump_.types.push_back(t);
+}
+
+void RecordReader::itab() {
+  ItabRecord it;
+  it.addr = cur_.uvarint();
+  if (dump_.version == FormatVersion::Go13) {
+    it.data_is_pointer = cur_.boolean();
+  } else {
+    it.type_addr = cur_.uvarint();
+  }
+  if (!cur_.failed()) dump_.itabs.push_back(it);
+}
+
+void RecordReader::otherRoot() {
+  OtherRoot r;
+  r.description = cur_.string("root description");
+  r.addr = cur_.uvarint();
+  if (!cur_.failed()) dump_.other_roots.push_back(r);
+}
+
+void RecordReader::goroutine() {
+  Goroutine g;
+  g.addr = cur_.uvarint();
+  g.sp = cur_.uvarint();
+  g.goid = cur_.uvarint();
+  g.gopc = cur_.uvarint();
+  g.status = cur_.uvarint();
+  g.is_system = cur_.boolean();
+  g.is_background = cur_.boolean();
+  g.wait_since = cur_.uvarint();
+  g.wait_reason = cur_.string("wait reason");
+  g.ctxt = cur_.uvarint();
+  g.m_addr = cur_.uvarint();
+  g.top_defer = cur_.uvarint();
+  g.top_panic = cur_.uvarint();
+  g.first_frame = static_cast<uint32_t>(dump_.frames.size());
+  if (!cur_.failed()) dump_.goroutines.push_back(g);
+}
+
+void RecordReader::stackFrame() {
+  StackFrame f;
+  f.sp = cur_.uvarint();
+  f.depth = cur_.uvarint();
+  f.child_sp = cur_.uvarint();
+  f.contents = cur_.range("frame contents");
+  f.entry_pc = cur_.uvarint();
+  f.pc = cur_.uvarint();
+  f.continpc = cur_.uvarint();
+  f.function = cur_.string("function name");
+  uint64_t slots = 0;
+  f.fieldlist_offset = fieldList(f.contents.size, /*strict=*/false, slots);
+  if (cur_.failed()) return;
+  // The runtime writes each goroutine's frames right after it.
+  if (!dump_.goroutines.empty()) {
+    Goroutine& g = dump_.goroutines.back();
+    if (g.first_frame + g.frame_count == dump_.frames.size()) {
+      f.goroutine = static_cast<uint32_t>(dump_.goroutines.size() - 1);
+      g.frame_count++;
+    }
+  }
+  if (f.goroutine == UINT32_MAX && dump_.warnings.size() < 100) {
+    dump_.warnings.push_back("a stack frame (" + std::string(f.function) +
+                             ") follows no goroutine record");
+  }
+  dump_.frames.push_back(f);
+}
+
+void RecordReader::finalizer(bool queued) {
+  Finalizer f;
+  f.obj = cur_.uvarint();
+  f.fn_val = cur_.uvarint();
+  f.fn_pc = cur_.uvarint();
+  f.arg_type = cur_.uvarint();
+  f.obj_type = cur_.uvarint();
+  f.queued = queued;
+  if (!cur_.failed()) dump_.finalizers.push_back(f);
+}
+
+void RecordReader::osThread() {
+  OsThread t;
+  t.addr = cur_.uvarint();
+  t.id = cur_.uvarint();
+  t.procid = cur_.uvarint();
+  if (!cur_.failed()) dump_.threads.push_back(t);
+}
+
+void RecordReader::segment(Segment& seg, std::string_view name) {
+  if (seg.present) {
+    cur_.fail("a second " + std::string(name) + " record");
+    return;
+  }
+  seg.addr = cur_.uvarint();
+  seg.contents = cur_.range(std::string(name) + " contents");
+  uint64_t slots = 0;
+  seg.fieldlist_offset = fieldList(seg.contents.size, /*strict=*/false, slots);
+  seg.present = !cur_.failed();
+}
+
+void RecordReader::deferRecord() {
+  Defer d;
+  d.addr = cur_.uvarint();
+  d.goroutine = cur_.uvarint();
+  d.sp = cur_.uvarint();
+  d.pc = cur_.uvarint();
+  d.fn_val = cur_.uvarint();
+  d.fn_pc = cur_.uvarint();
+  d.link = cur_.uvarint();
+  if (!cur_.failed()) dump_.defers.push_back(d);
+}
+
+void RecordReader::panicRecord() {
+  Panic p;
+  p.addr = cur_.uvarint();
+  p.goroutine = cur_.uvarint();
+  p.eface_type = cur_.uvarint();
+  p.eface_data = cur_.uvarint();
+  cur_.uvarint();  // formerly the panic's defer; always 0 now
+  p.link = cur_.uvarint();
+  if (!cur_.failed()) dump_.panics.push_back(p);
+}
+
+void RecordReader::memStats() {
+  MemStats& m = dump_.memstats;
+  uint64_t* scalars[] = {&m.alloc,        &m.total_alloc,   &m.sys,          &m.lookups,
+                         &m.mallocs,      &m.frees,         &m.heap_alloc,   &m.heap_sys,
+                         &m.heap_idle,    &m.heap_inuse,    &m.heap_released, &m.heap_objects,
+                         &m.stack_inuse,  &m.stack_sys,     &m.mspan_inuse,  &m.mspan_sys,
+                         &m.mcache_inuse, &m.mcache_sys,    &m.buck_hash_sys, &m.gc_sys,
+                         &m.other_sys,    &m.next_gc,       &m.last_gc,      &m.pause_total_ns};
+  for (uint64_t* s : scalars) *s = cur_.uvarint();
+  for (uint64_t& p : m.pause_ns) p = cur_.uvarint();
+  m.num_gc = cur_.uvarint();
+  m.present = !cur_.failed();
+}
+
+void RecordReader::memProf() {
+  ProfileBucket b;
+  b.id = cur_.uvarint();
+  b.size = cur_.uvarint();
+  uint64_t at = cur_.offset();
+  uint64_t nstk = cur_.uvarint();
+  // Each frame takes at least three bytes, so a count the file cannot hold is
+  // corrupt; checking first keeps a hostile count from reserving memory.
+  if (!cur_.failed() && nstk > cur_.remaining() / 3) {
+    cur_.failAt(at, "stack depth " + std::to_string(nstk) + " exceeds what the file holds");
+    return;
+  }
+  b.first_frame = static_cast<uint32_t>(dump_.profile_frames.size());
+  b.frame_count = static_cast<uint32_t>(nstk);
+  for (uint64_t i = 0; i < nstk && !cur_.failed(); i++) {
+    ProfileFrame f;
+    f.function = cur_.string("function name");
+    f.file = cur_.string("file name");
+    f.line = cur_.uvarint();
+    dump_.profile_frames.push_back(f);
+  }
+  b.allocs = cur_.uvarint();
+  b.frees = cur_.uvarint();
+  if (!cur_.failed()) dump_.buckets.push_back(b);
+}
+
+void RecordReader::allocSample() {
+  AllocSample s;
+  s.addr = cur_.uvarint();
+  s.bucket_id = cur_.uvarint();
+  if (!cur_.failed()) dump_.alloc_samples.push_back(s);
+}
+
+// go1.3 objects name their type by address; types may come after the objects.
+void RecordReader::resolveGo13Types() {
+  Objects& o = dump_.objects;
+  std::unordered_map<uint64_t, uint32_t> index;
+  index.reserve(dump_.types.size());
+  for (uint32_t i = 0; i < dump_.types.size(); i++) index.emplace(dump_.types[i].addr, i);
+  o.type_index.assign(o.count(), kUnknownType);
+  uint64_t unknown = 0;
+  for (size_t i = 0; i < o.count(); i++) {
+    if (o.kind[i] == 127) continue;
+    if (o.type_addr[i] == 0) {
+      if (o.kind[i] == 0) o.type_index[i] = kNoPointerType;
+      continue;
+    }
+    auto it = index.find(o.type_addr[i]);
+    if (it == index.end()) {
+      unknown++;
+      continue;
+    }
+    const TypeRecord& t = dump_.types[it->second];
+    if (o.kind[i] == 0 && t.size > o.size[i]) {
+      unknown++;  // scanned conservatively
+      continue;
+    }
+    o.type_index[i] = it->second;
+  }
+  if (unknown > 0) {
+    dump_.warnings.push_back(std::to_string(unknown) +
+                             " go1.3 objects name no usable type record; every word of them is "
+                             "treated as a possible pointer");
+  }
+  for (size_t i = 0; i < o.count(); i++) {
+    dump_.forEachObjectSlot(i, [&](uint64_t) { dump_.total_field_entries++; });
+  }
+}
+
+Status RecordReader::run(const ReadOptions& options) {
+  constexpr uint64_t kProgressEvery = 64ull << 20;
+  uint64_t next_progress = kProgressEvery;
+  const uint64_t file_size = cur_.offset() + cur_.remaining();
+  for (;;) {
+    const uint64_t record_start = cur_.offset();
+    if (cur_.atEnd()) {
+      return Error::atOffset(record_start, "",
+                             "the file ends without an EOF record (truncated dump?)");
+    }
+    if (options.progress && record_start >= next_progress) {
+      options.progress(record_start, file_size);
+      next_progress = record_start + kProgressEvery;
+    }
+    uint64_t tag = cur_.uvarint();
+    if (cur_.failed()) return Error::atOffset(cur_.failOffset(), "record tag", cur_.failWhat());
+    if (tag >= kTagCount) {
+      return Error::atOffset(record_start, "",
+                             "unknown record tag " + std::to_string(tag) +
+                                 " (the file may be corrupt or not a heap dump)");
+    }
+    auto t = static_cast<Tag>(tag);
+    switch (t) {
+      case Tag::Eof:
+        break;
+      case Tag::Params:
+        params();
+        break;
+      case Tag::Object:
+        if (needParams(tag)) object();
+        break;
+      case Tag::OtherRoot:
+        otherRoot();
+        break;
+      case Tag::Type:
+        if (needParams(tag)) type();
+        break;
+      case Tag::Goroutine:
+        goroutine();
+        break;
+      case Tag::StackFrame:
+        if (needParams(tag)) stackFrame();
+        break;
+      case Tag::Finalizer:
+        finalizer(false);
+        break;
+      case Tag::QueuedFinalizer:
+        finalizer(true);
+        break;
+      case Tag::Itab:
+        itab();
+        break;
+      case Tag::OsThread:
+        osThread();
+        break;
+      case Tag::MemStats:
+        memStats();
+        break;
+      case Tag::Data:
+        if (needParams(tag)) segment(dump_.data, "data");
+        break;
+      case Tag::Bss:
+        if (needParams(tag)) segment(dump_.bss, "bss");
+        break;
+      case Tag::Defer:
+        deferRecord();
+        break;
+      case Tag::Panic:
+        panicRecord();
+        break;
+      case Tag::MemProf:
+        memProf();
+        break;
+      case Tag::AllocSample:
+        allocSample();
+        break;
+    }
+    if (cur_.failed()) {
+      std::string context = std::string(tagName(tag)) + " record at byte offset " +
+                            std::to_string(record_start);
+      return Error::atOffset(cur_.failOffset(), context, cur_.failWhat());
+    }
+    dump_.record_counts[tag]++;
+    if (t == Tag::Eof) break;
+  }
+  if (!have_params_) return Error::atOffset(cur_.offset(), "", "the dump has no params record");
+  if (!cur_.atEnd()) {
+    dump_.warnings.push_back(std::to_string(cur_.remaining()) +
+                             " bytes after the EOF record were ignored");
+  }
+  if (dump_.version == FormatVersion::Go13) resolveGo13Types();
+  return Status::success();
+}
+
+}  // namespace
+
+Expected<Dump> readDump(MappedFile file, const ReadOptions& options) {
+  const std::string path = file.path();
+  std::span<const uint8_t> bytes = file.bytes();
+  Dump dump(std::move(file));
+  const Header* header = nullptr;
+  for (const Header& h : kHeaders) {
+    if (bytes.size() >= h.text.size() &&
+        std::string_view(reinterpret_cast<const char*>(bytes.data()), h.text.size()) == h.text) {
+      header = &h;
+    }
+  }
+  if (header == nullptr) {
+    std::string_view start(reinterpret_cast<const char*>(bytes.data()),
+                           std::min<size_t>(bytes.size(), 16));
+    std::string shown;
+    for (char c : start) {
+      shown += (c >= 32 && c < 127) ? c : '.';
+    }
+    return Error::atOffset(0, "header",
+                           "not a Go heap dump: expected \"go1.N heap dump\\n\" (N = 3 to 7), found \"" +
+                               shown + "\"")
+        .inFile(path);
+  }
+  dump.version = header->version;
+  Cursor cur(bytes.data(), bytes.data() + bytes.size());
+  cur.skip(header->text.size());
+  RecordReader reader(dump, cur);
+  Status status = reader.run(options);
+  if (!status) return status.error().inFile(path);
+  if (options.progress) options.progress(bytes.size(), bytes.size());
+  return dump;
 }
 
 Expected<Dump> readDumpFile(const std::string& path, const ReadOptions& options) {

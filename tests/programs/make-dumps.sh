@@ -1,3 +1,111 @@
 #!/usr/bin/env bash
-# Placeholder: builds the Go test programs and writes their dumps into $1.
+# Usage: make-dumps.sh OUTDIR
+#
+# Builds every Go test program tests/programs/<prog>/main.go with Go 1.19 and
+# Go 1.24 and runs it, writing
+#   OUTDIR/<label>/<prog>        the executable (with DWARF, -trimpath)
+#   OUTDIR/<label>/<prog>.dump   the heap dump it wrote
+#   OUTDIR/<label>/<prog>.json   its report of what it built (see retention/main.go)
+# for label in go1.19 go1.24. Outputs newer than the program's sources and
+# this script are kept, so a rerun does nothing. After a fresh run the report
+# is checked against the dump by check-report.py (if python3 is there), so a
+# program whose claims do not hold fails here rather than in goheap's tests.
+#
+# Toolchains: GOHEAP_GO119 (default /usr/bin/go, Debian's golang-go) and
+# GOHEAP_GO124 (default /opt/goheap/go1.24/usr/lib/go-1.24/bin/go, from
+# scripts/install-deps.sh). A missing toolchain is an error.
+#
+# ctest runs this as the fixture that the C++ tests need (tests/CMakeLists.txt).
+set -euo pipefail
+
+if [ $# -ne 1 ] || [ -z "$1" ]; then
+  echo "usage: $0 OUTDIR" >&2
+  exit 2
+fi
 mkdir -p "$1"
+OUT=$(cd "$1" && pwd)
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+SCRIPT="$HERE/$(basename "${BASH_SOURCE[0]}")"
+
+GO119=${GOHEAP_GO119:-/usr/bin/go}
+GO124=${GOHEAP_GO124:-${GOHEAP_GO124_DIR:-/opt/goheap/go1.24}/usr/lib/go-1.24/bin/go}
+
+# A clean, self-contained Go environment: HOME may be unset in CI, and nothing
+# from the caller's environment may change how the programs are built.
+unset GOROOT GOOS GOARCH GOARM GO386 GOAMD64 GOFLAGS GO111MODULE GOEXPERIMENT GOWORK GODEBUG \
+      GOGC GOMEMLIMIT GOMAXPROCS GOTRACEBACK
+export GOENV=off GOTOOLCHAIN=local CGO_ENABLED=0 GOPROXY=off GOTELEMETRY=off
+export GOCACHE="$OUT/.gocache" GOPATH="$OUT/.gopath" GOMODCACHE="$OUT/.gopath/pkg/mod"
+mkdir -p "$GOCACHE" "$GOPATH"
+
+# Resolves a toolchain, checks it is the expected release, prints its GOROOT.
+toolchain_root() { # label go-binary
+  local label=$1 go=$2 version
+  if [ ! -x "$go" ]; then
+    echo "make-dumps: $label toolchain not found at $go (run scripts/install-deps.sh, or set GOHEAP_GO119 / GOHEAP_GO124)" >&2
+    return 1
+  fi
+  if ! version=$("$go" env GOVERSION 2>&1); then
+    echo "make-dumps: $go does not run: $version" >&2
+    return 1
+  fi
+  case "$version" in
+    "$label" | "$label".* | "$label"rc* ) ;;
+    *) echo "make-dumps: $go is $version, expected $label" >&2; return 1 ;;
+  esac
+  "$go" env GOROOT
+}
+
+status=0
+for label in go1.19 go1.24; do
+  case $label in
+    go1.19) go=$GO119 ;;
+    go1.24) go=$GO124 ;;
+  esac
+  root=$(toolchain_root "$label" "$go") || { status=1; continue; }
+  mkdir -p "$OUT/$label"
+  for dir in "$HERE"/*/; do
+    [ -f "$dir/main.go" ] || continue
+    prog=$(basename "$dir")
+    exe="$OUT/$label/$prog" dump="$OUT/$label/$prog.dump" json="$OUT/$label/$prog.json"
+
+    fresh=1
+    for f in "$exe" "$dump" "$json"; do [ -s "$f" ] || fresh=0; done
+    if [ $fresh = 1 ]; then
+      for src in "$SCRIPT" "$HERE/check-report.py" "$(readlink -f "$go")" "$dir"*; do
+        if [ -f "$src" ] && { [ "$src" -nt "$exe" ] || [ "$src" -nt "$dump" ] || [ "$src" -nt "$json" ]; }; then
+          fresh=0
+        fi
+      done
+    fi
+    if [ $fresh = 1 ]; then
+      echo "make-dumps: $label/$prog up to date"
+      continue
+    fi
+
+    echo "make-dumps: $label/$prog: building with $("$go" env GOVERSION)"
+    rm -f "$exe" "$dump" "$json"
+    if ! (cd "$dir" && GOROOT=$root "$go" build -trimpath -buildvcs=false -o "$exe.tmp" main.go); then
+      echo "make-dumps: $label/$prog: build failed" >&2
+      rm -f "$exe.tmp"; status=1; continue
+    fi
+    mv "$exe.tmp" "$exe"
+    if ! timeout 300 "$exe" "$dump.tmp" "$json.tmp"; then
+      echo "make-dumps: $label/$prog: running it failed" >&2
+      rm -f "$dump.tmp" "$json.tmp"; status=1; continue
+    fi
+    if ! head -c 16 "$dump.tmp" | grep -q '^go1.7 heap dump$'; then
+      echo "make-dumps: $label/$prog: $dump.tmp is not a go1.7 heap dump" >&2
+      status=1; continue
+    fi
+    if command -v python3 >/dev/null && [ "${GOHEAP_SKIP_REPORT_CHECK:-0}" != 1 ]; then
+      if ! python3 "$HERE/check-report.py" "$dump.tmp" "$json.tmp"; then
+        echo "make-dumps: $label/$prog: the report does not match the dump (see above)" >&2
+        status=1; continue
+      fi
+    fi
+    mv "$json.tmp" "$json"
+    mv "$dump.tmp" "$dump"
+  done
+done
+exit $status

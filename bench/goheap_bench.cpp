@@ -1,0 +1,117 @@
+// Times each phase of `goheap summary` (and of `top`) on one dump, against
+// reading the file once, and reports peak memory per object and pointer.
+//
+//   goheap_bench DUMP
+//
+// Numbers are printed, never asserted: speed is measured here, not tested.
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "analysis/queries.h"
+#include "analysis/snapshot.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
+}
+
+uint64_t peakRssBytes() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<uint64_t>(usage.ru_maxrss) * 1024;
+}
+
+// What `dd if=FILE of=/dev/null bs=1M` does: one sequential read.
+double readOnce(const std::string& path, uint64_t& bytes) {
+  std::vector<char> buf(1 << 20);
+  int fd = open(path.c_str(), O_RDONLY);
+  if (fd < 0) return -1;
+  auto t0 = Clock::now();
+  bytes = 0;
+  for (;;) {
+    ssize_t n = read(fd, buf.data(), buf.size());
+    if (n <= 0) break;
+    bytes += static_cast<uint64_t>(n);
+  }
+  auto t1 = Clock::now();
+  close(fd);
+  return seconds(t0, t1);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: goheap_bench DUMP\n(bench/run.sh makes a 10-million-object dump)\n");
+    return 2;
+  }
+  const std::string path = argv[1];
+  uint64_t file_bytes = 0;
+  readOnce(path, file_bytes);  // warm the page cache
+  const double read_s = readOnce(path, file_bytes);
+
+  struct Phase {
+    std::string name;
+    double s;
+  };
+  std::vector<Phase> phases;
+  Clock::time_point started;
+  goheap::analysis::LoadHooks hooks;
+  hooks.begin_phase = [&](std::string_view name) {
+    phases.push_back({std::string(name), 0});
+    started = Clock::now();
+  };
+  hooks.end_phase = [&] { phases.back().s = seconds(started, Clock::now()); };
+
+  auto t0 = Clock::now();
+  auto snap = goheap::analysis::loadSnapshot(path, hooks);
+  if (!snap) {
+    std::fprintf(stderr, "%s\n", snap.error().message().c_str());
+    return 1;
+  }
+  const goheap::analysis::Snapshot& s = **snap;
+  auto timed = [&](const char* name, auto&& work) {
+    auto a = Clock::now();
+    work();
+    phases.push_back({name, seconds(a, Clock::now())});
+  };
+  timed("summary (top retainers)", [&] { goheap::analysis::summarize(s, 10); });
+  const double summary_s = seconds(t0, Clock::now());
+  timed("top --by site", [&] {
+    goheap::analysis::histogram(s, goheap::typing::GroupKind::Name,
+                                goheap::analysis::SortKey::Retained, 20);
+  });
+  const uint64_t peak = peakRssBytes();
+
+  const double objects = s.heap.objectCount();
+  const double pointers = s.heap.successors.begin[s.heap.objectCount()];
+  std::printf("dump            %s\n", path.c_str());
+  std::printf("file            %.1f MiB, %.0f objects, %.0f pointers between objects\n",
+              static_cast<double>(file_bytes) / (1 << 20), objects, pointers);
+  std::printf("read once       %.3f s (%.0f MiB/s)\n", read_s,
+              static_cast<double>(file_bytes) / (1 << 20) / read_s);
+  std::printf("\n%-26s %9s %9s %10s\n", "phase", "seconds", "x read", "ns/object");
+  for (const Phase& p : phases) {
+    std::printf("%-26s %9.3f %9.2f %10.1f\n", p.name.c_str(), p.s, p.s / read_s,
+                p.s * 1e9 / objects);
+  }
+  std::printf("%-26s %9.3f %9.2f %10.1f\n", "summary total", summary_s, summary_s / read_s,
+              summary_s * 1e9 / objects);
+  // The mapping is touched once, so the page cache's copy of the file counts
+  // in the resident set; what goheap adds is the rest.
+  const double beyond = static_cast<double>(peak) - static_cast<double>(file_bytes);
+  std::printf("\npeak RSS        %.1f MiB (%.1f MiB beyond the mapped file)\n",
+              static_cast<double>(peak) / (1 << 20), beyond / (1 << 20));
+  std::printf("beyond file     %.1f bytes/object, or %.1f bytes/object + 12 bytes/pointer\n",
+              beyond / objects, (beyond - 12 * pointers) / objects);
+  return 0;
+}

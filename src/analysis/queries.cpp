@@ -1,0 +1,438 @@
+#include "analysis/queries.h"
+
+#include <algorithm>
+#include <deque>
+
+#include "util/mapped_file.h"
+
+namespace goheap::analysis {
+
+namespace {
+
+std::string hex(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+// Calls fn(offset, word, slot_address) for every pointer slot of a node that
+// has contents (object, stack frame, data or bss segment). Other roots hold
+// their pointers in record fields and have no slots.
+template <class Fn>
+void forEachNodeSlot(const Snapshot& s, NodeId n, Fn&& fn) {
+  const dump::Dump& d = s.dump;
+  const WordReader words = d.words();
+  const uint8_t* file = d.file().data();
+  if (s.heap.isObject(n)) {
+    const uint8_t* contents = file + d.objects.contents_offset[n];
+    const uint64_t base = d.objects.addr[n];
+    d.forEachObjectSlot(n, [&](uint64_t off) { fn(off, words.read(contents + off), base + off); });
+    return;
+  }
+  auto range = [&](dump::FileRange contents, uint64_t fieldlist, uint64_t base) {
+    const uint8_t* p = file + contents.offset;
+    d.forEachFieldListSlot(fieldlist, contents.size,
+                           [&](uint64_t off) { fn(off, words.read(p + off), base + off); });
+  };
+  switch (s.heap.rootKind(n)) {
+    case graph::RootKind::DataSegment:
+      range(d.data.contents, d.data.fieldlist_offset, d.data.addr);
+      break;
+    case graph::RootKind::BssSegment:
+      range(d.bss.contents, d.bss.fieldlist_offset, d.bss.addr);
+      break;
+    case graph::RootKind::StackFrame: {
+      const dump::StackFrame& f = d.frames[s.heap.rootRecord(n)];
+      range(f.contents, f.fieldlist_offset, f.sp);
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+// The first slot of `from` that points into `to`.
+std::optional<std::pair<uint64_t, uint64_t>> slotPointingTo(const Snapshot& s, NodeId from,
+                                                            NodeId to) {
+  std::optional<std::pair<uint64_t, uint64_t>> found;
+  forEachNodeSlot(s, from, [&](uint64_t off, uint64_t value, uint64_t slot_addr) {
+    if (!found && value != 0 && s.heap.addresses().find(value) == to) found = {off, slot_addr};
+  });
+  return found;
+}
+
+std::string_view goroutineStatusName(uint64_t status) {
+  switch (status) {
+    case 0:
+      return "idle";
+    case 1:
+      return "runnable";
+    case 2:
+      return "running";
+    case 3:
+      return "syscall";
+    case 4:
+      return "waiting";
+    case 6:
+      return "dead";
+    case 8:
+      return "copystack";
+    case 9:
+      return "preempted";
+    default:
+      return "unknown";
+  }
+}
+
+std::string goroutineTitle(const dump::Goroutine& g) {
+  std::string state = g.wait_reason.empty() ? std::string(goroutineStatusName(g.status))
+                                            : std::string(g.wait_reason);
+  return "goroutine " + std::to_string(g.goid) + " (" + state + ")";
+}
+
+}  // namespace
+
+NodeLabel labelNode(const Snapshot& s, NodeId n) {
+  NodeLabel l;
+  l.node = n;
+  if (n == kNoNode) {
+    l.kind = "none";
+    return l;
+  }
+  if (s.heap.isObject(n)) {
+    typing::NameSource source{};
+    l.kind = "object";
+    l.name = s.namer().name(n, &source);
+    l.source = std::string(typing::nameSourceName(source));
+    l.address = s.dump.objects.addr[n];
+    return l;
+  }
+  const dump::Dump& d = s.dump;
+  const uint32_t rec = s.heap.rootRecord(n);
+  const graph::RootKind kind = s.heap.rootKind(n);
+  l.kind = std::string(graph::rootKindName(kind));
+  switch (kind) {
+    case graph::RootKind::SuperRoot:
+      l.name = "all roots";
+      break;
+    case graph::RootKind::DataSegment:
+      l.name = "data segment at " + hex(d.data.addr);
+      break;
+    case graph::RootKind::BssSegment:
+      l.name = "bss segment at " + hex(d.bss.addr);
+      break;
+    case graph::RootKind::Goroutine:
+      l.name = goroutineTitle(d.goroutines[rec]);
+      break;
+    case graph::RootKind::StackFrame: {
+      const dump::StackFrame& f = d.frames[rec];
+      l.name = std::string(f.function);
+      if (f.goroutine != UINT32_MAX) {
+        l.name += " in goroutine " + std::to_string(d.goroutines[f.goroutine].goid);
+      }
+      l.name += " (depth " + std::to_string(f.depth) + ")";
+      break;
+    }
+    case graph::RootKind::Finalizer:
+    case graph::RootKind::QueuedFinalizer:
+      l.name = "finalizer of " + hex(d.finalizers[rec].obj) + " (fn pc " +
+               hex(d.finalizers[rec].fn_pc) + ")";
+      break;
+    case graph::RootKind::Defer:
+      l.name = "defer at pc " + hex(d.defers[rec].pc);
+      break;
+    case graph::RootKind::Panic:
+      l.name = "panic value";
+      break;
+    case graph::RootKind::OtherRoot:
+      l.name = std::string(d.other_roots[rec].description);
+      break;
+  }
+  return l;
+}
+
+// ---- summary ---------------------------------------------------------------
+
+Summary summarize(const Snapshot& s, size_t top_n) {
+  const dump::Dump& d = s.dump;
+  Summary sum;
+  sum.file = d.file().path();
+  sum.file_size = d.file().size();
+  sum.format_version = std::string(dump::formatVersionName(d.version));
+  sum.go_version = std::string(d.params.go_version);
+  sum.arch = std::string(d.params.arch);
+  sum.ptr_size = d.params.ptr_size;
+  sum.big_endian = d.params.big_endian;
+  sum.objects = s.heap.objectCount();
+  for (uint64_t sz : d.objects.size) sum.bytes += sz;
+  sum.reachable_objects = s.reachable_objects;
+  sum.reachable_bytes = s.reachable_bytes;
+  sum.garbage_objects = s.garbage_objects;
+  sum.garbage_bytes = s.garbage_bytes;
+  sum.pointers = s.heap.successors.begin[s.heap.objectCount()];
+  sum.non_heap_pointers = s.heap.non_heap_refs;
+  sum.goroutines = d.goroutines.size();
+  sum.stack_frames = d.frames.size();
+  sum.finalizers = d.finalizers.size();
+  sum.roots = s.heap.nodeCount() - s.heap.objectCount();
+  const dump::MemStats& m = d.memstats;
+  sum.have_memstats = m.present;
+  sum.heap_alloc = m.heap_alloc;
+  sum.heap_sys = m.heap_sys;
+  sum.heap_inuse = m.heap_inuse;
+  sum.heap_objects = m.heap_objects;
+  sum.sys = m.sys;
+  sum.stack_inuse = m.stack_inuse;
+  sum.next_gc = m.next_gc;
+  sum.num_gc = m.num_gc;
+  sum.pause_total_ns = m.pause_total_ns;
+  sum.warnings = d.warnings;
+
+  std::vector<NodeId> entry;  // objects whose immediate dominator is a root
+  for (NodeId o = 0; o < s.heap.objectCount(); o++) {
+    NodeId idom = s.dom.idom[o];
+    if (idom != kNoNode && !s.heap.isObject(idom)) entry.push_back(o);
+  }
+  const size_t k = std::min(top_n, entry.size());
+  std::partial_sort(entry.begin(), entry.begin() + static_cast<std::ptrdiff_t>(k), entry.end(),
+                    [&](NodeId a, NodeId b) {
+                      return s.retained[a] != s.retained[b] ? s.retained[a] > s.retained[b] : a < b;
+                    });
+  for (size_t i = 0; i < k; i++) {
+    NodeId o = entry[i];
+    sum.top_retainers.push_back(
+        {labelNode(s, o), s.retained[o], s.shallowSize(o), labelNode(s, s.dom.idom[o])});
+  }
+  return sum;
+}
+
+// ---- histogram -------------------------------------------------------------
+
+Histogram histogram(const Snapshot& s, typing::GroupKind by, SortKey sort, size_t limit) {
+  const typing::Grouping g = s.namer().group(by);
+  const size_t groups = g.names.size();
+  std::vector<HistogramRow> rows(groups);
+  for (size_t i = 0; i < groups; i++) {
+    rows[i].name = g.names[i];
+    rows[i].source = std::string(typing::nameSourceName(g.sources[i]));
+  }
+  Histogram h;
+  for (NodeId o = 0; o < s.heap.objectCount(); o++) {
+    if (!s.reachable(o)) continue;
+    HistogramRow& r = rows[g.group_of[o]];
+    r.count++;
+    r.shallow += s.dump.objects.size[o];
+    h.total_count++;
+    h.total_shallow += s.dump.objects.size[o];
+  }
+  // A member's retained size counts unless another member of its group
+  // dominates it: walk the dominator tree keeping, per group, how many
+  // members are on the current path.
+  const Csr& children = s.dominatorChildren();
+  std::vector<uint32_t> on_path(groups, 0);
+  struct Frame {
+    NodeId node;
+    uint32_t next;
+  };
+  std::vector<Frame> stack{{s.heap.superRoot(), children.begin[s.heap.superRoot()]}};
+  while (!stack.empty()) {
+    Frame& f = stack.back();
+    if (f.next == children.begin[f.node + 1]) {
+      if (s.heap.isObject(f.node)) on_path[g.group_of[f.node]]--;
+      stack.pop_back();
+      continue;
+    }
+    NodeId c = children.targets[f.next++];
+    if (s.heap.isObject(c)) {
+      uint32_t grp = g.group_of[c];
+      if (on_path[grp] == 0) rows[grp].retained += s.retained[c];
+      on_path[grp]++;
+    }
+    stack.push_back({c, children.begin[c]});
+  }
+
+  rows.erase(std::remove_if(rows.begin(), rows.end(),
+                            [](const HistogramRow& r) { return r.count == 0; }),
+             rows.end());
+  h.groups = rows.size();
+  auto key = [sort](const HistogramRow& r) {
+    switch (sort) {
+      case SortKey::Shallow:
+        return r.shallow;
+      case SortKey::Count:
+        return r.count;
+      case SortKey::Retained:
+        break;
+    }
+    return r.retained;
+  };
+  std::sort(rows.begin(), rows.end(), [&](const HistogramRow& a, const HistogramRow& b) {
+    if (key(a) != key(b)) return key(a) > key(b);
+    return a.name < b.name;
+  });
+  if (rows.size() > limit) rows.resize(limit);
+  h.rows = std::move(rows);
+  return h;
+}
+
+// ---- dominator tree --------------------------------------------------------
+
+std::vector<DomRow> dominatorRows(const Snapshot& s, uint32_t max_depth, uint64_t min_bytes,
+                                  uint32_t max_children, NodeId start) {
+  const Csr& children = s.dominatorChildren();
+  if (start == kNoNode) start = s.heap.superRoot();
+  std::vector<DomRow> rows;
+  struct Frame {
+    NodeId node;
+    uint32_t depth;
+  };
+  std::vector<Frame> stack{{start, 0}};
+  while (!stack.empty()) {
+    Frame f = stack.back();
+    stack.pop_back();
+    DomRow row;
+    row.node = labelNode(s, f.node);
+    row.depth = f.depth;
+    row.retained = s.retained[f.node];
+    row.shallow = s.shallowSize(f.node);
+    auto kids = children.neighbors(f.node);
+    row.children = kids.size();
+    // Children come sorted by retained size, biggest first.
+    size_t shown = 0;
+    if (f.depth < max_depth) {
+      while (shown < kids.size() && shown < max_children && s.retained[kids[shown]] >= min_bytes) {
+        shown++;
+      }
+      for (size_t i = shown; i-- > 0;) stack.push_back({kids[i], f.depth + 1});
+    }
+    row.hidden_children = kids.size() - shown;
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+// ---- paths -----------------------------------------------------------------
+
+std::vector<Path> pathsToRoots(const Snapshot& s, NodeId target, size_t limit) {
+  const graph::Heap& h = s.heap;
+  const NodeId super = h.superRoot();
+  // Breadth-first over referrers from the target; `toward[n]` is the next
+  // node on n's shortest path to the target. A path ends at a root the
+  // super-root points at directly.
+  std::vector<NodeId> toward(h.nodeCount(), kNoNode);
+  std::deque<NodeId> queue{target};
+  toward[target] = target;
+  std::vector<NodeId> ends;
+  while (!queue.empty() && ends.size() < limit) {
+    NodeId n = queue.front();
+    queue.pop_front();
+    bool top_level_root = false;
+    for (NodeId p : h.predecessors.neighbors(n)) {
+      if (p == super) {
+        top_level_root = true;
+        continue;
+      }
+      if (toward[p] != kNoNode) continue;
+      toward[p] = n;
+      queue.push_back(p);
+    }
+    if (top_level_root) ends.push_back(n);
+  }
+  std::vector<Path> paths;
+  for (NodeId end : ends) {
+    Path path;
+    for (NodeId n = end;; n = toward[n]) {
+      PathStep step;
+      step.node = labelNode(s, n);
+      if (n != target) {
+        if (auto slot = slotPointingTo(s, n, toward[n])) {
+          step.offset = slot->first;
+          step.slot_address = slot->second;
+        }
+      }
+      path.steps.push_back(std::move(step));
+      if (n == target) break;
+    }
+    paths.push_back(std::move(path));
+  }
+  return paths;
+}
+
+// ---- one object ------------------------------------------------------------
+
+std::optional<NodeId> objectAt(const Snapshot& s, uint64_t address) {
+  NodeId n = s.heap.addresses().find(address);
+  if (n == kNoNode) return std::nullopt;
+  return n;
+}
+
+ObjectInfo objectInfo(const Snapshot& s, NodeId o, size_t max_referrers) {
+  ObjectInfo info;
+  info.label = labelNode(s, o);
+  info.size = s.dump.objects.size[o];
+  info.reachable = s.reachable(o);
+  info.retained = info.reachable ? s.retained[o] : 0;
+  info.idom = labelNode(s, s.dom.idom[o]);
+  info.shape = s.namer().shapeName(o);
+  info.contents_offset = s.dump.objects.contents_offset[o];
+  forEachNodeSlot(s, o, [&](uint64_t off, uint64_t value, uint64_t) {
+    if (value == 0) return;
+    Reference r;
+    r.offset = off;
+    r.value = value;
+    NodeId t = s.heap.addresses().find(value);
+    if (t == kNoNode) {
+      r.target.kind = "non-heap";
+    } else {
+      r.target = labelNode(s, t);
+    }
+    info.pointers.push_back(std::move(r));
+  });
+  auto preds = s.heap.predecessors.neighbors(o);
+  info.referrer_count = preds.size();
+  for (NodeId p : preds) {
+    if (info.referrers.size() >= max_referrers) break;
+    Reference r;
+    r.target = labelNode(s, p);
+    if (auto slot = slotPointingTo(s, p, o)) r.offset = slot->first;
+    info.referrers.push_back(std::move(r));
+  }
+  int64_t b = s.namer().bucketOf(o);
+  if (b >= 0) {
+    const dump::ProfileBucket& bucket = s.dump.buckets[static_cast<size_t>(b)];
+    for (uint32_t i = 0; i < bucket.frame_count; i++) {
+      info.alloc_stack.push_back(s.dump.profile_frames[bucket.first_frame + i]);
+    }
+  }
+  return info;
+}
+
+// ---- goroutines ------------------------------------------------------------
+
+std::vector<GoroutineInfo> goroutines(const Snapshot& s) {
+  const dump::Dump& d = s.dump;
+  std::vector<GoroutineInfo> out;
+  out.reserve(d.goroutines.size());
+  for (uint32_t i = 0; i < d.goroutines.size(); i++) {
+    const dump::Goroutine& g = d.goroutines[i];
+    GoroutineInfo info;
+    info.id = g.goid;
+    info.status = g.status;
+    info.status_name = std::string(goroutineStatusName(g.status));
+    info.wait_reason = std::string(g.wait_reason);
+    info.wait_since = g.wait_since;
+    info.is_system = g.is_system;
+    info.g_addr = g.addr;
+    info.retained = s.retained[s.heap.goroutineNode(i)];
+    for (uint32_t f = 0; f < g.frame_count; f++) {
+      const uint32_t fi = g.first_frame + f;
+      const dump::StackFrame& fr = d.frames[fi];
+      info.frames.push_back({std::string(fr.function), fr.pc, fr.depth, fr.contents.size,
+                             s.retained[s.heap.frameNode(fi)]});
+    }
+    out.push_back(std::move(info));
+  }
+  return out;
+}
+
+}  // namespace goheap::analysis

@@ -1,0 +1,154 @@
+// The questions the commands ask of a Snapshot. Each returns plain data; the
+// CLI renders it as a table, JSON or CSV (one result, several renderers).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/snapshot.h"
+#include "typing/names.h"
+
+namespace goheap::analysis {
+
+// A node as a person reads it: an object's name, or a root's description.
+struct NodeLabel {
+  NodeId node = kNoNode;
+  std::string kind;     // "object", or a root kind ("goroutine", "stack frame", ...)
+  std::string name;     // object: its group name; root: what it is
+  std::string source;   // object: "site" / "interface" / "shape"; root: empty
+  uint64_t address = 0; // object address; 0 for roots
+};
+NodeLabel labelNode(const Snapshot& s, NodeId n);
+
+// ---- summary ---------------------------------------------------------------
+
+struct Retainer {
+  NodeLabel object;
+  uint64_t retained = 0;
+  uint64_t shallow = 0;
+  NodeLabel held_by;  // the root (or super-root) that immediately dominates it
+};
+
+struct Summary {
+  std::string file;
+  uint64_t file_size = 0;
+  std::string format_version;  // "go1.7"
+  std::string go_version;      // "go1.24.4" when the dump says it
+  std::string arch;
+  uint32_t ptr_size = 0;
+  bool big_endian = false;
+  uint64_t objects = 0, bytes = 0;
+  uint64_t reachable_objects = 0, reachable_bytes = 0;
+  uint64_t garbage_objects = 0, garbage_bytes = 0;
+  uint64_t pointers = 0, non_heap_pointers = 0;
+  uint64_t goroutines = 0, stack_frames = 0, finalizers = 0, roots = 0;
+  bool have_memstats = false;
+  uint64_t heap_alloc = 0, heap_sys = 0, heap_inuse = 0, heap_objects = 0, sys = 0;
+  uint64_t stack_inuse = 0, next_gc = 0, num_gc = 0, pause_total_ns = 0;
+  std::vector<Retainer> top_retainers;
+  std::vector<std::string> warnings;
+};
+// Top retainers: the objects dominated directly by a root, biggest first:
+// where retention enters the heap.
+Summary summarize(const Snapshot& s, size_t top_n);
+
+// ---- histogram (top) -------------------------------------------------------
+
+enum class SortKey : uint8_t { Retained, Shallow, Count };
+
+struct HistogramRow {
+  std::string name;
+  std::string source;
+  uint64_t count = 0;
+  uint64_t shallow = 0;
+  // Bytes the group retains: retained sizes of its members that no other
+  // member dominates (so nothing is counted twice).
+  uint64_t retained = 0;
+};
+
+struct Histogram {
+  std::vector<HistogramRow> rows;  // sorted, cut to the requested number
+  uint64_t groups = 0;             // before the cut
+  uint64_t total_count = 0, total_shallow = 0;
+};
+Histogram histogram(const Snapshot& s, typing::GroupKind by, SortKey sort, size_t limit);
+
+// ---- dominator tree --------------------------------------------------------
+
+struct DomRow {
+  NodeLabel node;
+  uint32_t depth = 0;
+  uint64_t retained = 0;
+  uint64_t shallow = 0;
+  uint64_t children = 0;        // in the dominator tree
+  uint64_t hidden_children = 0; // below --min-bytes or beyond --max-children
+};
+// Pre-order walk from the super-root, `max_depth` levels, skipping subtrees
+// retaining less than `min_bytes`, at most `max_children` per node.
+std::vector<DomRow> dominatorRows(const Snapshot& s, uint32_t max_depth, uint64_t min_bytes,
+                                  uint32_t max_children, NodeId start = kNoNode);
+
+// ---- paths -----------------------------------------------------------------
+
+struct PathStep {
+  NodeLabel node;
+  // The reference to the next step: byte offset within this node's contents
+  // (object, frame, data or bss), or nothing for root-to-root links.
+  std::optional<uint64_t> offset;
+  uint64_t slot_address = 0;  // address of that word, when the node has one
+};
+struct Path {
+  std::vector<PathStep> steps;  // root first, the target last
+};
+// Up to `limit` shortest paths from distinct roots to `target`.
+std::vector<Path> pathsToRoots(const Snapshot& s, NodeId target, size_t limit);
+
+// ---- one object ------------------------------------------------------------
+
+struct Reference {
+  uint64_t offset = 0;  // within the holder
+  uint64_t value = 0;   // the pointer word
+  NodeLabel target;     // kind "non-heap" when it points outside the heap
+};
+struct ObjectInfo {
+  NodeLabel label;
+  uint64_t size = 0;
+  uint64_t retained = 0;
+  bool reachable = false;
+  NodeLabel idom;
+  std::string shape;
+  std::vector<Reference> pointers;         // out of this object, in offset order
+  std::vector<Reference> referrers;        // into it: holder label and offset in the holder
+  uint64_t referrer_count = 0;             // before any cut
+  std::vector<dump::ProfileFrame> alloc_stack;  // leaf first; empty when not sampled
+  uint64_t contents_offset = 0;            // file offset of the contents
+};
+// The object containing `address`, or nullopt.
+std::optional<NodeId> objectAt(const Snapshot& s, uint64_t address);
+ObjectInfo objectInfo(const Snapshot& s, NodeId object, size_t max_referrers);
+
+// ---- goroutines ------------------------------------------------------------
+
+struct FrameInfo {
+  std::string function;
+  uint64_t pc = 0;
+  uint64_t depth = 0;
+  uint64_t frame_size = 0;
+  uint64_t retained = 0;  // bytes only this frame keeps alive
+};
+struct GoroutineInfo {
+  uint64_t id = 0;
+  uint64_t status = 0;
+  std::string status_name;  // "waiting", "runnable", "syscall"
+  std::string wait_reason;
+  uint64_t wait_since = 0;
+  bool is_system = false;
+  uint64_t retained = 0;   // bytes only this goroutine's stack keeps alive
+  uint64_t g_addr = 0;
+  std::vector<FrameInfo> frames;  // innermost first
+};
+std::vector<GoroutineInfo> goroutines(const Snapshot& s);
+
+}  // namespace goheap::analysis

@@ -1,0 +1,76 @@
+#include "analysis/snapshot.h"
+
+#include "dump/object_order.h"
+#include "dump/reader.h"
+
+namespace goheap::analysis {
+
+namespace {
+
+// Runs `work` as one named phase.
+template <class Fn>
+auto phase(const LoadHooks& hooks, std::string_view name, Fn&& work) {
+  if (hooks.begin_phase) hooks.begin_phase(name);
+  struct End {
+    const LoadHooks& h;
+    ~End() {
+      if (h.end_phase) h.end_phase();
+    }
+  } end{hooks};
+  return work();
+}
+
+}  // namespace
+
+const typing::ObjectNamer& Snapshot::namer() const {
+  if (!namer_) namer_ = std::make_unique<typing::ObjectNamer>(dump, heap);
+  return *namer_;
+}
+
+const Csr& Snapshot::dominatorChildren() const {
+  if (!children_) children_ = std::make_unique<Csr>(analysis::dominatorChildren(dom, retained));
+  return *children_;
+}
+
+Expected<std::unique_ptr<Snapshot>> analyseDump(dump::Dump d, const LoadHooks& hooks,
+                                                const LoadOptions& options) {
+  auto snap = std::make_unique<Snapshot>(std::move(d));
+  Snapshot& s = *snap;
+  phase(hooks, "sort objects", [&] { dump::sortObjectsByAddress(s.dump); });
+  auto heap = phase(hooks, "build graph", [&] {
+    graph::BuildOptions build;
+    build.threads = options.threads;
+    return graph::buildHeap(s.dump, build);
+  });
+  if (!heap) return heap.error();
+  s.heap = heap.take();
+  phase(hooks, "dominators", [&] {
+    s.dom = computeDominators(s.heap.successors, s.heap.predecessors, s.heap.superRoot());
+  });
+  phase(hooks, "retained sizes", [&] {
+    s.retained = computeRetainedSizes(s.dom, s.dump.objects.size);
+    for (NodeId o = 0; o < s.heap.objectCount(); o++) {
+      if (s.reachable(o)) {
+        s.reachable_objects++;
+        s.reachable_bytes += s.dump.objects.size[o];
+      } else {
+        s.garbage_objects++;
+        s.garbage_bytes += s.dump.objects.size[o];
+      }
+    }
+  });
+  return snap;
+}
+
+Expected<std::unique_ptr<Snapshot>> loadSnapshot(const std::string& path, const LoadHooks& hooks,
+                                                 const LoadOptions& options) {
+  auto d = phase(hooks, "read dump", [&] {
+    dump::ReadOptions read;
+    read.progress = hooks.progress;
+    return dump::readDumpFile(path, read);
+  });
+  if (!d) return d.error();
+  return analyseDump(d.take(), hooks, options);
+}
+
+}  // namespace goheap::analysis

@@ -1,0 +1,64 @@
+// A loaded and analysed dump: the decoded records, the object graph, the
+// dominator tree and retained sizes. Every command starts from one. Stages
+// run in order and each is timed through LoadHooks.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "analysis/dominators.h"
+#include "dump/dump.h"
+#include "graph/heap.h"
+#include "typing/names.h"
+#include "util/error.h"
+
+namespace goheap::analysis {
+
+struct LoadHooks {
+  std::function<void(std::string_view phase)> begin_phase;
+  std::function<void(uint64_t done, uint64_t total)> progress;
+  std::function<void()> end_phase;
+};
+
+struct LoadOptions {
+  unsigned threads = 2;  // for the graph build
+};
+
+class Snapshot {
+ public:
+  Snapshot(dump::Dump d) : dump(std::move(d)) {}  // NOLINT(google-explicit-constructor)
+  Snapshot(const Snapshot&) = delete;
+  Snapshot& operator=(const Snapshot&) = delete;
+
+  dump::Dump dump;
+  graph::Heap heap;
+  DominatorTree dom;                // over heap's nodes, rooted at the super-root
+  std::vector<uint64_t> retained;   // per node
+
+  bool reachable(NodeId n) const { return dom.idom[n] != kNoNode; }
+  uint64_t shallowSize(NodeId n) const { return heap.isObject(n) ? dump.objects.size[n] : 0; }
+  uint64_t address(NodeId n) const { return heap.isObject(n) ? dump.objects.addr[n] : 0; }
+
+  uint64_t reachable_objects = 0, reachable_bytes = 0;
+  uint64_t garbage_objects = 0, garbage_bytes = 0;
+
+  // Built on first use.
+  const typing::ObjectNamer& namer() const;
+  const Csr& dominatorChildren() const;
+
+ private:
+  mutable std::unique_ptr<typing::ObjectNamer> namer_;
+  mutable std::unique_ptr<Csr> children_;
+};
+
+Expected<std::unique_ptr<Snapshot>> loadSnapshot(const std::string& path, const LoadHooks& hooks = {},
+                                                 const LoadOptions& options = {});
+
+// The same from a dump already read (tests, fuzzing).
+Expected<std::unique_ptr<Snapshot>> analyseDump(dump::Dump dump, const LoadHooks& hooks = {},
+                                                const LoadOptions& options = {});
+
+}  // namespace goheap::analysis

@@ -1,0 +1,308 @@
+#include "graph/heap.h"
+
+#include <algorithm>
+#include <thread>
+
+namespace goheap::graph {
+
+std::string_view rootKindName(RootKind kind) {
+  switch (kind) {
+    case RootKind::SuperRoot:
+      return "super-root";
+    case RootKind::DataSegment:
+      return "data segment";
+    case RootKind::BssSegment:
+      return "bss segment";
+    case RootKind::Goroutine:
+      return "goroutine";
+    case RootKind::StackFrame:
+      return "stack frame";
+    case RootKind::Finalizer:
+      return "finalizer";
+    case RootKind::QueuedFinalizer:
+      return "queued finalizer";
+    case RootKind::Defer:
+      return "defer";
+    case RootKind::Panic:
+      return "panic";
+    case RootKind::OtherRoot:
+      return "other root";
+  }
+  return "root";
+}
+
+namespace {
+
+// Edges of a contiguous run of nodes, before they are joined into one CSR.
+struct EdgeChunk {
+  std::vector<uint32_t> degree;
+  std::vector<NodeId> targets;
+  uint64_t non_heap = 0;
+  uint64_t nil = 0;
+};
+
+// Adds one pointer word's edge. Consecutive duplicates and self edges are
+// dropped: they change neither reachability nor dominators.
+class EdgeSink {
+ public:
+  EdgeSink(const AddressIndex& index, EdgeChunk& chunk) : index_(index), chunk_(chunk) {}
+
+  void beginNode(NodeId self) {
+    self_ = self;
+    start_ = chunk_.targets.size();
+  }
+  void pointer(uint64_t value) {
+    if (value == 0) {
+      chunk_.nil++;
+      return;
+    }
+    NodeId t = index_.find(value);
+    if (t == kNoNode) {
+      chunk_.non_heap++;
+      return;
+    }
+    if (t == self_) return;
+    if (chunk_.targets.size() > start_ && chunk_.targets.back() == t) return;
+    chunk_.targets.push_back(t);
+  }
+  // An edge to a known node (root to root), no lookup.
+  void direct(NodeId to) { chunk_.targets.push_back(to); }
+  void endNode() { chunk_.degree.push_back(static_cast<uint32_t>(chunk_.targets.size() - start_)); }
+
+ private:
+  const AddressIndex& index_;
+  EdgeChunk& chunk_;
+  NodeId self_ = kNoNode;
+  size_t start_ = 0;
+};
+
+void objectEdges(const dump::Dump& dump, const AddressIndex& index, uint32_t first, uint32_t last,
+                 EdgeChunk& chunk) {
+  const WordReader words = dump.words();
+  const uint8_t* file = dump.file().data();
+  EdgeSink sink(index, chunk);
+  chunk.degree.reserve(last - first);
+  for (uint32_t i = first; i < last; i++) {
+    const uint8_t* contents = file + dump.objects.contents_offset[i];
+    sink.beginNode(i);
+    dump.forEachObjectSlot(i, [&](uint64_t off) { sink.pointer(words.read(contents + off)); });
+    sink.endNode();
+  }
+}
+
+// Root nodes and their edges; appended after the objects.
+class RootBuilder {
+ public:
+  RootBuilder(const dump::Dump& dump, const AddressIndex& index, Heap& heap, EdgeChunk& chunk)
+      : dump_(dump), heap_(heap), sink_(index, chunk), words_(dump.words()) {}
+
+  void build(uint32_t object_count) {
+    object_count_ = object_count;
+    const size_t roots = 1 + 2 + dump_.goroutines.size() + dump_.frames.size() +
+                         dump_.finalizers.size() + dump_.defers.size() + dump_.panics.size() +
+                         dump_.other_roots.size();
+    heap_.root_kind.reserve(roots);
+    heap_.root_record.reserve(roots);
+
+    // The super-root comes first among roots and points at all the others,
+    // which are numbered in the order below.
+    uint32_t next = object_count + 1;
+    auto count = [&](size_t n) {
+      uint32_t begin = next;
+      next += static_cast<uint32_t>(n);
+      return begin;
+    };
+    const uint32_t data_node = dump_.data.present ? count(1) : kNoNode;
+    const uint32_t bss_node = dump_.bss.present ? count(1) : kNoNode;
+    const uint32_t goroutines_begin = count(dump_.goroutines.size());
+    const uint32_t frames_begin = count(dump_.frames.size());
+    const uint32_t finalizers_begin = count(dump_.finalizers.size());
+    const uint32_t defers_begin = count(dump_.defers.size());
+    const uint32_t panics_begin = count(dump_.panics.size());
+    const uint32_t others_begin = count(dump_.other_roots.size());
+
+    // Super-root: every root that is not reached through another root
+    // (frames hang below their goroutine).
+    add(RootKind::SuperRoot, 0);
+    sink_.beginNode(object_count);
+    if (data_node != kNoNode) edge(data_node);
+    if (bss_node != kNoNode) edge(bss_node);
+    for (uint32_t g = 0; g < dump_.goroutines.size(); g++) edge(goroutines_begin + g);
+    for (uint32_t f = 0; f < dump_.frames.size(); f++) {
+      if (dump_.frames[f].goroutine == UINT32_MAX) edge(frames_begin + f);
+    }
+    for (uint32_t i = 0; i < dump_.finalizers.size(); i++) edge(finalizers_begin + i);
+    for (uint32_t i = 0; i < dump_.defers.size(); i++) edge(defers_begin + i);
+    for (uint32_t i = 0; i < dump_.panics.size(); i++) edge(panics_begin + i);
+    for (uint32_t i = 0; i < dump_.other_roots.size(); i++) edge(others_begin + i);
+    sink_.endNode();
+
+    if (dump_.data.present) segment(RootKind::DataSegment, dump_.data);
+    if (dump_.bss.present) segment(RootKind::BssSegment, dump_.bss);
+
+    heap_.goroutine_node.resize(dump_.goroutines.size());
+    for (uint32_t g = 0; g < dump_.goroutines.size(); g++) {
+      const dump::Goroutine& gr = dump_.goroutines[g];
+      heap_.goroutine_node[g] = goroutines_begin + g;
+      add(RootKind::Goroutine, g);
+      sink_.beginNode(goroutines_begin + g);
+      for (uint32_t f = 0; f < gr.frame_count; f++) edge(frames_begin + gr.first_frame + f);
+      // The g itself, and the closure context of a goroutine not yet started.
+      sink_.pointer(gr.addr);
+      sink_.pointer(gr.ctxt);
+      sink_.endNode();
+    }
+
+    heap_.frame_node.resize(dump_.frames.size());
+    for (uint32_t f = 0; f < dump_.frames.size(); f++) {
+      const dump::StackFrame& fr = dump_.frames[f];
+      heap_.frame_node[f] = frames_begin + f;
+      add(RootKind::StackFrame, f);
+      sink_.beginNode(frames_begin + f);
+      slots(fr.contents, fr.fieldlist_offset);
+      sink_.endNode();
+    }
+
+    for (uint32_t i = 0; i < dump_.finalizers.size(); i++) {
+      const dump::Finalizer& fin = dump_.finalizers[i];
+      add(fin.queued ? RootKind::QueuedFinalizer : RootKind::Finalizer, i);
+      sink_.beginNode(finalizers_begin + i);
+      sink_.pointer(fin.fn_val);
+      if (fin.queued) {
+        // Queued to run: the finalizer queue keeps the object itself alive.
+        sink_.pointer(fin.obj);
+      } else {
+        // As the collector does: keep alive what the object points to, but
+        // not the object, or it could never be finalized.
+        referentsOf(fin.obj);
+      }
+      sink_.endNode();
+    }
+
+    for (uint32_t i = 0; i < dump_.defers.size(); i++) {
+      const dump::Defer& d = dump_.defers[i];
+      add(RootKind::Defer, i);
+      sink_.beginNode(defers_begin + i);
+      sink_.pointer(d.addr);
+      sink_.pointer(d.fn_val);
+      sink_.endNode();
+    }
+
+    for (uint32_t i = 0; i < dump_.panics.size(); i++) {
+      const dump::Panic& p = dump_.panics[i];
+      add(RootKind::Panic, i);
+      sink_.beginNode(panics_begin + i);
+      sink_.pointer(p.addr);
+      sink_.pointer(p.eface_data);
+      sink_.endNode();
+    }
+
+    for (uint32_t i = 0; i < dump_.other_roots.size(); i++) {
+      add(RootKind::OtherRoot, i);
+      sink_.beginNode(others_begin + i);
+      sink_.pointer(dump_.other_roots[i].addr);
+      sink_.endNode();
+    }
+  }
+
+ private:
+  void add(RootKind kind, uint32_t record) {
+    heap_.root_kind.push_back(kind);
+    heap_.root_record.push_back(record);
+  }
+  void edge(NodeId to) { sink_.direct(to); }
+  void segment(RootKind kind, const dump::Segment& seg) {
+    add(kind, 0);
+    sink_.beginNode(object_count_ + static_cast<uint32_t>(heap_.root_kind.size()) - 1);
+    slots(seg.contents, seg.fieldlist_offset);
+    sink_.endNode();
+  }
+  void slots(dump::FileRange contents, uint64_t fieldlist_offset) {
+    const uint8_t* base = dump_.file().data() + contents.offset;
+    dump_.forEachFieldListSlot(fieldlist_offset, contents.size,
+                               [&](uint64_t off) { sink_.pointer(words_.read(base + off)); });
+  }
+  void referentsOf(uint64_t obj_addr) {
+    NodeId o = heap_.addresses().find(obj_addr);
+    if (o == kNoNode) {
+      sink_.pointer(obj_addr);  // counts it as a non-heap reference
+      return;
+    }
+    const uint8_t* contents = dump_.file().data() + dump_.objects.contents_offset[o];
+    dump_.forEachObjectSlot(o, [&](uint64_t off) { sink_.pointer(words_.read(contents + off)); });
+  }
+
+  const dump::Dump& dump_;
+  Heap& heap_;
+  EdgeSink sink_;
+  WordReader words_;
+  uint32_t object_count_ = 0;
+};
+
+}  // namespace
+
+Expected<Heap> buildHeap(const dump::Dump& dump, const BuildOptions& options) {
+  const auto& objects = dump.objects;
+  if (objects.count() >= UINT32_MAX / 2) {
+    return Error("the dump holds " + std::to_string(objects.count()) +
+                 " objects; goheap handles up to 2^31");
+  }
+  Heap heap;
+  heap.object_count_ = static_cast<uint32_t>(objects.count());
+  heap.index_ = AddressIndex(objects.addr, objects.size);
+
+  // Objects' edges, in as many contiguous chunks as threads.
+  const uint32_t n = heap.object_count_;
+  const unsigned threads = std::max(1u, std::min(options.threads, n / 65536 + 1));
+  std::vector<EdgeChunk> chunks(threads + 1);
+  {
+    std::vector<std::thread> workers;
+    for (unsigned t = 0; t < threads; t++) {
+      uint32_t first = static_cast<uint32_t>(uint64_t{n} * t / threads);
+      uint32_t last = static_cast<uint32_t>(uint64_t{n} * (t + 1) / threads);
+      if (t + 1 == threads) {
+        objectEdges(dump, heap.index_, first, last, chunks[t]);
+      } else {
+        workers.emplace_back(objectEdges, std::cref(dump), std::cref(heap.index_), first, last,
+                             std::ref(chunks[t]));
+      }
+    }
+    for (auto& w : workers) w.join();
+  }
+
+  // Roots, in the last chunk.
+  heap.super_root_ = n;
+  RootBuilder roots(dump, heap.index_, heap, chunks[threads]);
+  roots.build(n);
+
+  // Join the chunks into one CSR.
+  uint64_t edge_total = 0;
+  size_t node_total = 0;
+  for (const EdgeChunk& c : chunks) {
+    edge_total += c.targets.size();
+    node_total += c.degree.size();
+    heap.non_heap_refs += c.non_heap;
+    heap.nil_slots += c.nil;
+  }
+  if (edge_total >= UINT32_MAX) {
+    return Error("the dump holds " + std::to_string(edge_total) +
+                 " pointers between objects; goheap handles up to 2^32");
+  }
+  Csr& out = heap.successors;
+  out.begin.resize(node_total + 1);
+  out.targets.reserve(edge_total);
+  size_t node = 0;
+  out.begin[0] = 0;
+  for (EdgeChunk& c : chunks) {
+    for (uint32_t d : c.degree) {
+      out.begin[node + 1] = out.begin[node] + d;
+      node++;
+    }
+    out.targets.insert(out.targets.end(), c.targets.begin(), c.targets.end());
+    c = EdgeChunk();  // free as we go
+  }
+  heap.predecessors = reverseCsr(heap.successors);
+  return heap;
+}
+
+}  // namespace goheap::graph

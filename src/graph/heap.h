@@ -1,0 +1,78 @@
+// The object graph: one node per heap object (dense ids in address order),
+// then one node per root (goroutine, stack frame, data and bss segment,
+// finalizer, defer, panic, other root), then a super-root that points at
+// every root. Edges are CSR in both directions. Built from a dump::Dump whose
+// objects are sorted by address; reads its columns, never its file format.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "dump/dump.h"
+#include "graph/address_index.h"
+#include "graph/csr.h"
+#include "util/error.h"
+
+namespace goheap::graph {
+
+enum class RootKind : uint8_t {
+  SuperRoot,
+  DataSegment,
+  BssSegment,
+  Goroutine,
+  StackFrame,
+  Finalizer,
+  QueuedFinalizer,
+  Defer,
+  Panic,
+  OtherRoot,
+};
+std::string_view rootKindName(RootKind kind);  // "goroutine", "stack frame", ...
+
+class Heap {
+ public:
+  uint32_t objectCount() const { return object_count_; }
+  uint32_t nodeCount() const { return static_cast<uint32_t>(successors.nodeCount()); }
+  NodeId superRoot() const { return super_root_; }
+  bool isObject(NodeId n) const { return n < object_count_; }
+
+  // Root nodes: node id = objectCount() + root index.
+  RootKind rootKind(NodeId n) const { return root_kind[n - object_count_]; }
+  // Index of the root's record in the Dump (goroutines, frames, finalizers,
+  // defers, panics, other_roots); 0 for the segments and the super-root.
+  uint32_t rootRecord(NodeId n) const { return root_record[n - object_count_]; }
+  // The root node of goroutine record `g` and of stack frame record `f`.
+  NodeId goroutineNode(uint32_t g) const { return goroutine_node[g]; }
+  NodeId frameNode(uint32_t f) const { return frame_node[f]; }
+
+  const AddressIndex& addresses() const { return index_; }
+
+  Csr successors;
+  Csr predecessors;
+  std::vector<RootKind> root_kind;
+  std::vector<uint32_t> root_record;
+  std::vector<NodeId> goroutine_node;
+  std::vector<NodeId> frame_node;
+
+  // Words in pointer slots that are neither nil nor inside a heap object
+  // (pointers to globals, stacks, code, read-only data or freed memory).
+  uint64_t non_heap_refs = 0;
+  uint64_t nil_slots = 0;
+
+ private:
+  friend Expected<Heap> buildHeap(const dump::Dump& dump, const struct BuildOptions& options);
+  uint32_t object_count_ = 0;
+  NodeId super_root_ = kNoNode;
+  AddressIndex index_;
+};
+
+struct BuildOptions {
+  // Split edge extraction over this many threads (1 = none).
+  unsigned threads = 2;
+};
+
+// `dump`'s objects must be sorted by address (dump::sortObjectsByAddress).
+Expected<Heap> buildHeap(const dump::Dump& dump, const BuildOptions& options = {});
+
+}  // namespace goheap::graph

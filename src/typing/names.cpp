@@ -1,0 +1,240 @@
+#include "typing/names.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace goheap::typing {
+
+std::string_view nameSourceName(NameSource s) {
+  switch (s) {
+    case NameSource::Site:
+      return "site";
+    case NameSource::Interface:
+      return "interface";
+    case NameSource::Shape:
+      return "shape";
+  }
+  return "";
+}
+
+namespace {
+
+std::string_view baseName(std::string_view path) {
+  size_t slash = path.find_last_of('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+bool isRuntimeFrame(std::string_view function) {
+  return function.starts_with("runtime.") || function.starts_with("runtime/internal/") ||
+         function.starts_with("internal/runtime/");
+}
+
+// The name of the value an interface's data word points at, given the
+// interface's dynamic type. A pointer type *T points at a T. The runtime
+// names pointer types with methods only by their package ("main."): the
+// pointee is then a type of that package whose name the dump lacks.
+std::string pointeeName(std::string_view type_name, uint64_t type_size, uint32_t ptr_size) {
+  if (type_name.starts_with("*")) return std::string(type_name.substr(1));
+  if (type_name.ends_with(".") && type_size == ptr_size) return std::string(type_name) + "?";
+  return std::string(type_name);
+}
+
+template <class Pairs>
+const typename Pairs::value_type* findByObject(const Pairs& pairs, NodeId object) {
+  auto it = std::lower_bound(pairs.begin(), pairs.end(), object,
+                             [](const auto& p, NodeId o) { return p.first < o; });
+  if (it == pairs.end() || it->first != object) return nullptr;
+  return &*it;
+}
+
+}  // namespace
+
+ObjectNamer::ObjectNamer(const dump::Dump& dump, const graph::Heap& heap)
+    : dump_(dump), heap_(heap) {
+  // Allocation sites.
+  std::unordered_map<uint64_t, uint32_t> bucket_index;
+  bucket_index.reserve(dump.buckets.size());
+  site_names_.reserve(dump.buckets.size());
+  for (uint32_t b = 0; b < dump.buckets.size(); b++) {
+    const dump::ProfileBucket& bucket = dump.buckets[b];
+    bucket_index.emplace(bucket.id, b);
+    const dump::ProfileFrame* chosen = nullptr;
+    for (uint32_t i = 0; i < bucket.frame_count; i++) {
+      const dump::ProfileFrame& f = dump.profile_frames[bucket.first_frame + i];
+      if (chosen == nullptr) chosen = &f;  // all-runtime stacks keep their leaf
+      if (!isRuntimeFrame(f.function)) {
+        chosen = &f;
+        break;
+      }
+    }
+    if (chosen == nullptr) {
+      site_names_.push_back("(empty stack)");
+    } else {
+      site_names_.push_back(std::string(chosen->function) + " " +
+                            std::string(baseName(chosen->file)) + ":" +
+                            std::to_string(chosen->line));
+    }
+  }
+  samples_.reserve(dump.alloc_samples.size());
+  for (const dump::AllocSample& s : dump.alloc_samples) {
+    NodeId o = heap.addresses().find(s.addr);
+    auto b = bucket_index.find(s.bucket_id);
+    if (o != kNoNode && b != bucket_index.end()) samples_.emplace_back(o, b->second);
+  }
+  std::sort(samples_.begin(), samples_.end());
+
+  // Interface types: a pointer slot whose preceding word is an itab (or a
+  // type descriptor the dump describes) is the data word of an interface.
+  std::unordered_map<uint64_t, uint32_t> type_of_word;
+  std::unordered_map<uint64_t, uint32_t> type_index;
+  for (uint32_t t = 0; t < dump.types.size(); t++) {
+    type_index.emplace(dump.types[t].addr, t);
+    type_of_word.emplace(dump.types[t].addr, t);
+  }
+  for (const dump::ItabRecord& it : dump.itabs) {
+    auto t = type_index.find(it.type_addr);
+    if (t != type_index.end()) type_of_word[it.addr] = t->second;
+  }
+  type_names_.reserve(dump.types.size());
+  for (const dump::TypeRecord& t : dump.types) {
+    type_names_.push_back(pointeeName(t.name, t.size, dump.params.ptr_size));
+  }
+  if (!type_of_word.empty()) {
+    const WordReader words = dump.words();
+    const uint32_t ptr = dump.params.ptr_size;
+    auto scan = [&](const uint8_t* contents, auto&& for_each_slot) {
+      uint64_t prev_off = UINT64_MAX;
+      uint64_t prev_val = 0;
+      for_each_slot([&](uint64_t off) {
+        uint64_t val = words.read(contents + off);
+        if (prev_off != UINT64_MAX && prev_off + ptr == off && val != 0) {
+          auto t = type_of_word.find(prev_val);
+          if (t != type_of_word.end()) {
+            NodeId target = heap.addresses().find(val);
+            if (target != kNoNode) iface_types_.emplace_back(target, t->second);
+          }
+        }
+        prev_off = off;
+        prev_val = val;
+      });
+    };
+    const uint8_t* file = dump.file().data();
+    for (uint32_t i = 0; i < heap.objectCount(); i++) {
+      scan(file + dump.objects.contents_offset[i],
+           [&](auto&& fn) { dump.forEachObjectSlot(i, fn); });
+    }
+    auto scan_range = [&](dump::FileRange contents, uint64_t fieldlist) {
+      scan(file + contents.offset,
+           [&](auto&& fn) { dump.forEachFieldListSlot(fieldlist, contents.size, fn); });
+    };
+    if (dump.data.present) scan_range(dump.data.contents, dump.data.fieldlist_offset);
+    if (dump.bss.present) scan_range(dump.bss.contents, dump.bss.fieldlist_offset);
+    for (const dump::StackFrame& f : dump.frames) scan_range(f.contents, f.fieldlist_offset);
+    std::stable_sort(iface_types_.begin(), iface_types_.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    iface_types_.erase(std::unique(iface_types_.begin(), iface_types_.end(),
+                                   [](const auto& a, const auto& b) { return a.first == b.first; }),
+                       iface_types_.end());
+  }
+}
+
+int64_t ObjectNamer::bucketOf(NodeId object) const {
+  const auto* p = findByObject(samples_, object);
+  return p == nullptr ? -1 : static_cast<int64_t>(p->second);
+}
+
+std::string_view ObjectNamer::interfaceTypeOf(NodeId object) const {
+  const auto* p = findByObject(iface_types_, object);
+  return p == nullptr ? std::string_view() : std::string_view(type_names_[p->second]);
+}
+
+std::string ObjectNamer::shapeName(NodeId object) const {
+  std::string offsets;
+  size_t shown = 0, total = 0;
+  dump_.forEachObjectSlot(object, [&](uint64_t off) {
+    total++;
+    if (shown < 6) {
+      if (shown > 0) offsets += ",";
+      offsets += std::to_string(off);
+      shown++;
+    }
+  });
+  std::string name = std::to_string(dump_.objects.size[object]) + " B [";
+  if (total == 0) return name + "no ptrs]";
+  name += "ptr " + offsets;
+  if (total > shown) name += ",+" + std::to_string(total - shown);
+  return name + "]";
+}
+
+uint64_t ObjectNamer::shapeHash(NodeId object) const {
+  // FNV-1a over the size and the slot offsets.
+  uint64_t h = 1469598103934665603ull;
+  auto mix = [&h](uint64_t v) {
+    for (int i = 0; i < 8; i++) {
+      h ^= (v >> (i * 8)) & 0xff;
+      h *= 1099511628211ull;
+    }
+  };
+  mix(dump_.objects.size[object]);
+  dump_.forEachObjectSlot(object, [&](uint64_t off) { mix(off + 1); });
+  return h;
+}
+
+std::string ObjectNamer::name(NodeId object, NameSource* source) const {
+  int64_t b = bucketOf(object);
+  if (b >= 0) {
+    if (source) *source = NameSource::Site;
+    return site_names_[static_cast<size_t>(b)];
+  }
+  std::string_view t = interfaceTypeOf(object);
+  if (!t.empty()) {
+    if (source) *source = NameSource::Interface;
+    return std::string(t);
+  }
+  if (source) *source = NameSource::Shape;
+  return shapeName(object);
+}
+
+Grouping ObjectNamer::group(GroupKind kind) const {
+  Grouping g;
+  const uint32_t n = heap_.objectCount();
+  g.group_of.assign(n, 0);
+  std::unordered_map<uint64_t, uint32_t> shape_group;
+  std::vector<uint32_t> site_group(site_names_.size(), UINT32_MAX);
+  std::unordered_map<std::string_view, uint32_t> site_by_name;
+  std::unordered_map<std::string_view, uint32_t> iface_group;
+  auto new_group = [&g](std::string name, NameSource s) {
+    g.names.push_back(std::move(name));
+    g.sources.push_back(s);
+    return static_cast<uint32_t>(g.names.size() - 1);
+  };
+  size_t si = 0, ii = 0;  // cursors into the by-object sorted tables
+  for (NodeId o = 0; o < n; o++) {
+    while (si < samples_.size() && samples_[si].first < o) si++;
+    while (ii < iface_types_.size() && iface_types_[ii].first < o) ii++;
+    if (kind != GroupKind::Shape && si < samples_.size() && samples_[si].first == o) {
+      uint32_t b = samples_[si].second;
+      if (site_group[b] == UINT32_MAX) {
+        // Buckets that differ only above the named frame share one group.
+        auto [it, inserted] = site_by_name.try_emplace(site_names_[b], 0);
+        if (inserted) it->second = new_group(site_names_[b], NameSource::Site);
+        site_group[b] = it->second;
+      }
+      g.group_of[o] = site_group[b];
+      continue;
+    }
+    if (kind == GroupKind::Name && ii < iface_types_.size() && iface_types_[ii].first == o) {
+      std::string_view t = type_names_[iface_types_[ii].second];
+      auto [it, inserted] = iface_group.try_emplace(t, 0);
+      if (inserted) it->second = new_group(std::string(t), NameSource::Interface);
+      g.group_of[o] = it->second;
+      continue;
+    }
+    auto [it, inserted] = shape_group.try_emplace(shapeHash(o), 0);
+    if (inserted) it->second = new_group(shapeName(o), NameSource::Shape);
+    g.group_of[o] = it->second;
+  }
+  return g;
+}
+
+}  // namespace goheap::typing

@@ -1,0 +1,65 @@
+// Names for objects when there is no executable to type them. In order of
+// strength: the allocation site (the dump's alloc sample for the object and
+// its profile bucket's stack), the dynamic type of an interface that points
+// at it (an itab or type word right before the pointer), and finally its
+// shape (slot size and pointer offsets), which every object has.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "dump/dump.h"
+#include "graph/heap.h"
+
+namespace goheap::typing {
+
+enum class NameSource : uint8_t { Site, Interface, Shape };
+std::string_view nameSourceName(NameSource s);  // "site", "interface", "shape"
+
+// What `top --by` groups on.
+enum class GroupKind : uint8_t {
+  Name,   // the strongest name each object has (site, then interface type, then shape)
+  Site,   // allocation site only; objects without a sample fall back to their shape
+  Shape,  // shape only
+};
+
+// Objects partitioned into named groups.
+struct Grouping {
+  std::vector<uint32_t> group_of;  // per object
+  std::vector<std::string> names;  // per group
+  std::vector<NameSource> sources; // per group
+};
+
+class ObjectNamer {
+ public:
+  ObjectNamer(const dump::Dump& dump, const graph::Heap& heap);
+
+  // Profile bucket index of the object's allocation sample, or -1.
+  int64_t bucketOf(NodeId object) const;
+  // "main.main main.go:35": the first frame of the bucket's stack outside
+  // the runtime, with the file's base name.
+  const std::string& siteName(size_t bucket) const { return site_names_[bucket]; }
+  // The type an interface word gives the object, or empty.
+  std::string_view interfaceTypeOf(NodeId object) const;
+  // "64 B [ptr 0,8]" or "48 B [no ptrs]".
+  std::string shapeName(NodeId object) const;
+
+  // The strongest name for one object, and where it came from.
+  std::string name(NodeId object, NameSource* source = nullptr) const;
+
+  Grouping group(GroupKind kind) const;
+
+ private:
+  uint64_t shapeHash(NodeId object) const;
+
+  const dump::Dump& dump_;
+  const graph::Heap& heap_;
+  std::vector<std::pair<NodeId, uint32_t>> samples_;        // (object, bucket), by object
+  std::vector<std::string> site_names_;                     // per bucket
+  std::vector<std::pair<NodeId, uint32_t>> iface_types_;    // (object, type record), by object
+  std::vector<std::string> type_names_;                     // per type record, pointee's name
+};
+
+}  // namespace goheap::typing
