@@ -204,7 +204,8 @@ TEST_P(ReaderVersions, GoroutinesAndFrames) {
     EXPECT_EQ(got.function, f.function);
     EXPECT_EQ(got.fieldlist_offset, sample_.frame_pos[i].fieldlist);
     EXPECT_EQ(got.goroutine, sample_.frame_goroutine[i]);
-    auto slots = collect([&](auto fn) { d.forEachFieldListSlot(got.fieldlist_offset, fn); });
+    auto slots = collect(
+        [&](auto fn) { d.forEachFieldListSlot(got.fieldlist_offset, got.contents.size, fn); });
     EXPECT_EQ(slots, sample_.frame_slots[i]);
   }
 }
@@ -253,7 +254,8 @@ TEST_P(ReaderVersions, DataAndBss) {
     EXPECT_EQ(c.got.contents.offset, c.pos.contents);
     EXPECT_EQ(c.got.contents.size, c.want.contents.size());
     EXPECT_EQ(c.got.fieldlist_offset, c.pos.fieldlist);
-    auto slots = collect([&](auto fn) { d.forEachFieldListSlot(c.got.fieldlist_offset, fn); });
+    auto slots = collect(
+        [&](auto fn) { d.forEachFieldListSlot(c.got.fieldlist_offset, c.got.contents.size, fn); });
     EXPECT_EQ(slots, c.slots);
   }
 }
@@ -324,6 +326,10 @@ TEST_P(ReaderVersions, ProfileBucketsAndSamples) {
     EXPECT_EQ(d.alloc_samples[i].addr, sample_.samples[i].addr);
     EXPECT_EQ(d.alloc_samples[i].bucket_id, sample_.samples[i].bucket_id);
   }
+}
+
+TEST_P(ReaderVersions, ValidDumpGivesNoWarnings) {
+  for (const std::string& w : dump_->warnings) ADD_FAILURE() << "warning: " << w;
 }
 
 TEST_P(ReaderVersions, RecordCounts) {
