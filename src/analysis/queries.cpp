@@ -113,7 +113,8 @@ NodeLabel labelNode(const Snapshot& s, NodeId n) {
   l.kind = std::string(graph::rootKindName(kind));
   switch (kind) {
     case graph::RootKind::SuperRoot:
-      l.name = "all roots";
+      // Objects it dominates directly are reached from more than one root.
+      l.name = "several roots";
       break;
     case graph::RootKind::DataSegment:
       l.name = "data segment at " + hex(d.data.addr);
@@ -200,8 +201,13 @@ Summary summarize(const Snapshot& s, size_t top_n) {
                     });
   for (size_t i = 0; i < k; i++) {
     NodeId o = entry[i];
-    sum.top_retainers.push_back(
-        {labelNode(s, o), s.retained[o], s.shallowSize(o), labelNode(s, s.dom.idom[o])});
+    Retainer r{labelNode(s, o), s.retained[o], s.shallowSize(o), labelNode(s, s.dom.idom[o]),
+               std::nullopt, 0};
+    if (auto slot = slotPointingTo(s, s.dom.idom[o], o)) {
+      r.held_at_offset = slot->first;
+      r.held_at_address = slot->second;
+    }
+    sum.top_retainers.push_back(std::move(r));
   }
   return sum;
 }

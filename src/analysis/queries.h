@@ -29,6 +29,10 @@ struct Retainer {
   uint64_t retained = 0;
   uint64_t shallow = 0;
   NodeLabel held_by;  // the root (or super-root) that immediately dominates it
+  // Where in the root the pointer is: offset within the frame or segment and
+  // the word's address (a global variable's address, for data and bss).
+  std::optional<uint64_t> held_at_offset;
+  uint64_t held_at_address = 0;
 };
 
 struct Summary {

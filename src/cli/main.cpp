@@ -1,6 +1,70 @@
+// goheap: what is using the memory of a Go program, and why is it still alive?
 #include <cstdio>
+#include <string>
+#include <string_view>
+#include <vector>
 
-int main() {
-  std::puts("goheap: under construction");
-  return 0;
+#include "cli/args.h"
+#include "cli/command.h"
+
+namespace {
+
+constexpr std::string_view kVersion = "0.1.0";
+
+void printUsage(std::FILE* out) {
+  std::fprintf(out,
+               "goheap %.*s: reads Go heap dumps (runtime/debug.WriteHeapDump) and shows what\n"
+               "holds the memory: histograms, the dominator tree and retained sizes, paths from\n"
+               "GC roots, goroutines.\n\n"
+               "usage: goheap COMMAND DUMP [flags]\n\ncommands:\n",
+               static_cast<int>(kVersion.size()), kVersion.data());
+  for (const goheap::cli::Command& c : goheap::cli::allCommands()) {
+    std::fprintf(out, "  %-11s %s\n", c.name, c.summary);
+  }
+  std::fprintf(out,
+               "\nexamples:\n"
+               "  goheap summary heap.dump             overview and top retainers\n"
+               "  goheap top heap.dump -n 30           the 30 allocation sites retaining most\n"
+               "  goheap paths heap.dump 0xc000123450  why that object is still alive\n\n"
+               "'goheap COMMAND --help' explains a command and its flags.\n"
+               "To write a dump from a Go program:\n"
+               "  f, _ := os.Create(\"heap.dump\"); debug.WriteHeapDump(f.Fd()); f.Close()\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    printUsage(stderr);
+    return goheap::cli::kExitUsage;
+  }
+  const std::string_view command = argv[1];
+  if (command == "help" || command == "--help" || command == "-h") {
+    if (argc >= 3) {
+      for (const goheap::cli::Command& c : goheap::cli::allCommands()) {
+        if (c.name == std::string_view(argv[2])) {
+          const char* help_args[] = {"--help"};
+          return c.run(1, help_args);
+        }
+      }
+    }
+    printUsage(stdout);
+    return goheap::cli::kExitOk;
+  }
+  if (command == "version" || command == "--version") {
+    std::printf("goheap %.*s\n", static_cast<int>(kVersion.size()), kVersion.data());
+    return goheap::cli::kExitOk;
+  }
+  std::vector<std::string> names;
+  for (const goheap::cli::Command& c : goheap::cli::allCommands()) {
+    if (c.name == command) return c.run(argc - 2, argv + 2);
+    names.emplace_back(c.name);
+  }
+  std::string message = "unknown command '" + std::string(command) + "'";
+  if (auto close = goheap::cli::closestMatch(command, names)) {
+    message += "; did you mean '" + *close + "'?";
+  }
+  std::fprintf(stderr, "goheap: %s\nrun 'goheap help' for the list of commands\n",
+               message.c_str());
+  return goheap::cli::kExitUsage;
 }

@@ -102,20 +102,24 @@ ObjectNamer::ObjectNamer(const dump::Dump& dump, const graph::Heap& heap)
   if (!type_of_word.empty()) {
     const WordReader words = dump.words();
     const uint32_t ptr = dump.params.ptr_size;
+    // Itabs and type descriptors sit together in the executable's read-only
+    // data; the range check spares a hash lookup for almost every word.
+    uint64_t lo = UINT64_MAX, hi = 0;
+    for (const auto& [word, t] : type_of_word) {
+      lo = std::min(lo, word);
+      hi = std::max(hi, word);
+    }
+    // The GC bitmap marks only an interface's data word, so the itab or type
+    // word is read directly: the word before each pointer slot.
     auto scan = [&](const uint8_t* contents, auto&& for_each_slot) {
-      uint64_t prev_off = UINT64_MAX;
-      uint64_t prev_val = 0;
       for_each_slot([&](uint64_t off) {
-        uint64_t val = words.read(contents + off);
-        if (prev_off != UINT64_MAX && prev_off + ptr == off && val != 0) {
-          auto t = type_of_word.find(prev_val);
-          if (t != type_of_word.end()) {
-            NodeId target = heap.addresses().find(val);
-            if (target != kNoNode) iface_types_.emplace_back(target, t->second);
-          }
-        }
-        prev_off = off;
-        prev_val = val;
+        if (off < ptr) return;
+        const uint64_t type_word = words.read(contents + off - ptr);
+        if (type_word < lo || type_word > hi) return;
+        auto t = type_of_word.find(type_word);
+        if (t == type_of_word.end()) return;
+        NodeId target = heap.addresses().find(words.read(contents + off));
+        if (target != kNoNode) iface_types_.emplace_back(target, t->second);
       });
     };
     const uint8_t* file = dump.file().data();

@@ -1,0 +1,108 @@
+// goheap dom DUMP: the dominator tree from the roots down, biggest subtrees
+// first. A node's retained size is what would be freed if it were gone.
+#include "analysis/queries.h"
+#include "cli/command.h"
+#include "cli/render.h"
+#include "cli/table.h"
+#include "util/format.h"
+#include "util/json_writer.h"
+
+namespace goheap::cli {
+
+namespace {
+
+CommandSpec domSpec() {
+  CommandSpec spec(
+      "dom",
+      "Shows the dominator tree: under each node, the objects that only it keeps alive, "
+      "biggest first. The tree starts at the super-root, whose children are the GC roots "
+      "(data and bss segments, goroutines and their frames, finalizers) and the objects "
+      "that several roots share. --from ADDR starts at the object containing ADDR.");
+  addDumpAndCommonFlags(spec, /*csv=*/true);
+  spec.flag("depth", "D", "levels to show below the start").alias('d').kind(ValueKind::Uint)
+      .defaultValue("4");
+  spec.flag("min-bytes", "SIZE", "hide subtrees retaining less than this")
+      .kind(ValueKind::ByteSize)
+      .defaultValue("64K");
+  spec.flag("max-children", "N", "at most this many children per node").kind(ValueKind::Uint)
+      .defaultValue("10");
+  spec.flag("from", "ADDR", "start at the object containing ADDR").kind(ValueKind::Address);
+  spec.example("goheap dom heap.dump", "four levels, subtrees of 64 KiB and more");
+  spec.example("goheap dom heap.dump --depth 8 --min-bytes 1M", "deeper, only the big subtrees");
+  spec.example("goheap dom heap.dump --from 0xc000123450 -d 2", "what one object keeps alive");
+  return spec;
+}
+
+}  // namespace
+
+int runDom(int argc, const char* const* argv) {
+  return runWithSnapshot(
+      domSpec(), argc, argv,
+      [](const ParsedArgs& args, const analysis::Snapshot& snap, OutputFormat format) {
+        NodeId start = kNoNode;
+        if (args.has("from")) {
+          auto o = analysis::objectAt(snap, args.getUint("from"));
+          if (!o) {
+            return fail(Error("no object contains address " + formatHex(args.getUint("from"))));
+          }
+          if (!snap.reachable(*o)) {
+            return fail(Error("the object at " + formatHex(snap.address(*o)) +
+                              " is garbage (unreachable): it has no place in the dominator tree"));
+          }
+          start = *o;
+        }
+        const uint64_t max_children = args.getUint("max-children");
+        std::vector<analysis::DomRow> rows = analysis::dominatorRows(
+            snap, static_cast<uint32_t>(std::min<uint64_t>(args.getUint("depth"), UINT32_MAX)),
+            args.getUint("min-bytes"),
+            static_cast<uint32_t>(std::min<uint64_t>(max_children, UINT32_MAX)), start);
+        const uint64_t total = snap.retained[snap.heap.superRoot()];
+
+        if (format == OutputFormat::Json) {
+          std::string out;
+          JsonWriter w(out, JsonWriter::Style::Pretty);
+          w.beginObject();
+          w.field("total_retained", total);
+          w.key("rows").beginArray();
+          for (const analysis::DomRow& r : rows) {
+            w.beginObject();
+            w.field("depth", r.depth);
+            w.key("node");
+            writeLabel(w, r.node);
+            w.field("retained", r.retained).field("shallow", r.shallow);
+            w.field("children", r.children).field("hidden_children", r.hidden_children);
+            w.endObject();
+          }
+          w.endArray();
+          w.endObject();
+          print(out);
+          return kExitOk;
+        }
+        Table t;
+        t.addColumn("retained", Align::Right);
+        t.addColumn("%", Align::Right);
+        t.addColumn("shallow", Align::Right);
+        size_t node_col = t.addColumn("node");
+        if (format == OutputFormat::Csv) t.addColumn("depth", Align::Right);
+        t.setTreeColumn(node_col);
+        t.setElastic(node_col, Elide::Middle, 30);
+        for (const analysis::DomRow& r : rows) {
+          std::string node = labelText(r.node);
+          if (r.hidden_children > 0) {
+            node += "  (+" + formatCount(r.hidden_children) + " more)";
+          }
+          if (format == OutputFormat::Csv) {
+            t.addRow({std::to_string(r.retained), formatPercent(r.retained, total),
+                      std::to_string(r.shallow), node, std::to_string(r.depth)});
+          } else {
+            t.addRow({formatBytes(r.retained), formatPercent(r.retained, total),
+                      formatBytes(r.shallow), node},
+                     r.depth);
+          }
+        }
+        print(format == OutputFormat::Csv ? t.renderCsv() : t.renderText(outputWidth()));
+        return kExitOk;
+      });
+}
+
+}  // namespace goheap::cli

@@ -1,0 +1,163 @@
+// goheap obj DUMP ADDR: everything the dump says about one object.
+#include <algorithm>
+
+#include "analysis/queries.h"
+#include "cli/command.h"
+#include "cli/render.h"
+#include "util/format.h"
+#include "util/json_writer.h"
+
+namespace goheap::cli {
+
+namespace {
+
+CommandSpec objSpec() {
+  CommandSpec spec("obj",
+                   "Shows the object containing ADDR: its size, retained size and immediate "
+                   "dominator, its contents in hex, the pointers it holds, the objects and "
+                   "roots that point to it, and the stack that allocated it (when the dump "
+                   "has an allocation sample for it).");
+  addDumpAndCommonFlags(spec, /*csv=*/false);
+  spec.positional("ADDR", "an address inside the object (hex 0x... or decimal)")
+      .kind(ValueKind::Address);
+  spec.flag("bytes", "SIZE", "show at most this much of the contents in hex")
+      .kind(ValueKind::ByteSize)
+      .defaultValue("256");
+  spec.flag("referrers", "N", "list at most this many referrers").kind(ValueKind::Uint)
+      .defaultValue("20");
+  spec.example("goheap obj heap.dump 0xc000123450", "the object at that address");
+  spec.example("goheap obj heap.dump 0xc000123450 --bytes 4K --json", "more contents, as JSON");
+  return spec;
+}
+
+std::string hexDump(std::span<const uint8_t> bytes, uint64_t base) {
+  std::string out;
+  char buf[16];
+  for (size_t row = 0; row < bytes.size(); row += 16) {
+    out += "    " + formatHex(base + row) + "  ";
+    for (size_t i = row; i < row + 16; i++) {
+      if (i < bytes.size()) {
+        std::snprintf(buf, sizeof buf, "%02x ", bytes[i]);
+        out += buf;
+      } else {
+        out += "   ";
+      }
+      if (i == row + 7) out += ' ';
+    }
+    out += " |";
+    for (size_t i = row; i < row + 16 && i < bytes.size(); i++) {
+      out += (bytes[i] >= 32 && bytes[i] < 127) ? static_cast<char>(bytes[i]) : '.';
+    }
+    out += "|\n";
+  }
+  return out;
+}
+
+std::string hexString(std::span<const uint8_t> bytes) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(bytes.size() * 2);
+  for (uint8_t b : bytes) {
+    out += kDigits[b >> 4];
+    out += kDigits[b & 15];
+  }
+  return out;
+}
+
+}  // namespace
+
+int runObj(int argc, const char* const* argv) {
+  return runWithSnapshot(
+      objSpec(), argc, argv,
+      [](const ParsedArgs& args, const analysis::Snapshot& snap, OutputFormat format) {
+        const uint64_t addr = args.getUint("ADDR");
+        auto o = analysis::objectAt(snap, addr);
+        if (!o) return fail(Error("no object contains address " + formatHex(addr)));
+        analysis::ObjectInfo info = analysis::objectInfo(snap, *o, args.getUint("referrers"));
+        const uint64_t shown = std::min(info.size, args.getUint("bytes"));
+        auto contents = snap.dump.bytes({info.contents_offset, shown});
+
+        if (format == OutputFormat::Json) {
+          std::string out;
+          JsonWriter w(out, JsonWriter::Style::Pretty);
+          w.beginObject();
+          w.key("object");
+          writeLabel(w, info.label);
+          w.field("size", info.size).field("retained", info.retained);
+          w.field("reachable", info.reachable).field("shape", info.shape);
+          w.key("immediate_dominator");
+          writeLabel(w, info.idom);
+          w.field("contents_hex", hexString(contents));
+          w.field("contents_truncated", shown < info.size);
+          w.key("pointers").beginArray();
+          for (const analysis::Reference& r : info.pointers) {
+            w.beginObject();
+            w.field("offset", r.offset).field("value", formatHex(r.value));
+            w.key("target");
+            writeLabel(w, r.target);
+            w.endObject();
+          }
+          w.endArray();
+          w.field("referrer_count", info.referrer_count);
+          w.key("referrers").beginArray();
+          for (const analysis::Reference& r : info.referrers) {
+            w.beginObject();
+            w.key("holder");
+            writeLabel(w, r.target);
+            w.field("offset", r.offset);
+            w.endObject();
+          }
+          w.endArray();
+          w.key("alloc_stack").beginArray();
+          for (const dump::ProfileFrame& f : info.alloc_stack) {
+            w.beginObject();
+            w.field("function", std::string(f.function)).field("file", std::string(f.file));
+            w.field("line", f.line);
+            w.endObject();
+          }
+          w.endArray();
+          w.endObject();
+          print(out);
+          return kExitOk;
+        }
+        std::string out = labelText(info.label) + "\n";
+        out += "  size        " + formatBytes(info.size) + " (" + info.shape + ")\n";
+        if (info.reachable) {
+          out += "  retained    " + formatBytes(info.retained) + "\n";
+          out += "  dominator   " + labelText(info.idom) + "\n";
+        } else {
+          out += "  garbage     unreachable from every root; will be freed by the next GC\n";
+        }
+        out += "  contents    " + formatBytes(info.size);
+        if (shown < info.size) out += ", first " + formatBytes(shown) + " shown (--bytes)";
+        out += "\n" + hexDump(contents, snap.address(*o));
+        out += "  pointers    " + std::to_string(info.pointers.size()) + "\n";
+        for (const analysis::Reference& r : info.pointers) {
+          out += "    +" + std::to_string(r.offset) + "  " + formatHex(r.value) + "  ";
+          out += r.target.kind == "non-heap" ? "(outside the heap)" : labelText(r.target);
+          out += "\n";
+        }
+        out += "  referrers   " + formatCount(info.referrer_count);
+        if (info.referrers.size() < info.referrer_count) {
+          out += ", first " + std::to_string(info.referrers.size()) + " shown (--referrers)";
+        }
+        out += "\n";
+        for (const analysis::Reference& r : info.referrers) {
+          out += "    " + labelText(r.target) + "  +" + std::to_string(r.offset) + "\n";
+        }
+        if (info.alloc_stack.empty()) {
+          out += "  allocated   (no allocation sample; set runtime.MemProfileRate = 1 to record "
+                 "every allocation)\n";
+        } else {
+          out += "  allocated at\n";
+          for (const dump::ProfileFrame& f : info.alloc_stack) {
+            out += "    " + std::string(f.function) + "\n        " + std::string(f.file) + ":" +
+                   std::to_string(f.line) + "\n";
+          }
+        }
+        print(out);
+        return kExitOk;
+      });
+}
+
+}  // namespace goheap::cli

@@ -1,0 +1,158 @@
+// goheap summary DUMP: what the dump is, how much of it is alive, and the
+// objects through which most memory is retained.
+#include "analysis/queries.h"
+#include "cli/command.h"
+#include "cli/render.h"
+#include "cli/table.h"
+#include "util/format.h"
+#include "util/json_writer.h"
+
+namespace goheap::cli {
+
+namespace {
+
+CommandSpec summarySpec() {
+  CommandSpec spec("summary",
+                   "Tells what a heap dump holds: its format and Go version, how many objects "
+                   "and bytes, how much is reachable from the GC roots and how much is garbage "
+                   "not yet collected, the runtime's memstats, and the top retainers: the "
+                   "objects held directly by a root (a global, a goroutine's stack, a "
+                   "finalizer) that keep the most memory alive.");
+  addDumpAndCommonFlags(spec, /*csv=*/false);
+  spec.flag("top", "N", "how many top retainers to list").alias('n').kind(ValueKind::Uint)
+      .defaultValue("10");
+  spec.example("goheap summary heap.dump", "the overview, with the 10 biggest retainers");
+  spec.example("goheap summary heap.dump -n 30 --json", "the same as JSON, 30 retainers");
+  spec.example("goheap summary heap.dump --timings", "also how long each phase took");
+  return spec;
+}
+
+void writeJson(const analysis::Summary& s) {
+  std::string out;
+  JsonWriter w(out, JsonWriter::Style::Pretty);
+  w.beginObject();
+  w.field("file", s.file).field("file_size", s.file_size);
+  w.field("format_version", s.format_version).field("go_version", s.go_version);
+  w.field("arch", s.arch).field("ptr_size", s.ptr_size).field("big_endian", s.big_endian);
+  w.key("objects").beginObject();
+  w.field("count", s.objects).field("bytes", s.bytes);
+  w.field("reachable_count", s.reachable_objects).field("reachable_bytes", s.reachable_bytes);
+  w.field("garbage_count", s.garbage_objects).field("garbage_bytes", s.garbage_bytes);
+  w.endObject();
+  w.key("pointers").beginObject();
+  w.field("between_objects", s.pointers).field("to_non_heap", s.non_heap_pointers);
+  w.endObject();
+  w.key("roots").beginObject();
+  w.field("goroutines", s.goroutines).field("stack_frames", s.stack_frames);
+  w.field("finalizers", s.finalizers).field("root_nodes", s.roots);
+  w.endObject();
+  w.key("memstats");
+  if (s.have_memstats) {
+    w.beginObject();
+    w.field("heap_alloc", s.heap_alloc).field("heap_sys", s.heap_sys);
+    w.field("heap_inuse", s.heap_inuse).field("heap_objects", s.heap_objects);
+    w.field("sys", s.sys).field("stack_inuse", s.stack_inuse).field("next_gc", s.next_gc);
+    w.field("num_gc", s.num_gc).field("pause_total_ns", s.pause_total_ns);
+    w.endObject();
+  } else {
+    w.null();
+  }
+  w.key("top_retainers").beginArray();
+  for (const analysis::Retainer& r : s.top_retainers) {
+    w.beginObject();
+    w.key("object");
+    writeLabel(w, r.object);
+    w.field("retained", r.retained).field("shallow", r.shallow);
+    w.key("held_by");
+    writeLabel(w, r.held_by);
+    if (r.held_at_offset) {
+      w.field("held_at_offset", *r.held_at_offset);
+      w.field("held_at_address", formatHex(r.held_at_address));
+    }
+    w.endObject();
+  }
+  w.endArray();
+  w.key("warnings").beginArray();
+  for (const std::string& warning : s.warnings) w.value(warning);
+  w.endArray();
+  w.endObject();
+  print(out);
+}
+
+// Short: "bss 0x5a2230" (the global's address), "goroutine 18 main.serve",
+// "several roots".
+std::string heldByText(const analysis::Retainer& r) {
+  const analysis::NodeLabel& h = r.held_by;
+  if (h.kind == "data segment" || h.kind == "bss segment") {
+    std::string seg = h.kind == "data segment" ? "data" : "bss";
+    return r.held_at_offset ? "global at " + formatHex(r.held_at_address) + " (" + seg + ")"
+                            : seg;
+  }
+  return h.name;
+}
+
+void writeText(const analysis::Summary& s) {
+  std::string out;
+  auto line = [&out](const std::string& key, const std::string& value) {
+    out += "  " + key + std::string(key.size() < 11 ? 11 - key.size() : 1, ' ') + value + "\n";
+  };
+  out += s.file + " (" + formatBytes(s.file_size) + ")\n";
+  std::string format = s.format_version + " heap dump";
+  if (!s.go_version.empty()) format += ", " + s.go_version;
+  if (!s.arch.empty()) format += ", " + s.arch;
+  format += ", " + std::to_string(s.ptr_size) + "-byte pointers, ";
+  format += s.big_endian ? "big-endian" : "little-endian";
+  line("format", format);
+  line("objects", formatCount(s.objects) + " objects, " + formatBytes(s.bytes));
+  line("reachable", formatCount(s.reachable_objects) + " objects, " +
+                        formatBytes(s.reachable_bytes) + " (" +
+                        formatPercent(s.reachable_bytes, s.bytes) + " of bytes)");
+  line("garbage", formatCount(s.garbage_objects) + " objects, " + formatBytes(s.garbage_bytes) +
+                      " (unreachable, not yet collected)");
+  line("pointers", formatCount(s.pointers) + " between objects, " +
+                       formatCount(s.non_heap_pointers) + " to memory outside the heap");
+  line("roots", formatCount(s.goroutines) + " goroutines, " + formatCount(s.stack_frames) +
+                    " stack frames, " + formatCount(s.finalizers) + " finalizers, data and bss");
+  if (s.have_memstats) {
+    line("memstats", "HeapAlloc " + formatBytes(s.heap_alloc) + ", HeapInuse " +
+                         formatBytes(s.heap_inuse) + ", HeapSys " + formatBytes(s.heap_sys) +
+                         ", Sys " + formatBytes(s.sys));
+    line("", "StackInuse " + formatBytes(s.stack_inuse) + ", NextGC " + formatBytes(s.next_gc) +
+                 ", NumGC " + formatCount(s.num_gc) + ", GC pauses " +
+                 formatDuration(static_cast<double>(s.pause_total_ns) / 1e9));
+  }
+  for (const std::string& w : s.warnings) line("warning", w);
+
+  out += "\nTop retainers: objects a root holds directly, by the bytes they keep alive\n";
+  Table t;
+  t.addColumn("retained", Align::Right);
+  t.addColumn("%", Align::Right);
+  t.addColumn("shallow", Align::Right);
+  size_t object_col = t.addColumn("object");
+  t.addColumn("held by");
+  t.setElastic(object_col, Elide::Middle, 24);
+  for (const analysis::Retainer& r : s.top_retainers) {
+    t.addRow({formatBytes(r.retained), formatPercent(r.retained, s.reachable_bytes),
+              formatBytes(r.shallow), labelText(r.object), heldByText(r)});
+  }
+  out += t.renderText(outputWidth());
+  print(out);
+}
+
+}  // namespace
+
+int runSummary(int argc, const char* const* argv) {
+  return runWithSnapshot(summarySpec(), argc, argv,
+                         [](const ParsedArgs& args, const analysis::Snapshot& snap,
+                            OutputFormat format) {
+                           analysis::Summary s = analysis::summarize(snap, args.getUint("top"));
+                           if (format == OutputFormat::Json) {
+                             writeJson(s);
+                           } else {
+                             writeText(s);
+                           }
+                           return kExitOk;
+                         });
+}
+
+}  // namespace goheap::cli

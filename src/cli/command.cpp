@@ -1,0 +1,95 @@
+#include "cli/command.h"
+
+#include <filesystem>
+#include <optional>
+
+#include "cli/progress.h"
+#include "util/json_writer.h"
+
+namespace goheap::cli {
+
+std::span<const Command> allCommands() {
+  static constexpr Command kCommands[] = {
+      {"summary", "what the dump holds, reachable vs garbage, memstats, top retainers", runSummary},
+      {"top", "histogram of objects by allocation site or shape, by retained size", runTop},
+      {"dom", "the dominator tree's biggest subtrees", runDom},
+      {"paths", "shortest paths from GC roots to an object", runPaths},
+      {"obj", "one object: contents, pointers, referrers, allocation stack, retained size",
+       runObj},
+      {"goroutines", "goroutines with their frames and the bytes each stack retains",
+       runGoroutines},
+  };
+  return kCommands;
+}
+
+void addDumpAndCommonFlags(CommandSpec& spec, bool csv) {
+  spec.positional("DUMP", "heap dump written by runtime/debug.WriteHeapDump");
+  spec.boolFlag("json", "print JSON (schema in docs/cli-json.md) instead of text");
+  if (csv) spec.boolFlag("csv", "print CSV instead of a table");
+  spec.boolFlag("timings", "print each phase's time and the peak memory on stderr");
+  spec.boolFlag("no-progress", "no progress line on stderr (it shows only on a terminal)");
+}
+
+int fail(const Error& error, int code) {
+  std::fprintf(stderr, "goheap: %s\n", error.message().c_str());
+  return code;
+}
+
+void print(const std::string& text) { std::fwrite(text.data(), 1, text.size(), stdout); }
+
+int runWithSnapshot(const CommandSpec& spec, int argc, const char* const* argv,
+                    const CommandBody& body) {
+  Expected<ParsedArgs> parsed = spec.parse(argc, argv);
+  if (!parsed) return fail(parsed.error(), kExitUsage);
+  const ParsedArgs& args = *parsed;
+  if (args.helpRequested()) {
+    print(spec.help());
+    return kExitOk;
+  }
+  OutputFormat format = OutputFormat::Text;
+  if (args.getBool("json")) format = OutputFormat::Json;
+  if (args.has("csv") && args.getBool("csv")) {
+    if (format == OutputFormat::Json) {
+      return fail(args.usageError("--json and --csv do not go together"), kExitUsage);
+    }
+    format = OutputFormat::Csv;
+  }
+
+  const std::string path(args.getString("DUMP"));
+  std::error_code size_error;
+  const uint64_t file_size = std::filesystem::file_size(path, size_error);
+
+  Progress progress(stderr, Progress::wanted(stderr, args.getBool("no-progress")));
+  PhaseTimer timer;
+  std::optional<Phase> current;
+  analysis::LoadHooks hooks;
+  hooks.begin_phase = [&](std::string_view name) {
+    // Only reading reports how far it got, in bytes of the file.
+    const bool reading = name == "read dump" && !size_error;
+    current.emplace(timer.phase(std::string(name), &progress, reading ? file_size : 0));
+  };
+  hooks.progress = [&](uint64_t done, uint64_t) {
+    if (current) current->update(done);
+  };
+  hooks.end_phase = [&] { current.reset(); };
+
+  auto snapshot = analysis::loadSnapshot(path, hooks);
+  current.reset();
+  if (!snapshot) return fail(snapshot.error());
+  for (const std::string& w : (*snapshot)->dump.warnings) {
+    progress.message("goheap: warning: " + path + ": " + w);
+  }
+
+  int code;
+  {
+    Phase p = timer.phase("analyse and print");
+    code = body(args, **snapshot, format);
+  }
+  if (args.getBool("timings")) {
+    std::string report = timer.render(peakRssBytes());
+    std::fwrite(report.data(), 1, report.size(), stderr);
+  }
+  return code;
+}
+
+}  // namespace goheap::cli

@@ -1,0 +1,59 @@
+// What every goheap command shares: the table of commands, the common flags
+// (--json, --csv, --timings, --no-progress), and the way a command loads its
+// dump with a progress line and phase timings, then hands the Snapshot to
+// its own body. A command body computes one analysis result and renders it.
+#pragma once
+
+#include <cstdio>
+#include <functional>
+#include <span>
+#include <string>
+
+#include "analysis/snapshot.h"
+#include "cli/args.h"
+#include "util/error.h"
+
+namespace goheap::cli {
+
+// Exit codes: 0 success, 1 the work failed (bad dump, no such object), 2 the
+// command line was wrong.
+constexpr int kExitOk = 0;
+constexpr int kExitFailure = 1;
+constexpr int kExitUsage = 2;
+
+struct Command {
+  const char* name;
+  const char* summary;
+  int (*run)(int argc, const char* const* argv);  // the words after the command name
+};
+std::span<const Command> allCommands();
+
+int runSummary(int argc, const char* const* argv);
+int runTop(int argc, const char* const* argv);
+int runDom(int argc, const char* const* argv);
+int runPaths(int argc, const char* const* argv);
+int runObj(int argc, const char* const* argv);
+int runGoroutines(int argc, const char* const* argv);
+
+// How a command prints its result.
+enum class OutputFormat : uint8_t { Text, Json, Csv };
+
+// Adds DUMP and the common flags to a command's spec. `csv` says whether the
+// command offers --csv (tabular results only).
+void addDumpAndCommonFlags(CommandSpec& spec, bool csv);
+
+using CommandBody =
+    std::function<int(const ParsedArgs& args, const analysis::Snapshot& snapshot, OutputFormat format)>;
+
+// Parses the arguments, answers --help, loads DUMP (progress on a terminal,
+// phase times with --timings) and runs `body`. Errors are printed here.
+int runWithSnapshot(const CommandSpec& spec, int argc, const char* const* argv,
+                    const CommandBody& body);
+
+// Prints "goheap: MESSAGE" on stderr and returns `code`.
+int fail(const Error& error, int code = kExitFailure);
+
+// Writes text to stdout.
+void print(const std::string& text);
+
+}  // namespace goheap::cli

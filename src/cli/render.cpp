@@ -1,0 +1,25 @@
+#include "cli/render.h"
+
+#include "util/format.h"
+
+namespace goheap::cli {
+
+std::string labelText(const analysis::NodeLabel& label) {
+  if (label.kind == "object") return label.name + " @" + formatHex(label.address);
+  if (label.kind == "none") return "(none)";
+  return label.name;
+}
+
+void writeLabel(JsonWriter& w, const analysis::NodeLabel& label) {
+  w.beginObject();
+  w.field("kind", label.kind);
+  w.field("name", label.name);
+  if (label.kind == "object") {
+    w.field("source", label.source);
+    w.field("address", formatHex(label.address));
+  }
+  if (label.node != kNoNode) w.field("node", label.node);
+  w.endObject();
+}
+
+}  // namespace goheap::cli
