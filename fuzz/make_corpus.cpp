@@ -1,0 +1,83 @@
+// Writes the seed corpus for dump_reader_fuzz: the sample dumps of
+// tests/support (every version, pointer size and byte order), the minimal
+// dumps, and a few near-misses. Usage: make_dump_corpus DIR
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "support/dump_builder.h"
+#include "support/sample_dumps.h"
+
+namespace {
+
+using goheap::dump::FormatVersion;
+using goheap::testsupport::DumpBuilder;
+
+bool writeFile(const std::string& path, const std::vector<uint8_t>& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(bytes.data()),
+            static_cast<std::streamsize>(bytes.size()));
+  return static_cast<bool>(out);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: %s DIR\n", argv[0]);
+    return 2;
+  }
+  const std::string dir = argv[1];
+  bool ok = true;
+  for (const auto& s : goheap::testsupport::allDumpShapes()) {
+    const std::string name = goheap::testsupport::shapeName(s);
+    ok &= writeFile(dir + "/sample_" + name,
+                    goheap::testsupport::makeSampleDump(s.version, s.ptr_size, s.big_endian).bytes);
+    if (s.ptr_size == 8 && !s.big_endian) {
+      ok &= writeFile(dir + "/minimal_" + name,
+                      goheap::testsupport::makeMinimalDump(s.version, s.ptr_size, s.big_endian));
+    }
+  }
+  {
+    // go1.3 type field lists applied to arrays and channels.
+    DumpBuilder b(FormatVersion::Go13, 8, false);
+    b.params({.hchan_size = 16});
+    b.type({.addr = 0x4a0000,
+            .size = 16,
+            .name = "main.P",
+            .data_is_pointer = true,
+            .fields = {{1, 0}, {5, 0}}});
+    b.object({.addr = 0xc000010000,
+              .contents = std::vector<uint8_t>(48),
+              .type_addr = 0x4a0000,
+              .kind = 1});
+    b.object({.addr = 0xc000010040,
+              .contents = std::vector<uint8_t>(48),
+              .type_addr = 0x4a0000,
+              .kind = 2});
+    b.eof();
+    ok &= writeFile(dir + "/go13_array_chan", b.take());
+  }
+  {
+    // A field list that ends exactly at the end of its object.
+    DumpBuilder b(FormatVersion::Go14, 4, true);
+    b.params({.thechar = '5'});
+    b.object({.addr = 0x10010000, .contents = std::vector<uint8_t>(12), .fields = {{3, 4}}});
+    b.eof();
+    ok &= writeFile(dir + "/go14_eface_at_end", b.take());
+  }
+  {
+    // Bytes after EOF.
+    DumpBuilder b(FormatVersion::Go17, 8, false);
+    b.params();
+    b.eof();
+    b.raw("trailing");
+    ok &= writeFile(dir + "/go17_trailing", b.take());
+  }
+  if (!ok) {
+    std::fprintf(stderr, "make_dump_corpus: cannot write into %s\n", dir.c_str());
+    return 1;
+  }
+  return 0;
+}
