@@ -1,6 +1,7 @@
-// libFuzzer entry for the heap dump reader: any input must either fail with an
-// Error or yield a Dump whose field lists stay inside the contents they
-// describe. The walk touches every word a slot names, so AddressSanitizer sees
+// libFuzzer entry for the heap dump reader and everything after it: any input
+// must either fail with an Error or yield a Dump whose field lists stay inside
+// the contents they describe, and that Dump must go through the graph, the
+// dominators and the queries without a crash. The walk touches every word a slot names, so AddressSanitizer sees
 // any read the reader's validation let through; a slot that ends past its
 // contents but inside the input is caught by the explicit checks.
 #include <cstddef>
@@ -9,6 +10,8 @@
 #include <cstdlib>
 #include <span>
 
+#include "analysis/queries.h"
+#include "analysis/snapshot.h"
 #include "dump/reader.h"
 
 namespace {
@@ -93,5 +96,22 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // Keep the reads from being optimised away.
   volatile uint64_t sink = sum;
   (void)sink;
+
+  // A dump that reads must also survive the rest of the pipeline: sorting,
+  // the graph (overlapping or huge objects, pointers anywhere), dominators
+  // and every query a command makes.
+  auto snap = goheap::analysis::analyseDump(result.take());
+  if (!snap) return 0;
+  const goheap::analysis::Snapshot& s = **snap;
+  goheap::analysis::summarize(s, 5);
+  goheap::analysis::histogram(s, goheap::typing::GroupKind::Name,
+                              goheap::analysis::SortKey::Retained, 5);
+  goheap::analysis::dominatorRows(s, 3, 0, 5);
+  goheap::analysis::goroutines(s);
+  if (s.heap.objectCount() > 0) {
+    const goheap::NodeId last = s.heap.objectCount() - 1;
+    goheap::analysis::objectInfo(s, last, 5);
+    goheap::analysis::pathsToRoots(s, last, 2);
+  }
   return 0;
 }

@@ -58,6 +58,18 @@ std::optional<std::pair<uint64_t, uint64_t>> slotPointingTo(const Snapshot& s, N
   forEachNodeSlot(s, from, [&](uint64_t off, uint64_t value, uint64_t slot_addr) {
     if (!found && value != 0 && s.heap.addresses().find(value) == to) found = {off, slot_addr};
   });
+  if (found || s.heap.isObject(from) || s.heap.rootKind(from) != graph::RootKind::StackFrame) {
+    return found;
+  }
+  // A frame's edge may come from a stack object, whose words its field list
+  // does not name (graph::BuildOptions::conservative_stacks): look at them all.
+  const dump::StackFrame& f = s.dump.frames[s.heap.rootRecord(from)];
+  const WordReader words = s.dump.words();
+  const uint8_t* base = s.dump.file().data() + f.contents.offset;
+  for (uint64_t off = 0; off + words.ptrSize() <= f.contents.size; off += words.ptrSize()) {
+    uint64_t value = words.read(base + off);
+    if (value != 0 && s.heap.addresses().find(value) == to) return std::make_pair(off, f.sp + off);
+  }
   return found;
 }
 
@@ -132,6 +144,10 @@ NodeLabel labelNode(const Snapshot& s, NodeId n) {
         l.name += " in goroutine " + std::to_string(d.goroutines[f.goroutine].goid);
       }
       l.name += " (depth " + std::to_string(f.depth) + ")";
+      l.short_name = f.goroutine == UINT32_MAX
+                         ? std::string(f.function)
+                         : "goroutine " + std::to_string(d.goroutines[f.goroutine].goid) +
+                               " stack";
       break;
     }
     case graph::RootKind::Finalizer:

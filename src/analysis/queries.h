@@ -17,6 +17,7 @@ struct NodeLabel {
   NodeId node = kNoNode;
   std::string kind;     // "object", or a root kind ("goroutine", "stack frame", ...)
   std::string name;     // object: its group name; root: what it is
+  std::string short_name;  // a root's name for narrow columns; empty if `name` is short
   std::string source;   // object: "site" / "interface" / "shape"; root: empty
   uint64_t address = 0; // object address; 0 for roots
 };

@@ -88,7 +88,7 @@ std::string heldByText(const analysis::Retainer& r) {
     return r.held_at_offset ? "global at " + formatHex(r.held_at_address) + " (" + seg + ")"
                             : seg;
   }
-  return h.name;
+  return h.short_name.empty() ? h.name : h.short_name;
 }
 
 void writeText(const analysis::Summary& s) {
@@ -128,12 +128,14 @@ void writeText(const analysis::Summary& s) {
   t.addColumn("retained", Align::Right);
   t.addColumn("%", Align::Right);
   t.addColumn("shallow", Align::Right);
+  t.addColumn("address", Align::Right);
   size_t object_col = t.addColumn("object");
   t.addColumn("held by");
-  t.setElastic(object_col, Elide::Middle, 24);
+  t.setElastic(object_col, Elide::End, 20);
   for (const analysis::Retainer& r : s.top_retainers) {
     t.addRow({formatBytes(r.retained), formatPercent(r.retained, s.reachable_bytes),
-              formatBytes(r.shallow), labelText(r.object), heldByText(r)});
+              formatBytes(r.shallow), formatHex(r.object.address), r.object.name,
+              heldByText(r)});
   }
   out += t.renderText(outputWidth());
   print(out);
