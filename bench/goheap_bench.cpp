@@ -51,7 +51,8 @@ double readOnce(const std::string& path, uint64_t& bytes) {
 
 int main(int argc, char** argv) {
   if (argc != 2) {
-    std::fprintf(stderr, "usage: goheap_bench DUMP\n(bench/run.sh makes a 10-million-object dump)\n");
+    std::fprintf(stderr,
+                 "usage: goheap_bench DUMP\n(bench/run.sh makes a 10-million-object dump)\n");
     return 2;
   }
   const std::string path = argv[1];

@@ -1,8 +1,8 @@
 // libFuzzer entry for the heap dump reader and everything after it: any input
 // must either fail with an Error or yield a Dump whose field lists stay inside
 // the contents they describe, and that Dump must go through the graph, the
-// dominators and the queries without a crash. The walk touches every word a slot names, so AddressSanitizer sees
-// any read the reader's validation let through; a slot that ends past its
+// dominators and the queries without a crash. The walk touches every word a slot names, so
+// AddressSanitizer sees any read the reader's validation let through; a slot that ends past its
 // contents but inside the input is caught by the explicit checks.
 #include <cstddef>
 #include <cstdint>

@@ -146,8 +146,7 @@ NodeLabel labelNode(const Snapshot& s, NodeId n) {
       l.name += " (depth " + std::to_string(f.depth) + ")";
       l.short_name = f.goroutine == UINT32_MAX
                          ? std::string(f.function)
-                         : "goroutine " + std::to_string(d.goroutines[f.goroutine].goid) +
-                               " stack";
+                         : "goroutine " + std::to_string(d.goroutines[f.goroutine].goid) + " stack";
       break;
     }
     case graph::RootKind::Finalizer:
@@ -217,8 +216,9 @@ Summary summarize(const Snapshot& s, size_t top_n) {
                     });
   for (size_t i = 0; i < k; i++) {
     NodeId o = entry[i];
-    Retainer r{labelNode(s, o), s.retained[o], s.shallowSize(o), labelNode(s, s.dom.idom[o]),
-               std::nullopt, 0};
+    Retainer r{labelNode(s, o),  s.retained[o],
+               s.shallowSize(o), labelNode(s, s.dom.idom[o]),
+               std::nullopt,     0};
     if (auto slot = slotPointingTo(s, s.dom.idom[o], o)) {
       r.held_at_offset = slot->first;
       r.held_at_address = slot->second;
@@ -273,9 +273,9 @@ Histogram histogram(const Snapshot& s, typing::GroupKind by, SortKey sort, size_
     stack.push_back({c, children.begin[c]});
   }
 
-  rows.erase(std::remove_if(rows.begin(), rows.end(),
-                            [](const HistogramRow& r) { return r.count == 0; }),
-             rows.end());
+  rows.erase(
+      std::remove_if(rows.begin(), rows.end(), [](const HistogramRow& r) { return r.count == 0; }),
+      rows.end());
   h.groups = rows.size();
   auto key = [sort](const HistogramRow& r) {
     switch (sort) {

@@ -15,11 +15,11 @@ namespace goheap::analysis {
 // A node as a person reads it: an object's name, or a root's description.
 struct NodeLabel {
   NodeId node = kNoNode;
-  std::string kind;     // "object", or a root kind ("goroutine", "stack frame", ...)
-  std::string name;     // object: its group name; root: what it is
+  std::string kind;        // "object", or a root kind ("goroutine", "stack frame", ...)
+  std::string name;        // object: its group name; root: what it is
   std::string short_name;  // a root's name for narrow columns; empty if `name` is short
-  std::string source;   // object: "site" / "interface" / "shape"; root: empty
-  uint64_t address = 0; // object address; 0 for roots
+  std::string source;      // object: "site" / "interface" / "shape"; root: empty
+  uint64_t address = 0;    // object address; 0 for roots
 };
 NodeLabel labelNode(const Snapshot& s, NodeId n);
 
@@ -87,8 +87,8 @@ struct DomRow {
   uint32_t depth = 0;
   uint64_t retained = 0;
   uint64_t shallow = 0;
-  uint64_t children = 0;        // in the dominator tree
-  uint64_t hidden_children = 0; // below --min-bytes or beyond --max-children
+  uint64_t children = 0;         // in the dominator tree
+  uint64_t hidden_children = 0;  // below --min-bytes or beyond --max-children
 };
 // Pre-order walk from the super-root, `max_depth` levels, skipping subtrees
 // retaining less than `min_bytes`, at most `max_children` per node.
@@ -124,11 +124,11 @@ struct ObjectInfo {
   bool reachable = false;
   NodeLabel idom;
   std::string shape;
-  std::vector<Reference> pointers;         // out of this object, in offset order
-  std::vector<Reference> referrers;        // into it: holder label and offset in the holder
-  uint64_t referrer_count = 0;             // before any cut
+  std::vector<Reference> pointers;              // out of this object, in offset order
+  std::vector<Reference> referrers;             // into it: holder label and offset in the holder
+  uint64_t referrer_count = 0;                  // before any cut
   std::vector<dump::ProfileFrame> alloc_stack;  // leaf first; empty when not sampled
-  uint64_t contents_offset = 0;            // file offset of the contents
+  uint64_t contents_offset = 0;                 // file offset of the contents
 };
 // The object containing `address`, or nullopt.
 std::optional<NodeId> objectAt(const Snapshot& s, uint64_t address);
@@ -150,7 +150,7 @@ struct GoroutineInfo {
   std::string wait_reason;
   uint64_t wait_since = 0;
   bool is_system = false;
-  uint64_t retained = 0;   // bytes only this goroutine's stack keeps alive
+  uint64_t retained = 0;  // bytes only this goroutine's stack keeps alive
   uint64_t g_addr = 0;
   std::vector<FrameInfo> frames;  // innermost first
 };

@@ -36,8 +36,8 @@ class Snapshot {
 
   dump::Dump dump;
   graph::Heap heap;
-  DominatorTree dom;                // over heap's nodes, rooted at the super-root
-  std::vector<uint64_t> retained;   // per node
+  DominatorTree dom;               // over heap's nodes, rooted at the super-root
+  std::vector<uint64_t> retained;  // per node
 
   bool reachable(NodeId n) const { return dom.idom[n] != kNoNode; }
   uint64_t shallowSize(NodeId n) const { return heap.isObject(n) ? dump.objects.size[n] : 0; }
@@ -55,7 +55,8 @@ class Snapshot {
   mutable std::unique_ptr<Csr> children_;
 };
 
-Expected<std::unique_ptr<Snapshot>> loadSnapshot(const std::string& path, const LoadHooks& hooks = {},
+Expected<std::unique_ptr<Snapshot>> loadSnapshot(const std::string& path,
+                                                 const LoadHooks& hooks = {},
                                                  const LoadOptions& options = {});
 
 // The same from a dump already read (tests, fuzzing).

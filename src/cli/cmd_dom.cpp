@@ -19,12 +19,15 @@ CommandSpec domSpec() {
       "(data and bss segments, goroutines and their frames, finalizers) and the objects "
       "that several roots share. --from ADDR starts at the object containing ADDR.");
   addDumpAndCommonFlags(spec, /*csv=*/true);
-  spec.flag("depth", "D", "levels to show below the start").alias('d').kind(ValueKind::Uint)
+  spec.flag("depth", "D", "levels to show below the start")
+      .alias('d')
+      .kind(ValueKind::Uint)
       .defaultValue("4");
   spec.flag("min-bytes", "SIZE", "hide subtrees retaining less than this")
       .kind(ValueKind::ByteSize)
       .defaultValue("64K");
-  spec.flag("max-children", "N", "at most this many children per node").kind(ValueKind::Uint)
+  spec.flag("max-children", "N", "at most this many children per node")
+      .kind(ValueKind::Uint)
       .defaultValue("10");
   spec.flag("from", "ADDR", "start at the object containing ADDR").kind(ValueKind::Address);
   spec.example("goheap dom heap.dump", "four levels, subtrees of 64 KiB and more");

@@ -44,9 +44,8 @@ int runGoroutines(int argc, const char* const* argv) {
           std::erase_if(gs, [](const analysis::GoroutineInfo& g) { return g.is_system; });
         }
         if (args.getString("sort") == "retained") {
-          std::stable_sort(gs.begin(), gs.end(), [](const auto& a, const auto& b) {
-            return a.retained > b.retained;
-          });
+          std::stable_sort(gs.begin(), gs.end(),
+                           [](const auto& a, const auto& b) { return a.retained > b.retained; });
         } else {
           std::stable_sort(gs.begin(), gs.end(),
                            [](const auto& a, const auto& b) { return a.id < b.id; });
@@ -97,10 +96,10 @@ int runGoroutines(int argc, const char* const* argv) {
                 break;
               }
             }
-            std::string retained = format == OutputFormat::Csv ? std::to_string(g.retained)
-                                                               : formatBytes(g.retained);
-            t.addRow({std::to_string(g.id), state(g) + (g.is_system ? " (runtime)" : ""),
-                      retained, std::to_string(g.frames.size()), fn});
+            std::string retained =
+                format == OutputFormat::Csv ? std::to_string(g.retained) : formatBytes(g.retained);
+            t.addRow({std::to_string(g.id), state(g) + (g.is_system ? " (runtime)" : ""), retained,
+                      std::to_string(g.frames.size()), fn});
           }
           print(format == OutputFormat::Csv ? t.renderCsv() : t.renderText(outputWidth()));
           return kExitOk;

@@ -23,7 +23,8 @@ CommandSpec objSpec() {
   spec.flag("bytes", "SIZE", "show at most this much of the contents in hex")
       .kind(ValueKind::ByteSize)
       .defaultValue("256");
-  spec.flag("referrers", "N", "list at most this many referrers").kind(ValueKind::Uint)
+  spec.flag("referrers", "N", "list at most this many referrers")
+      .kind(ValueKind::Uint)
       .defaultValue("20");
   spec.example("goheap obj heap.dump 0xc000123450", "the object at that address");
   spec.example("goheap obj heap.dump 0xc000123450 --bytes 4K --json", "more contents, as JSON");
@@ -146,8 +147,9 @@ int runObj(int argc, const char* const* argv) {
           out += "    " + labelText(r.target) + "  +" + std::to_string(r.offset) + "\n";
         }
         if (info.alloc_stack.empty()) {
-          out += "  allocated   (no allocation sample; set runtime.MemProfileRate = 1 to record "
-                 "every allocation)\n";
+          out +=
+              "  allocated   (no allocation sample; set runtime.MemProfileRate = 1 to record "
+              "every allocation)\n";
         } else {
           out += "  allocated at\n";
           for (const dump::ProfileFrame& f : info.alloc_stack) {

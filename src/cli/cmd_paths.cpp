@@ -21,7 +21,9 @@ CommandSpec pathsSpec() {
   addDumpAndCommonFlags(spec, /*csv=*/false);
   spec.positional("ADDR", "an address inside the object (hex 0x... or decimal)")
       .kind(ValueKind::Address);
-  spec.flag("limit", "N", "at most this many paths").alias('n').kind(ValueKind::Uint)
+  spec.flag("limit", "N", "at most this many paths")
+      .alias('n')
+      .kind(ValueKind::Uint)
       .defaultValue("5");
   spec.example("goheap paths heap.dump 0xc000123450", "who holds the object at that address");
   spec.example("goheap paths heap.dump 0xc000123450 -n 1 --json",
@@ -68,8 +70,8 @@ int runPaths(int argc, const char* const* argv) {
           print(out);
           return kExitOk;
         }
-        std::string out = "Paths from GC roots to " +
-                          labelText(analysis::labelNode(snap, *target)) + "\n";
+        std::string out =
+            "Paths from GC roots to " + labelText(analysis::labelNode(snap, *target)) + "\n";
         if (paths.empty()) {
           out += snap.reachable(*target)
                      ? "  no path found\n"

@@ -19,7 +19,9 @@ CommandSpec summarySpec() {
                    "objects held directly by a root (a global, a goroutine's stack, a "
                    "finalizer) that keep the most memory alive.");
   addDumpAndCommonFlags(spec, /*csv=*/false);
-  spec.flag("top", "N", "how many top retainers to list").alias('n').kind(ValueKind::Uint)
+  spec.flag("top", "N", "how many top retainers to list")
+      .alias('n')
+      .kind(ValueKind::Uint)
       .defaultValue("10");
   spec.example("goheap summary heap.dump", "the overview, with the 10 biggest retainers");
   spec.example("goheap summary heap.dump -n 30 --json", "the same as JSON, 30 retainers");
@@ -85,8 +87,7 @@ std::string heldByText(const analysis::Retainer& r) {
   const analysis::NodeLabel& h = r.held_by;
   if (h.kind == "data segment" || h.kind == "bss segment") {
     std::string seg = h.kind == "data segment" ? "data" : "bss";
-    return r.held_at_offset ? "global at " + formatHex(r.held_at_address) + " (" + seg + ")"
-                            : seg;
+    return r.held_at_offset ? "global at " + formatHex(r.held_at_address) + " (" + seg + ")" : seg;
   }
   return h.short_name.empty() ? h.name : h.short_name;
 }
@@ -134,8 +135,7 @@ void writeText(const analysis::Summary& s) {
   t.setElastic(object_col, Elide::End, 20);
   for (const analysis::Retainer& r : s.top_retainers) {
     t.addRow({formatBytes(r.retained), formatPercent(r.retained, s.reachable_bytes),
-              formatBytes(r.shallow), formatHex(r.object.address), r.object.name,
-              heldByText(r)});
+              formatBytes(r.shallow), formatHex(r.object.address), r.object.name, heldByText(r)});
   }
   out += t.renderText(outputWidth());
   print(out);
@@ -144,17 +144,17 @@ void writeText(const analysis::Summary& s) {
 }  // namespace
 
 int runSummary(int argc, const char* const* argv) {
-  return runWithSnapshot(summarySpec(), argc, argv,
-                         [](const ParsedArgs& args, const analysis::Snapshot& snap,
-                            OutputFormat format) {
-                           analysis::Summary s = analysis::summarize(snap, args.getUint("top"));
-                           if (format == OutputFormat::Json) {
-                             writeJson(s);
-                           } else {
-                             writeText(s);
-                           }
-                           return kExitOk;
-                         });
+  return runWithSnapshot(
+      summarySpec(), argc, argv,
+      [](const ParsedArgs& args, const analysis::Snapshot& snap, OutputFormat format) {
+        analysis::Summary s = analysis::summarize(snap, args.getUint("top"));
+        if (format == OutputFormat::Json) {
+          writeJson(s);
+        } else {
+          writeText(s);
+        }
+        return kExitOk;
+      });
 }
 
 }  // namespace goheap::cli

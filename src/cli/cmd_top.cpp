@@ -11,21 +11,22 @@ namespace goheap::cli {
 namespace {
 
 CommandSpec topSpec() {
-  CommandSpec spec(
-      "top",
-      "Groups the reachable objects and lists the groups that use the most memory. "
-      "--by site names each object by where it was allocated (the dump's allocation "
-      "sample: the first frame outside the runtime), else by the type an interface "
-      "pointing at it gives, else by its shape; --by shape groups by slot size and "
-      "pointer offsets only.\n\n"
-      "A group's retained size counts each member's retained bytes once: members "
-      "dominated by another member of the same group are not added again. Allocation "
-      "sites are recorded for every object only when the program set "
-      "runtime.MemProfileRate = 1; by default Go samples one allocation per 512 KiB.");
+  CommandSpec spec("top",
+                   "Groups the reachable objects and lists the groups that use the most memory. "
+                   "--by site names each object by where it was allocated (the dump's allocation "
+                   "sample: the first frame outside the runtime), else by the type an interface "
+                   "pointing at it gives, else by its shape; --by shape groups by slot size and "
+                   "pointer offsets only.\n\n"
+                   "A group's retained size counts each member's retained bytes once: members "
+                   "dominated by another member of the same group are not added again. Allocation "
+                   "sites are recorded for every object only when the program set "
+                   "runtime.MemProfileRate = 1; by default Go samples one allocation per 512 KiB.");
   addDumpAndCommonFlags(spec, /*csv=*/true);
   spec.choice("by", {"site", "shape"}, "site", "how to group objects");
   spec.choice("sort", {"retained", "shallow", "count"}, "retained", "order of the rows");
-  spec.flag("limit", "N", "how many rows to show (0 = all)").alias('n').kind(ValueKind::Uint)
+  spec.flag("limit", "N", "how many rows to show (0 = all)")
+      .alias('n')
+      .kind(ValueKind::Uint)
       .defaultValue("20");
   spec.example("goheap top heap.dump", "the 20 allocation sites that keep the most memory alive");
   spec.example("goheap top heap.dump --by shape --sort count -n 50",
@@ -90,8 +91,8 @@ int runTop(int argc, const char* const* argv) {
         } else {
           print(t.renderText(outputWidth()));
           print(formatCount(h.rows.size()) + " of " + formatCount(h.groups) + " groups; " +
-                formatCount(h.total_count) + " reachable objects, " +
-                formatBytes(h.total_shallow) + " (garbage not counted)\n");
+                formatCount(h.total_count) + " reachable objects, " + formatBytes(h.total_shallow) +
+                " (garbage not counted)\n");
         }
         return kExitOk;
       });

@@ -14,8 +14,7 @@ std::span<const Command> allCommands() {
       {"top", "histogram of objects by allocation site or shape, by retained size", runTop},
       {"dom", "the dominator tree's biggest subtrees", runDom},
       {"paths", "shortest paths from GC roots to an object", runPaths},
-      {"obj", "one object: contents, pointers, referrers, allocation stack, retained size",
-       runObj},
+      {"obj", "one object: contents, pointers, referrers, allocation stack, retained size", runObj},
       {"goroutines", "goroutines with their frames and the bytes each stack retains",
        runGoroutines},
   };
@@ -35,7 +34,9 @@ int fail(const Error& error, int code) {
   return code;
 }
 
-void print(const std::string& text) { std::fwrite(text.data(), 1, text.size(), stdout); }
+void print(const std::string& text) {
+  std::fwrite(text.data(), 1, text.size(), stdout);
+}
 
 int runWithSnapshot(const CommandSpec& spec, int argc, const char* const* argv,
                     const CommandBody& body) {

@@ -42,8 +42,8 @@ enum class OutputFormat : uint8_t { Text, Json, Csv };
 // command offers --csv (tabular results only).
 void addDumpAndCommonFlags(CommandSpec& spec, bool csv);
 
-using CommandBody =
-    std::function<int(const ParsedArgs& args, const analysis::Snapshot& snapshot, OutputFormat format)>;
+using CommandBody = std::function<int(const ParsedArgs& args, const analysis::Snapshot& snapshot,
+                                      OutputFormat format)>;
 
 // Parses the arguments, answers --help, loads DUMP (progress on a terminal,
 // phase times with --timings) and runs `body`. Errors are printed here.

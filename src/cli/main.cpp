@@ -64,7 +64,6 @@ int main(int argc, char** argv) {
   if (auto close = goheap::cli::closestMatch(command, names)) {
     message += "; did you mean '" + *close + "'?";
   }
-  std::fprintf(stderr, "goheap: %s\nrun 'goheap help' for the list of commands\n",
-               message.c_str());
+  std::fprintf(stderr, "goheap: %s\nrun 'goheap help' for the list of commands\n", message.c_str());
   return goheap::cli::kExitUsage;
 }

@@ -6,8 +6,8 @@
 
 #include <array>
 #include <cstdint>
-#include <string>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -91,13 +91,13 @@ struct TypeRecord {
   uint64_t addr = 0;
   uint64_t size = 0;
   std::string_view name;
-  bool data_is_pointer = false;     // an interface holding this type stores a pointer
-  uint64_t fieldlist_offset = 0;    // go1.3 only: file offset of the type's field list
+  bool data_is_pointer = false;   // an interface holding this type stores a pointer
+  uint64_t fieldlist_offset = 0;  // go1.3 only: file offset of the type's field list
 };
 
 struct ItabRecord {
   uint64_t addr = 0;
-  uint64_t type_addr = 0;  // dynamic type (go1.4+); 0 in go1.3
+  uint64_t type_addr = 0;        // dynamic type (go1.4+); 0 in go1.3
   bool data_is_pointer = false;  // go1.3 only
 };
 
@@ -218,7 +218,9 @@ class Dump {
   Dump& operator=(Dump&&) = default;
 
   const MappedFile& file() const { return file_; }
-  std::span<const uint8_t> bytes(FileRange r) const { return file_.bytes().subspan(r.offset, r.size); }
+  std::span<const uint8_t> bytes(FileRange r) const {
+    return file_.bytes().subspan(r.offset, r.size);
+  }
   WordReader words() const { return WordReader(params.ptr_size, params.big_endian); }
 
   // Calls fn(offset) for every word offset that may hold a pointer, following

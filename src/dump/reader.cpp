@@ -24,9 +24,9 @@ std::string_view formatVersionName(FormatVersion v) {
 
 std::string_view tagName(uint64_t tag) {
   static constexpr std::string_view kNames[kTagCount] = {
-      "EOF",        "object",       "other root",   "type",       "goroutine",    "stack frame",
-      "params",     "finalizer",    "itab",         "OS thread",  "memstats",     "queued finalizer",
-      "data",       "bss",          "defer",        "panic",      "memprof bucket", "alloc sample"};
+      "EOF",    "object",    "other root", "type",      "goroutine",      "stack frame",
+      "params", "finalizer", "itab",       "OS thread", "memstats",       "queued finalizer",
+      "data",   "bss",       "defer",      "panic",     "memprof bucket", "alloc sample"};
   return tag < kTagCount ? kNames[tag] : std::string_view("unknown");
 }
 
@@ -441,12 +441,12 @@ void RecordReader::panicRecord() {
 
 void RecordReader::memStats() {
   MemStats& m = dump_.memstats;
-  uint64_t* scalars[] = {&m.alloc,        &m.total_alloc,   &m.sys,          &m.lookups,
-                         &m.mallocs,      &m.frees,         &m.heap_alloc,   &m.heap_sys,
-                         &m.heap_idle,    &m.heap_inuse,    &m.heap_released, &m.heap_objects,
-                         &m.stack_inuse,  &m.stack_sys,     &m.mspan_inuse,  &m.mspan_sys,
-                         &m.mcache_inuse, &m.mcache_sys,    &m.buck_hash_sys, &m.gc_sys,
-                         &m.other_sys,    &m.next_gc,       &m.last_gc,      &m.pause_total_ns};
+  uint64_t* scalars[] = {&m.alloc,        &m.total_alloc, &m.sys,           &m.lookups,
+                         &m.mallocs,      &m.frees,       &m.heap_alloc,    &m.heap_sys,
+                         &m.heap_idle,    &m.heap_inuse,  &m.heap_released, &m.heap_objects,
+                         &m.stack_inuse,  &m.stack_sys,   &m.mspan_inuse,   &m.mspan_sys,
+                         &m.mcache_inuse, &m.mcache_sys,  &m.buck_hash_sys, &m.gc_sys,
+                         &m.other_sys,    &m.next_gc,     &m.last_gc,       &m.pause_total_ns};
   for (uint64_t* s : scalars) *s = cur_.uvarint();
   for (uint64_t& p : m.pause_ns) p = cur_.uvarint();
   m.num_gc = cur_.uvarint();
@@ -600,8 +600,8 @@ Status RecordReader::run(const ReadOptions& options) {
         break;
     }
     if (cur_.failed()) {
-      std::string context = std::string(tagName(tag)) + " record at byte offset " +
-                            std::to_string(record_start);
+      std::string context =
+          std::string(tagName(tag)) + " record at byte offset " + std::to_string(record_start);
       return Error::atOffset(cur_.failOffset(), context, cur_.failWhat());
     }
     dump_.record_counts[tag]++;
@@ -636,9 +636,10 @@ Expected<Dump> readDump(MappedFile file, const ReadOptions& options) {
     for (char c : start) {
       shown += (c >= 32 && c < 127) ? c : '.';
     }
-    return Error::atOffset(0, "header",
-                           "not a Go heap dump: expected \"go1.N heap dump\\n\" (N = 3 to 7), found \"" +
-                               shown + "\"")
+    return Error::atOffset(
+               0, "header",
+               "not a Go heap dump: expected \"go1.N heap dump\\n\" (N = 3 to 7), found \"" +
+                   shown + "\"")
         .inFile(path);
   }
   dump.version = header->version;

@@ -13,7 +13,7 @@ using NodeId = uint32_t;
 constexpr NodeId kNoNode = UINT32_MAX;
 
 struct Csr {
-  std::vector<uint32_t> begin;    // size nodeCount() + 1
+  std::vector<uint32_t> begin;  // size nodeCount() + 1
   std::vector<NodeId> targets;
 
   uint32_t nodeCount() const { return begin.empty() ? 0 : static_cast<uint32_t>(begin.size() - 1); }

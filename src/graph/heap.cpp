@@ -1,6 +1,7 @@
 #include "graph/heap.h"
 
 #include <algorithm>
+#include <initializer_list>
 #include <thread>
 
 namespace goheap::graph {
@@ -186,28 +187,15 @@ class RootBuilder {
     }
 
     for (uint32_t i = 0; i < dump_.defers.size(); i++) {
-      const dump::Defer& d = dump_.defers[i];
-      add(RootKind::Defer, i);
-      sink_.beginNode(defers_begin + i);
-      sink_.pointer(d.addr);
-      sink_.pointer(d.fn_val);
-      sink_.endNode();
+      fieldRoot(RootKind::Defer, i, defers_begin + i,
+                {dump_.defers[i].addr, dump_.defers[i].fn_val});
     }
-
     for (uint32_t i = 0; i < dump_.panics.size(); i++) {
-      const dump::Panic& p = dump_.panics[i];
-      add(RootKind::Panic, i);
-      sink_.beginNode(panics_begin + i);
-      sink_.pointer(p.addr);
-      sink_.pointer(p.eface_data);
-      sink_.endNode();
+      fieldRoot(RootKind::Panic, i, panics_begin + i,
+                {dump_.panics[i].addr, dump_.panics[i].eface_data});
     }
-
     for (uint32_t i = 0; i < dump_.other_roots.size(); i++) {
-      add(RootKind::OtherRoot, i);
-      sink_.beginNode(others_begin + i);
-      sink_.pointer(dump_.other_roots[i].addr);
-      sink_.endNode();
+      fieldRoot(RootKind::OtherRoot, i, others_begin + i, {dump_.other_roots[i].addr});
     }
   }
 
@@ -217,6 +205,14 @@ class RootBuilder {
     heap_.root_record.push_back(record);
   }
   void edge(NodeId to) { sink_.direct(to); }
+  // A root whose pointers are fields of its record, not words of memory.
+  void fieldRoot(RootKind kind, uint32_t record, NodeId node,
+                 std::initializer_list<uint64_t> pointers) {
+    add(kind, record);
+    sink_.beginNode(node);
+    for (uint64_t p : pointers) sink_.pointer(p);
+    sink_.endNode();
+  }
   void segment(RootKind kind, const dump::Segment& seg) {
     add(kind, 0);
     sink_.beginNode(object_count_ + static_cast<uint32_t>(heap_.root_kind.size()) - 1);

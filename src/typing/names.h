@@ -27,9 +27,9 @@ enum class GroupKind : uint8_t {
 
 // Objects partitioned into named groups.
 struct Grouping {
-  std::vector<uint32_t> group_of;  // per object
-  std::vector<std::string> names;  // per group
-  std::vector<NameSource> sources; // per group
+  std::vector<uint32_t> group_of;   // per object
+  std::vector<std::string> names;   // per group
+  std::vector<NameSource> sources;  // per group
 };
 
 class ObjectNamer {
@@ -56,10 +56,10 @@ class ObjectNamer {
 
   const dump::Dump& dump_;
   const graph::Heap& heap_;
-  std::vector<std::pair<NodeId, uint32_t>> samples_;        // (object, bucket), by object
-  std::vector<std::string> site_names_;                     // per bucket
-  std::vector<std::pair<NodeId, uint32_t>> iface_types_;    // (object, type record), by object
-  std::vector<std::string> type_names_;                     // per type record, pointee's name
+  std::vector<std::pair<NodeId, uint32_t>> samples_;      // (object, bucket), by object
+  std::vector<std::string> site_names_;                   // per bucket
+  std::vector<std::pair<NodeId, uint32_t>> iface_types_;  // (object, type record), by object
+  std::vector<std::string> type_names_;                   // per type record, pointee's name
 };
 
 }  // namespace goheap::typing

@@ -27,9 +27,7 @@ class Error {
   const std::string& message() const { return message_; }
 
   // Prefixes the message with the name of the file it concerns.
-  Error inFile(std::string_view path) const {
-    return Error(std::string(path) + ": " + message_);
-  }
+  Error inFile(std::string_view path) const { return Error(std::string(path) + ": " + message_); }
 
  private:
   std::string message_;
@@ -39,7 +37,7 @@ class Error {
 template <class T>
 class [[nodiscard]] Expected {
  public:
-  Expected(T value) : state_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+  Expected(T value) : state_(std::move(value)) {}      // NOLINT(google-explicit-constructor)
   Expected(Error error) : state_(std::move(error)) {}  // NOLINT(google-explicit-constructor)
 
   explicit operator bool() const { return std::holds_alternative<T>(state_); }

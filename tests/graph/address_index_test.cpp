@@ -8,7 +8,8 @@ namespace goheap::graph {
 namespace {
 
 // The brute-force answer: the object whose [addr, addr+size) holds `a`.
-NodeId linearFind(const std::vector<uint64_t>& addr, const std::vector<uint64_t>& size, uint64_t a) {
+NodeId linearFind(const std::vector<uint64_t>& addr, const std::vector<uint64_t>& size,
+                  uint64_t a) {
   for (size_t i = 0; i < addr.size(); i++) {
     if (a >= addr[i] && a - addr[i] < size[i]) return static_cast<NodeId>(i);
   }

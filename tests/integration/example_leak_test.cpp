@@ -19,7 +19,8 @@ TEST(ExampleLeak, EachBlockedSenderRetainsItsEightKibBlob) {
   int leaked = 0;
   for (const analysis::GoroutineInfo& g : analysis::goroutines(**snap)) {
     bool in_lookup = false;
-    for (const analysis::FrameInfo& f : g.frames) in_lookup |= f.function == "main.lookupRecommendations";
+    for (const analysis::FrameInfo& f : g.frames)
+      in_lookup |= f.function == "main.lookupRecommendations";
     if (!in_lookup || g.wait_reason != "chan send") continue;
     leaked++;
     EXPECT_GE(g.retained, 8192u) << "goroutine " << g.id;

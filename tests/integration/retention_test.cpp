@@ -24,19 +24,22 @@ struct DumpCase {
   std::string report;
 };
 
-void PrintTo(const DumpCase& c, std::ostream* os) { *os << c.dump; }
+void PrintTo(const DumpCase& c, std::ostream* os) {
+  *os << c.dump;
+}
 
 std::vector<DumpCase> retentionDumps() {
   std::vector<DumpCase> cases;
   for (const char* v : {"go1.19", "go1.24"}) {
     std::string dir = std::string(GOHEAP_TESTDUMPS_DIR) + "/" + v;
-    cases.push_back({std::string(v) + "_amd64_built_now", dir + "/retention.dump",
-                     dir + "/retention.json"});
+    cases.push_back(
+        {std::string(v) + "_amd64_built_now", dir + "/retention.dump", dir + "/retention.json"});
   }
   for (const char* f : {"go1.19-amd64", "go1.19-arm64", "go1.19-s390x", "go1.19-arm",
                         "go1.24-amd64", "go1.24-arm64", "go1.24-s390x", "go1.24-arm"}) {
     std::string dir = std::string(GOHEAP_SOURCE_DIR) + "/tests/fixtures/" + f;
-    cases.push_back({std::string(f) + "_fixture", dir + "/retention.dump", dir + "/retention.json"});
+    cases.push_back(
+        {std::string(f) + "_fixture", dir + "/retention.dump", dir + "/retention.json"});
   }
   for (DumpCase& c : cases) {
     for (char& ch : c.name) {
@@ -141,7 +144,8 @@ TEST_P(RetentionDump, PathFromGlobalToChainEndHasTheReportedHops) {
     // Each step names the word that points on: the chain's next pointer.
     for (size_t i = 1; i + 1 < shortest.steps.size(); i++) {
       ASSERT_TRUE(shortest.steps[i].offset.has_value());
-      EXPECT_EQ(shortest.steps[i].slot_address, shortest.steps[i].node.address + *shortest.steps[i].offset);
+      EXPECT_EQ(shortest.steps[i].slot_address,
+                shortest.steps[i].node.address + *shortest.steps[i].offset);
     }
   }
 }
@@ -153,7 +157,8 @@ TEST_P(RetentionDump, GoroutinesMatchTheProgramsTraceback) {
     auto it = by_id.find(g["id"].u64());
     ASSERT_NE(it, by_id.end()) << "goroutine " << g["id"].u64() << " missing";
     if (g["state"].str() == "running") continue;  // the one writing the dump
-    EXPECT_EQ(std::string(it->second->wait_reason), g["state"].str()) << "goroutine " << g["id"].u64();
+    EXPECT_EQ(std::string(it->second->wait_reason), g["state"].str())
+        << "goroutine " << g["id"].u64();
   }
 }
 

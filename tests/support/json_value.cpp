@@ -23,7 +23,8 @@ class JsonParser {
     throw std::runtime_error("bad JSON at " + std::to_string(i_) + ": " + what);
   }
   void skipSpace() {
-    while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\n' || s_[i_] == '\t' || s_[i_] == '\r')) {
+    while (i_ < s_.size() &&
+           (s_[i_] == ' ' || s_[i_] == '\n' || s_[i_] == '\t' || s_[i_] == '\r')) {
       i_++;
     }
   }
@@ -143,7 +144,9 @@ class JsonParser {
   size_t i_ = 0;
 };
 
-JsonValue JsonValue::parse(const std::string& text) { return JsonParser(text).document(); }
+JsonValue JsonValue::parse(const std::string& text) {
+  return JsonParser(text).document();
+}
 
 JsonValue JsonValue::parseFile(const std::string& path) {
   std::ifstream in(path);
