@@ -18,7 +18,10 @@ CommandSpec goroutinesSpec() {
       "Lists the goroutines in the dump with their state and wait reason, their stack "
       "frames (innermost first), and the bytes each goroutine's stack retains: what would "
       "be freed if the goroutine exited. Runtime goroutines (GC workers, the finalizer "
-      "goroutine) are included and marked; --user hides them.");
+      "goroutine) are included and marked; --user hides them.\n\n"
+      "The dump records when a GC first found each goroutine blocked (not when it blocked, "
+      "and nothing if no GC has run since), on a clock with no \"now\" in the dump: goheap "
+      "shows it as t+X, where t is the earliest such time, so t+0s has waited longest.");
   addDumpAndCommonFlags(spec, /*csv=*/true);
   spec.choice("sort", {"id", "retained"}, "id", "order of the goroutines");
   spec.boolFlag("user", "hide the runtime's own goroutines");
@@ -31,6 +34,23 @@ CommandSpec goroutinesSpec() {
 
 std::string state(const analysis::GoroutineInfo& g) {
   return g.wait_reason.empty() ? g.status_name : g.status_name + ": " + g.wait_reason;
+}
+
+// The runtime records, for a blocked goroutine, the start of the first GC
+// that found it blocked (0 if no GC has run since it blocked), on a clock the
+// dump gives no "now" for. Relative to the earliest such time in the dump,
+// "t+0s" has waited longest, and differences between goroutines are real.
+uint64_t earliestWaitSince(const std::vector<analysis::GoroutineInfo>& gs) {
+  uint64_t earliest = 0;
+  for (const analysis::GoroutineInfo& g : gs) {
+    if (g.wait_since != 0 && (earliest == 0 || g.wait_since < earliest)) earliest = g.wait_since;
+  }
+  return earliest;
+}
+
+std::string seenBlocked(const analysis::GoroutineInfo& g, uint64_t earliest) {
+  if (g.wait_since == 0 || earliest == 0) return "-";
+  return "t+" + formatDuration(static_cast<double>(g.wait_since - earliest) / 1e9);
 }
 
 }  // namespace
@@ -51,6 +71,7 @@ int runGoroutines(int argc, const char* const* argv) {
                            [](const auto& a, const auto& b) { return a.id < b.id; });
         }
         const bool frames = !args.getBool("no-frames");
+        const uint64_t earliest = earliestWaitSince(gs);
 
         if (format == OutputFormat::Json) {
           std::string out;
@@ -61,6 +82,9 @@ int runGoroutines(int argc, const char* const* argv) {
             w.beginObject();
             w.field("id", g.id).field("status", g.status).field("status_name", g.status_name);
             w.field("wait_reason", g.wait_reason).field("wait_since_ns", g.wait_since);
+            if (g.wait_since != 0 && earliest != 0) {
+              w.field("wait_since_relative_ns", g.wait_since - earliest);
+            }
             w.field("system", g.is_system).field("retained", g.retained);
             w.field("g_address", formatHex(g.g_addr));
             w.key("frames").beginArray();
@@ -83,6 +107,7 @@ int runGoroutines(int argc, const char* const* argv) {
           Table t;
           t.addColumn("id", Align::Right);
           t.addColumn("state");
+          t.addColumn("seen blocked");
           t.addColumn("retained", Align::Right);
           t.addColumn("frames", Align::Right);
           size_t fn_col = t.addColumn("innermost user frame");
@@ -98,15 +123,17 @@ int runGoroutines(int argc, const char* const* argv) {
             }
             std::string retained =
                 format == OutputFormat::Csv ? std::to_string(g.retained) : formatBytes(g.retained);
-            t.addRow({std::to_string(g.id), state(g) + (g.is_system ? " (runtime)" : ""), retained,
-                      std::to_string(g.frames.size()), fn});
+            t.addRow({std::to_string(g.id), state(g) + (g.is_system ? " (runtime)" : ""),
+                      seenBlocked(g, earliest), retained, std::to_string(g.frames.size()), fn});
           }
           print(format == OutputFormat::Csv ? t.renderCsv() : t.renderText(outputWidth()));
           return kExitOk;
         }
         std::string out;
         for (const analysis::GoroutineInfo& g : gs) {
-          out += "goroutine " + std::to_string(g.id) + " [" + state(g) + "]";
+          out += "goroutine " + std::to_string(g.id) + " [" + state(g);
+          if (g.wait_since != 0) out += ", seen blocked at " + seenBlocked(g, earliest);
+          out += "]";
           if (g.is_system) out += " (runtime)";
           out += ", stack retains " + formatBytes(g.retained) + "\n";
           for (const analysis::FrameInfo& f : g.frames) {
@@ -116,7 +143,13 @@ int runGoroutines(int argc, const char* const* argv) {
           }
           out += "\n";
         }
-        out += std::to_string(gs.size()) + " goroutines\n";
+        out += std::to_string(gs.size()) + " goroutines";
+        if (earliest != 0) {
+          out +=
+              "; \"seen blocked at t+X\": when a GC first found it blocked, t being the "
+              "earliest such time (it has waited at least that long)";
+        }
+        out += "\n";
         print(out);
         return kExitOk;
       });
