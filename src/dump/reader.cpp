@@ -87,7 +87,7 @@ class Cursor {
         return v;
       }
     }
-    fail("truncated uvarint at end of file");
+    fail("the file ends inside this record (was the dump cut short?)");
     return 0;
   }
 
