@@ -174,8 +174,10 @@ class RecordReader {
   bool needParams(uint64_t tag);
   // Checks a field list at the cursor; returns its file offset. Counts the
   // pointer words it names into `slots`. Offsets beyond `limit` are an error
-  // when `strict`, else noted once as a warning.
-  uint64_t fieldList(uint64_t limit, bool strict, uint64_t& slots);
+  // when `strict`, else noted once as a warning. With `increasing`, offsets
+  // must grow: a go1.3 type's list is applied to every element of an array,
+  // and a list repeating one offset would multiply that work without bound.
+  uint64_t fieldList(uint64_t limit, bool strict, uint64_t& slots, bool increasing = false);
 
   void params();
   void object();
@@ -200,8 +202,10 @@ class RecordReader {
   bool warned_frame_fields_ = false;
 };
 
-uint64_t RecordReader::fieldList(uint64_t limit, bool strict, uint64_t& slots) {
+uint64_t RecordReader::fieldList(uint64_t limit, bool strict, uint64_t& slots, bool increasing) {
   const uint64_t start = cur_.offset();
+  bool first = true;
+  uint64_t previous = 0;
   const uint64_t max_kind = maxFieldKind(dump_.version);
   const uint32_t ptr = dump_.params.ptr_size;
   for (;;) {
@@ -214,6 +218,13 @@ uint64_t RecordReader::fieldList(uint64_t limit, bool strict, uint64_t& slots) {
     }
     uint64_t off = cur_.uvarint();
     if (cur_.failed()) break;
+    if (increasing && !first && off <= previous) {
+      cur_.failAt(at, "field offset " + std::to_string(off) + " does not follow " +
+                          std::to_string(previous) + " (offsets must increase)");
+      break;
+    }
+    first = false;
+    previous = off;
     FieldKind k = normalizeFieldKind(dump_.version, kind);
     uint64_t words = (k == FieldKind::Iface || k == FieldKind::Eface) ? 2 : 1;
     bool fits = limit >= words * ptr && off <= limit - words * ptr;
@@ -315,7 +326,7 @@ void RecordReader::type() {
   t.data_is_pointer = cur_.boolean();
   if (dump_.version == FormatVersion::Go13) {
     uint64_t slots = 0;
-    t.fieldlist_offset = fieldList(t.size, /*strict=*/true, slots);
+    t.fieldlist_offset = fieldList(t.size, /*strict=*/true, slots, /*increasing=*/true);
   }
   if (!cur_.failed()) dump_.types.push_back(t);
 }

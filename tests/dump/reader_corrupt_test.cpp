@@ -340,6 +340,23 @@ TEST(ReaderCorrupt, Go13TypeFieldBeyondElementSizeIsAnError) {
   EXPECT_TRUE(contains(m, "offset")) << m;
 }
 
+// go1.3: a type's field list is applied to every element of an array, so a
+// list repeating an offset would multiply the work; the runtime writes
+// offsets in increasing order, and the reader insists on it.
+TEST(ReaderCorrupt, Go13TypeFieldOffsetsThatDoNotIncreaseAreAnError) {
+  DumpBuilder b(FormatVersion::Go13, 8, false);
+  b.params();
+  b.type({.addr = 0x4a0000,
+          .size = 16,
+          .name = "main.E",
+          .data_is_pointer = true,
+          .fields = {{1, 0}, {1, 8}, {1, 8}}});
+  b.eof();
+  std::string m = expectError(b.bytes());
+  EXPECT_TRUE(contains(m, "offset")) << m;
+  EXPECT_TRUE(contains(m, "increase")) << m;
+}
+
 TEST(ReaderCorrupt, Go13UnknownObjectKindIsAnError) {
   DumpBuilder b(FormatVersion::Go13, 8, false);
   b.params();
