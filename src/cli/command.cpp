@@ -44,7 +44,9 @@ int runWithSnapshot(const CommandSpec& spec, int argc, const char* const* argv,
   if (!parsed) return fail(parsed.error(), kExitUsage);
   const ParsedArgs& args = *parsed;
   if (args.helpRequested()) {
-    print(spec.help());
+    std::string help = spec.help();
+    if (!help.ends_with('\n')) help += '\n';
+    print(help);
     return kExitOk;
   }
   OutputFormat format = OutputFormat::Text;
