@@ -397,10 +397,11 @@ ObjectInfo objectInfo(const Snapshot& s, NodeId o, size_t max_referrers) {
   info.idom = labelNode(s, s.dom.idom[o]);
   info.shape = s.namer().shapeName(o);
   info.contents_offset = s.dump.objects.contents_offset[o];
-  forEachNodeSlot(s, o, [&](uint64_t off, uint64_t value, uint64_t) {
+  forEachNodeSlot(s, o, [&](uint64_t off, uint64_t value, uint64_t slot_addr) {
     if (value == 0) return;
     Reference r;
     r.offset = off;
+    r.slot_address = slot_addr;
     r.value = value;
     NodeId t = s.heap.addresses().find(value);
     if (t == kNoNode) {
@@ -416,7 +417,10 @@ ObjectInfo objectInfo(const Snapshot& s, NodeId o, size_t max_referrers) {
     if (info.referrers.size() >= max_referrers) break;
     Reference r;
     r.target = labelNode(s, p);
-    if (auto slot = slotPointingTo(s, p, o)) r.offset = slot->first;
+    if (auto slot = slotPointingTo(s, p, o)) {
+      r.offset = slot->first;
+      r.slot_address = slot->second;
+    }
     info.referrers.push_back(std::move(r));
   }
   int64_t b = s.namer().bucketOf(o);

@@ -113,9 +113,12 @@ std::vector<Path> pathsToRoots(const Snapshot& s, NodeId target, size_t limit);
 // ---- one object ------------------------------------------------------------
 
 struct Reference {
-  uint64_t offset = 0;  // within the holder
-  uint64_t value = 0;   // the pointer word
-  NodeLabel target;     // kind "non-heap" when it points outside the heap
+  // Within the holder; none when the holder has no contents (a goroutine's
+  // g, a finalizer, defer or panic record).
+  std::optional<uint64_t> offset;
+  uint64_t slot_address = 0;  // address of the pointer word, with offset
+  uint64_t value = 0;         // the pointer word (pointers out only)
+  NodeLabel target;           // kind "non-heap" when it points outside the heap
 };
 struct ObjectInfo {
   NodeLabel label;

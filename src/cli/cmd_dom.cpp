@@ -65,6 +65,7 @@ int runDom(int argc, const char* const* argv) {
           std::string out;
           JsonWriter w(out, JsonWriter::Style::Pretty);
           w.beginObject();
+          w.field("schema_version", 1);
           w.field("total_retained", total);
           w.key("rows").beginArray();
           for (const analysis::DomRow& r : rows) {

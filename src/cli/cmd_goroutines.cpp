@@ -77,6 +77,7 @@ int runGoroutines(int argc, const char* const* argv) {
           std::string out;
           JsonWriter w(out, JsonWriter::Style::Pretty);
           w.beginObject();
+          w.field("schema_version", 1);
           w.key("goroutines").beginArray();
           for (const analysis::GoroutineInfo& g : gs) {
             w.beginObject();
@@ -87,15 +88,17 @@ int runGoroutines(int argc, const char* const* argv) {
             }
             w.field("system", g.is_system).field("retained", g.retained);
             w.field("g_address", formatHex(g.g_addr));
-            w.key("frames").beginArray();
-            for (const analysis::FrameInfo& f : g.frames) {
-              w.beginObject();
-              w.field("function", f.function).field("pc", formatHex(f.pc));
-              w.field("depth", f.depth).field("frame_size", f.frame_size);
-              w.field("retained", f.retained);
-              w.endObject();
+            if (frames) {
+              w.key("frames").beginArray();
+              for (const analysis::FrameInfo& f : g.frames) {
+                w.beginObject();
+                w.field("function", f.function).field("pc", formatHex(f.pc));
+                w.field("depth", f.depth).field("frame_size", f.frame_size);
+                w.field("retained", f.retained);
+                w.endObject();
+              }
+              w.endArray();
             }
-            w.endArray();
             w.endObject();
           }
           w.endArray();

@@ -82,6 +82,7 @@ int runObj(int argc, const char* const* argv) {
           std::string out;
           JsonWriter w(out, JsonWriter::Style::Pretty);
           w.beginObject();
+          w.field("schema_version", 1);
           w.key("object");
           writeLabel(w, info.label);
           w.field("size", info.size).field("retained", info.retained);
@@ -93,7 +94,8 @@ int runObj(int argc, const char* const* argv) {
           w.key("pointers").beginArray();
           for (const analysis::Reference& r : info.pointers) {
             w.beginObject();
-            w.field("offset", r.offset).field("value", formatHex(r.value));
+            w.field("offset", *r.offset).field("slot_address", formatHex(r.slot_address));
+            w.field("value", formatHex(r.value));
             w.key("target");
             writeLabel(w, r.target);
             w.endObject();
@@ -105,7 +107,9 @@ int runObj(int argc, const char* const* argv) {
             w.beginObject();
             w.key("holder");
             writeLabel(w, r.target);
-            w.field("offset", r.offset);
+            if (r.offset) {
+              w.field("offset", *r.offset).field("slot_address", formatHex(r.slot_address));
+            }
             w.endObject();
           }
           w.endArray();
@@ -134,7 +138,7 @@ int runObj(int argc, const char* const* argv) {
         out += "\n" + hexDump(contents, snap.address(*o));
         out += "  pointers    " + std::to_string(info.pointers.size()) + "\n";
         for (const analysis::Reference& r : info.pointers) {
-          out += "    +" + std::to_string(r.offset) + "  " + formatHex(r.value) + "  ";
+          out += "    +" + std::to_string(*r.offset) + "  " + formatHex(r.value) + "  ";
           out += r.target.kind == "non-heap" ? "(outside the heap)" : labelText(r.target);
           out += "\n";
         }
@@ -144,7 +148,9 @@ int runObj(int argc, const char* const* argv) {
         }
         out += "\n";
         for (const analysis::Reference& r : info.referrers) {
-          out += "    " + labelText(r.target) + "  +" + std::to_string(r.offset) + "\n";
+          out += "    " + labelText(r.target);
+          if (r.offset) out += "  +" + std::to_string(*r.offset);
+          out += "\n";
         }
         if (info.alloc_stack.empty()) {
           out +=

@@ -47,6 +47,7 @@ int runPaths(int argc, const char* const* argv) {
           std::string out;
           JsonWriter w(out, JsonWriter::Style::Pretty);
           w.beginObject();
+          w.field("schema_version", 1);
           w.key("target");
           writeLabel(w, analysis::labelNode(snap, *target));
           w.field("reachable", snap.reachable(*target));

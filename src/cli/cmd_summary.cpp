@@ -33,6 +33,7 @@ void writeJson(const analysis::Summary& s) {
   std::string out;
   JsonWriter w(out, JsonWriter::Style::Pretty);
   w.beginObject();
+  w.field("schema_version", 1);
   w.field("file", s.file).field("file_size", s.file_size);
   w.field("format_version", s.format_version).field("go_version", s.go_version);
   w.field("arch", s.arch).field("ptr_size", s.ptr_size).field("big_endian", s.big_endian);
@@ -68,8 +69,8 @@ void writeJson(const analysis::Summary& s) {
     w.key("held_by");
     writeLabel(w, r.held_by);
     if (r.held_at_offset) {
-      w.field("held_at_offset", *r.held_at_offset);
-      w.field("held_at_address", formatHex(r.held_at_address));
+      w.field("offset", *r.held_at_offset);
+      w.field("slot_address", formatHex(r.held_at_address));
     }
     w.endObject();
   }

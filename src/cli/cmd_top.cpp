@@ -54,6 +54,7 @@ int runTop(int argc, const char* const* argv) {
           std::string out;
           JsonWriter w(out, JsonWriter::Style::Pretty);
           w.beginObject();
+          w.field("schema_version", 1);
           w.field("by", std::string(args.getString("by")));
           w.field("sort", std::string(args.getString("sort")));
           w.field("groups", h.groups).field("total_count", h.total_count);

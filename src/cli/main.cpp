@@ -31,6 +31,18 @@ void printUsage(std::FILE* out) {
                "  f, _ := os.Create(\"heap.dump\"); debug.WriteHeapDump(f.Fd()); f.Close()\n");
 }
 
+// "unknown command 'X'; did you mean 'Y'?" on stderr; the usage exit code.
+int unknownCommand(std::string_view given) {
+  std::vector<std::string> names;
+  for (const goheap::cli::Command& c : goheap::cli::allCommands()) names.emplace_back(c.name);
+  std::string message = "unknown command '" + std::string(given) + "'";
+  if (auto close = goheap::cli::closestMatch(given, names)) {
+    message += "; did you mean '" + *close + "'?";
+  }
+  std::fprintf(stderr, "goheap: %s\nrun 'goheap help' for the list of commands\n", message.c_str());
+  return goheap::cli::kExitUsage;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -47,6 +59,7 @@ int main(int argc, char** argv) {
           return c.run(1, help_args);
         }
       }
+      return unknownCommand(argv[2]);
     }
     printUsage(stdout);
     return goheap::cli::kExitOk;
@@ -55,15 +68,8 @@ int main(int argc, char** argv) {
     std::printf("goheap %.*s\n", static_cast<int>(kVersion.size()), kVersion.data());
     return goheap::cli::kExitOk;
   }
-  std::vector<std::string> names;
   for (const goheap::cli::Command& c : goheap::cli::allCommands()) {
     if (c.name == command) return c.run(argc - 2, argv + 2);
-    names.emplace_back(c.name);
   }
-  std::string message = "unknown command '" + std::string(command) + "'";
-  if (auto close = goheap::cli::closestMatch(command, names)) {
-    message += "; did you mean '" + *close + "'?";
-  }
-  std::fprintf(stderr, "goheap: %s\nrun 'goheap help' for the list of commands\n", message.c_str());
-  return goheap::cli::kExitUsage;
+  return unknownCommand(command);
 }

@@ -42,8 +42,8 @@ struct EdgeChunk {
   uint64_t nil = 0;
 };
 
-// Adds one pointer word's edge. Consecutive duplicates and self edges are
-// dropped: they change neither reachability nor dominators.
+// Adds one pointer word's edge. Duplicates and self edges are dropped: they
+// change neither reachability nor dominators.
 class EdgeSink {
  public:
   EdgeSink(const AddressIndex& index, EdgeChunk& chunk) : index_(index), chunk_(chunk) {}
@@ -68,7 +68,16 @@ class EdgeSink {
   }
   // An edge to a known node (root to root), no lookup.
   void direct(NodeId to) { chunk_.targets.push_back(to); }
-  void endNode() { chunk_.degree.push_back(static_cast<uint32_t>(chunk_.targets.size() - start_)); }
+  // A node's targets are kept sorted and unique: several pointers to one
+  // object (fields of a struct, elements of a slice) are one reference.
+  void endNode() {
+    auto first = chunk_.targets.begin() + static_cast<std::ptrdiff_t>(start_);
+    if (chunk_.targets.end() - first > 1) {
+      std::sort(first, chunk_.targets.end());
+      chunk_.targets.erase(std::unique(first, chunk_.targets.end()), chunk_.targets.end());
+    }
+    chunk_.degree.push_back(static_cast<uint32_t>(chunk_.targets.size() - start_));
+  }
 
  private:
   const AddressIndex& index_;
