@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "util/large_vector.h"
+
 namespace goheap::dump {
 
 namespace {
@@ -10,7 +12,8 @@ namespace {
 template <class T>
 void applyPermutation(std::vector<T>& column, const std::vector<uint32_t>& order) {
   if (column.empty()) return;
-  std::vector<T> sorted(column.size());
+  std::vector<T> sorted;
+  resizeLarge(sorted, column.size());
   for (size_t i = 0; i < order.size(); i++) sorted[i] = column[order[i]];
   column.swap(sorted);
 }
@@ -22,9 +25,13 @@ std::vector<uint32_t> radixOrder(const std::vector<uint64_t>& addr) {
   const uint64_t lo = *std::min_element(addr.begin(), addr.end());
   const uint64_t hi = *std::max_element(addr.begin(), addr.end());
   const uint64_t span = hi - lo;
-  std::vector<uint32_t> order(n), scratch(n);
+  std::vector<uint32_t> order, scratch;
+  resizeLarge(order, n);
+  resizeLarge(scratch, n);
   std::iota(order.begin(), order.end(), 0u);
-  std::vector<uint64_t> keys(n), scratch_keys(n);
+  std::vector<uint64_t> keys, scratch_keys;
+  resizeLarge(keys, n);
+  resizeLarge(scratch_keys, n);
   for (size_t i = 0; i < n; i++) keys[i] = addr[i] - lo;
   constexpr unsigned kBits = 11;
   constexpr size_t kBuckets = size_t{1} << kBits;

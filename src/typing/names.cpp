@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "util/large_vector.h"
+
 namespace goheap::typing {
 
 std::string_view nameSourceName(NameSource s) {
@@ -202,7 +204,7 @@ std::string ObjectNamer::name(NodeId object, NameSource* source) const {
 Grouping ObjectNamer::group(GroupKind kind) const {
   Grouping g;
   const uint32_t n = heap_.objectCount();
-  g.group_of.assign(n, 0);
+  assignLarge(g.group_of, n, 0u);
   std::unordered_map<uint64_t, uint32_t> shape_group;
   std::vector<uint32_t> site_group(site_names_.size(), UINT32_MAX);
   std::unordered_map<std::string_view, uint32_t> site_by_name;
