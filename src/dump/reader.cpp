@@ -60,6 +60,9 @@ class Cursor {
   }
 
   uint64_t uvarint() {
+    // Tags, field kinds, most field offsets and most lengths are one byte:
+    // take those without the general loop.
+    if (p_ < end_ && *p_ < 0x80 && !failed_) return *p_++;
     if (failed_) return 0;
     // Fast path: ten bytes are enough for any valid uvarint.
     if (remaining() >= 10) {
