@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cassert>
 
+#include "util/large_vector.h"
+
 // Lengauer and Tarjan, "A fast algorithm for finding dominators in a
 // flowgraph" (1979), with simple path compression: O(m log n), no recursion.
 // Semi-NCA was the other candidate; it needs no less memory, and its second
@@ -149,7 +151,7 @@ DominatorTree computeDominators(const Csr& successors, const Csr& predecessors, 
   const uint32_t node_count = successors.nodeCount();
   assert(predecessors.nodeCount() == node_count);
   DominatorTree tree;
-  tree.idom.assign(node_count, kNoNode);
+  assignLarge(tree.idom, node_count, kNoNode);
   if (root >= node_count) return tree;
 
   // The output array doubles as node -> preorder number until the end, which
@@ -158,9 +160,10 @@ DominatorTree computeDominators(const Csr& successors, const Csr& predecessors, 
   // The reachable count is unknown until the search ends. Cutting the forest
   // down to it afterwards would need old and new copies at once, more than
   // the unused tail costs, so it keeps the node count.
-  std::vector<ForestVertex> forest(node_count);
+  std::vector<ForestVertex> forest;
+  resizeLarge(forest, node_count);
   const uint32_t reached = depthFirstSearch(successors, root, number, forest);
-  tree.preorder.resize(reached);
+  resizeLarge(tree.preorder, reached);
   for (uint32_t w = 0; w < reached; w++) {
     tree.preorder[w] = forest[w].label_semi;
     forest[w].label_semi = kNoNode;
@@ -168,7 +171,8 @@ DominatorTree computeDominators(const Csr& successors, const Csr& predecessors, 
   // idom[v] is v's link in its bucket until v leaves it, so buckets cost no
   // memory of their own. deferred[v]: idom[v] holds a vertex whose idom is
   // v's idom, to be resolved in the final pass.
-  std::vector<uint32_t> idom(reached, kNoNode);
+  std::vector<uint32_t> idom;
+  assignLarge(idom, reached, kNoNode);
   std::vector<bool> deferred(reached, false);
 
   // Once everything numbered above s is linked, eval(v) for v in bucket(s)
@@ -224,7 +228,8 @@ DominatorTree computeDominators(const Csr& successors, const Csr& predecessors, 
 
 std::vector<uint64_t> computeRetainedSizes(const DominatorTree& tree,
                                            std::span<const uint64_t> shallow_sizes) {
-  std::vector<uint64_t> retained(tree.idom.size(), 0);
+  std::vector<uint64_t> retained;
+  assignLarge(retained, tree.idom.size(), uint64_t{0});
   for (NodeId n : tree.preorder) {
     if (n < shallow_sizes.size()) retained[n] = shallow_sizes[n];
   }
@@ -240,7 +245,7 @@ std::vector<uint64_t> computeRetainedSizes(const DominatorTree& tree,
 Csr dominatorChildren(const DominatorTree& tree, std::span<const uint64_t> retained) {
   const auto node_count = static_cast<uint32_t>(tree.idom.size());
   Csr children;
-  children.begin.assign(static_cast<size_t>(node_count) + 1, 0);
+  assignLarge(children.begin, static_cast<size_t>(node_count) + 1, 0u);
   for (NodeId c = 0; c < node_count; c++) {
     const NodeId p = tree.idom[c];
     if (p != kNoNode && p != c) children.begin[p]++;
@@ -253,7 +258,7 @@ Csr dominatorChildren(const DominatorTree& tree, std::span<const uint64_t> retai
     children.begin[p] = total;
   }
   children.begin[node_count] = total;
-  children.targets.resize(total);
+  resizeLarge(children.targets, total);
   for (NodeId c = node_count; c-- > 0;) {
     const NodeId p = tree.idom[c];
     if (p != kNoNode && p != c) children.targets[--children.begin[p]] = c;

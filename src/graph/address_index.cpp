@@ -1,5 +1,7 @@
 #include "graph/address_index.h"
 
+#include "util/large_vector.h"
+
 namespace goheap::graph {
 
 AddressIndex::AddressIndex(std::span<const uint64_t> addr, std::span<const uint64_t> size)
@@ -21,7 +23,7 @@ AddressIndex::AddressIndex(std::span<const uint64_t> addr, std::span<const uint6
   const uint64_t max_pages = std::max<uint64_t>(addr.size() * 2, 1u << 16);
   while ((range >> shift_) > max_pages) shift_++;
   const uint64_t pages = (range >> shift_) + 1;
-  page_first_.resize(pages + 1);
+  resizeLarge(page_first_, pages + 1);
   size_t i = 0;
   for (uint64_t p = 0; p <= pages; p++) {
     const uint64_t page_start = p << shift_;  // relative to base_

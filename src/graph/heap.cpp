@@ -4,6 +4,8 @@
 #include <initializer_list>
 #include <thread>
 
+#include "util/large_vector.h"
+
 namespace goheap::graph {
 
 std::string_view rootKindName(RootKind kind) {
@@ -91,7 +93,11 @@ void objectEdges(const dump::Dump& dump, const AddressIndex& index, uint32_t fir
   const WordReader words = dump.words();
   const uint8_t* file = dump.file().data();
   EdgeSink sink(index, chunk);
-  chunk.degree.reserve(last - first);
+  reserveLarge(chunk.degree, last - first);
+  // Every edge comes from a pointer slot, so the dump's slot count bounds the
+  // chunk's edges. What is reserved and not used is never touched and costs
+  // address space only.
+  reserveLarge(chunk.targets, dump.total_field_entries);
   for (uint32_t i = first; i < last; i++) {
     const uint8_t* contents = file + dump.objects.contents_offset[i];
     sink.beginNode(i);
@@ -348,8 +354,8 @@ Expected<Heap> buildHeap(const dump::Dump& dump, const BuildOptions& options) {
                  " pointers between objects; goheap handles up to 2^32");
   }
   Csr& out = heap.successors;
-  out.begin.resize(node_total + 1);
-  out.targets.reserve(edge_total);
+  resizeLarge(out.begin, node_total + 1);
+  reserveLarge(out.targets, edge_total);
   size_t node = 0;
   out.begin[0] = 0;
   for (EdgeChunk& c : chunks) {

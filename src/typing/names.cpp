@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "util/large_vector.h"
+
 namespace goheap::typing {
 
 std::string_view nameSourceName(NameSource s) {
@@ -85,61 +87,136 @@ ObjectNamer::ObjectNamer(const dump::Dump& dump, const graph::Heap& heap)
 
   // Interface types: a pointer slot whose preceding word is an itab (or a
   // type descriptor the dump describes) is the data word of an interface.
-  std::unordered_map<uint64_t, uint32_t> type_of_word;
   std::unordered_map<uint64_t, uint32_t> type_index;
   for (uint32_t t = 0; t < dump.types.size(); t++) {
     type_index.emplace(dump.types[t].addr, t);
-    type_of_word.emplace(dump.types[t].addr, t);
+    type_of_word_.emplace(dump.types[t].addr, t);
   }
   for (const dump::ItabRecord& it : dump.itabs) {
     auto t = type_index.find(it.type_addr);
-    if (t != type_index.end()) type_of_word[it.addr] = t->second;
+    if (t != type_index.end()) type_of_word_[it.addr] = t->second;
   }
   type_names_.reserve(dump.types.size());
   for (const dump::TypeRecord& t : dump.types) {
     type_names_.push_back(pointeeName(t.name, t.size, dump.params.ptr_size));
   }
-  if (!type_of_word.empty()) {
-    const WordReader words = dump.words();
-    const uint32_t ptr = dump.params.ptr_size;
-    // Itabs and type descriptors sit together in the executable's read-only
-    // data; the range check spares a hash lookup for almost every word.
-    uint64_t lo = UINT64_MAX, hi = 0;
-    for (const auto& [word, t] : type_of_word) {
-      lo = std::min(lo, word);
-      hi = std::max(hi, word);
-    }
-    // The GC bitmap marks only an interface's data word, so the itab or type
-    // word is read directly: the word before each pointer slot.
-    auto scan = [&](const uint8_t* contents, auto&& for_each_slot) {
-      for_each_slot([&](uint64_t off) {
-        if (off < ptr) return;
-        const uint64_t type_word = words.read(contents + off - ptr);
-        if (type_word < lo || type_word > hi) return;
-        auto t = type_of_word.find(type_word);
-        if (t == type_of_word.end()) return;
-        NodeId target = heap.addresses().find(words.read(contents + off));
-        if (target != kNoNode) iface_types_.emplace_back(target, t->second);
-      });
-    };
-    const uint8_t* file = dump.file().data();
-    for (uint32_t i = 0; i < heap.objectCount(); i++) {
-      scan(file + dump.objects.contents_offset[i],
-           [&](auto&& fn) { dump.forEachObjectSlot(i, fn); });
-    }
-    auto scan_range = [&](dump::FileRange contents, uint64_t fieldlist) {
-      scan(file + contents.offset,
-           [&](auto&& fn) { dump.forEachFieldListSlot(fieldlist, contents.size, fn); });
-    };
-    if (dump.data.present) scan_range(dump.data.contents, dump.data.fieldlist_offset);
-    if (dump.bss.present) scan_range(dump.bss.contents, dump.bss.fieldlist_offset);
-    for (const dump::StackFrame& f : dump.frames) scan_range(f.contents, f.fieldlist_offset);
-    std::stable_sort(iface_types_.begin(), iface_types_.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
-    iface_types_.erase(std::unique(iface_types_.begin(), iface_types_.end(),
-                                   [](const auto& a, const auto& b) { return a.first == b.first; }),
-                       iface_types_.end());
+  // Itabs and type descriptors sit together in the executable's read-only
+  // data; the range check spares a hash lookup for almost every word.
+  for (const auto& [word, t] : type_of_word_) {
+    type_word_lo_ = std::min(type_word_lo_, word);
+    type_word_hi_ = std::max(type_word_hi_, word);
   }
+  if (type_of_word_.empty()) iface_scanned_ = true;  // nothing to find
+}
+
+// Calls the interface slots of one pointer-holding range: for each slot whose
+// preceding word names a type and whose pointer hits a heap object, records
+// (target, type) into iface_types_, or, given `only_target`, stores the
+// first type pointing into it in `found` and stops recording.
+template <class Fn>
+void ObjectNamer::forEachInterface(const uint8_t* contents, Fn&& for_each_slot, NodeId only_target,
+                                   uint32_t& found) const {
+  const WordReader words = dump_.words();
+  const uint32_t ptr = dump_.params.ptr_size;
+  // The GC bitmap marks only an interface's data word, so the itab or type
+  // word is read directly: the word before each pointer slot.
+  for_each_slot([&](uint64_t off) {
+    if (off < ptr || found != UINT32_MAX) return;
+    const uint64_t type_word = words.read(contents + off - ptr);
+    if (type_word < type_word_lo_ || type_word > type_word_hi_) return;
+    auto t = type_of_word_.find(type_word);
+    if (t == type_of_word_.end()) return;
+    NodeId target = heap_.addresses().find(words.read(contents + off));
+    if (target == kNoNode) return;
+    if (only_target == kNoNode) {
+      iface_types_.emplace_back(target, t->second);
+    } else if (target == only_target) {
+      found = t->second;
+    }
+  });
+}
+
+void ObjectNamer::scanInterfaces() const {
+  if (iface_scanned_) return;
+  iface_scanned_ = true;
+  const dump::Dump& dump = dump_;
+  const uint8_t* file = dump.file().data();
+  uint32_t none = UINT32_MAX;
+  for (uint32_t i = 0; i < heap_.objectCount(); i++) {
+    forEachInterface(
+        file + dump.objects.contents_offset[i], [&](auto&& fn) { dump.forEachObjectSlot(i, fn); },
+        kNoNode, none);
+  }
+  auto scan_range = [&](dump::FileRange contents, uint64_t fieldlist) {
+    forEachInterface(
+        file + contents.offset,
+        [&](auto&& fn) { dump.forEachFieldListSlot(fieldlist, contents.size, fn); }, kNoNode, none);
+  };
+  if (dump.data.present) scan_range(dump.data.contents, dump.data.fieldlist_offset);
+  if (dump.bss.present) scan_range(dump.bss.contents, dump.bss.fieldlist_offset);
+  for (const dump::StackFrame& f : dump.frames) scan_range(f.contents, f.fieldlist_offset);
+  std::stable_sort(iface_types_.begin(), iface_types_.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  iface_types_.erase(std::unique(iface_types_.begin(), iface_types_.end(),
+                                 [](const auto& a, const auto& b) { return a.first == b.first; }),
+                     iface_types_.end());
+}
+
+// The full scan visits objects by id, then data, bss and frames; the first
+// interface found for a target wins. Every slot that points into `object`
+// made an edge to it (self edges excepted), and predecessors list referrers
+// by node id, which puts objects, data, bss and frames in that same order;
+// so visiting the object itself at its place among them, and the referrers
+// whose slots the full scan reads, finds the same first interface.
+uint32_t ObjectNamer::interfaceTypeFromReferrers(NodeId object) const {
+  const dump::Dump& dump = dump_;
+  const uint8_t* file = dump.file().data();
+  uint32_t found = UINT32_MAX;
+  auto scan_object = [&](NodeId o) {
+    referrer_work_ += dump.objects.size[o] / dump.params.ptr_size + 1;
+    forEachInterface(
+        file + dump.objects.contents_offset[o], [&](auto&& fn) { dump.forEachObjectSlot(o, fn); },
+        object, found);
+  };
+  auto scan_range = [&](dump::FileRange contents, uint64_t fieldlist) {
+    referrer_work_ += contents.size / dump.params.ptr_size + 1;
+    forEachInterface(
+        file + contents.offset,
+        [&](auto&& fn) { dump.forEachFieldListSlot(fieldlist, contents.size, fn); }, object, found);
+  };
+  bool self_done = false;
+  NodeId previous = kNoNode;
+  for (NodeId p : heap_.predecessors.neighbors(object)) {
+    if (found != UINT32_MAX) break;
+    if (p == previous) continue;
+    previous = p;
+    if (!self_done && p > object) {
+      self_done = true;
+      scan_object(object);
+      if (found != UINT32_MAX) break;
+    }
+    if (heap_.isObject(p)) {
+      scan_object(p);
+      continue;
+    }
+    switch (heap_.rootKind(p)) {
+      case graph::RootKind::DataSegment:
+        scan_range(dump.data.contents, dump.data.fieldlist_offset);
+        break;
+      case graph::RootKind::BssSegment:
+        scan_range(dump.bss.contents, dump.bss.fieldlist_offset);
+        break;
+      case graph::RootKind::StackFrame: {
+        const dump::StackFrame& f = dump.frames[heap_.rootRecord(p)];
+        scan_range(f.contents, f.fieldlist_offset);
+        break;
+      }
+      default:
+        break;  // goroutines, finalizers and the rest have no slots the scan reads
+    }
+  }
+  if (!self_done && found == UINT32_MAX) scan_object(object);
+  return found;
 }
 
 int64_t ObjectNamer::bucketOf(NodeId object) const {
@@ -148,6 +225,11 @@ int64_t ObjectNamer::bucketOf(NodeId object) const {
 }
 
 std::string_view ObjectNamer::interfaceTypeOf(NodeId object) const {
+  if (!iface_scanned_ && referrer_work_ > heap_.objectCount()) scanInterfaces();
+  if (!iface_scanned_) {
+    const uint32_t t = interfaceTypeFromReferrers(object);
+    return t == UINT32_MAX ? std::string_view() : std::string_view(type_names_[t]);
+  }
   const auto* p = findByObject(iface_types_, object);
   return p == nullptr ? std::string_view() : std::string_view(type_names_[p->second]);
 }
@@ -200,9 +282,10 @@ std::string ObjectNamer::name(NodeId object, NameSource* source) const {
 }
 
 Grouping ObjectNamer::group(GroupKind kind) const {
+  if (kind == GroupKind::Name) scanInterfaces();
   Grouping g;
   const uint32_t n = heap_.objectCount();
-  g.group_of.assign(n, 0);
+  assignLarge(g.group_of, n, 0u);
   std::unordered_map<uint64_t, uint32_t> shape_group;
   std::vector<uint32_t> site_group(site_names_.size(), UINT32_MAX);
   std::unordered_map<std::string_view, uint32_t> site_by_name;

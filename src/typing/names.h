@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "dump/dump.h"
@@ -53,13 +54,32 @@ class ObjectNamer {
 
  private:
   uint64_t shapeHash(NodeId object) const;
+  // Type record of the first interface (in the global scan's order) whose
+  // data word points into `object`, found through its referrers alone; or
+  // UINT32_MAX.
+  uint32_t interfaceTypeFromReferrers(NodeId object) const;
+  // Fills iface_types_ from every pointer slot of the dump.
+  void scanInterfaces() const;
+  template <class Fn>
+  void forEachInterface(const uint8_t* contents, Fn&& for_each_slot, NodeId only_target,
+                        uint32_t& found) const;
 
   const dump::Dump& dump_;
   const graph::Heap& heap_;
-  std::vector<std::pair<NodeId, uint32_t>> samples_;      // (object, bucket), by object
-  std::vector<std::string> site_names_;                   // per bucket
-  std::vector<std::pair<NodeId, uint32_t>> iface_types_;  // (object, type record), by object
-  std::vector<std::string> type_names_;                   // per type record, pointee's name
+  std::vector<std::pair<NodeId, uint32_t>> samples_;  // (object, bucket), by object
+  std::vector<std::string> site_names_;               // per bucket
+  std::vector<std::string> type_names_;               // per type record, pointee's name
+  // Itab and type descriptor addresses -> type record, and their range.
+  std::unordered_map<uint64_t, uint32_t> type_of_word_;
+  uint64_t type_word_lo_ = UINT64_MAX, type_word_hi_ = 0;
+  // Scanning every pointer slot for interfaces costs as much as a pass over
+  // the file, and `summary` names only a few objects. So single objects are
+  // looked up through their referrers, until those lookups have cost about
+  // one full scan; the full scan then runs once and answers everything.
+  mutable bool iface_scanned_ = false;
+  mutable uint64_t referrer_work_ = 0;
+  mutable std::vector<std::pair<NodeId, uint32_t>>
+      iface_types_;  // (object, type record), by object
 };
 
 }  // namespace goheap::typing

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Usage: bench/run.sh [N]
+#
+# The benchmark, start to end: builds goheap_bench (RelWithDebInfo, Ninja,
+# in build/), makes a dump of about N (default 10,000,000) objects with
+# bench/make-bench-dump.sh into build/bench/bench-N.dump unless it is already
+# there, times one warm read of it with dd, and runs goheap_bench on it.
+# Installs nothing: cmake, ninja, a C++20 compiler, GoogleTest and Go 1.24
+# (GOHEAP_GO124, default /opt/goheap/go1.24/usr/lib/go-1.24/bin/go) must be
+# present. N=10M writes about 770 MB and needs a few GB of memory to make.
+set -euo pipefail
+
+if [ $# -gt 1 ]; then
+  echo "usage: $0 [N]" >&2
+  exit 2
+fi
+N=${1:-10000000}
+case "$N" in '' | *[!0-9]*) echo "run.sh: N must be a number, not '$N'" >&2; exit 2 ;; esac
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=$ROOT/build
+DUMP=$BUILD/bench/bench-$N.dump
+
+# Two cores are shared with other work, so the build never asks for more.
+cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+ninja -C "$BUILD" -j2 goheap_bench
+
+if [ ! -s "$DUMP" ]; then
+  echo "making $DUMP ..."
+  # Written under a temporary name so that an interrupted run leaves no
+  # half-written dump to be mistaken for a finished one next time.
+  "$ROOT/bench/make-bench-dump.sh" "$DUMP.partial" "$N"
+  mv "$DUMP.partial" "$DUMP"
+  mv "$DUMP.partial.exe" "$DUMP.exe"
+fi
+
+# The first read fills the page cache; the second is the time to read the
+# file once when it is already in memory, which is what goheap then maps.
+dd_seconds() {
+  local out
+  out=$(LC_ALL=C dd if="$DUMP" of=/dev/null bs=1M 2>&1)
+  # "... bytes (...) copied, 0.123 s, 6.2 GB/s"
+  sed -n 's/.* copied, \([0-9.e+-]*\) s,.*/\1/p' <<<"$out"
+}
+dd_seconds >/dev/null
+DD_S=$(dd_seconds)
+
+REPORT=$("$BUILD/bench/goheap_bench" "$DUMP")
+echo "$REPORT"
+echo
+echo "dd (warm)       $DD_S s"
+# Ratios of each phase and of the summary total to dd's read. Columns are
+# found by their headers so that the report may gain columns.
+awk -v dd="$DD_S" '
+  /^phase / {
+    in_table = 1
+    for (i = 2; i <= NF; i++) col[$i] = i - NF - 1  # offset from the last field
+    printf "\n%-26s %9s %9s %9s\n", "phase", "seconds", "cpu_s", "x_dd"
+    next
+  }
+  in_table && NF == 0 { in_table = 0 }
+  in_table {
+    s = $(NF + 1 + col["seconds"])
+    cpu = ("cpu_s" in col) ? $(NF + 1 + col["cpu_s"]) : ""
+    name = $0
+    sub(/( +[0-9.]+)+$/, "", name)
+    printf "%-26s %9.3f %9s %9.2f\n", name, s, cpu, s / dd
+  }
+' <<<"$REPORT"
