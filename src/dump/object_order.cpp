@@ -12,11 +12,17 @@ namespace goheap::dump {
 namespace {
 
 template <class T>
-void applyPermutation(std::vector<T>& column, const std::vector<uint32_t>& order) {
-  if (column.empty()) return;
+std::vector<T> gather(const std::vector<T>& column, const std::vector<uint32_t>& order) {
   std::vector<T> sorted;
   resizeLarge(sorted, column.size());
   for (size_t i = 0; i < order.size(); i++) sorted[i] = column[order[i]];
+  return sorted;
+}
+
+template <class T>
+void applyPermutation(std::vector<T>& column, const std::vector<uint32_t>& order) {
+  if (column.empty()) return;
+  std::vector<T> sorted = gather(column, order);
   column.swap(sorted);
 }
 
@@ -106,6 +112,33 @@ bool packedRadixOrder(const std::vector<uint64_t>& addr, std::vector<uint32_t>& 
   return true;
 }
 
+// The runtime writes objects span by span, ascending within a span, and a
+// heap page belongs to one span. So a stable counting sort on the page number
+// alone leaves every page's objects in ascending order: one counting pass and
+// one scatter, in place of several radix passes. Returns false (leaving
+// `order` alone) when the pages are too many to count. The caller checks that
+// the result is sorted (a dump not written span by span would not be).
+bool pageOrder(const std::vector<uint64_t>& addr, std::vector<uint32_t>& order) {
+  constexpr unsigned kPageShift = 13;                // the runtime's 8 KiB pages
+  constexpr uint64_t kMaxPages = uint64_t{1} << 22;  // a 32 GiB address range
+  const size_t n = addr.size();
+  const uint64_t lo = *std::min_element(addr.begin(), addr.end()) >> kPageShift;
+  const uint64_t hi = *std::max_element(addr.begin(), addr.end()) >> kPageShift;
+  if (hi - lo >= kMaxPages) return false;
+  std::vector<uint32_t> next(hi - lo + 2, 0);
+  for (uint64_t a : addr) next[(a >> kPageShift) - lo + 1]++;
+  for (size_t p = 1; p < next.size(); p++) next[p] += next[p - 1];
+  std::vector<uint32_t> result;
+  resizeLarge(result, n);
+  for (size_t i = 0; i < n; i++)
+    result[next[(addr[i] >> kPageShift) - lo]++] = static_cast<uint32_t>(i);
+  for (size_t k = 1; k < n; k++) {
+    if (addr[result[k]] < addr[result[k - 1]]) return false;
+  }
+  order.swap(result);
+  return true;
+}
+
 }  // namespace
 
 void sortObjectsByAddress(Dump& dump) {
@@ -114,8 +147,16 @@ void sortObjectsByAddress(Dump& dump) {
   // Object counts are below 2^32 (the graph refuses more), so indices fit
   // the packed form's low half.
   std::vector<uint32_t> order;
-  if (o.addr.size() >= UINT32_MAX || !packedRadixOrder(o.addr, order)) order = radixOrder(o.addr);
-  applyPermutation(o.addr, order);
+  std::vector<uint64_t> sorted_addr;
+  if (o.addr.size() < UINT32_MAX && pageOrder(o.addr, order)) {
+    sorted_addr = gather(o.addr, order);
+    if (!std::is_sorted(sorted_addr.begin(), sorted_addr.end())) order.clear();
+  }
+  if (order.empty()) {
+    if (o.addr.size() >= UINT32_MAX || !packedRadixOrder(o.addr, order)) order = radixOrder(o.addr);
+    sorted_addr = gather(o.addr, order);
+  }
+  o.addr.swap(sorted_addr);
   applyPermutation(o.contents_offset, order);
   applyPermutation(o.size, order);
   applyPermutation(o.type_addr, order);

@@ -253,13 +253,13 @@ std::string ObjectNamer::shapeName(NodeId object) const {
 }
 
 uint64_t ObjectNamer::shapeHash(NodeId object) const {
-  // FNV-1a over the size and the slot offsets.
-  uint64_t h = 1469598103934665603ull;
+  // Word at a time: multiply and fold the high bits down. Shapes are told
+  // apart by this 64-bit hash alone, so it must spread every bit of each
+  // offset, but needs no more than that.
+  uint64_t h = 0x9e3779b97f4a7c15ull;
   auto mix = [&h](uint64_t v) {
-    for (int i = 0; i < 8; i++) {
-      h ^= (v >> (i * 8)) & 0xff;
-      h *= 1099511628211ull;
-    }
+    h = (h ^ v) * 0xff51afd7ed558ccdull;
+    h ^= h >> 32;
   };
   mix(dump_.objects.size[object]);
   dump_.forEachObjectSlot(object, [&](uint64_t off) { mix(off + 1); });
