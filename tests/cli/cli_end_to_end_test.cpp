@@ -624,6 +624,8 @@ TEST_F(CliOnRetentionDump, TimingsGoToStderrAndLeaveJsonAlone) {
     ASSERT_TRUE(r.exited && r.code == 0) << r.describe();
     JsonValue v = parseJson(r);
     EXPECT_EQ(v.kind(), JsonValue::Kind::Object);
+    ASSERT_TRUE(v.has("schema_version"));
+    EXPECT_EQ(v["schema_version"].u64(), 1u);
     EXPECT_TRUE(contains(r.err, "read dump")) << r.err;
     EXPECT_TRUE(contains(r.err, "dominators")) << r.err;
   }
