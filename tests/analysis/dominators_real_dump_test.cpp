@@ -15,29 +15,12 @@
 
 #include "analysis/snapshot.h"
 #include "graph/csr.h"
+#include "support/graph_oracles.h"
 
 namespace goheap::analysis {
 namespace {
 
-// Nodes reachable from `root` when `removed` is taken out (kNoNode: nothing
-// removed). Written independently of the code under test: a plain stack
-// search with no ordering or numbering.
-std::vector<char> reachableWithout(const Csr& g, NodeId root, NodeId removed) {
-  std::vector<char> seen(g.nodeCount(), 0);
-  if (root == removed) return seen;
-  std::vector<NodeId> todo = {root};
-  seen[root] = 1;
-  while (!todo.empty()) {
-    const NodeId n = todo.back();
-    todo.pop_back();
-    for (NodeId t : g.neighbors(n)) {
-      if (t == removed || seen[t]) continue;
-      seen[t] = 1;
-      todo.push_back(t);
-    }
-  }
-  return seen;
-}
+using goheap::testing::reachableWithout;
 
 struct BruteForce {
   std::vector<NodeId> idom;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "graph/csr.h"
+#include "support/graph_oracles.h"
 
 namespace goheap::analysis {
 namespace {
@@ -52,24 +53,7 @@ DominatorTree dominatorsOf(const Graph& g) {
 
 // ---- Brute-force oracle: nothing but reachability with one node removed. ----
 
-// Nodes reachable from root when `removed` is taken out of the graph
-// (kNoNode: nothing removed). Removing the root reaches nothing.
-std::vector<char> reachableWithout(const Csr& g, NodeId root, NodeId removed) {
-  std::vector<char> seen(g.nodeCount(), 0);
-  if (root == removed) return seen;
-  std::vector<NodeId> todo = {root};
-  seen[root] = 1;
-  while (!todo.empty()) {
-    const NodeId n = todo.back();
-    todo.pop_back();
-    for (NodeId t : g.neighbors(n)) {
-      if (t == removed || seen[t]) continue;
-      seen[t] = 1;
-      todo.push_back(t);
-    }
-  }
-  return seen;
-}
+using goheap::testing::reachableWithout;
 
 // dominates[d][v]: every path from the root to v passes through d.
 std::vector<std::vector<char>> bruteDominates(const Graph& g) {
