@@ -30,6 +30,24 @@ enum class RootKind : uint8_t {
 };
 std::string_view rootKindName(RootKind kind);  // "goroutine", "stack frame", ...
 
+// How many words from a stack pointer's target are scanned as a stack
+// object, when the executable does not say its size.
+constexpr uint32_t kStackObjectWords = 16;
+
+struct BuildOptions {
+  // Split edge extraction over this many threads (1 = none).
+  unsigned threads = 2;
+  // Find stack objects as the collector does. The runtime writes a frame's
+  // field list from its liveness bitmaps alone, which leave out address-taken
+  // locals ("stack objects", such as a value being sent on a channel); the
+  // collector scans one when a live pointer points at it. So does goheap:
+  // a listed pointer into the goroutine's own stack marks a stack object,
+  // and its words (up to kStackObjectWords, as the dump does not give its
+  // size) are scanned for heap pointers, repeatedly, as they may point at
+  // further stack objects. Off: only the listed words.
+  bool conservative_stacks = true;
+};
+
 class Heap {
  public:
   uint32_t objectCount() const { return object_count_; }
@@ -63,29 +81,11 @@ class Heap {
   uint64_t conservative_stack_edges = 0;
 
  private:
-  friend Expected<Heap> buildHeap(const dump::Dump& dump, const struct BuildOptions& options);
+  friend Expected<Heap> buildHeap(const dump::Dump& dump, const BuildOptions& options);
   uint32_t object_count_ = 0;
   NodeId super_root_ = kNoNode;
   AddressIndex index_;
 };
-
-struct BuildOptions {
-  // Split edge extraction over this many threads (1 = none).
-  unsigned threads = 2;
-  // Find stack objects as the collector does. The runtime writes a frame's
-  // field list from its liveness bitmaps alone, which leave out address-taken
-  // locals ("stack objects", such as a value being sent on a channel); the
-  // collector scans one when a live pointer points at it. So does goheap:
-  // a listed pointer into the goroutine's own stack marks a stack object,
-  // and its words (up to kStackObjectWords, as the dump does not give its
-  // size) are scanned for heap pointers, repeatedly, as they may point at
-  // further stack objects. Off: only the listed words.
-  bool conservative_stacks = true;
-};
-
-// How many words from a stack pointer's target are scanned as a stack
-// object, when the executable does not say its size.
-constexpr uint32_t kStackObjectWords = 16;
 
 // `dump`'s objects must be sorted by address (dump::sortObjectsByAddress).
 Expected<Heap> buildHeap(const dump::Dump& dump, const BuildOptions& options = {});
