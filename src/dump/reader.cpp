@@ -3,7 +3,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <bit>
+#include <cstring>
+#include <memory>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <utility>
 
@@ -48,6 +53,10 @@ class Cursor {
   uint64_t offset() const { return static_cast<uint64_t>(p_ - begin_); }
   uint64_t remaining() const { return static_cast<uint64_t>(end_ - p_); }
   bool atEnd() const { return p_ == end_; }
+  const uint8_t* pos() const { return p_; }
+  const uint8_t* end() const { return end_; }
+  // Moves to a record boundary that a decoder without the cursor found.
+  void seek(const uint8_t* p) { p_ = p; }
   uint64_t failOffset() const { return fail_offset_; }
   const std::string& failWhat() const { return fail_what_; }
 
@@ -169,6 +178,307 @@ std::string_view archFromTheChar(uint64_t c) {
   }
 }
 
+// --- object records without per-byte bounds checks ----------------------
+//
+// Object records are nearly all of a dump's records and bytes. The Cursor
+// checks every byte against the end of the file; here one check per record
+// (and one per field) covers all its reads, and varints come out of one
+// 8-byte load. Only ordinary records of go1.4 and later are taken: a
+// one-byte tag 1, an address and length of at most 8 bytes each, field kinds
+// 1 to 3 with offsets of at most 8 bytes. Anything else, valid or not, is
+// left to the checked path, which then decides and words any error exactly
+// as before.
+
+// A little-endian load of 8 bytes that may be unaligned.
+inline uint64_t load64le(const uint8_t* p) {
+  uint64_t w;
+  std::memcpy(&w, p, sizeof w);
+  if constexpr (std::endian::native == std::endian::big) w = __builtin_bswap64(w);
+  return w;
+}
+
+// Decodes a uvarint of at most 8 bytes at p (8 bytes must be readable);
+// returns its length, or 0 if it is longer.
+inline unsigned shortUvarint(const uint8_t* p, uint64_t& v) {
+  const uint64_t w = load64le(p);
+  const uint64_t last = ~w & 0x8080808080808080ull;  // bytes without a continuation bit
+  if (last == 0) return 0;
+  // Keep the bytes up to and including the first without one, drop the flags,
+  // then close the 7-bit groups up in pairs: 8 x 7 -> 4 x 14 -> 2 x 28 -> 56 bits.
+  uint64_t x = w & (last ^ (last - 1)) & 0x7f7f7f7f7f7f7f7full;
+  x = (x & 0x007f007f007f007full) | ((x & 0x7f007f007f007f00ull) >> 1);
+  x = (x & 0x00003fff00003fffull) | ((x & 0x3fff00003fff0000ull) >> 2);
+  x = (x & 0x000000000fffffffull) | ((x & 0x0fffffff00000000ull) >> 4);
+  v = x;
+  return static_cast<unsigned>(std::countr_zero(last) + 1) / 8;
+}
+
+// Bytes that must remain at a record's start for the unchecked reads of its
+// tag, address and length: 1 + 8 + 8.
+constexpr uint64_t kObjectHeadSlack = 17;
+
+struct ObjectRecord {
+  uint64_t addr;
+  const uint8_t* contents;
+  uint64_t size;
+  uint64_t slots;  // pointer words its field list names
+};
+
+// Decodes the ordinary object record at p, if it is one and lies wholly
+// before `end`; returns where the next record starts, or nullptr. A record
+// taken here is one the checked path accepts with the same result.
+inline const uint8_t* decodeOrdinaryObject(const uint8_t* p, const uint8_t* end, uint32_t ptr,
+                                           ObjectRecord& r) {
+  if (end - p < static_cast<ptrdiff_t>(kObjectHeadSlack) || p[0] != 1) return nullptr;
+  const unsigned addr_len = shortUvarint(p + 1, r.addr);
+  if (addr_len == 0) return nullptr;
+  const uint8_t* q = p + 1 + addr_len;
+  const unsigned size_len = shortUvarint(q, r.size);
+  if (size_len == 0) return nullptr;
+  q += size_len;
+  if (r.size > static_cast<uint64_t>(end - q)) return nullptr;
+  r.contents = q;
+  q += r.size;
+  uint64_t slots = 0;
+  for (;;) {
+    // A kind byte, an offset of up to 8 bytes read as one load.
+    if (end - q < 9) return nullptr;
+    const uint64_t kind = q[0];
+    if (kind == 0) break;
+    uint64_t off = q[1];
+    unsigned len = 2;
+    if (off >= 0x80) {
+      len = 1 + shortUvarint(q + 1, off);
+      if (len == 1) return nullptr;
+    }
+    // Kind 1 is a pointer word; 2 and 3 (interfaces) are two words. Kind
+    // bytes of 0x80 and up begin longer varints: not ordinary either.
+    const uint64_t words = kind == 1 ? 1 : 2;
+    if (kind > 3 || off + words * ptr > r.size) return nullptr;
+    slots += words;
+    q += len;
+  }
+  r.slots = slots;
+  return q + 1;
+}
+
+// A few thousand decoded records on their way into the object columns, so
+// that the tight loop stores to a small buffer and the columns grow by
+// whole batches.
+struct ObjectBatch {
+  static constexpr size_t kCapacity = 1024;
+  uint64_t addr[kCapacity];
+  uint64_t contents_offset[kCapacity];
+  uint64_t size[kCapacity];
+  size_t count = 0;
+  uint64_t slots = 0;
+
+  // Decodes ordinary object records from p until the batch is full, a
+  // record is not ordinary, or the next record would start at or after
+  // `stop`; returns where it stopped, always a record boundary.
+  const uint8_t* fill(const uint8_t* base, const uint8_t* p, const uint8_t* stop,
+                      const uint8_t* end, uint32_t ptr) {
+    ObjectRecord r;
+    const uint8_t* ahead = p + 2048;
+    while (count < kCapacity && p < stop) {
+      while (ahead < p + 2048) {
+        __builtin_prefetch(ahead);
+        ahead += 64;
+      }
+      const uint8_t* next = decodeOrdinaryObject(p, end, ptr, r);
+      if (next == nullptr) break;
+      addr[count] = r.addr;
+      contents_offset[count] = static_cast<uint64_t>(r.contents - base);
+      size[count] = r.size;
+      count++;
+      slots += r.slots;
+      p = next;
+    }
+    return p;
+  }
+
+  void appendTo(std::vector<uint64_t>& addrs, std::vector<uint64_t>& offsets,
+                std::vector<uint64_t>& sizes) {
+    addrs.insert(addrs.end(), addr, addr + count);
+    offsets.insert(offsets.end(), contents_offset, contents_offset + count);
+    sizes.insert(sizes.end(), size, size + count);
+    count = 0;
+  }
+};
+
+// Object records take at least 16 bytes in any real dump (tag, address,
+// length, a size class of 8 bytes or more, the field list's end), so
+// `bytes` / 16 bounds the count of those in `bytes`. The guess stays within
+// a quarter of physical memory so that reserving it cannot fail where the
+// objects would have fit.
+uint64_t objectCountBound(uint64_t bytes) {
+  constexpr uint64_t kMinObjectRecordBytes = 16;
+  uint64_t guess = bytes / kMinObjectRecordBytes;
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page_size = sysconf(_SC_PAGESIZE);
+  if (pages > 0 && page_size > 0) {
+    const uint64_t memory = static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_size);
+    guess = std::min(guess, memory / 4 / sizeof(uint64_t));
+  }
+  return guess;
+}
+
+// --- the second thread ----------------------------------------------------
+//
+// The object records of a dump are one long run, most of the file. What is
+// left once the params are known is cut into pieces at even byte offsets.
+// The first thread decodes from the start, as it would alone; a second
+// thread takes pieces from the end backwards. In its piece it finds a record
+// boundary (a position where a few ordinary object records follow one
+// another) and decodes ordinary object records from there into the piece's
+// own columns, up to where the piece above it begins, or to a record it does
+// not take. The two threads meet in the middle, wherever their speeds put
+// it: records differ in cost more than bytes do.
+//
+// When the first thread arrives exactly at a piece's boundary, the piece's
+// records are the ones it would have decoded next, so it takes their columns
+// and goes on from where the piece stopped. If it steps past the boundary
+// (a false one: bytes inside some object's contents that looked like
+// records) the piece is dropped, and the first thread decodes on as if there
+// were no second thread. Either way the result and every error are the
+// sequential reader's: the second thread only takes records the checked path
+// accepts in the same way, and reports nothing.
+
+// Records in a row that must decode before a position counts as a boundary.
+constexpr int kBoundaryRecords = 4;
+// How far past its piece's start the second thread looks for a boundary.
+constexpr uint64_t kBoundarySearchBytes = 1 << 20;
+// Below this many bytes of objects, starting a thread costs more than it saves.
+constexpr uint64_t kMinSplitBytes = 1 << 20;
+// Pieces of about this size, at most kMaxPieces. Where the threads meet, the
+// first waits for the second to finish its last piece: half a piece on
+// average, so smaller is better, down to where finding boundaries costs.
+constexpr uint64_t kPieceBytes = 8 << 20;
+constexpr uint64_t kMaxPieces = 64;
+
+struct Piece {
+  uint64_t search_from = 0;  // where the boundary search starts
+  uint64_t start = 0;        // the boundary found; 0 if none (or the piece is the first thread's)
+  uint64_t stop = 0;         // the boundary where its decoding stopped
+  size_t first = 0;          // its records in SecondColumns: [first, first + count)
+  size_t count = 0;
+  uint64_t slots = 0;
+};
+
+// The second thread's records, piece after piece from the end. One set of
+// columns for all, reserved once: new memory costs a page fault per page
+// touched (a hypervisor trap, in a virtual machine), and pieces of their own
+// would each fault in memory of their own.
+struct SecondColumns {
+  std::vector<uint64_t> addr;
+  std::vector<uint64_t> contents_offset;
+  std::vector<uint64_t> size;
+};
+
+// Which pieces each thread owns: the first thread's current piece in the
+// high half, the second thread's lowest piece in the low half. Each thread
+// moves its own end towards the other's, and only while a piece lies
+// between them, so no piece is ever both's. The last piece is the second
+// thread's from the start, however late it starts: with two pieces (as
+// tests ask for) who does what never depends on timing.
+class PieceOwners {
+ public:
+  explicit PieceOwners(uint32_t pieces) : packed_(pieces - 1) {}
+
+  // The first thread enters the next piece; false if the second owns it.
+  bool firstAdvance() {
+    uint64_t v = packed_.load();
+    do {
+      if ((v >> 32) + 1 >= (v & 0xffffffffu)) return false;
+    } while (!packed_.compare_exchange_weak(v, v + (uint64_t{1} << 32)));
+    return true;
+  }
+
+  // The second thread takes the piece below its lowest; returns its index,
+  // or -1 when the first thread is there already.
+  int64_t secondTake() {
+    uint64_t v = packed_.load();
+    do {
+      if ((v >> 32) + 1 >= (v & 0xffffffffu)) return -1;
+    } while (!packed_.compare_exchange_weak(v, v - 1));
+    return static_cast<int64_t>((v & 0xffffffffu) - 1);
+  }
+
+  // The second thread's lowest piece; stable once it has stopped.
+  uint32_t secondLowest() const { return static_cast<uint32_t>(packed_.load() & 0xffffffffu); }
+
+ private:
+  std::atomic<uint64_t> packed_;
+};
+
+// An address a real object could have: inside the heap's range when the
+// params give one.
+bool plausibleObjectAddress(const Params& params, uint64_t addr) {
+  if (params.heap_end > params.heap_start) {
+    return addr >= params.heap_start && addr < params.heap_end;
+  }
+  return addr != 0;
+}
+
+// The first position in [from, limit) where kBoundaryRecords ordinary object
+// records with plausible addresses follow one another; nullptr if none.
+const uint8_t* findObjectBoundary(const uint8_t* from, const uint8_t* limit, const uint8_t* end,
+                                  const Params& params) {
+  for (const uint8_t* p = from; p < limit; p++) {
+    p = static_cast<const uint8_t*>(std::memchr(p, 1, limit - p));  // the object tag
+    if (p == nullptr) return nullptr;
+    const uint8_t* q = p;
+    int found = 0;
+    ObjectRecord r;
+    while (found < kBoundaryRecords) {
+      q = decodeOrdinaryObject(q, end, params.ptr_size, r);
+      if (q == nullptr || !plausibleObjectAddress(params, r.addr)) break;
+      found++;
+    }
+    if (found == kBoundaryRecords) return p;
+  }
+  return nullptr;
+}
+
+// The second thread's work (see above); gives up early when asked to stop.
+void decodePiecesFromTheEnd(std::stop_token stop, const uint8_t* base, const uint8_t* end,
+                            Params params, std::vector<Piece>& pieces, PieceOwners& owners,
+                            SecondColumns& out) {
+  // Where the piece above the current one begins: its decoding stops there.
+  const uint8_t* above = end;
+  bool reserved = false;
+  for (int64_t j = static_cast<int64_t>(pieces.size()) - 1; j > 0 && !stop.stop_requested();
+       j = owners.secondTake()) {
+    Piece& piece = pieces[static_cast<size_t>(j)];
+    const uint8_t* from = base + piece.search_from;
+    const uint8_t* limit = from + std::min<uint64_t>(kBoundarySearchBytes, above - from);
+    const uint8_t* p = findObjectBoundary(from, limit, end, params);
+    if (p == nullptr) continue;
+    if (!reserved) {
+      // Enough for every piece down to the first (the first thread's).
+      const uint64_t bound =
+          objectCountBound(static_cast<uint64_t>(end - base - pieces[0].search_from));
+      reserveLarge(out.addr, bound);
+      reserveLarge(out.contents_offset, bound);
+      reserveLarge(out.size, bound);
+      reserved = true;
+    }
+    piece.start = static_cast<uint64_t>(p - base);
+    piece.first = out.addr.size();
+    ObjectBatch batch;
+    for (;;) {
+      p = batch.fill(base, p, above, end, params.ptr_size);
+      const bool full = batch.count == ObjectBatch::kCapacity;
+      batch.appendTo(out.addr, out.contents_offset, out.size);
+      if (!full || stop.stop_requested()) break;
+    }
+    piece.count = out.addr.size() - piece.first;
+    piece.slots = batch.slots;
+    piece.stop = static_cast<uint64_t>(p - base);
+    above = base + piece.start;
+  }
+}
+
 // Decodes records into a Dump. One method per record kind; each reads exactly
 // the fields its version writes.
 class RecordReader {
@@ -178,6 +488,14 @@ class RecordReader {
   Status run(const ReadOptions& options);
 
  private:
+  Status records(const ReadOptions& options);
+  // Starts the second thread if the file is worth it; called once the params
+  // are known, which in every Go version is before the objects.
+  void startSecondHalf(const ReadOptions& options);
+  // Called at the first record boundary at or after split_from_: enters the
+  // next piece, or meets the second thread and takes its pieces that begin
+  // here.
+  void reachPiece(ReadStats* stats);
   bool needParams(uint64_t tag);
   // Checks a field list at the cursor; returns its file offset. Counts the
   // pointer words it names into `slots`. Offsets beyond `limit` are an error
@@ -187,6 +505,9 @@ class RecordReader {
   uint64_t fieldList(uint64_t limit, bool strict, uint64_t& slots, bool increasing = false);
 
   void params();
+  // Takes ordinary object records by the unchecked decoder up to the first
+  // record boundary at or after `stop`.
+  void fastObjects(uint64_t stop);
   void object();
   void type();
   void itab();
@@ -208,6 +529,19 @@ class RecordReader {
   Cursor& cur_;
   bool have_params_ = false;
   bool warned_frame_fields_ = false;
+  bool split_considered_ = false;
+  bool second_joined_ = false;
+  // The first thread's current piece until the threads meet; after, the
+  // next of the second thread's pieces to take or drop.
+  size_t piece_ = 0;
+  // Where the first thread next stops for the pieces: the next piece's
+  // search start, or once the threads met the next piece's boundary;
+  // UINT64_MAX when there is nothing more to meet.
+  uint64_t split_from_ = UINT64_MAX;
+  std::vector<Piece> pieces_;
+  std::unique_ptr<PieceOwners> owners_;
+  SecondColumns second_;
+  std::jthread second_thread_;  // declared last: joined before the pieces go
 };
 
 uint64_t RecordReader::fieldList(uint64_t limit, bool strict, uint64_t& slots, bool increasing) {
@@ -295,6 +629,23 @@ void RecordReader::params() {
   }
   p.ncpu = cur_.uvarint();
   have_params_ = !cur_.failed();
+}
+
+void RecordReader::fastObjects(uint64_t stop) {
+  const uint8_t* base = cur_.pos() - cur_.offset();
+  Objects& o = dump_.objects;
+  ObjectBatch batch;
+  const uint8_t* p = cur_.pos();
+  for (;;) {
+    const uint8_t* next = batch.fill(base, p, base + stop, cur_.end(), dump_.params.ptr_size);
+    const size_t taken = batch.count;
+    batch.appendTo(o.addr, o.contents_offset, o.size);
+    dump_.record_counts[static_cast<size_t>(Tag::Object)] += taken;
+    p = next;
+    if (taken < ObjectBatch::kCapacity) break;
+  }
+  dump_.total_field_entries += batch.slots;
+  cur_.seek(p);
 }
 
 void RecordReader::object() {
@@ -543,23 +894,12 @@ void RecordReader::resolveGo13Types() {
 
 // Objects are most of a dump, and their columns grew by doubling: every
 // growth copied the columns so far and touched new pages one by one (a fifth
-// of the read's time on the benchmark). An object record takes at least 16
-// bytes in any real dump (tag, address, length, a size class of 8 bytes or
-// more, the field list's end), so file size / 16 bounds the count; the
-// columns reserve that much at once, in huge pages. Capacity never used is
-// never touched and costs address space, not memory. A hostile file of tiny
-// records only makes the columns grow as before. Each column's guess is kept
-// within a quarter of physical memory so that the reservation itself cannot
-// fail where the objects would have fit.
+// of the read's time on the benchmark). The columns reserve a bound on the
+// count at once, in huge pages. Capacity never used is never touched and
+// costs address space, not memory. A hostile file of tiny records only makes
+// the columns grow as before.
 void RecordReader::reserveObjects(uint64_t file_size) {
-  constexpr uint64_t kMinObjectRecordBytes = 16;
-  uint64_t guess = file_size / kMinObjectRecordBytes;
-  const long pages = sysconf(_SC_PHYS_PAGES);
-  const long page_size = sysconf(_SC_PAGESIZE);
-  if (pages > 0 && page_size > 0) {
-    const uint64_t memory = static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_size);
-    guess = std::min(guess, memory / 4 / sizeof(uint64_t));
-  }
+  const uint64_t guess = objectCountBound(file_size);
   Objects& o = dump_.objects;
   reserveLarge(o.addr, guess);
   reserveLarge(o.contents_offset, guess);
@@ -570,13 +910,105 @@ void RecordReader::reserveObjects(uint64_t file_size) {
   }
 }
 
+void RecordReader::startSecondHalf(const ReadOptions& options) {
+  const uint64_t here = cur_.offset();
+  const uint64_t file_size = here + cur_.remaining();
+  if (options.threads < 2) return;
+  std::vector<uint64_t> starts{here};
+  if (options.split_search_from != 0) {
+    if (options.split_search_from <= here || options.split_search_from >= file_size) return;
+    starts.push_back(options.split_search_from);
+  } else {
+    if (cur_.remaining() < kMinSplitBytes) return;
+    const uint64_t n = std::clamp<uint64_t>(cur_.remaining() / kPieceBytes, 2, kMaxPieces);
+    for (uint64_t i = 1; i < n; i++) starts.push_back(here + cur_.remaining() / n * i);
+  }
+  pieces_.resize(starts.size());
+  for (size_t i = 0; i < starts.size(); i++) pieces_[i].search_from = starts[i];
+  owners_ = std::make_unique<PieceOwners>(static_cast<uint32_t>(pieces_.size()));
+  split_from_ = pieces_[1].search_from;
+  const uint8_t* base = cur_.pos() - here;
+  second_thread_ = std::jthread(decodePiecesFromTheEnd, base, cur_.end(), dump_.params,
+                                std::ref(pieces_), std::ref(*owners_), std::ref(second_));
+  if (options.stats != nullptr) options.stats->split = true;
+}
+
+void RecordReader::reachPiece(ReadStats* stats) {
+  const uint64_t here = cur_.offset();
+  if (!second_joined_) {
+    if (owners_->firstAdvance()) {
+      piece_++;
+      split_from_ = piece_ + 1 < pieces_.size() ? pieces_[piece_ + 1].search_from : UINT64_MAX;
+      return;
+    }
+    // The next piece is the second thread's: it takes no more, so its
+    // lowest piece is the first of those to take or drop.
+    second_thread_.join();
+    second_joined_ = true;
+    piece_ = owners_->secondLowest();
+  }
+  // Pieces that found no boundary hold nothing.
+  while (piece_ < pieces_.size() && pieces_[piece_].start == 0) piece_++;
+  if (piece_ == pieces_.size()) {
+    split_from_ = UINT64_MAX;
+    return;
+  }
+  Piece& piece = pieces_[piece_];
+  split_from_ = piece.start;
+  if (here < piece.start) return;  // not there yet
+  if (here == piece.start) {
+    Objects& o = dump_.objects;
+    auto append = [&](std::vector<uint64_t>& to, const std::vector<uint64_t>& from) {
+      const auto first = from.begin() + static_cast<ptrdiff_t>(piece.first);
+      to.insert(to.end(), first, first + static_cast<ptrdiff_t>(piece.count));
+    };
+    append(o.addr, second_.addr);
+    append(o.contents_offset, second_.contents_offset);
+    append(o.size, second_.size);
+    dump_.record_counts[static_cast<size_t>(Tag::Object)] += piece.count;
+    dump_.total_field_entries += piece.slots;
+    if (stats != nullptr) {
+      stats->second_objects += piece.count;
+      stats->pieces_taken++;
+    }
+    cur_.seek(cur_.pos() + (piece.stop - here));
+  } else if (stats != nullptr) {
+    stats->pieces_dropped++;
+  }
+  piece_++;
+  if (piece_ == pieces_.size()) second_ = SecondColumns();  // all taken or dropped
+  // The caller comes back at once if the next piece begins here too.
+  split_from_ = here;
+}
+
 Status RecordReader::run(const ReadOptions& options) {
+  Status status = records(options);
+  // Whatever happened, the second thread stops before the file may go.
+  if (second_thread_.joinable()) {
+    second_thread_.request_stop();
+    second_thread_.join();
+  }
+  return status;
+}
+
+Status RecordReader::records(const ReadOptions& options) {
   constexpr uint64_t kProgressEvery = 64ull << 20;
   uint64_t next_progress = kProgressEvery;
   const uint64_t file_size = cur_.offset() + cur_.remaining();
   reserveObjects(file_size);
   for (;;) {
+    if (have_params_ && dump_.version != FormatVersion::Go13) {
+      if (!split_considered_) {
+        split_considered_ = true;
+        startSecondHalf(options);
+      }
+      fastObjects(std::min(options.progress ? next_progress : file_size, split_from_));
+    }
     const uint64_t record_start = cur_.offset();
+    if (record_start >= split_from_) {
+      reachPiece(options.stats);
+      continue;
+    }
     if (cur_.atEnd()) {
       return Error::atOffset(record_start, "",
                              "the file ends without an EOF record (truncated dump?)");
