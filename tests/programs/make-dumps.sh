@@ -6,7 +6,12 @@
 #   OUTDIR/<label>/<prog>        the executable (with DWARF, -trimpath)
 #   OUTDIR/<label>/<prog>.dump   the heap dump it wrote
 #   OUTDIR/<label>/<prog>.json   its report of what it built (see retention/main.go)
-# for label in go1.19 go1.24. Outputs newer than the program's sources and
+#   OUTDIR/<label>/<prog>.symtab.json  what Go's debug/gosym reads from the
+#                                executable (tests/programs/binoracle, built
+#                                with the same toolchain)
+# for label in go1.19 go1.24, and OUTDIR/gobin/<exe>.symtab.json for the old
+# ELF executables in GOHEAP_GOBIN_DIR (default /work/shared/testdata/gobin),
+# read by the Go 1.19 oracle. Outputs newer than the program's sources and
 # this script are kept, so a rerun does nothing. After a fresh run the report
 # is checked against the dump by check-report.py (if python3 is there), so a
 # program whose claims do not hold fails here rather than in goheap's tests.
@@ -67,6 +72,7 @@ for label in go1.19 go1.24; do
   for dir in "$HERE"/*/; do
     [ -f "$dir/main.go" ] || continue
     prog=$(basename "$dir")
+    [ "$prog" = binoracle ] && continue  # a tool run over the executables, below
     exe="$OUT/$label/$prog" dump="$OUT/$label/$prog.dump" json="$OUT/$label/$prog.json"
 
     fresh=1
@@ -107,5 +113,46 @@ for label in go1.19 go1.24; do
     mv "$json.tmp" "$json"
     mv "$dump.tmp" "$dump"
   done
+
+  # The pclntab oracle: binoracle, built with this toolchain (Go 1.19's
+  # debug/gosym cannot read the Go 1.20+ layout), prints what debug/gosym reads
+  # from each executable into OUTDIR/<label>/<prog>.symtab.json.
+  oracle="$OUT/$label/binoracle"
+  oracle_src="$HERE/binoracle/main.go"
+  if [ ! -x "$oracle" ] || [ "$oracle_src" -nt "$oracle" ] || [ "$SCRIPT" -nt "$oracle" ]; then
+    echo "make-dumps: $label/binoracle: building"
+    if ! (cd "$HERE/binoracle" && GOROOT=$root "$go" build -trimpath -buildvcs=false -o "$oracle.tmp" main.go); then
+      echo "make-dumps: $label/binoracle: build failed" >&2
+      rm -f "$oracle.tmp"; status=1; continue
+    fi
+    mv "$oracle.tmp" "$oracle"
+  fi
+  for exe in "$OUT/$label"/*; do
+    [ -f "$exe.dump" ] || continue
+    sym="$exe.symtab.json"
+    if [ -s "$sym" ] && [ "$sym" -nt "$exe" ] && [ "$sym" -nt "$oracle" ]; then continue; fi
+    if ! "$oracle" "$exe" >"$sym.tmp"; then
+      echo "make-dumps: $label/binoracle: failed on $exe" >&2
+      rm -f "$sym.tmp"; status=1; continue
+    fi
+    mv "$sym.tmp" "$sym"
+  done
 done
+
+# Old executables (shared testdata, Go 1.5, 1.16 and 1.18/386) through the Go
+# 1.19 oracle, when they are present on this machine.
+GOBIN_DIR=${GOHEAP_GOBIN_DIR:-/work/shared/testdata/gobin}
+if [ -x "$OUT/go1.19/binoracle" ] && [ -d "$GOBIN_DIR" ]; then
+  mkdir -p "$OUT/gobin"
+  for exe in "$GOBIN_DIR"/gold-linux-*; do
+    [ -f "$exe" ] || continue
+    sym="$OUT/gobin/$(basename "$exe").symtab.json"
+    if [ -s "$sym" ] && [ "$sym" -nt "$exe" ] && [ "$sym" -nt "$OUT/go1.19/binoracle" ]; then continue; fi
+    if ! "$OUT/go1.19/binoracle" "$exe" >"$sym.tmp"; then
+      echo "make-dumps: binoracle failed on $exe" >&2
+      rm -f "$sym.tmp"; status=1; continue
+    fi
+    mv "$sym.tmp" "$sym"
+  done
+fi
 exit $status

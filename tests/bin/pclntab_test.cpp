@@ -1,0 +1,178 @@
+// goheap's ELF and pclntab readers against Go's own debug/elf + debug/gosym
+// (tests/programs/binoracle, run by make-dumps.sh over the executables it
+// builds): the same functions, entry for entry, and the same file:line for
+// every PC the oracle sampled. Also: every stack frame of the real dumps
+// symbolizes to the function its frame record names, and corrupt
+// executables give an Error.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "bin/binary.h"
+#include "dump/reader.h"
+#include "support/json_value.h"
+
+namespace goheap {
+namespace {
+
+using testing::JsonValue;
+
+struct ExeCase {
+  std::string name;
+  std::string exe;
+  std::string oracle;
+  std::string dump;  // empty when there is none
+};
+
+void PrintTo(const ExeCase& c, std::ostream* os) {
+  *os << c.exe;
+}
+
+std::vector<ExeCase> builtExecutables() {
+  std::vector<ExeCase> cases;
+  for (const char* v : {"go1.19", "go1.24"}) {
+    const std::string dir = std::string(GOHEAP_TESTDUMPS_DIR) + "/" + v;
+    cases.push_back({std::string(v == std::string("go1.19") ? "go1_19" : "go1_24") + "_retention",
+                     dir + "/retention", dir + "/retention.symtab.json", dir + "/retention.dump"});
+  }
+  return cases;
+}
+
+// The executables of the shared test data (Go 1.5, 1.16, 1.18/386), read by
+// the Go 1.19 oracle; skipped where that directory is absent.
+std::vector<ExeCase> oldExecutables() {
+  std::vector<ExeCase> cases;
+  for (const char* f :
+       {"gold-linux-amd64-1.5.0", "gold-linux-amd64-1.16.0", "gold-linux-386-1.18.0"}) {
+    std::string name = f;
+    for (char& ch : name) {
+      if (ch == '-' || ch == '.') ch = '_';
+    }
+    cases.push_back({name, std::string(GOHEAP_GOBIN_DIR) + "/" + f,
+                     std::string(GOHEAP_TESTDUMPS_DIR) + "/gobin/" + f + ".symtab.json", ""});
+  }
+  return cases;
+}
+
+std::vector<uint8_t> readAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+class AgainstOracle : public ::testing::TestWithParam<ExeCase> {
+ protected:
+  void SetUp() override {
+    if (!std::filesystem::exists(GetParam().exe)) GTEST_SKIP() << "no " << GetParam().exe;
+    ASSERT_TRUE(std::filesystem::exists(GetParam().oracle)) << GetParam().oracle;
+  }
+};
+
+TEST_P(AgainstOracle, FunctionTableEqualsGosym) {
+  Expected<bin::Binary> b = bin::Binary::open(GetParam().exe);
+  ASSERT_TRUE(b.ok()) << b.error().message();
+  const JsonValue oracle = JsonValue::parseFile(GetParam().oracle);
+  const auto& want = oracle["funcs"].items();
+  const auto got = b->pclntab().funcs();
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    ASSERT_EQ(got[i].entry, want[i]["entry"].hexAddress()) << "function " << i;
+    ASSERT_EQ(got[i].end, want[i]["end"].hexAddress()) << "function " << i;
+    ASSERT_EQ(got[i].name, want[i]["name"].str()) << "function " << i;
+  }
+}
+
+TEST_P(AgainstOracle, FileAndLineEqualGosymAtEverySampledPc) {
+  Expected<bin::Binary> b = bin::Binary::open(GetParam().exe);
+  ASSERT_TRUE(b.ok()) << b.error().message();
+  const JsonValue oracle = JsonValue::parseFile(GetParam().oracle);
+  size_t checked = 0;
+  for (const JsonValue& f : oracle["funcs"].items()) {
+    for (const JsonValue& s : f["pcs"].items()) {
+      const uint64_t pc = s["pc"].hexAddress();
+      Expected<bin::Location> loc = b->pclntab().pcToLine(pc);
+      ASSERT_TRUE(loc.ok()) << f["name"].str() << " " << s["pc"].str() << ": "
+                            << loc.error().message();
+      EXPECT_EQ(loc->func->name, f["name"].str()) << s["pc"].str();
+      // gosym says line -1 and no file where the tables have no entry;
+      // goheap says line 0 and an empty file.
+      const auto line = static_cast<int64_t>(s["line"].number());
+      EXPECT_EQ(loc->line, line < 0 ? 0 : line) << f["name"].str() << " " << s["pc"].str();
+      EXPECT_EQ(loc->file, s["file"].str()) << f["name"].str() << " " << s["pc"].str();
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 1000u);
+}
+
+TEST_P(AgainstOracle, CutInHalfIsAnErrorNotACrash) {
+  std::vector<uint8_t> bytes = readAll(GetParam().exe);
+  bytes.resize(bytes.size() / 2);
+  Expected<bin::Binary> b = bin::Binary::fromBytes(bytes, "half");
+  ASSERT_FALSE(b.ok());
+  EXPECT_NE(b.error().message().find("half"), std::string::npos) << b.error().message();
+}
+
+TEST_P(AgainstOracle, ZeroedPclntabHeaderIsAnError) {
+  std::vector<uint8_t> bytes = readAll(GetParam().exe);
+  Expected<bin::Container> c = bin::readContainer(bytes);
+  ASSERT_TRUE(c.ok()) << c.error().message();
+  const bin::Section* s = c->section(".gopclntab");
+  ASSERT_NE(s, nullptr);
+  const uint64_t offset = s->offset;
+  std::fill(bytes.begin() + static_cast<std::ptrdiff_t>(offset),
+            bytes.begin() + static_cast<std::ptrdiff_t>(offset + 64), 0);
+  Expected<bin::Binary> b = bin::Binary::fromBytes(bytes, "zeroed");
+  ASSERT_FALSE(b.ok());
+  EXPECT_NE(b.error().message().find(".gopclntab"), std::string::npos) << b.error().message();
+}
+
+// Every truncation of the ELF headers and section table, a byte at a time
+// near the start and in coarse steps after: an Error or a value, never a
+// read out of bounds (run under ASan by the fuzz build).
+TEST_P(AgainstOracle, EveryTruncationIsHandled) {
+  const std::vector<uint8_t> bytes = readAll(GetParam().exe);
+  std::vector<size_t> cuts;
+  for (size_t n = 0; n < 256; ++n) cuts.push_back(n);
+  for (size_t n = 256; n < bytes.size(); n += bytes.size() / 97) cuts.push_back(n);
+  for (size_t n : cuts) {
+    std::vector<uint8_t> cut(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(n));
+    Expected<bin::Binary> b = bin::Binary::fromBytes(cut, "cut");
+    if (b.ok()) {
+      for (const bin::Func& f : b->pclntab().funcs()) (void)b->pclntab().pcToLine(f.entry);
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Built, AgainstOracle, ::testing::ValuesIn(builtExecutables()),
+                         [](const auto& p) { return p.param.name; });
+INSTANTIATE_TEST_SUITE_P(Old, AgainstOracle, ::testing::ValuesIn(oldExecutables()),
+                         [](const auto& p) { return p.param.name; });
+
+class FramesOfRealDump : public ::testing::TestWithParam<ExeCase> {};
+
+// A frame's pc is a return address except in a goroutine's innermost frame;
+// Pclntab::lookup (pc-1 unless pc is a function entry) must name the same
+// function the runtime wrote into the frame record, for every frame.
+TEST_P(FramesOfRealDump, EveryFrameSymbolizesToItsRecordedFunction) {
+  Expected<bin::Binary> b = bin::Binary::open(GetParam().exe);
+  ASSERT_TRUE(b.ok()) << b.error().message();
+  Expected<dump::Dump> d = dump::readDumpFile(GetParam().dump);
+  ASSERT_TRUE(d.ok()) << d.error().message();
+  ASSERT_GT(d->frames.size(), 10u);
+  for (const dump::StackFrame& fr : d->frames) {
+    Expected<bin::Location> loc = b->pclntab().lookup(fr.pc);
+    ASSERT_TRUE(loc.ok()) << fr.function << " pc " << fr.pc << ": " << loc.error().message();
+    EXPECT_EQ(loc->func->name, fr.function) << "depth " << fr.depth << " pc " << fr.pc;
+    EXPECT_EQ(loc->func->entry, fr.entry_pc) << fr.function;
+    EXPECT_FALSE(loc->file.empty()) << fr.function;
+    EXPECT_GT(loc->line, 0) << fr.function;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Built, FramesOfRealDump, ::testing::ValuesIn(builtExecutables()),
+                         [](const auto& p) { return p.param.name; });
+
+}  // namespace
+}  // namespace goheap
