@@ -9,6 +9,8 @@
 #   OUTDIR/<label>/<prog>.symtab.json  what Go's debug/gosym reads from the
 #                                executable (tests/programs/binoracle, built
 #                                with the same toolchain)
+#   OUTDIR/<label>/cross/retention-{s390x,arm}[.symtab.json]  the retention
+#                                program cross-built (not run) and its oracle
 # for label in go1.19 go1.24, and OUTDIR/gobin/<exe>.symtab.json for the old
 # ELF executables in GOHEAP_GOBIN_DIR (default /work/shared/testdata/gobin),
 # read by the Go 1.19 oracle. Outputs newer than the program's sources and
@@ -131,6 +133,34 @@ for label in go1.19 go1.24; do
     [ -f "$exe.dump" ] || continue
     sym="$exe.symtab.json"
     if [ -s "$sym" ] && [ "$sym" -nt "$exe" ] && [ "$sym" -nt "$oracle" ]; then continue; fi
+    if ! "$oracle" "$exe" >"$sym.tmp"; then
+      echo "make-dumps: $label/binoracle: failed on $exe" >&2
+      rm -f "$sym.tmp"; status=1; continue
+    fi
+    mv "$sym.tmp" "$sym"
+  done
+
+  # Cross-built (not run) executables of the retention program, so the
+  # pclntab reader is checked on a big-endian target (s390x, PC quantum 2)
+  # and a 32-bit one (arm, quantum 4) as well: OUTDIR/<label>/cross/.
+  mkdir -p "$OUT/$label/cross"
+  for target in s390x arm; do
+    exe="$OUT/$label/cross/retention-$target"
+    sym="$exe.symtab.json"
+    fresh=1
+    for f in "$exe" "$sym"; do [ -s "$f" ] || fresh=0; done
+    for src in "$SCRIPT" "$oracle" "$HERE/retention/"*; do
+      if [ $fresh = 1 ] && [ -f "$src" ] && { [ "$src" -nt "$exe" ] || [ "$src" -nt "$sym" ]; }; then fresh=0; fi
+    done
+    [ $fresh = 1 ] && continue
+    echo "make-dumps: $label/cross/retention-$target: building"
+    goarm=""; [ $target = arm ] && goarm=7
+    if ! (cd "$HERE/retention" && env GOROOT="$root" GOOS=linux GOARCH=$target ${goarm:+GOARM=$goarm} \
+          "$go" build -trimpath -buildvcs=false -o "$exe.tmp" main.go); then
+      echo "make-dumps: $label/cross/retention-$target: build failed" >&2
+      rm -f "$exe.tmp"; status=1; continue
+    fi
+    mv "$exe.tmp" "$exe"
     if ! "$oracle" "$exe" >"$sym.tmp"; then
       echo "make-dumps: $label/binoracle: failed on $exe" >&2
       rm -f "$sym.tmp"; status=1; continue
