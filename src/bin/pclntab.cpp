@@ -19,6 +19,13 @@ constexpr uint32_t kMagic120 = 0xfffffff1;
 
 constexpr std::string_view kWhere = "pclntab";
 
+// Offsets in errors are file offsets (the table's own offset plus its place
+// in the file), so a user can look at the bytes with a hex dump.
+Error atFile(uint64_t table_in_file, uint64_t offset, std::string_view context,
+             std::string_view what) {
+  return Error::atOffset(table_in_file + offset, context, what);
+}
+
 std::optional<PclntabLayout> layoutOf(uint32_t magic) {
   switch (magic) {
     case kMagic12:
@@ -54,37 +61,40 @@ std::string_view pclntabLayoutName(PclntabLayout l) {
   return "unknown";
 }
 
-Expected<Pclntab> Pclntab::parse(std::span<const uint8_t> data, uint64_t text_start) {
-  if (data.size() < 8) return Error::atOffset(0, kWhere, "shorter than its 8-byte header");
+Expected<Pclntab> Pclntab::parse(std::span<const uint8_t> data, uint64_t text_start,
+                                 uint64_t file_offset) {
+  if (data.size() < 8) return atFile(file_offset, 0, kWhere, "shorter than its 8-byte header");
   ByteView le(data, false);
   ByteView be(data, true);
   std::optional<PclntabLayout> layout = layoutOf(le.u32(0));
   const bool big = !layout.has_value();
   if (big) layout = layoutOf(be.u32(0));
-  if (!layout) return Error::atOffset(0, kWhere, "no pclntab magic");
+  if (!layout) return atFile(file_offset, 0, kWhere, "no pclntab magic");
   Pclntab t;
   t.data_ = big ? be : le;
+  t.file_offset_ = file_offset;
   t.layout_ = *layout;
   const ByteView& d = t.data_;
-  if (d.u8(4) != 0 || d.u8(5) != 0) return Error::atOffset(4, kWhere, "header padding not zero");
+  if (d.u8(4) != 0 || d.u8(5) != 0)
+    return atFile(file_offset, 4, kWhere, "header padding not zero");
   t.quantum_ = d.u8(6);
   t.ptr_size_ = d.u8(7);
   if (t.quantum_ != 1 && t.quantum_ != 2 && t.quantum_ != 4) {
-    return Error::atOffset(6, kWhere, "bad PC quantum " + std::to_string(t.quantum_));
+    return atFile(file_offset, 6, kWhere, "bad PC quantum " + std::to_string(t.quantum_));
   }
   if (t.ptr_size_ != 4 && t.ptr_size_ != 8) {
-    return Error::atOffset(7, kWhere, "bad pointer size " + std::to_string(t.ptr_size_));
+    return atFile(file_offset, 7, kWhere, "bad pointer size " + std::to_string(t.ptr_size_));
   }
   const uint32_t w = t.ptr_size_;
   auto word = [&](uint64_t i) { return d.word(8 + i * w, w); };
   switch (t.layout_) {
     case PclntabLayout::Go12:
-      if (!d.has(8, w)) return Error::atOffset(8, kWhere, "truncated header");
+      if (!d.has(8, w)) return atFile(file_offset, 8, kWhere, "truncated header");
       t.nfunc_ = word(0);
       t.functab_off_ = 8 + w;
       break;
     case PclntabLayout::Go116:
-      if (!d.has(8, 7 * w)) return Error::atOffset(8, kWhere, "truncated header");
+      if (!d.has(8, 7 * w)) return atFile(file_offset, 8, kWhere, "truncated header");
       t.nfunc_ = word(0);
       t.funcname_off_ = word(2);
       t.cu_off_ = word(3);
@@ -94,7 +104,7 @@ Expected<Pclntab> Pclntab::parse(std::span<const uint8_t> data, uint64_t text_st
       break;
     case PclntabLayout::Go118:
     case PclntabLayout::Go120:
-      if (!d.has(8, 8 * w)) return Error::atOffset(8, kWhere, "truncated header");
+      if (!d.has(8, 8 * w)) return atFile(file_offset, 8, kWhere, "truncated header");
       t.nfunc_ = word(0);
       t.text_start_ = word(2);
       t.funcname_off_ = word(3);
@@ -107,9 +117,9 @@ Expected<Pclntab> Pclntab::parse(std::span<const uint8_t> data, uint64_t text_st
   }
   for (uint64_t off : {t.funcname_off_, t.cu_off_, t.filetab_off_, t.pctab_off_, t.functab_off_}) {
     if (off > d.size()) {
-      return Error::atOffset(8, kWhere,
-                             "sub-table offset " + std::to_string(off) + " past the end (" +
-                                 std::to_string(d.size()) + " bytes)");
+      return atFile(file_offset, 8, kWhere,
+                    "sub-table offset " + std::to_string(off) + " past the end (" +
+                        std::to_string(d.size()) + " bytes)");
     }
   }
   if (Status s = t.readFuncs(); !s) return s.error();
@@ -123,8 +133,8 @@ Status Pclntab::readFuncs() {
   const uint64_t field = new_layout ? 4 : ptr_size_;
   const uint64_t entry_size = 2 * field;
   if (nfunc_ >= d.size() / entry_size || !d.has(functab_off_, (nfunc_ + 1) * entry_size)) {
-    return Error::atOffset(functab_off_, "pclntab function table",
-                           std::to_string(nfunc_) + " functions do not fit in the table");
+    return atFile(file_offset_, functab_off_, "pclntab function table",
+                  std::to_string(nfunc_) + " functions do not fit in the table");
   }
   auto pcAt = [&](uint64_t i) {
     const uint64_t v = d.word(functab_off_ + i * entry_size, static_cast<uint32_t>(field));
@@ -138,7 +148,7 @@ Status Pclntab::readFuncs() {
   if (layout_ == PclntabLayout::Go12) {
     // Go 1.2-1.15: the file table's offset follows the function table's end PC.
     const uint64_t at = functab_off_ + (nfunc_ + 1) * entry_size - field;
-    if (!d.has(at, 4)) return Error::atOffset(at, kWhere, "file table offset truncated");
+    if (!d.has(at, 4)) return atFile(file_offset_, at, kWhere, "file table offset truncated");
     filetab_off_ = d.u32(at);
   }
   funcs_.resize(nfunc_);
@@ -149,12 +159,12 @@ Status Pclntab::readFuncs() {
     f.end = pcAt(i + 1);
     f.func_offset = func_base + d.word(at + field, static_cast<uint32_t>(field));
     if (f.end < f.entry) {
-      return Error::atOffset(at, "pclntab function table",
-                             "entries not sorted at function " + std::to_string(i));
+      return atFile(file_offset_, at, "pclntab function table",
+                    "entries not sorted at function " + std::to_string(i));
     }
     if (!d.has(f.func_offset, func_min_size)) {
-      return Error::atOffset(at, "pclntab function table",
-                             "_func record of function " + std::to_string(i) + " out of range");
+      return atFile(file_offset_, at, "pclntab function table",
+                    "_func record of function " + std::to_string(i) + " out of range");
     }
     f.name = d.cstring(name_base + d.u32(f.func_offset + field + 4 * kNameOff));
   }
@@ -183,21 +193,23 @@ Expected<int64_t> Pclntab::pcValue(const Func& f, uint64_t table_offset, uint64_
     }
     return false;
   };
-  int64_t value = -1;
+  // Summed modulo 2^64: a corrupt table may overflow, which must not be UB.
+  uint64_t value = UINT64_MAX;  // -1
   uint64_t cur = f.entry;
   for (bool first = true;; first = false) {
     const uint64_t at = p;
     uint64_t uv = 0;
     uint64_t pc_delta = 0;
-    if (!uvarint(uv)) return Error::atOffset(at, "pclntab pc-value table", "truncated value");
+    if (!uvarint(uv)) return atFile(file_offset_, at, "pclntab pc-value table", "truncated value");
     if (uv == 0 && !first) return int64_t{-1};
     // zig-zag: the low bit says the delta is negative.
     const int64_t delta =
         (uv & 1) != 0 ? ~static_cast<int64_t>(uv >> 1) : static_cast<int64_t>(uv >> 1);
-    value += delta;
-    if (!uvarint(pc_delta)) return Error::atOffset(at, "pclntab pc-value table", "truncated pc");
+    value += static_cast<uint64_t>(delta);
+    if (!uvarint(pc_delta))
+      return atFile(file_offset_, at, "pclntab pc-value table", "truncated pc");
     cur += pc_delta * quantum_;
-    if (pc < cur) return value;
+    if (pc < cur) return static_cast<int64_t>(value);
   }
 }
 
@@ -208,7 +220,7 @@ Expected<std::string_view> Pclntab::fileName(const Func& f, int64_t file_index) 
   if (layout_ == PclntabLayout::Go12) {
     // A count, then one offset (from the pclntab start) per file; file
     // numbers start at 1.
-    if (!d.has(filetab_off_, 4)) return Error::atOffset(filetab_off_, kWhere, "no file table");
+    if (!d.has(filetab_off_, 4)) return atFile(file_offset_, filetab_off_, kWhere, "no file table");
     const uint64_t n = d.u32(filetab_off_);
     // Go 1.5's assembly functions carry file numbers past the table's end
     // (their lines are still right); the file is unknown then, as gosym says.
@@ -219,10 +231,15 @@ Expected<std::string_view> Pclntab::fileName(const Func& f, int64_t file_index) 
   // the cutab, which holds offsets into the file name table.
   const uint64_t field = (layout_ == PclntabLayout::Go116) ? ptr_size_ : 4;
   const uint64_t cu = d.u32(f.func_offset + field + 4 * kCuOffset);
+  if (idx > d.size()) {
+    return atFile(
+        file_offset_, f.func_offset, "pclntab cutab",
+        "file number " + std::to_string(idx) + " of " + std::string(f.name) + " out of range");
+  }
   const uint64_t slot = cu_off_ + (cu + idx) * 4;
   if (!d.has(slot, 4)) {
-    return Error::atOffset(
-        slot, "pclntab cutab",
+    return atFile(
+        file_offset_, slot, "pclntab cutab",
         "file number " + std::to_string(idx) + " of " + std::string(f.name) + " out of range");
   }
   const uint32_t off = d.u32(slot);
@@ -267,8 +284,8 @@ Expected<Pclntab> findPclntab(const Container& c) {
     if (const Section* s = c.section(name)) {
       Expected<ByteView> bytes = c.sectionData(*s);
       if (!bytes) return bytes.error();
-      Expected<Pclntab> t = Pclntab::parse(bytes->bytes(), text_start);
-      if (!t) return Error("section " + std::string(name) + ": " + t.error().message());
+      Expected<Pclntab> t = Pclntab::parse(bytes->bytes(), text_start, s->offset);
+      if (!t) return Error("section " + std::string(name) + ", " + t.error().message());
       return t;
     }
   }
@@ -279,7 +296,7 @@ Expected<Pclntab> findPclntab(const Container& c) {
     const uint32_t le = ByteView(f.bytes(), false).u32(off);
     const uint32_t be = ByteView(f.bytes(), true).u32(off);
     if (!layoutOf(le) && !layoutOf(be)) continue;
-    Expected<Pclntab> t = Pclntab::parse(f.bytes().subspan(off), text_start);
+    Expected<Pclntab> t = Pclntab::parse(f.bytes().subspan(off), text_start, off);
     if (t && !t->funcs().empty()) return t;
   }
   return Error("no pclntab found (no .gopclntab section and no valid table in the file)");

@@ -40,7 +40,10 @@ class Pclntab {
   // Parses `data` (the pclntab's bytes, starting at its magic). The byte order
   // is taken from the magic. `text_start` is used when the header's own text
   // start is 0 (Go 1.26 writes 0 there): pass the .text section's address.
-  static Expected<Pclntab> parse(std::span<const uint8_t> data, uint64_t text_start = 0);
+  // `file_offset` (where the table starts in its file) is added to the byte
+  // offsets that errors report.
+  static Expected<Pclntab> parse(std::span<const uint8_t> data, uint64_t text_start = 0,
+                                 uint64_t file_offset = 0);
 
   PclntabLayout layout() const { return layout_; }
   uint32_t quantum() const { return quantum_; }
@@ -70,6 +73,7 @@ class Pclntab {
   Expected<std::string_view> fileName(const Func& f, int64_t file_index) const;
 
   ByteView data_;
+  uint64_t file_offset_ = 0;
   PclntabLayout layout_ = PclntabLayout::Go120;
   uint32_t quantum_ = 1;
   uint32_t ptr_size_ = 8;

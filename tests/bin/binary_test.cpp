@@ -199,3 +199,30 @@ TEST(Pclntab, HugeFunctionCountIsAnError) {
 
 }  // namespace
 }  // namespace goheap
+
+namespace goheap {
+namespace {
+
+// Inputs the fuzzer found (fuzz/corpus/bin_reader/): each must end in a value
+// or an Error. pcvalue-sum-overflow: a pc-value table whose deltas overflow a
+// signed sum (undefined behaviour before the sum was made modular).
+TEST(BinFuzzRegressions, EveryKeptInputIsHandled) {
+  const std::string dir = std::string(GOHEAP_SOURCE_DIR) + "/fuzz/corpus/bin_reader";
+  size_t n = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    const std::vector<uint8_t> bytes = readAll(entry.path().string());
+    for (auto t = bin::Pclntab::parse(bytes, 0x401000); t.ok();) {
+      for (const bin::Func& f : t->funcs()) {
+        (void)t->pcToLine(f.entry);
+        (void)t->lookup(f.end);
+      }
+      break;
+    }
+    (void)bin::Binary::fromBytes(bytes, "fuzz");
+    ++n;
+  }
+  EXPECT_GE(n, 1u);
+}
+
+}  // namespace
+}  // namespace goheap
