@@ -54,10 +54,57 @@ struct Layout {
   uint64_t sym_size, st_value, st_size;
 };
 
-constexpr Layout kElf64{8,  32, 40, 54, 56, 58, 60, 62, 64, 64, 4, 16,
-                        24, 32, 40, 56, 4,  8,  16, 32, 40, 24, 8, 16};
-constexpr Layout kElf32{4,  28, 32, 42, 44, 46, 48, 50, 52, 40, 4, 12,
-                        16, 20, 24, 32, 24, 4,  8,  16, 20, 16, 4, 8};
+// Offsets from the ELF specification (file header e_*, section header sh_*,
+// program header p_*, symbol st_*): the two classes differ in word width and,
+// for program headers and symbols, in field order.
+constexpr Layout kElf64{.w = 8,
+                        .phoff = 32,
+                        .shoff = 40,
+                        .phentsize = 54,
+                        .phnum = 56,
+                        .shentsize = 58,
+                        .shnum = 60,
+                        .shstrndx = 62,
+                        .ehsize = 64,
+                        .sh_size_min = 64,
+                        .sh_type = 4,
+                        .sh_addr = 16,
+                        .sh_offset = 24,
+                        .sh_size = 32,
+                        .sh_link = 40,
+                        .ph_size_min = 56,
+                        .p_flags = 4,
+                        .p_offset = 8,
+                        .p_vaddr = 16,
+                        .p_filesz = 32,
+                        .p_memsz = 40,
+                        .sym_size = 24,
+                        .st_value = 8,
+                        .st_size = 16};
+constexpr Layout kElf32{.w = 4,
+                        .phoff = 28,
+                        .shoff = 32,
+                        .phentsize = 42,
+                        .phnum = 44,
+                        .shentsize = 46,
+                        .shnum = 48,
+                        .shstrndx = 50,
+                        .ehsize = 52,
+                        .sh_size_min = 40,
+                        .sh_type = 4,
+                        .sh_addr = 12,
+                        .sh_offset = 16,
+                        .sh_size = 20,
+                        .sh_link = 24,
+                        .ph_size_min = 32,
+                        .p_flags = 24,
+                        .p_offset = 4,
+                        .p_vaddr = 8,
+                        .p_filesz = 16,
+                        .p_memsz = 20,
+                        .sym_size = 16,
+                        .st_value = 4,
+                        .st_size = 8};
 
 Error elfError(uint64_t offset, std::string_view where, std::string_view what) {
   return Error::atOffset(offset, where, what);
