@@ -66,13 +66,14 @@ Expected<Container> readContainer(std::span<const uint8_t> bytes) {
                        static_cast<uint32_t>(bytes[2]) << 16 |
                        static_cast<uint32_t>(bytes[3]) << 24;
     if (m == 0xfeedface || m == 0xfeedfacf || m == 0xcefaedfe || m == 0xcffaedfe) {
-      return Error("Mach-O executables are not read yet (only ELF)");
+      return readMachO(bytes);
     }
   }
   if (bytes.size() >= 2 && bytes[0] == 'M' && bytes[1] == 'Z') {
-    return Error("PE executables are not read yet (only ELF)");
+    return Error("PE executables are not read yet (only ELF and Mach-O)");
   }
-  return Error::atOffset(0, "file header", "not an executable goheap knows (ELF expected)");
+  return Error::atOffset(0, "file header",
+                         "not an executable goheap knows (ELF or Mach-O expected)");
 }
 
 }  // namespace goheap::bin

@@ -65,9 +65,10 @@ struct Container {
   std::optional<ByteView> readAt(uint64_t addr, uint64_t n) const;
 };
 
-// Recognises the format from the first bytes and reads it. Only ELF so far;
-// Mach-O and PE give an Error that says so.
+// Recognises the format from the first bytes and reads it. ELF and Mach-O
+// (not universal files) so far; PE gives an Error that says so.
 Expected<Container> readContainer(std::span<const uint8_t> bytes);
 Expected<Container> readElf(std::span<const uint8_t> bytes);
+Expected<Container> readMachO(std::span<const uint8_t> bytes);
 
 }  // namespace goheap::bin

@@ -279,6 +279,7 @@ Expected<Location> Pclntab::lookup(uint64_t pc) const {
 
 Expected<Pclntab> findPclntab(const Container& c) {
   const Section* text = c.section(".text");
+  if (text == nullptr) text = c.section("__text");
   const uint64_t text_start = text != nullptr ? text->addr : 0;
   for (std::string_view name : {".gopclntab", "__gopclntab"}) {
     if (const Section* s = c.section(name)) {

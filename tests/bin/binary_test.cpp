@@ -173,11 +173,43 @@ TEST(Container, NotAnExecutableIsAnErrorAtOffsetZero) {
   EXPECT_NE(c.error().message().find("offset 0"), std::string::npos) << c.error().message();
 }
 
-TEST(Container, MachOAndPeSayTheyAreNotReadYet) {
+TEST(Container, TruncatedMachOAndPeSayWhatTheyAre) {
   std::vector<uint8_t> macho = {0xcf, 0xfa, 0xed, 0xfe, 0, 0, 0, 0};
   std::vector<uint8_t> pe = {'M', 'Z', 0, 0};
   EXPECT_NE(bin::readContainer(macho).error().message().find("Mach-O"), std::string::npos);
   EXPECT_NE(bin::readContainer(pe).error().message().find("PE"), std::string::npos);
+}
+
+// The Go 1.20 darwin/amd64 executable of the shared test data (its pclntab is
+// checked against gosym in pclntab_test.cpp): container facts and symbols.
+TEST(MachO, Go120DarwinAmd64) {
+  const std::string path = std::string(GOHEAP_GOBIN_DIR) + "/gold-darwin-amd64-1.20.0";
+  if (!std::filesystem::exists(path)) GTEST_SKIP() << "no " << path;
+  Expected<bin::Binary> b = bin::Binary::open(path);
+  ASSERT_TRUE(b.ok()) << b.error().message();
+  const bin::Container& c = b->container();
+  EXPECT_EQ(c.format, bin::ContainerFormat::MachO);
+  EXPECT_EQ(c.arch, "amd64");
+  EXPECT_EQ(c.ptr_size, 8u);
+  EXPECT_FALSE(c.big_endian);
+  EXPECT_EQ(b->goVersion(), "go1.20");
+  EXPECT_EQ(b->pclntab().layout(), bin::PclntabLayout::Go120);
+  ASSERT_NE(c.section("__gopclntab"), nullptr);
+  ASSERT_NE(c.section("__text"), nullptr);
+  EXPECT_FALSE(c.segments.empty());
+  const bin::Symbol* sym = c.symbol("_main.main");
+  if (sym == nullptr) sym = c.symbol("main.main");
+  ASSERT_NE(sym, nullptr);
+  const bin::Func* f = b->pclntab().funcAt(sym->value);
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->name, "main.main");
+  EXPECT_EQ(f->entry, sym->value);
+  // Cut anywhere in its load commands: an Error, never a crash.
+  const std::vector<uint8_t> bytes = readAll(path);
+  for (size_t n = 0; n < 4096; n += 7) {
+    std::vector<uint8_t> cut(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(n));
+    EXPECT_FALSE(bin::Binary::fromBytes(cut, "cut").ok()) << n;
+  }
 }
 
 TEST(Pclntab, TooShortOrWithoutMagicIsAnError) {

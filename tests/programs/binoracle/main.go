@@ -1,5 +1,5 @@
-// binoracle prints, as JSON, what Go's own debug/elf and debug/gosym read from
-// an ELF executable's pclntab: every function (entry, end, name) and the
+// binoracle prints, as JSON, what Go's own debug/elf (or debug/macho) and
+// debug/gosym read from an executable's pclntab: every function (entry, end, name) and the
 // file:line of a few PCs in each. goheap's pclntab reader is tested against
 // it (tests/bin/pclntab_test.cpp); it shares no code with goheap.
 //
@@ -9,6 +9,7 @@ package main
 import (
 	"debug/elf"
 	"debug/gosym"
+	"debug/macho"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -36,32 +37,54 @@ type output struct {
 
 func hex(v uint64) string { return fmt.Sprintf("0x%x", v) }
 
+// readTables returns the text address, the pclntab and the (old) symtab of
+// an ELF or Mach-O file.
+func readTables(path string) (uint64, []byte, []byte, error) {
+	if f, err := elf.Open(path); err == nil {
+		text, pcln := f.Section(".text"), f.Section(".gopclntab")
+		if text == nil || pcln == nil {
+			return 0, nil, nil, fmt.Errorf("no .text or .gopclntab section")
+		}
+		data, err := pcln.Data()
+		if err != nil {
+			return 0, nil, nil, err
+		}
+		var sym []byte
+		if s := f.Section(".gosymtab"); s != nil {
+			sym, _ = s.Data()
+		}
+		return text.Addr, data, sym, nil
+	}
+	f, err := macho.Open(path)
+	if err != nil {
+		return 0, nil, nil, fmt.Errorf("neither ELF nor Mach-O: %v", err)
+	}
+	text, pcln := f.Section("__text"), f.Section("__gopclntab")
+	if text == nil || pcln == nil {
+		return 0, nil, nil, fmt.Errorf("no __text or __gopclntab section")
+	}
+	data, err := pcln.Data()
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	var sym []byte
+	if s := f.Section("__gosymtab"); s != nil {
+		sym, _ = s.Data()
+	}
+	return text.Addr, data, sym, nil
+}
+
 func main() {
 	if len(os.Args) != 2 {
 		fmt.Fprintln(os.Stderr, "usage: binoracle EXE")
 		os.Exit(2)
 	}
-	f, err := elf.Open(os.Args[1])
+	textAddr, pclnData, symData, err := readTables(os.Args[1])
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "binoracle:", err)
 		os.Exit(1)
 	}
-	text := f.Section(".text")
-	pcln := f.Section(".gopclntab")
-	if text == nil || pcln == nil {
-		fmt.Fprintln(os.Stderr, "binoracle: no .text or .gopclntab section")
-		os.Exit(1)
-	}
-	pclnData, err := pcln.Data()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "binoracle:", err)
-		os.Exit(1)
-	}
-	var symData []byte
-	if s := f.Section(".gosymtab"); s != nil {
-		symData, _ = s.Data()
-	}
-	table, err := gosym.NewTable(symData, gosym.NewLineTable(pclnData, text.Addr))
+	table, err := gosym.NewTable(symData, gosym.NewLineTable(pclnData, textAddr))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "binoracle:", err)
 		os.Exit(1)
@@ -72,7 +95,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "binoracle: gosym found no functions (pclntab layout too new for", runtime.Version()+"?)")
 		os.Exit(1)
 	}
-	out := output{Oracle: runtime.Version(), TextStart: hex(text.Addr)}
+	out := output{Oracle: runtime.Version(), TextStart: hex(textAddr)}
 	for _, fn := range table.Funcs {
 		rec := function{Entry: hex(fn.Entry), End: hex(fn.End), Name: fn.Name}
 		// The entry, three points inside, and the last byte.
