@@ -70,10 +70,10 @@ Expected<Container> readContainer(std::span<const uint8_t> bytes) {
     }
   }
   if (bytes.size() >= 2 && bytes[0] == 'M' && bytes[1] == 'Z') {
-    return Error("PE executables are not read yet (only ELF and Mach-O)");
+    return readPe(bytes);
   }
   return Error::atOffset(0, "file header",
-                         "not an executable goheap knows (ELF or Mach-O expected)");
+                         "not an executable goheap knows (ELF, Mach-O or PE expected)");
 }
 
 }  // namespace goheap::bin

@@ -65,10 +65,11 @@ struct Container {
   std::optional<ByteView> readAt(uint64_t addr, uint64_t n) const;
 };
 
-// Recognises the format from the first bytes and reads it. ELF and Mach-O
-// (not universal files) so far; PE gives an Error that says so.
+// Recognises the format from the first bytes and reads it: ELF, Mach-O (not
+// universal files) and PE.
 Expected<Container> readContainer(std::span<const uint8_t> bytes);
 Expected<Container> readElf(std::span<const uint8_t> bytes);
 Expected<Container> readMachO(std::span<const uint8_t> bytes);
+Expected<Container> readPe(std::span<const uint8_t> bytes);
 
 }  // namespace goheap::bin

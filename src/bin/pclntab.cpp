@@ -290,6 +290,17 @@ Expected<Pclntab> findPclntab(const Container& c) {
       return t;
     }
   }
+  // PE has no pclntab section; unstripped files name its bounds by symbols.
+  const Symbol* begin = c.symbol("runtime.pclntab");
+  const Symbol* end = c.symbol("runtime.epclntab");
+  if (begin != nullptr && end != nullptr && end->value > begin->value) {
+    if (std::optional<ByteView> bytes = c.readAt(begin->value, end->value - begin->value)) {
+      const auto at = static_cast<uint64_t>(bytes->bytes().data() - c.file.bytes().data());
+      Expected<Pclntab> t = Pclntab::parse(bytes->bytes(), text_start, at);
+      if (!t) return Error("runtime.pclntab, " + t.error().message());
+      return t;
+    }
+  }
   // No section: scan. The table is at least 4-byte aligned in every Go
   // release, and a candidate must parse completely before it is believed.
   const ByteView& f = c.file;

@@ -180,6 +180,30 @@ TEST(Container, TruncatedMachOAndPeSayWhatTheyAre) {
   EXPECT_NE(bin::readContainer(pe).error().message().find("PE"), std::string::npos);
 }
 
+// The Go 1.22 windows/amd64 executable of the shared test data (stripped: no
+// COFF symbols, so the pclntab is found by its magic; checked against gosym
+// in pclntab_test.cpp).
+TEST(Pe, Go122WindowsAmd64) {
+  const std::string path = std::string(GOHEAP_GOBIN_DIR) + "/gold-windows-amd64-1.22.0";
+  if (!std::filesystem::exists(path)) GTEST_SKIP() << "no " << path;
+  Expected<bin::Binary> b = bin::Binary::open(path);
+  ASSERT_TRUE(b.ok()) << b.error().message();
+  const bin::Container& c = b->container();
+  EXPECT_EQ(c.format, bin::ContainerFormat::Pe);
+  EXPECT_EQ(c.arch, "amd64");
+  EXPECT_EQ(c.ptr_size, 8u);
+  EXPECT_EQ(b->goVersion(), "go1.22.0");
+  EXPECT_EQ(b->pclntab().layout(), bin::PclntabLayout::Go120);
+  const bin::Section* text = c.section(".text");
+  ASSERT_NE(text, nullptr);
+  EXPECT_EQ(b->pclntab().funcs().front().entry, text->addr);
+  const std::vector<uint8_t> bytes = readAll(path);
+  for (size_t n = 0; n < 4096; n += 7) {
+    std::vector<uint8_t> cut(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(n));
+    EXPECT_FALSE(bin::Binary::fromBytes(cut, "cut").ok()) << n;
+  }
+}
+
 // The Go 1.20 darwin/amd64 executable of the shared test data (its pclntab is
 // checked against gosym in pclntab_test.cpp): container facts and symbols.
 TEST(MachO, Go120DarwinAmd64) {

@@ -13,8 +13,8 @@
 #                                program cross-built (not run) and its oracle
 # for label in go1.19 go1.24, and OUTDIR/gobin/<exe>.symtab.json for the old
 # ELF executables in GOHEAP_GOBIN_DIR (default /work/shared/testdata/gobin),
-# read by the Go 1.19 oracle, and for the Mach-O one there, read by the Go 1.24
-# oracle. Outputs newer than the program's sources and
+# read by the Go 1.19 oracle, and for the Mach-O and PE ones there, read by the
+# Go 1.24 oracle. Outputs newer than the program's sources and
 # this script are kept, so a rerun does nothing. After a fresh run the report
 # is checked against the dump by check-report.py (if python3 is there), so a
 # program whose claims do not hold fails here rather than in goheap's tests.
@@ -186,11 +186,11 @@ if [ -x "$OUT/go1.19/binoracle" ] && [ -d "$GOBIN_DIR" ]; then
     mv "$sym.tmp" "$sym"
   done
 fi
-# The Go 1.20 Mach-O one needs the Go 1.24 oracle (Go 1.19's gosym predates
-# the Go 1.20 table layout).
+# The Go 1.20 Mach-O and Go 1.22 PE ones need the Go 1.24 oracle (Go 1.19's
+# gosym predates the Go 1.20 table layout).
 if [ -x "$OUT/go1.24/binoracle" ] && [ -d "$GOBIN_DIR" ]; then
   mkdir -p "$OUT/gobin"
-  for exe in "$GOBIN_DIR"/gold-darwin-*; do
+  for exe in "$GOBIN_DIR"/gold-darwin-* "$GOBIN_DIR"/gold-windows-*; do
     [ -f "$exe" ] || continue
     sym="$OUT/gobin/$(basename "$exe").symtab.json"
     if [ -s "$sym" ] && [ "$sym" -nt "$exe" ] && [ "$sym" -nt "$OUT/go1.24/binoracle" ]; then continue; fi

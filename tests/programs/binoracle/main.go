@@ -7,9 +7,11 @@
 package main
 
 import (
+	"bytes"
 	"debug/elf"
 	"debug/gosym"
 	"debug/macho"
+	"debug/pe"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -55,9 +57,12 @@ func readTables(path string) (uint64, []byte, []byte, error) {
 		}
 		return text.Addr, data, sym, nil
 	}
+	if f, err := pe.Open(path); err == nil {
+		return readPE(f)
+	}
 	f, err := macho.Open(path)
 	if err != nil {
-		return 0, nil, nil, fmt.Errorf("neither ELF nor Mach-O: %v", err)
+		return 0, nil, nil, fmt.Errorf("neither ELF, PE nor Mach-O: %v", err)
 	}
 	text, pcln := f.Section("__text"), f.Section("__gopclntab")
 	if text == nil || pcln == nil {
@@ -72,6 +77,55 @@ func readTables(path string) (uint64, []byte, []byte, error) {
 		sym, _ = s.Data()
 	}
 	return text.Addr, data, sym, nil
+}
+
+// readPE finds the pclntab of a PE file, which has no section of its own:
+// between the symbols runtime.pclntab and runtime.epclntab, or, in a stripped
+// file, from the first Go 1.20+ magic in .rdata to the section's end (gosym
+// ignores what follows the table).
+func readPE(f *pe.File) (uint64, []byte, []byte, error) {
+	var imageBase uint64
+	switch oh := f.OptionalHeader.(type) {
+	case *pe.OptionalHeader32:
+		imageBase = uint64(oh.ImageBase)
+	case *pe.OptionalHeader64:
+		imageBase = oh.ImageBase
+	}
+	text := f.Section(".text")
+	if text == nil {
+		return 0, nil, nil, fmt.Errorf("no .text section")
+	}
+	textAddr := imageBase + uint64(text.VirtualAddress)
+	var start, end *pe.Symbol
+	for _, s := range f.Symbols {
+		switch s.Name {
+		case "runtime.pclntab":
+			start = s
+		case "runtime.epclntab":
+			end = s
+		}
+	}
+	if start != nil && end != nil && start.SectionNumber == end.SectionNumber && start.SectionNumber > 0 {
+		data, err := f.Sections[start.SectionNumber-1].Data()
+		if err != nil {
+			return 0, nil, nil, err
+		}
+		return textAddr, data[start.Value:end.Value], nil, nil
+	}
+	rdata := f.Section(".rdata")
+	if rdata == nil {
+		return 0, nil, nil, fmt.Errorf("no pclntab symbols and no .rdata")
+	}
+	data, err := rdata.Data()
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	for i := 0; i+8 <= len(data); i += 4 {
+		if bytes.Equal(data[i:i+6], []byte{0xf1, 0xff, 0xff, 0xff, 0, 0}) {
+			return textAddr, data[i:], nil, nil
+		}
+	}
+	return 0, nil, nil, fmt.Errorf("no pclntab in .rdata")
 }
 
 func main() {
