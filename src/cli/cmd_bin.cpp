@@ -20,7 +20,7 @@ CommandSpec binSpec() {
                    "names the function, file and line of addresses. An address is taken as a "
                    "return address, as in a stack frame: the instruction before it is looked "
                    "up, unless it is exactly a function's entry.");
-  spec.positional("EXE", "a Go executable (ELF; stripped ones too)");
+  spec.positional("EXE", "a Go executable: ELF, Mach-O or PE, stripped ones too");
   spec.boolFlag("funcs", "list every function: entry address, name, file:line of its entry");
   spec.flag("pc", "ADDR", "symbolize this address (give --pc again for more)")
       .kind(ValueKind::Address)
