@@ -111,6 +111,7 @@ Expected<Binary> Binary::build(std::unique_ptr<MappedFile> file) {
   Expected<Pclntab> t = findPclntab(b.container_);
   if (!t) return t.error();
   b.pclntab_ = t.take();
+  b.symbols_ = SymbolIndex(b.container_.symbols);
   if (std::optional<std::string> v = goVersionFromBuildInfo(b.container_)) {
     b.go_version_ = *v;
     b.go_version_source_ = "buildinfo";

@@ -8,6 +8,7 @@
 
 #include "bin/container.h"
 #include "bin/pclntab.h"
+#include "bin/symbols.h"
 #include "util/error.h"
 #include "util/mapped_file.h"
 
@@ -24,6 +25,8 @@ class Binary {
   const std::string& path() const { return file_->path(); }
   const Container& container() const { return container_; }
   const Pclntab& pclntab() const { return *pclntab_; }
+  // The sized symbols by address (empty for a stripped file).
+  const SymbolIndex& symbols() const { return symbols_; }
   // "go1.24.4": from the build info blob, else runtime.buildVersion, else
   // "unknown".
   const std::string& goVersion() const { return go_version_; }
@@ -37,6 +40,7 @@ class Binary {
   std::unique_ptr<MappedFile> file_;
   Container container_;
   std::optional<Pclntab> pclntab_;
+  SymbolIndex symbols_;
   std::string go_version_ = "unknown";
   std::string go_version_source_;
 };

@@ -4,12 +4,14 @@
 // without a text start).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <random>
 
 #include "bin/binary.h"
+#include "dump/reader.h"
 #include "support/json_value.h"
 
 namespace goheap {
@@ -303,6 +305,62 @@ TEST(GoVersion, OfTheOldExecutables) {
     EXPECT_EQ(b->goVersion(), version) << file;
     EXPECT_EQ(b->goVersionSource(), std::string(version) == "unknown" ? "" : "buildinfo") << file;
   }
+}
+
+}  // namespace
+}  // namespace goheap
+
+namespace goheap {
+namespace {
+
+// The globals that the retention program says alone hold a structure
+// (structures[].holder, "main.retainedTree") must be what the symbol index
+// names at the data or bss slot that points to the structure's root.
+TEST(SymbolIndex, NamesTheGlobalsThatHoldTheReportedStructures) {
+  for (const char* v : {"go1.19", "go1.24"}) {
+    SCOPED_TRACE(v);
+    const std::string dir = std::string(GOHEAP_TESTDUMPS_DIR) + "/" + v;
+    Expected<bin::Binary> b = bin::Binary::open(dir + "/retention");
+    ASSERT_TRUE(b.ok()) << b.error().message();
+    Expected<dump::Dump> d = dump::readDumpFile(dir + "/retention.dump");
+    ASSERT_TRUE(d.ok()) << d.error().message();
+    const JsonValue report = JsonValue::parseFile(dir + "/retention.json");
+    size_t checked = 0;
+    for (const auto& [label, s] : report["structures"].members()) {
+      const std::string holder = s["holder"].str();
+      if (b->container().symbol(holder) == nullptr) continue;  // held by a function's frame
+      if (b->pclntab().funcAt(b->container().symbol(holder)->value) != nullptr) continue;
+      const uint64_t root = s["root_addr"].hexAddress();
+      std::vector<std::string> names;
+      for (const dump::Segment* seg : {&d->data, &d->bss}) {
+        const auto bytes = d->file().bytes().subspan(seg->contents.offset, seg->contents.size);
+        for (uint64_t off = 0; off + 8 <= bytes.size(); off += 8) {
+          if (d->words().read(bytes.data() + off) != root) continue;
+          const bin::Symbol* sym = b->symbols().containing(seg->addr + off);
+          names.emplace_back(sym != nullptr ? sym->name : "(none)");
+        }
+      }
+      EXPECT_NE(std::find(names.begin(), names.end(), holder), names.end())
+          << label << ": slots pointing at " << s["root_addr"].str() << " are in "
+          << ::testing::PrintToString(names);
+      ++checked;
+    }
+    EXPECT_GE(checked, 2u);
+  }
+}
+
+TEST(SymbolIndex, ContainingRespectsSizesAndSkipsEmptySymbols) {
+  const std::vector<bin::Symbol> syms = {
+      {"b", 0x2000, 0x10}, {"a", 0x1000, 0x8}, {"marker", 0x1004, 0}, {"c", 0x2010, 0x4}};
+  const bin::SymbolIndex index(syms);
+  EXPECT_EQ(index.size(), 3u);
+  EXPECT_EQ(index.containing(0xfff), nullptr);
+  EXPECT_EQ(index.containing(0x1000)->name, "a");
+  EXPECT_EQ(index.containing(0x1007)->name, "a");
+  EXPECT_EQ(index.containing(0x1008), nullptr);
+  EXPECT_EQ(index.containing(0x200f)->name, "b");
+  EXPECT_EQ(index.containing(0x2010)->name, "c");
+  EXPECT_EQ(index.containing(0x2014), nullptr);
 }
 
 }  // namespace
