@@ -125,6 +125,12 @@ Expected<Container> readMachO(std::span<const uint8_t> bytes) {
         const uint64_t s = symoff + k * entry;
         Symbol sym;
         sym.name = strings.cstring(f.u32(s));
+        // The darwin linker prefixes C-style names with '_'; Go names (those
+        // with a '.') are given without it, as on the other formats and as
+        // Go's debug/macho gives them.
+        if (sym.name.starts_with('_') && sym.name.find('.') != std::string_view::npos) {
+          sym.name.remove_prefix(1);
+        }
         sym.value = f.word(s + 8, c.ptr_size);
         c.symbols.push_back(sym);  // Mach-O records no symbol sizes
       }

@@ -223,8 +223,7 @@ TEST(MachO, Go120DarwinAmd64) {
   ASSERT_NE(c.section("__gopclntab"), nullptr);
   ASSERT_NE(c.section("__text"), nullptr);
   EXPECT_FALSE(c.segments.empty());
-  const bin::Symbol* sym = c.symbol("_main.main");
-  if (sym == nullptr) sym = c.symbol("main.main");
+  const bin::Symbol* sym = c.symbol("main.main");  // "_main.main" in the file
   ASSERT_NE(sym, nullptr);
   const bin::Func* f = b->pclntab().funcAt(sym->value);
   ASSERT_NE(f, nullptr);

@@ -97,6 +97,22 @@ TEST_P(AgainstOracle, FunctionTableEqualsGosym) {
   }
 }
 
+// The container's symbol table against Go's debug/elf, debug/macho and
+// debug/pe: the same symbols in file order, with values (and ELF sizes).
+TEST_P(AgainstOracle, SymbolTableEqualsGoDebugPackages) {
+  Expected<bin::Binary> b = bin::Binary::open(GetParam().exe);
+  ASSERT_TRUE(b.ok()) << b.error().message();
+  const JsonValue oracle = JsonValue::parseFile(GetParam().oracle);
+  const auto& want = oracle["symbols"].items();
+  const auto& got = b->container().symbols;
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    ASSERT_EQ(got[i].name, want[i]["name"].str()) << "symbol " << i;
+    ASSERT_EQ(got[i].value, want[i]["value"].hexAddress()) << want[i]["name"].str();
+    ASSERT_EQ(got[i].size, want[i]["size"].u64()) << want[i]["name"].str();
+  }
+}
+
 TEST_P(AgainstOracle, FileAndLineEqualGosymAtEverySampledPc) {
   Expected<bin::Binary> b = bin::Binary::open(GetParam().exe);
   ASSERT_TRUE(b.ok()) << b.error().message();

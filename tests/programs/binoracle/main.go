@@ -31,10 +31,17 @@ type function struct {
 	PCs   []pcLine `json:"pcs"`
 }
 
+type symbol struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+	Size  uint64 `json:"size"`
+}
+
 type output struct {
 	Oracle    string     `json:"oracle"`
 	TextStart string     `json:"text_start"`
 	Funcs     []function `json:"funcs"`
+	Symbols   []symbol   `json:"symbols"`
 }
 
 func hex(v uint64) string { return fmt.Sprintf("0x%x", v) }
@@ -128,6 +135,43 @@ func readPE(f *pe.File) (uint64, []byte, []byte, error) {
 	return 0, nil, nil, fmt.Errorf("no pclntab in .rdata")
 }
 
+// symbolsOf lists the symbol table in file order: ELF .symtab (without the
+// null entry), Mach-O nlist entries (no sizes), PE COFF symbols (no auxiliary
+// records) at their virtual addresses.
+func symbolsOf(path string) []symbol {
+	out := []symbol{}
+	if f, err := elf.Open(path); err == nil {
+		syms, _ := f.Symbols()
+		for _, s := range syms {
+			out = append(out, symbol{s.Name, hex(s.Value), s.Size})
+		}
+		return out
+	}
+	if f, err := pe.Open(path); err == nil {
+		var imageBase uint64
+		switch oh := f.OptionalHeader.(type) {
+		case *pe.OptionalHeader32:
+			imageBase = uint64(oh.ImageBase)
+		case *pe.OptionalHeader64:
+			imageBase = oh.ImageBase
+		}
+		for _, s := range f.Symbols {
+			v := uint64(s.Value)
+			if s.SectionNumber > 0 && int(s.SectionNumber) <= len(f.Sections) {
+				v += imageBase + uint64(f.Sections[s.SectionNumber-1].VirtualAddress)
+			}
+			out = append(out, symbol{s.Name, hex(v), 0})
+		}
+		return out
+	}
+	if f, err := macho.Open(path); err == nil && f.Symtab != nil {
+		for _, s := range f.Symtab.Syms {
+			out = append(out, symbol{s.Name, hex(s.Value), 0})
+		}
+	}
+	return out
+}
+
 func main() {
 	if len(os.Args) != 2 {
 		fmt.Fprintln(os.Stderr, "usage: binoracle EXE")
@@ -149,7 +193,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "binoracle: gosym found no functions (pclntab layout too new for", runtime.Version()+"?)")
 		os.Exit(1)
 	}
-	out := output{Oracle: runtime.Version(), TextStart: hex(textAddr)}
+	out := output{Oracle: runtime.Version(), TextStart: hex(textAddr), Symbols: symbolsOf(os.Args[1])}
 	for _, fn := range table.Funcs {
 		rec := function{Entry: hex(fn.Entry), End: hex(fn.End), Name: fn.Name}
 		// The entry, three points inside, and the last byte.
