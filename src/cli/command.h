@@ -34,6 +34,7 @@ int runDom(int argc, const char* const* argv);
 int runPaths(int argc, const char* const* argv);
 int runObj(int argc, const char* const* argv);
 int runGoroutines(int argc, const char* const* argv);
+int runBin(int argc, const char* const* argv);
 
 // How a command prints its result.
 enum class OutputFormat : uint8_t { Text, Json, Csv };

@@ -6,7 +6,15 @@
 #   OUTDIR/<label>/<prog>        the executable (with DWARF, -trimpath)
 #   OUTDIR/<label>/<prog>.dump   the heap dump it wrote
 #   OUTDIR/<label>/<prog>.json   its report of what it built (see retention/main.go)
-# for label in go1.19 go1.24. Outputs newer than the program's sources and
+#   OUTDIR/<label>/<prog>.symtab.json  what Go's debug/gosym reads from the
+#                                executable (tests/programs/binoracle, built
+#                                with the same toolchain)
+#   OUTDIR/<label>/cross/retention-{s390x,arm}[.symtab.json]  the retention
+#                                program cross-built (not run) and its oracle
+# for label in go1.19 go1.24, and OUTDIR/gobin/<exe>.symtab.json for the old
+# ELF executables in GOHEAP_GOBIN_DIR (default /work/shared/testdata/gobin),
+# read by the Go 1.19 oracle, and for the Mach-O and PE ones there, read by the
+# Go 1.24 oracle. Outputs newer than the program's sources and
 # this script are kept, so a rerun does nothing. After a fresh run the report
 # is checked against the dump by check-report.py (if python3 is there), so a
 # program whose claims do not hold fails here rather than in goheap's tests.
@@ -67,6 +75,7 @@ for label in go1.19 go1.24; do
   for dir in "$HERE"/*/; do
     [ -f "$dir/main.go" ] || continue
     prog=$(basename "$dir")
+    [ "$prog" = binoracle ] && continue  # a tool run over the executables, below
     exe="$OUT/$label/$prog" dump="$OUT/$label/$prog.dump" json="$OUT/$label/$prog.json"
 
     fresh=1
@@ -107,5 +116,89 @@ for label in go1.19 go1.24; do
     mv "$json.tmp" "$json"
     mv "$dump.tmp" "$dump"
   done
+
+  # The pclntab oracle: binoracle, built with this toolchain (Go 1.19's
+  # debug/gosym cannot read the Go 1.20+ layout), prints what debug/gosym reads
+  # from each executable into OUTDIR/<label>/<prog>.symtab.json.
+  oracle="$OUT/$label/binoracle"
+  oracle_src="$HERE/binoracle/main.go"
+  if [ ! -x "$oracle" ] || [ "$oracle_src" -nt "$oracle" ] || [ "$SCRIPT" -nt "$oracle" ]; then
+    echo "make-dumps: $label/binoracle: building"
+    if ! (cd "$HERE/binoracle" && GOROOT=$root "$go" build -trimpath -buildvcs=false -o "$oracle.tmp" main.go); then
+      echo "make-dumps: $label/binoracle: build failed" >&2
+      rm -f "$oracle.tmp"; status=1; continue
+    fi
+    mv "$oracle.tmp" "$oracle"
+  fi
+  for exe in "$OUT/$label"/*; do
+    [ -f "$exe.dump" ] || continue
+    sym="$exe.symtab.json"
+    if [ -s "$sym" ] && [ "$sym" -nt "$exe" ] && [ "$sym" -nt "$oracle" ]; then continue; fi
+    if ! "$oracle" "$exe" >"$sym.tmp"; then
+      echo "make-dumps: $label/binoracle: failed on $exe" >&2
+      rm -f "$sym.tmp"; status=1; continue
+    fi
+    mv "$sym.tmp" "$sym"
+  done
+
+  # Cross-built (not run) executables of the retention program, so the
+  # pclntab reader is checked on a big-endian target (s390x, PC quantum 2)
+  # and a 32-bit one (arm, quantum 4) as well: OUTDIR/<label>/cross/.
+  mkdir -p "$OUT/$label/cross"
+  for target in s390x arm; do
+    exe="$OUT/$label/cross/retention-$target"
+    sym="$exe.symtab.json"
+    fresh=1
+    for f in "$exe" "$sym"; do [ -s "$f" ] || fresh=0; done
+    for src in "$SCRIPT" "$oracle" "$HERE/retention/"*; do
+      if [ $fresh = 1 ] && [ -f "$src" ] && { [ "$src" -nt "$exe" ] || [ "$src" -nt "$sym" ]; }; then fresh=0; fi
+    done
+    [ $fresh = 1 ] && continue
+    echo "make-dumps: $label/cross/retention-$target: building"
+    goarm=""; [ $target = arm ] && goarm=7
+    if ! (cd "$HERE/retention" && env GOROOT="$root" GOOS=linux GOARCH=$target ${goarm:+GOARM=$goarm} \
+          "$go" build -trimpath -buildvcs=false -o "$exe.tmp" main.go); then
+      echo "make-dumps: $label/cross/retention-$target: build failed" >&2
+      rm -f "$exe.tmp"; status=1; continue
+    fi
+    mv "$exe.tmp" "$exe"
+    if ! "$oracle" "$exe" >"$sym.tmp"; then
+      echo "make-dumps: $label/binoracle: failed on $exe" >&2
+      rm -f "$sym.tmp"; status=1; continue
+    fi
+    mv "$sym.tmp" "$sym"
+  done
 done
+
+# Old executables (shared testdata, Go 1.5, 1.16 and 1.18/386) through the Go
+# 1.19 oracle, when they are present on this machine.
+GOBIN_DIR=${GOHEAP_GOBIN_DIR:-/work/shared/testdata/gobin}
+if [ -x "$OUT/go1.19/binoracle" ] && [ -d "$GOBIN_DIR" ]; then
+  mkdir -p "$OUT/gobin"
+  for exe in "$GOBIN_DIR"/gold-linux-*; do
+    [ -f "$exe" ] || continue
+    sym="$OUT/gobin/$(basename "$exe").symtab.json"
+    if [ -s "$sym" ] && [ "$sym" -nt "$exe" ] && [ "$sym" -nt "$OUT/go1.19/binoracle" ]; then continue; fi
+    if ! "$OUT/go1.19/binoracle" "$exe" >"$sym.tmp"; then
+      echo "make-dumps: binoracle failed on $exe" >&2
+      rm -f "$sym.tmp"; status=1; continue
+    fi
+    mv "$sym.tmp" "$sym"
+  done
+fi
+# The Go 1.20 Mach-O and Go 1.22 PE ones need the Go 1.24 oracle (Go 1.19's
+# gosym predates the Go 1.20 table layout).
+if [ -x "$OUT/go1.24/binoracle" ] && [ -d "$GOBIN_DIR" ]; then
+  mkdir -p "$OUT/gobin"
+  for exe in "$GOBIN_DIR"/gold-darwin-* "$GOBIN_DIR"/gold-windows-*; do
+    [ -f "$exe" ] || continue
+    sym="$OUT/gobin/$(basename "$exe").symtab.json"
+    if [ -s "$sym" ] && [ "$sym" -nt "$exe" ] && [ "$sym" -nt "$OUT/go1.24/binoracle" ]; then continue; fi
+    if ! "$OUT/go1.24/binoracle" "$exe" >"$sym.tmp"; then
+      echo "make-dumps: binoracle failed on $exe" >&2
+      rm -f "$sym.tmp"; status=1; continue
+    fi
+    mv "$sym.tmp" "$sym"
+  done
+fi
 exit $status

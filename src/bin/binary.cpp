@@ -1,0 +1,125 @@
+#include "bin/binary.h"
+
+#include <cstring>
+#include <string_view>
+
+namespace goheap::bin {
+
+namespace {
+
+constexpr std::string_view kBuildInfoMagic = "\xff Go buildinf:";
+constexpr uint64_t kBuildInfoHeaderSize = 32;
+constexpr uint64_t kMaxVersionLength = 128;  // longer is not a version string
+
+bool plausibleVersion(std::string_view v) {
+  if (v.size() < 3 || v.size() > kMaxVersionLength || v.substr(0, 2) != "go") {
+    return v.substr(0, 5) == "devel" && v.size() <= kMaxVersionLength;
+  }
+  return true;
+}
+
+// A Go string header (pointer, length) at `addr`, read through the segments.
+std::optional<std::string> stringAt(const Container& c, uint64_t addr, uint32_t ptr_size,
+                                    bool big_endian) {
+  std::optional<ByteView> header = c.readAt(addr, 2 * ptr_size);
+  if (!header) return std::nullopt;
+  const ByteView h(header->bytes(), big_endian);
+  const uint64_t ptr = h.word(0, ptr_size);
+  const uint64_t len = h.word(ptr_size, ptr_size);
+  if (len > kMaxVersionLength) return std::nullopt;
+  std::optional<ByteView> text = c.readAt(ptr, len);
+  if (!text) return std::nullopt;
+  return std::string(reinterpret_cast<const char*>(text->bytes().data()), len);
+}
+
+// The build info header: the section .go.buildinfo, or the first 16-byte
+// aligned copy of the magic in the file (Go aligns the blob so).
+std::optional<uint64_t> findBuildInfo(const Container& c) {
+  const ByteView& f = c.file;
+  if (const Section* s = c.section(".go.buildinfo"); s != nullptr && s->has_file_data) {
+    if (f.has(s->offset, kBuildInfoHeaderSize)) return s->offset;
+  }
+  const auto* base = reinterpret_cast<const char*>(f.bytes().data());
+  const std::string_view all(base, f.size());
+  for (size_t at = all.find(kBuildInfoMagic); at != std::string_view::npos;
+       at = all.find(kBuildInfoMagic, at + 1)) {
+    if (at % 16 == 0 && f.has(at, kBuildInfoHeaderSize)) return at;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> goVersionFromBuildInfo(const Container& c) {
+  std::optional<uint64_t> at = findBuildInfo(c);
+  if (!at) return std::nullopt;
+  const ByteView& f = c.file;
+  const auto* start = reinterpret_cast<const char*>(f.bytes().data() + *at);
+  if (std::string_view(start, kBuildInfoMagic.size()) != kBuildInfoMagic) return std::nullopt;
+  const uint32_t ptr_size = f.u8(*at + 14);
+  const uint8_t flags = f.u8(*at + 15);
+  if ((flags & 2) != 0) {
+    // Go 1.18+: uvarint length and bytes, right after the header.
+    uint64_t p = *at + kBuildInfoHeaderSize;
+    uint64_t len = 0;
+    for (uint32_t shift = 0;; shift += 7) {
+      if (shift >= 64 || !f.has(p, 1)) return std::nullopt;
+      const uint8_t b = f.u8(p++);
+      len |= static_cast<uint64_t>(b & 0x7f) << shift;
+      if ((b & 0x80) == 0) break;
+    }
+    if (len > kMaxVersionLength || !f.has(p, len)) return std::nullopt;
+    std::string v(reinterpret_cast<const char*>(f.bytes().data() + p), len);
+    return plausibleVersion(v) ? std::optional(v) : std::nullopt;
+  }
+  // Before 1.18: the header holds the address of the version's string header.
+  if (ptr_size != 4 && ptr_size != 8) return std::nullopt;
+  const bool big = (flags & 1) != 0;
+  const ByteView h(f.bytes(), big);
+  const uint64_t addr = h.word(*at + 16, ptr_size);
+  std::optional<std::string> v = stringAt(c, addr, ptr_size, big);
+  return v && plausibleVersion(*v) ? v : std::nullopt;
+}
+
+std::optional<std::string> goVersionFromSymbol(const Container& c) {
+  const Symbol* s = c.symbol("runtime.buildVersion");
+  if (s == nullptr) return std::nullopt;
+  std::optional<std::string> v = stringAt(c, s->value, c.ptr_size, c.big_endian);
+  return v && plausibleVersion(*v) ? v : std::nullopt;
+}
+
+Expected<Binary> Binary::open(const std::string& path) {
+  Expected<MappedFile> file = MappedFile::open(path);
+  if (!file) return file.error();
+  Expected<Binary> b = build(std::make_unique<MappedFile>(file.take()));
+  if (!b) return b.error().inFile(path);
+  return b;
+}
+
+Expected<Binary> Binary::fromBytes(std::span<const uint8_t> bytes, std::string name) {
+  Expected<Binary> b = build(std::make_unique<MappedFile>(MappedFile::borrow(bytes, name)));
+  if (!b) return b.error().inFile(name);
+  return b;
+}
+
+Expected<Binary> Binary::build(std::unique_ptr<MappedFile> file) {
+  Binary b;
+  b.file_ = std::move(file);
+  Expected<Container> c = readContainer(b.file_->bytes());
+  if (!c) return c.error();
+  b.container_ = c.take();
+  Expected<Pclntab> t = findPclntab(b.container_);
+  if (!t) return t.error();
+  b.pclntab_ = t.take();
+  b.symbols_ = SymbolIndex(b.container_.symbols);
+  if (std::optional<std::string> v = goVersionFromBuildInfo(b.container_)) {
+    b.go_version_ = *v;
+    b.go_version_source_ = "buildinfo";
+  } else if (std::optional<std::string> s = goVersionFromSymbol(b.container_)) {
+    b.go_version_ = *s;
+    b.go_version_source_ = "runtime.buildVersion";
+  }
+  return b;
+}
+
+}  // namespace goheap::bin

@@ -1,0 +1,79 @@
+// Format-independent lookups over a Container, and format dispatch.
+#include "bin/container.h"
+
+#include <cstring>
+
+namespace goheap::bin {
+
+std::string_view containerFormatName(ContainerFormat f) {
+  switch (f) {
+    case ContainerFormat::Elf:
+      return "ELF";
+    case ContainerFormat::MachO:
+      return "Mach-O";
+    case ContainerFormat::Pe:
+      return "PE";
+  }
+  return "unknown";
+}
+
+const Section* Container::section(std::string_view name) const {
+  for (const Section& s : sections) {
+    if (s.name == name) return &s;
+  }
+  return nullptr;
+}
+
+const Symbol* Container::symbol(std::string_view name) const {
+  for (const Symbol& s : symbols) {
+    if (s.name == name) return &s;
+  }
+  return nullptr;
+}
+
+Expected<ByteView> Container::sectionData(const Section& s) const {
+  if (!s.has_file_data) {
+    return Error("section " + std::string(s.name) + " occupies no bytes in the file");
+  }
+  if (!file.has(s.offset, s.size)) {
+    return Error::atOffset(s.offset, "section " + std::string(s.name),
+                           std::to_string(s.size) + " bytes run past the end of the file (" +
+                               std::to_string(file.size()) + " bytes)");
+  }
+  return file.sub(s.offset, s.size);
+}
+
+std::optional<ByteView> Container::readAt(uint64_t addr, uint64_t n) const {
+  for (const Segment& seg : segments) {
+    if (addr < seg.vaddr) continue;
+    const uint64_t delta = addr - seg.vaddr;
+    if (delta > seg.filesz || n > seg.filesz - delta) continue;
+    if (!file.has(seg.offset, seg.filesz)) continue;
+    return file.sub(seg.offset + delta, n);
+  }
+  return std::nullopt;
+}
+
+Expected<Container> readContainer(std::span<const uint8_t> bytes) {
+  if (bytes.size() >= 4 && std::memcmp(bytes.data(),
+                                       "\x7f"
+                                       "ELF",
+                                       4) == 0) {
+    return readElf(bytes);
+  }
+  if (bytes.size() >= 4) {
+    const uint32_t m = static_cast<uint32_t>(bytes[0]) | static_cast<uint32_t>(bytes[1]) << 8 |
+                       static_cast<uint32_t>(bytes[2]) << 16 |
+                       static_cast<uint32_t>(bytes[3]) << 24;
+    if (m == 0xfeedface || m == 0xfeedfacf || m == 0xcefaedfe || m == 0xcffaedfe) {
+      return readMachO(bytes);
+    }
+  }
+  if (bytes.size() >= 2 && bytes[0] == 'M' && bytes[1] == 'Z') {
+    return readPe(bytes);
+  }
+  return Error::atOffset(0, "file header",
+                         "not an executable goheap knows (ELF, Mach-O or PE expected)");
+}
+
+}  // namespace goheap::bin

@@ -1,0 +1,75 @@
+// What goheap needs from an executable file, whatever its container format:
+// sections, symbols, loaded segments, the target's architecture, byte order
+// and pointer size. ELF is read by elf.cpp; Mach-O and PE readers will fill
+// the same struct, so pclntab, buildinfo and DWARF code never see the format.
+//
+// A Container does not own the bytes: it holds views into the caller's
+// mapping (bin::Binary keeps both together).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bin/bytes.h"
+#include "util/error.h"
+
+namespace goheap::bin {
+
+enum class ContainerFormat : uint8_t { Elf, MachO, Pe };
+std::string_view containerFormatName(ContainerFormat f);  // "ELF", "Mach-O", "PE"
+
+struct Section {
+  std::string_view name;
+  uint64_t addr = 0;    // virtual address when loaded (0 for non-loaded sections)
+  uint64_t offset = 0;  // in the file
+  uint64_t size = 0;
+  bool has_file_data = true;  // false for .bss-like sections that occupy no file bytes
+};
+
+struct Symbol {
+  std::string_view name;
+  uint64_t value = 0;
+  uint64_t size = 0;
+};
+
+// A piece of the file the loader maps at `vaddr`; memory past filesz is zero.
+struct Segment {
+  uint64_t vaddr = 0;
+  uint64_t memsz = 0;
+  uint64_t offset = 0;
+  uint64_t filesz = 0;
+  bool executable = false;
+};
+
+struct Container {
+  ContainerFormat format = ContainerFormat::Elf;
+  std::string arch;  // GOARCH spelling: "amd64", "386", "arm64", "s390x", ... or "unknown"
+  uint32_t ptr_size = 8;
+  bool big_endian = false;
+  ByteView file;  // the whole file, in the target's byte order
+  std::vector<Section> sections;
+  std::vector<Symbol> symbols;  // empty for a stripped file
+  std::vector<Segment> segments;
+
+  const Section* section(std::string_view name) const;
+  const Symbol* symbol(std::string_view name) const;
+  // The bytes of a section in the file; an Error naming the section when it
+  // has none or they run past the end of the file.
+  Expected<ByteView> sectionData(const Section& s) const;
+  // `n` bytes at virtual address `addr`, if a segment maps all of them from
+  // the file (not the zero-filled tail).
+  std::optional<ByteView> readAt(uint64_t addr, uint64_t n) const;
+};
+
+// Recognises the format from the first bytes and reads it: ELF, Mach-O (not
+// universal files) and PE.
+Expected<Container> readContainer(std::span<const uint8_t> bytes);
+Expected<Container> readElf(std::span<const uint8_t> bytes);
+Expected<Container> readMachO(std::span<const uint8_t> bytes);
+Expected<Container> readPe(std::span<const uint8_t> bytes);
+
+}  // namespace goheap::bin

@@ -1,0 +1,232 @@
+// ELF, 32- and 64-bit, either byte order: the file header, section headers
+// and their names, .symtab, and PT_LOAD segments. Every table is checked to
+// lie inside the file before it is read, so a truncated or corrupt file gives
+// an Error and never a read out of bounds.
+#include <string>
+
+#include "bin/container.h"
+
+namespace goheap::bin {
+
+namespace {
+
+constexpr uint32_t kShtSymtab = 2;
+constexpr uint32_t kShtNobits = 8;
+constexpr uint32_t kPtLoad = 1;
+constexpr uint32_t kPfExecute = 1;
+constexpr uint16_t kShnXindex = 0xffff;
+
+std::string goArch(uint16_t machine, bool is64) {
+  switch (machine) {
+    case 3:
+      return "386";
+    case 62:
+      return "amd64";
+    case 40:
+      return "arm";
+    case 183:
+      return "arm64";
+    case 22:
+      return "s390x";
+    case 8:
+      return is64 ? "mips64" : "mips";
+    case 21:
+      return "ppc64";
+    case 243:
+      return "riscv64";
+    case 258:
+      return "loong64";
+    default:
+      return "unknown";
+  }
+}
+
+// Field offsets of the two ELF classes, so one reader serves both.
+struct Layout {
+  uint32_t w;  // word width
+  // file header
+  uint64_t phoff, shoff, phentsize, phnum, shentsize, shnum, shstrndx, ehsize;
+  // section header
+  uint64_t sh_size_min, sh_type, sh_addr, sh_offset, sh_size, sh_link;
+  // program header
+  uint64_t ph_size_min, p_flags, p_offset, p_vaddr, p_filesz, p_memsz;
+  // symbol
+  uint64_t sym_size, st_value, st_size;
+};
+
+// Offsets from the ELF specification (file header e_*, section header sh_*,
+// program header p_*, symbol st_*): the two classes differ in word width and,
+// for program headers and symbols, in field order.
+constexpr Layout kElf64{.w = 8,
+                        .phoff = 32,
+                        .shoff = 40,
+                        .phentsize = 54,
+                        .phnum = 56,
+                        .shentsize = 58,
+                        .shnum = 60,
+                        .shstrndx = 62,
+                        .ehsize = 64,
+                        .sh_size_min = 64,
+                        .sh_type = 4,
+                        .sh_addr = 16,
+                        .sh_offset = 24,
+                        .sh_size = 32,
+                        .sh_link = 40,
+                        .ph_size_min = 56,
+                        .p_flags = 4,
+                        .p_offset = 8,
+                        .p_vaddr = 16,
+                        .p_filesz = 32,
+                        .p_memsz = 40,
+                        .sym_size = 24,
+                        .st_value = 8,
+                        .st_size = 16};
+constexpr Layout kElf32{.w = 4,
+                        .phoff = 28,
+                        .shoff = 32,
+                        .phentsize = 42,
+                        .phnum = 44,
+                        .shentsize = 46,
+                        .shnum = 48,
+                        .shstrndx = 50,
+                        .ehsize = 52,
+                        .sh_size_min = 40,
+                        .sh_type = 4,
+                        .sh_addr = 12,
+                        .sh_offset = 16,
+                        .sh_size = 20,
+                        .sh_link = 24,
+                        .ph_size_min = 32,
+                        .p_flags = 24,
+                        .p_offset = 4,
+                        .p_vaddr = 8,
+                        .p_filesz = 16,
+                        .p_memsz = 20,
+                        .sym_size = 16,
+                        .st_value = 4,
+                        .st_size = 8};
+
+Error elfError(uint64_t offset, std::string_view where, std::string_view what) {
+  return Error::atOffset(offset, where, what);
+}
+
+}  // namespace
+
+Expected<Container> readElf(std::span<const uint8_t> bytes) {
+  if (bytes.size() < 16) return elfError(0, "ELF header", "file shorter than the ELF ident");
+  const uint8_t cls = bytes[4];
+  const uint8_t data = bytes[5];
+  if (cls != 1 && cls != 2) return elfError(4, "ELF header", "bad class " + std::to_string(cls));
+  if (data != 1 && data != 2) {
+    return elfError(5, "ELF header", "bad byte order " + std::to_string(data));
+  }
+  const Layout& L = cls == 2 ? kElf64 : kElf32;
+  Container c;
+  c.format = ContainerFormat::Elf;
+  c.big_endian = data == 2;
+  c.ptr_size = L.w;
+  c.file = ByteView(bytes, c.big_endian);
+  const ByteView& f = c.file;
+  if (!f.has(0, L.ehsize)) return elfError(0, "ELF header", "truncated file header");
+  c.arch = goArch(f.u16(18), cls == 2);
+
+  const uint64_t phoff = f.word(L.phoff, L.w);
+  const uint64_t shoff = f.word(L.shoff, L.w);
+  const uint64_t phentsize = f.u16(L.phentsize);
+  const uint64_t phnum = f.u16(L.phnum);
+  const uint64_t shentsize = f.u16(L.shentsize);
+  uint64_t shnum = f.u16(L.shnum);
+  uint64_t shstrndx = f.u16(L.shstrndx);
+
+  // Program headers: the PT_LOAD segments, to turn addresses into offsets.
+  if (phnum != 0) {
+    if (phentsize < L.ph_size_min) {
+      return elfError(L.phentsize, "ELF header", "program header entry size too small");
+    }
+    if (phnum > f.size() / phentsize || !f.has(phoff, phnum * phentsize)) {
+      return elfError(phoff, "ELF program headers", "table runs past the end of the file");
+    }
+    for (uint64_t i = 0; i < phnum; ++i) {
+      const uint64_t p = phoff + i * phentsize;
+      if (f.u32(p) != kPtLoad) continue;
+      Segment s;
+      s.offset = f.word(p + L.p_offset, L.w);
+      s.vaddr = f.word(p + L.p_vaddr, L.w);
+      s.filesz = f.word(p + L.p_filesz, L.w);
+      s.memsz = f.word(p + L.p_memsz, L.w);
+      s.executable = (f.u32(p + L.p_flags) & kPfExecute) != 0;
+      c.segments.push_back(s);
+    }
+  }
+
+  if (shoff == 0) return c;  // no section headers: segments only
+  if (shentsize < L.sh_size_min) {
+    return elfError(L.shentsize, "ELF header", "section header entry size too small");
+  }
+  if (!f.has(shoff, shentsize)) {
+    return elfError(shoff, "ELF section headers", "table starts past the end of the file");
+  }
+  // Files with 0xff00 or more sections keep the real counts in section 0.
+  if (shnum == 0) shnum = f.word(shoff + L.sh_size, L.w);
+  if (shstrndx == kShnXindex) shstrndx = f.u32(shoff + L.sh_link);
+  if (shnum > f.size() / shentsize || !f.has(shoff, shnum * shentsize)) {
+    return elfError(shoff, "ELF section headers", "table runs past the end of the file");
+  }
+  if (shstrndx >= shnum) {
+    return elfError(L.shstrndx, "ELF header", "section name table index out of range");
+  }
+
+  struct Raw {
+    uint32_t name, type, link;
+    uint64_t offset, size, entsize;
+  };
+  std::vector<Raw> raw(shnum);
+  c.sections.resize(shnum);
+  for (uint64_t i = 0; i < shnum; ++i) {
+    const uint64_t h = shoff + i * shentsize;
+    Raw& r = raw[i];
+    r.name = f.u32(h);
+    r.type = f.u32(h + L.sh_type);
+    r.link = f.u32(h + L.sh_link);
+    r.offset = f.word(h + L.sh_offset, L.w);
+    r.size = f.word(h + L.sh_size, L.w);
+    Section& s = c.sections[i];
+    s.addr = f.word(h + L.sh_addr, L.w);
+    s.offset = r.offset;
+    s.size = r.size;
+    s.has_file_data = r.type != kShtNobits && r.type != 0;
+  }
+  const Raw& names = raw[shstrndx];
+  if (!f.has(names.offset, names.size)) {
+    return elfError(names.offset, "ELF section name table", "runs past the end of the file");
+  }
+  const ByteView name_table = f.sub(names.offset, names.size);
+  for (uint64_t i = 0; i < shnum; ++i) c.sections[i].name = name_table.cstring(raw[i].name);
+
+  // .symtab: names come from the string table its sh_link names.
+  for (uint64_t i = 0; i < shnum; ++i) {
+    const Raw& r = raw[i];
+    if (r.type != kShtSymtab) continue;
+    const std::string where = "ELF symbol table " + std::string(c.sections[i].name);
+    if (!f.has(r.offset, r.size)) {
+      return elfError(r.offset, where, "runs past the end of the file");
+    }
+    if (r.link >= shnum || !f.has(raw[r.link].offset, raw[r.link].size)) {
+      return elfError(r.offset, where, "its string table is missing or truncated");
+    }
+    const ByteView strings = f.sub(raw[r.link].offset, raw[r.link].size);
+    const uint64_t count = r.size / L.sym_size;
+    c.symbols.reserve(c.symbols.size() + count);
+    for (uint64_t k = 1; k < count; ++k) {  // entry 0 is the reserved null symbol
+      const uint64_t s = r.offset + k * L.sym_size;
+      Symbol sym;
+      sym.name = strings.cstring(f.u32(s));
+      sym.value = f.word(s + L.st_value, L.w);
+      sym.size = f.word(s + L.st_size, L.w);
+      c.symbols.push_back(sym);
+    }
+  }
+  return c;
+}
+
+}  // namespace goheap::bin

@@ -1,0 +1,93 @@
+// Go's pclntab: the table the runtime itself uses to name functions and map
+// program counters to file:line. Every Go executable has one, stripped or
+// not, so it is goheap's first source of names for frames and allocation
+// sites. Layouts by magic (see shared FORMATS.md, "Go executables"):
+//   0xfffffffb  Go 1.2-1.15   0xfffffffa  Go 1.16-1.17
+//   0xfffffff0  Go 1.18-1.19  0xfffffff1  Go 1.20+
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "bin/bytes.h"
+#include "bin/container.h"
+#include "util/error.h"
+
+namespace goheap::bin {
+
+enum class PclntabLayout : uint8_t { Go12, Go116, Go118, Go120 };
+std::string_view pclntabLayoutName(PclntabLayout l);  // "go1.2", "go1.16", "go1.18", "go1.20"
+
+struct Func {
+  uint64_t entry = 0;
+  uint64_t end = 0;  // the next function's entry (or the table's end PC)
+  std::string_view name;
+  uint64_t func_offset = 0;  // of its _func record within the pclntab
+};
+
+// Where a PC is: its function, and the file and line of the instruction.
+// `file` is empty and `line` 0 when the function has no line table there.
+struct Location {
+  const Func* func = nullptr;
+  std::string_view file;
+  int64_t line = 0;
+};
+
+class Pclntab {
+ public:
+  // Parses `data` (the pclntab's bytes, starting at its magic). The byte order
+  // is taken from the magic. `text_start` is used when the header's own text
+  // start is 0 (Go 1.26 writes 0 there): pass the .text section's address.
+  // `file_offset` (where the table starts in its file) is added to the byte
+  // offsets that errors report.
+  static Expected<Pclntab> parse(std::span<const uint8_t> data, uint64_t text_start = 0,
+                                 uint64_t file_offset = 0);
+
+  PclntabLayout layout() const { return layout_; }
+  uint32_t quantum() const { return quantum_; }
+  uint32_t ptrSize() const { return ptr_size_; }
+  bool bigEndian() const { return data_.bigEndian(); }
+  // Sorted by entry PC.
+  std::span<const Func> funcs() const { return funcs_; }
+
+  // The function whose [entry, end) holds pc, or null.
+  const Func* funcAt(uint64_t pc) const;
+  // File and line of the instruction at exactly `pc`. An Error when no
+  // function holds pc or its tables are corrupt.
+  Expected<Location> pcToLine(uint64_t pc) const;
+  // For stack frames: a frame's pc is normally a return address, which may
+  // already be the first byte of the next function (a call as the last
+  // instruction), so the instruction looked up is pc-1. The exception is a pc
+  // that is exactly a function's entry (a goroutine that has not run yet is
+  // parked at its function's entry): that pc is looked up as is.
+  Expected<Location> lookup(uint64_t pc) const;
+
+ private:
+  Pclntab() = default;
+  Status readFuncs();
+  // The value of the pc-value table at `table_offset` (relative to the
+  // pc-value area) for `pc` within `f`; -1 when the table has no entry.
+  Expected<int64_t> pcValue(const Func& f, uint64_t table_offset, uint64_t pc) const;
+  Expected<std::string_view> fileName(const Func& f, int64_t file_index) const;
+
+  ByteView data_;
+  uint64_t file_offset_ = 0;
+  PclntabLayout layout_ = PclntabLayout::Go120;
+  uint32_t quantum_ = 1;
+  uint32_t ptr_size_ = 8;
+  uint64_t nfunc_ = 0;
+  uint64_t text_start_ = 0;
+  // Offsets within data_ of the sub-tables (Go 1.16+); for Go 1.2 names,
+  // pc-value tables and files are all relative to the pclntab start.
+  uint64_t funcname_off_ = 0, cu_off_ = 0, filetab_off_ = 0, pctab_off_ = 0, functab_off_ = 0;
+  std::vector<Func> funcs_;
+};
+
+// Finds the pclntab of a Go executable: the .gopclntab section, or, when the
+// file has no such section (stripped, or another container), the first place
+// holding a pclntab magic whose header and function table validate.
+Expected<Pclntab> findPclntab(const Container& c);
+
+}  // namespace goheap::bin
