@@ -16,7 +16,7 @@ void printUsage(std::FILE* out) {
                "goheap %.*s: reads Go heap dumps (runtime/debug.WriteHeapDump) and shows what\n"
                "holds the memory: histograms, the dominator tree and retained sizes, paths from\n"
                "GC roots, goroutines.\n\n"
-               "usage: goheap COMMAND DUMP [flags]\n\ncommands:\n",
+               "usage: goheap COMMAND DUMP [flags]   (goheap bin EXE for an executable)\n\ncommands:\n",
                static_cast<int>(kVersion.size()), kVersion.data());
   for (const goheap::cli::Command& c : goheap::cli::allCommands()) {
     std::fprintf(out, "  %-11s %s\n", c.name, c.summary);

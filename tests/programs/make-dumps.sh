@@ -12,7 +12,7 @@
 #   OUTDIR/<label>/cross/retention-{s390x,arm}[.symtab.json]  the retention
 #                                program cross-built (not run) and its oracle
 # for label in go1.19 go1.24, and OUTDIR/gobin/<exe>.symtab.json for the old
-# ELF executables in GOHEAP_GOBIN_DIR (default /work/shared/testdata/gobin),
+# ELF executables in GOHEAP_GOBIN_DIR (default ../shared/testdata/gobin beside the checkout),
 # read by the Go 1.19 oracle, and for the Mach-O and PE ones there, read by the
 # Go 1.24 oracle. Outputs newer than the program's sources and
 # this script are kept, so a rerun does nothing. After a fresh run the report
@@ -172,7 +172,7 @@ done
 
 # Old executables (shared testdata, Go 1.5, 1.16 and 1.18/386) through the Go
 # 1.19 oracle, when they are present on this machine.
-GOBIN_DIR=${GOHEAP_GOBIN_DIR:-/work/shared/testdata/gobin}
+GOBIN_DIR=${GOHEAP_GOBIN_DIR:-$(cd "$(dirname "$0")/../.." && pwd)/../shared/testdata/gobin}
 if [ -x "$OUT/go1.19/binoracle" ] && [ -d "$GOBIN_DIR" ]; then
   mkdir -p "$OUT/gobin"
   for exe in "$GOBIN_DIR"/gold-linux-*; do
