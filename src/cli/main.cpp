@@ -12,12 +12,13 @@ namespace {
 constexpr std::string_view kVersion = "0.1.0";
 
 void printUsage(std::FILE* out) {
-  std::fprintf(out,
-               "goheap %.*s: reads Go heap dumps (runtime/debug.WriteHeapDump) and shows what\n"
-               "holds the memory: histograms, the dominator tree and retained sizes, paths from\n"
-               "GC roots, goroutines.\n\n"
-               "usage: goheap COMMAND DUMP [flags]   (goheap bin EXE for an executable)\n\ncommands:\n",
-               static_cast<int>(kVersion.size()), kVersion.data());
+  std::fprintf(
+      out,
+      "goheap %.*s: reads Go heap dumps (runtime/debug.WriteHeapDump) and shows what\n"
+      "holds the memory: histograms, the dominator tree and retained sizes, paths from\n"
+      "GC roots, goroutines.\n\n"
+      "usage: goheap COMMAND DUMP [flags]   (goheap bin EXE for an executable)\n\ncommands:\n",
+      static_cast<int>(kVersion.size()), kVersion.data());
   for (const goheap::cli::Command& c : goheap::cli::allCommands()) {
     std::fprintf(out, "  %-11s %s\n", c.name, c.summary);
   }
