@@ -170,35 +170,31 @@ for label in go1.19 go1.24; do
   done
 done
 
-# Old executables (shared testdata, Go 1.5, 1.16 and 1.18/386) through the Go
-# 1.19 oracle, when they are present on this machine.
+# Writes ORACLE's symbol table JSON of each existing EXE into $OUT/gobin,
+# unless it is already newer than both.
+oracle_over() {
+  local oracle=$1; shift
+  [ -x "$oracle" ] || return 0
+  mkdir -p "$OUT/gobin"
+  for exe in "$@"; do
+    [ -f "$exe" ] || continue
+    sym="$OUT/gobin/$(basename "$exe").symtab.json"
+    if [ -s "$sym" ] && [ "$sym" -nt "$exe" ] && [ "$sym" -nt "$oracle" ]; then continue; fi
+    if ! "$oracle" "$exe" >"$sym.tmp"; then
+      echo "make-dumps: binoracle failed on $exe" >&2
+      rm -f "$sym.tmp"; status=1; continue
+    fi
+    mv "$sym.tmp" "$sym"
+  done
+}
+
+# Old executables (shared testdata), when they are present on this machine:
+# Go 1.5, 1.16 and 1.18/386 through the Go 1.19 oracle; the Go 1.20 Mach-O
+# and Go 1.22 PE ones need the Go 1.24 oracle (Go 1.19's gosym predates the
+# Go 1.20 table layout).
 GOBIN_DIR=${GOHEAP_GOBIN_DIR:-$(cd "$(dirname "$0")/../.." && pwd)/../shared/testdata/gobin}
-if [ -x "$OUT/go1.19/binoracle" ] && [ -d "$GOBIN_DIR" ]; then
-  mkdir -p "$OUT/gobin"
-  for exe in "$GOBIN_DIR"/gold-linux-*; do
-    [ -f "$exe" ] || continue
-    sym="$OUT/gobin/$(basename "$exe").symtab.json"
-    if [ -s "$sym" ] && [ "$sym" -nt "$exe" ] && [ "$sym" -nt "$OUT/go1.19/binoracle" ]; then continue; fi
-    if ! "$OUT/go1.19/binoracle" "$exe" >"$sym.tmp"; then
-      echo "make-dumps: binoracle failed on $exe" >&2
-      rm -f "$sym.tmp"; status=1; continue
-    fi
-    mv "$sym.tmp" "$sym"
-  done
-fi
-# The Go 1.20 Mach-O and Go 1.22 PE ones need the Go 1.24 oracle (Go 1.19's
-# gosym predates the Go 1.20 table layout).
-if [ -x "$OUT/go1.24/binoracle" ] && [ -d "$GOBIN_DIR" ]; then
-  mkdir -p "$OUT/gobin"
-  for exe in "$GOBIN_DIR"/gold-darwin-* "$GOBIN_DIR"/gold-windows-*; do
-    [ -f "$exe" ] || continue
-    sym="$OUT/gobin/$(basename "$exe").symtab.json"
-    if [ -s "$sym" ] && [ "$sym" -nt "$exe" ] && [ "$sym" -nt "$OUT/go1.24/binoracle" ]; then continue; fi
-    if ! "$OUT/go1.24/binoracle" "$exe" >"$sym.tmp"; then
-      echo "make-dumps: binoracle failed on $exe" >&2
-      rm -f "$sym.tmp"; status=1; continue
-    fi
-    mv "$sym.tmp" "$sym"
-  done
+if [ -d "$GOBIN_DIR" ]; then
+  oracle_over "$OUT/go1.19/binoracle" "$GOBIN_DIR"/gold-linux-*
+  oracle_over "$OUT/go1.24/binoracle" "$GOBIN_DIR"/gold-darwin-* "$GOBIN_DIR"/gold-windows-*
 fi
 exit $status

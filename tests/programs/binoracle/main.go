@@ -47,22 +47,16 @@ type output struct {
 func hex(v uint64) string { return fmt.Sprintf("0x%x", v) }
 
 // readTables returns the text address, the pclntab and the (old) symtab of
-// an ELF or Mach-O file.
+// an ELF, PE or Mach-O file.
 func readTables(path string) (uint64, []byte, []byte, error) {
 	if f, err := elf.Open(path); err == nil {
-		text, pcln := f.Section(".text"), f.Section(".gopclntab")
-		if text == nil || pcln == nil {
-			return 0, nil, nil, fmt.Errorf("no .text or .gopclntab section")
-		}
-		data, err := pcln.Data()
-		if err != nil {
-			return 0, nil, nil, err
-		}
-		var sym []byte
-		if s := f.Section(".gosymtab"); s != nil {
-			sym, _ = s.Data()
-		}
-		return text.Addr, data, sym, nil
+		return tablesFromSections(".text", ".gopclntab", ".gosymtab", func(name string) (uint64, func() ([]byte, error), bool) {
+			s := f.Section(name)
+			if s == nil {
+				return 0, nil, false
+			}
+			return s.Addr, s.Data, true
+		})
 	}
 	if f, err := pe.Open(path); err == nil {
 		return readPE(f)
@@ -71,19 +65,33 @@ func readTables(path string) (uint64, []byte, []byte, error) {
 	if err != nil {
 		return 0, nil, nil, fmt.Errorf("neither ELF, PE nor Mach-O: %v", err)
 	}
-	text, pcln := f.Section("__text"), f.Section("__gopclntab")
-	if text == nil || pcln == nil {
-		return 0, nil, nil, fmt.Errorf("no __text or __gopclntab section")
+	return tablesFromSections("__text", "__gopclntab", "__gosymtab", func(name string) (uint64, func() ([]byte, error), bool) {
+		s := f.Section(name)
+		if s == nil {
+			return 0, nil, false
+		}
+		return s.Addr, s.Data, true
+	})
+}
+
+// tablesFromSections reads the tables from named sections; `section` gives a
+// section's address and a reader of its data, whatever the container.
+func tablesFromSections(textName, pclnName, symName string,
+	section func(string) (uint64, func() ([]byte, error), bool)) (uint64, []byte, []byte, error) {
+	textAddr, _, okText := section(textName)
+	_, pclnData, okPcln := section(pclnName)
+	if !okText || !okPcln {
+		return 0, nil, nil, fmt.Errorf("no %s or %s section", textName, pclnName)
 	}
-	data, err := pcln.Data()
+	data, err := pclnData()
 	if err != nil {
 		return 0, nil, nil, err
 	}
 	var sym []byte
-	if s := f.Section("__gosymtab"); s != nil {
-		sym, _ = s.Data()
+	if _, symData, ok := section(symName); ok {
+		sym, _ = symData()
 	}
-	return text.Addr, data, sym, nil
+	return textAddr, data, sym, nil
 }
 
 // readPE finds the pclntab of a PE file, which has no section of its own:
