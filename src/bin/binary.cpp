@@ -88,6 +88,65 @@ std::optional<std::string> goVersionFromSymbol(const Container& c) {
   return v && plausibleVersion(*v) ? v : std::nullopt;
 }
 
+std::optional<ModuleLayout> moduleLayoutFromSymbols(const Container& c) {
+  ModuleLayout m;
+  struct Range {
+    std::string_view begin, end;
+    uint64_t *lo, *hi;
+  };
+  const Range ranges[] = {{"runtime.text", "runtime.etext", &m.text, &m.etext},
+                          {"runtime.noptrdata", "runtime.enoptrdata", &m.noptrdata, &m.enoptrdata},
+                          {"runtime.data", "runtime.edata", &m.data, &m.edata},
+                          {"runtime.bss", "runtime.ebss", &m.bss, &m.ebss},
+                          {"runtime.noptrbss", "runtime.enoptrbss", &m.noptrbss, &m.enoptrbss}};
+  bool found = false;
+  for (const Range& r : ranges) {
+    const Symbol* b = c.symbol(r.begin);
+    const Symbol* e = c.symbol(r.end);
+    if (b != nullptr && e != nullptr && e->value >= b->value) {
+      *r.lo = b->value;
+      *r.hi = e->value;
+      found = true;
+    }
+  }
+  if (found) {
+    if (const Symbol* g = c.symbol("go:func.*")) m.gofunc = g->value;
+    if (const Symbol* g = c.symbol("go.func.*")) m.gofunc = g->value;
+    m.source = "symbols";
+    return m;
+  }
+  const Section* data = c.format == ContainerFormat::MachO ? c.section("__data") : nullptr;
+  const Section* bss = c.format == ContainerFormat::MachO ? c.section("__bss") : nullptr;
+  if (c.format == ContainerFormat::Elf) {
+    data = c.section(".data");
+    bss = c.section(".bss");
+  }
+  // PE puts data and bss of every kind into one .data section: no answer.
+  if (data == nullptr || bss == nullptr) return std::nullopt;
+  m.data = data->addr;
+  m.edata = data->addr + data->size;
+  m.bss = bss->addr;
+  m.ebss = bss->addr + bss->size;
+  m.source = "sections";
+  return m;
+}
+
+Expected<std::vector<SourceFrame>> Binary::symbolize(uint64_t pc) const {
+  Expected<Location> loc = pclntab_->lookup(pc);
+  if (!loc) return loc.error();
+  SourceFrame f;
+  f.function = loc->func->name;
+  f.file = loc->file;
+  f.line = loc->line;
+  f.func = loc->func;
+  return std::vector<SourceFrame>{f};
+}
+
+int64_t Binary::startLine(const Func& f) const {
+  Expected<Location> loc = pclntab_->pcToLine(f.entry);
+  return loc ? loc->line : 0;
+}
+
 Expected<Binary> Binary::open(const std::string& path) {
   Expected<MappedFile> file = MappedFile::open(path);
   if (!file) return file.error();
@@ -112,6 +171,7 @@ Expected<Binary> Binary::build(std::unique_ptr<MappedFile> file) {
   if (!t) return t.error();
   b.pclntab_ = t.take();
   b.symbols_ = SymbolIndex(b.container_.symbols);
+  b.module_layout_ = moduleLayoutFromSymbols(b.container_);
   if (std::optional<std::string> v = goVersionFromBuildInfo(b.container_)) {
     b.go_version_ = *v;
     b.go_version_source_ = "buildinfo";

@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "bin/container.h"
 #include "bin/pclntab.h"
@@ -13,6 +14,19 @@
 #include "util/mapped_file.h"
 
 namespace goheap::bin {
+
+// Link-time address ranges of the runtime's first module. A heap dump's data
+// and bss segments are [data, edata) and [bss, ebss) at run time (plus the
+// load bias of a position-independent executable).
+struct ModuleLayout {
+  uint64_t text = 0, etext = 0;
+  uint64_t noptrdata = 0, enoptrdata = 0;
+  uint64_t data = 0, edata = 0;
+  uint64_t bss = 0, ebss = 0;
+  uint64_t noptrbss = 0, enoptrbss = 0;
+  uint64_t gofunc = 0;  // base of funcdata offsets (Go 1.18+), 0 if unknown
+  std::string source;   // "moduledata", "symbols" or "sections"
+};
 
 class Binary {
  public:
@@ -33,6 +47,16 @@ class Binary {
   // Where the Go version came from: "buildinfo", "runtime.buildVersion" or "".
   const std::string& goVersionSource() const { return go_version_source_; }
 
+  // The source frames at a return address (Pclntab::lookup semantics),
+  // innermost first: the calls inlined at that PC, then the physical
+  // function. An Error when no function holds the PC.
+  Expected<std::vector<SourceFrame>> symbolize(uint64_t pc) const;
+  // The line of a function's declaration: _func.startLine since Go 1.20,
+  // before that the line of its entry PC; 0 when unknown.
+  int64_t startLine(const Func& f) const;
+  // Where the runtime's data, bss and text are, if the file tells.
+  const std::optional<ModuleLayout>& moduleLayout() const { return module_layout_; }
+
  private:
   Binary() = default;
   static Expected<Binary> build(std::unique_ptr<MappedFile> file);
@@ -43,7 +67,12 @@ class Binary {
   SymbolIndex symbols_;
   std::string go_version_ = "unknown";
   std::string go_version_source_;
+  std::optional<ModuleLayout> module_layout_;
 };
+
+// The module layout from the runtime's range symbols (runtime.data,
+// runtime.edata, ...), else from the sections named .data/.bss (__data/__bss).
+std::optional<ModuleLayout> moduleLayoutFromSymbols(const Container& c);
 
 // The Go version recorded in the executable: the build info header
 // "\xff Go buildinf:" (inline strings since Go 1.18, pointers before), else

@@ -35,6 +35,16 @@ struct Location {
   int64_t line = 0;
 };
 
+// One source-level frame at a PC. A PC inside code the compiler inlined has
+// several: the inlined calls, innermost first, then the physical function.
+struct SourceFrame {
+  std::string_view function;
+  std::string_view file;
+  int64_t line = 0;
+  bool inlined = false;
+  const Func* func = nullptr;  // the physical function holding the PC
+};
+
 class Pclntab {
  public:
   // Parses `data` (the pclntab's bytes, starting at its magic). The byte order
