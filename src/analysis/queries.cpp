@@ -96,6 +96,14 @@ std::string_view goroutineStatusName(uint64_t status) {
   }
 }
 
+// "main.closeFile", or "fn pc 0x4a1b20" without the executable.
+std::string functionName(const Snapshot& s, uint64_t pc) {
+  if (s.exe) {
+    if (const bin::Func* f = s.exe->functionAt(pc)) return std::string(f->name);
+  }
+  return "fn pc " + hex(pc);
+}
+
 std::string goroutineTitle(const dump::Goroutine& g) {
   std::string state = g.wait_reason.empty() ? std::string(goroutineStatusName(g.status))
                                             : std::string(g.wait_reason);
@@ -140,6 +148,9 @@ NodeLabel labelNode(const Snapshot& s, NodeId n) {
     case graph::RootKind::StackFrame: {
       const dump::StackFrame& f = d.frames[rec];
       l.name = std::string(f.function);
+      if (s.exe) {
+        if (std::string where = s.exe->describeReturnAddress(f.pc); !where.empty()) l.name = where;
+      }
       if (f.goroutine != UINT32_MAX) {
         l.name += " in goroutine " + std::to_string(d.goroutines[f.goroutine].goid);
       }
@@ -151,12 +162,16 @@ NodeLabel labelNode(const Snapshot& s, NodeId n) {
     }
     case graph::RootKind::Finalizer:
     case graph::RootKind::QueuedFinalizer:
-      l.name = "finalizer of " + hex(d.finalizers[rec].obj) + " (fn pc " +
-               hex(d.finalizers[rec].fn_pc) + ")";
+      l.name = "finalizer of " + hex(d.finalizers[rec].obj) + " (" +
+               functionName(s, d.finalizers[rec].fn_pc) + ")";
       break;
-    case graph::RootKind::Defer:
-      l.name = "defer at pc " + hex(d.defers[rec].pc);
+    case graph::RootKind::Defer: {
+      const dump::Defer& df = d.defers[rec];
+      l.name = "defer " + functionName(s, df.fn_pc);
+      std::string where = s.exe ? s.exe->describeReturnAddress(df.pc) : "";
+      l.name += " in " + (where.empty() ? "pc " + hex(df.pc) : where);
       break;
+    }
     case graph::RootKind::Panic:
       l.name = "panic value";
       break;
@@ -164,6 +179,20 @@ NodeLabel labelNode(const Snapshot& s, NodeId n) {
       l.name = std::string(d.other_roots[rec].description);
       break;
   }
+  return l;
+}
+
+NodeLabel labelHolder(const Snapshot& s, NodeId n, uint64_t slot_address) {
+  NodeLabel l = labelNode(s, n);
+  if (!s.exe || s.heap.isObject(n) || n == kNoNode) return l;
+  const graph::RootKind kind = s.heap.rootKind(n);
+  if (kind != graph::RootKind::DataSegment && kind != graph::RootKind::BssSegment) return l;
+  std::optional<bin::GlobalVariable> g = s.exe->globalAt(slot_address);
+  if (!g) return l;
+  l.global = std::string(g->name);
+  l.name = "global " + l.global;
+  if (g->offset != 0) l.name += " +" + std::to_string(g->offset);
+  l.short_name = l.name;
   return l;
 }
 
@@ -203,6 +232,23 @@ Summary summarize(const Snapshot& s, size_t top_n) {
   sum.num_gc = m.num_gc;
   sum.pause_total_ns = m.pause_total_ns;
   sum.warnings = d.warnings;
+  if (!s.exe_path.empty()) {
+    ExecutableSummary& e = sum.executable.emplace();
+    e.path = s.exe_path;
+    e.problem = s.exe_problem;
+    if (s.exe) {
+      const bin::Binary& b = s.exe->binary();
+      e.used = true;
+      e.go_version = b.goVersion();
+      e.container = std::string(bin::containerFormatName(b.container().format));
+      e.arch = b.container().arch;
+      e.pclntab_layout = std::string(bin::pclntabLayoutName(b.pclntab().layout()));
+      e.load_bias = s.exe->loadBias();
+      e.frames_checked = s.exe->framesChecked();
+      e.frames_matched = s.exe->framesMatched();
+      e.has_symbols = b.symbols().size() > 0;
+    }
+  }
 
   std::vector<NodeId> entry;  // objects whose immediate dominator is a root
   for (NodeId o = 0; o < s.heap.objectCount(); o++) {
@@ -222,6 +268,7 @@ Summary summarize(const Snapshot& s, size_t top_n) {
     if (auto slot = slotPointingTo(s, s.dom.idom[o], o)) {
       r.held_at_offset = slot->first;
       r.held_at_address = slot->second;
+      r.held_by = labelHolder(s, s.dom.idom[o], slot->second);
     }
     sum.top_retainers.push_back(std::move(r));
   }
@@ -370,6 +417,7 @@ std::vector<Path> pathsToRoots(const Snapshot& s, NodeId target, size_t limit) {
         if (auto slot = slotPointingTo(s, n, toward[n])) {
           step.offset = slot->first;
           step.slot_address = slot->second;
+          step.node = labelHolder(s, n, slot->second);
         }
       }
       path.steps.push_back(std::move(step));
@@ -420,6 +468,7 @@ ObjectInfo objectInfo(const Snapshot& s, NodeId o, size_t max_referrers) {
     if (auto slot = slotPointingTo(s, p, o)) {
       r.offset = slot->first;
       r.slot_address = slot->second;
+      r.target = labelHolder(s, p, slot->second);
     }
     info.referrers.push_back(std::move(r));
   }
@@ -427,7 +476,14 @@ ObjectInfo objectInfo(const Snapshot& s, NodeId o, size_t max_referrers) {
   if (b >= 0) {
     const dump::ProfileBucket& bucket = s.dump.buckets[static_cast<size_t>(b)];
     for (uint32_t i = 0; i < bucket.frame_count; i++) {
-      info.alloc_stack.push_back(s.dump.profile_frames[bucket.first_frame + i]);
+      const dump::ProfileFrame& pf = s.dump.profile_frames[bucket.first_frame + i];
+      AllocFrame f{pf.function, pf.file, pf.line, 0};
+      if (s.exe) {
+        if (const bin::Func* fn = s.exe->functionNamed(pf.function)) {
+          f.function_start_line = s.exe->binary().startLine(*fn);
+        }
+      }
+      info.alloc_stack.push_back(f);
     }
   }
   return info;
@@ -442,6 +498,7 @@ std::vector<GoroutineInfo> goroutines(const Snapshot& s) {
   for (uint32_t i = 0; i < d.goroutines.size(); i++) {
     const dump::Goroutine& g = d.goroutines[i];
     GoroutineInfo info;
+    const bool is_main = g.goid == 1;  // the runtime names no creator for it
     info.id = g.goid;
     info.status = g.status;
     info.status_name = std::string(goroutineStatusName(g.status));
@@ -453,8 +510,33 @@ std::vector<GoroutineInfo> goroutines(const Snapshot& s) {
     for (uint32_t f = 0; f < g.frame_count; f++) {
       const uint32_t fi = g.first_frame + f;
       const dump::StackFrame& fr = d.frames[fi];
-      info.frames.push_back({std::string(fr.function), fr.pc, fr.depth, fr.contents.size,
-                             s.retained[s.heap.frameNode(fi)]});
+      FrameInfo frame;
+      frame.function = std::string(fr.function);
+      frame.pc = fr.pc;
+      frame.depth = fr.depth;
+      frame.frame_size = fr.contents.size;
+      frame.retained = s.retained[s.heap.frameNode(fi)];
+      if (s.exe) {
+        if (auto fs = s.exe->frames(fr.pc); fs && !fs->empty()) {
+          frame.file = std::string(fs->back().file);
+          frame.line = fs->back().line;
+          for (size_t k = 0; k + 1 < fs->size(); k++) {
+            const bin::SourceFrame& in = (*fs)[k];
+            frame.inlined.push_back(
+                {std::string(in.function), std::string(in.file), in.line});
+          }
+        }
+      }
+      info.frames.push_back(std::move(frame));
+    }
+    info.created_pc = g.gopc;
+    if (s.exe && g.gopc != 0 && !is_main) {
+      // As the runtime prints "created by": the physical function, and the
+      // innermost source position of the go statement.
+      if (auto fs = s.exe->frames(g.gopc); fs && !fs->empty()) {
+        info.created_by = SourceLine{std::string(fs->back().function),
+                                     std::string(fs->front().file), fs->front().line};
+      }
     }
     out.push_back(std::move(info));
   }

@@ -18,10 +18,16 @@ struct NodeLabel {
   std::string kind;        // "object", or a root kind ("goroutine", "stack frame", ...)
   std::string name;        // object: its group name; root: what it is
   std::string short_name;  // a root's name for narrow columns; empty if `name` is short
-  std::string source;      // object: "site" / "interface" / "shape"; root: empty
+  std::string source;      // object: "site" / "closure" / "interface" / "shape"; root: empty
   uint64_t address = 0;    // object address; 0 for roots
+  // A data or bss root seen through one of its words, with the executable:
+  // the global variable holding that word ("main.cache").
+  std::string global;
 };
 NodeLabel labelNode(const Snapshot& s, NodeId n);
+// The same, for the holder of the word at `slot_address`: a data or bss
+// segment becomes the global variable there, when the executable names it.
+NodeLabel labelHolder(const Snapshot& s, NodeId n, uint64_t slot_address);
 
 // ---- summary ---------------------------------------------------------------
 
@@ -34,6 +40,17 @@ struct Retainer {
   // the word's address (a global variable's address, for data and bss).
   std::optional<uint64_t> held_at_offset;
   uint64_t held_at_address = 0;
+};
+
+// The executable given with the dump: what it is and how well it matched.
+struct ExecutableSummary {
+  std::string path;
+  bool used = false;
+  std::string problem;  // why it is not used
+  std::string go_version, container, arch, pclntab_layout;
+  uint64_t load_bias = 0;
+  uint64_t frames_checked = 0, frames_matched = 0;
+  bool has_symbols = false;  // false: stripped, globals stay unnamed
 };
 
 struct Summary {
@@ -54,6 +71,7 @@ struct Summary {
   uint64_t stack_inuse = 0, next_gc = 0, num_gc = 0, pause_total_ns = 0;
   std::vector<Retainer> top_retainers;
   std::vector<std::string> warnings;
+  std::optional<ExecutableSummary> executable;  // when one was given
 };
 // Top retainers: the objects dominated directly by a root, biggest first:
 // where retention enters the heap.
@@ -120,6 +138,15 @@ struct Reference {
   uint64_t value = 0;         // the pointer word (pointers out only)
   NodeLabel target;           // kind "non-heap" when it points outside the heap
 };
+// A frame of an allocation stack, as the dump records it, and with the
+// executable the line where its function starts.
+struct AllocFrame {
+  std::string_view function;
+  std::string_view file;
+  uint64_t line = 0;
+  int64_t function_start_line = 0;  // 0: unknown
+};
+
 struct ObjectInfo {
   NodeLabel label;
   uint64_t size = 0;
@@ -130,7 +157,7 @@ struct ObjectInfo {
   std::vector<Reference> pointers;              // out of this object, in offset order
   std::vector<Reference> referrers;             // into it: holder label and offset in the holder
   uint64_t referrer_count = 0;                  // before any cut
-  std::vector<dump::ProfileFrame> alloc_stack;  // leaf first; empty when not sampled
+  std::vector<AllocFrame> alloc_stack;          // leaf first; empty when not sampled
   uint64_t contents_offset = 0;                 // file offset of the contents
 };
 // The object containing `address`, or nullopt.
@@ -139,8 +166,20 @@ ObjectInfo objectInfo(const Snapshot& s, NodeId object, size_t max_referrers);
 
 // ---- goroutines ------------------------------------------------------------
 
+// A source position, from the executable's pclntab.
+struct SourceLine {
+  std::string function;
+  std::string file;
+  int64_t line = 0;
+};
+
 struct FrameInfo {
   std::string function;
+  std::string file;  // with the executable: where in `function` the frame is
+  int64_t line = 0;
+  // With the executable: the calls inlined into `function` that the frame's
+  // PC is in, innermost first (they have no frame of their own).
+  std::vector<SourceLine> inlined;
   uint64_t pc = 0;
   uint64_t depth = 0;
   uint64_t frame_size = 0;
@@ -155,6 +194,9 @@ struct GoroutineInfo {
   bool is_system = false;
   uint64_t retained = 0;  // bytes only this goroutine's stack keeps alive
   uint64_t g_addr = 0;
+  uint64_t created_pc = 0;  // of the go statement that started it (0: none)
+  // With the executable: the function with the go statement, at its line.
+  std::optional<SourceLine> created_by;
   std::vector<FrameInfo> frames;  // innermost first
 };
 std::vector<GoroutineInfo> goroutines(const Snapshot& s);

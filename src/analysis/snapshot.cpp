@@ -23,7 +23,7 @@ auto phase(const LoadHooks& hooks, std::string_view name, Fn&& work) {
 }  // namespace
 
 const typing::ObjectNamer& Snapshot::namer() const {
-  if (!namer_) namer_ = std::make_unique<typing::ObjectNamer>(dump, heap);
+  if (!namer_) namer_ = std::make_unique<typing::ObjectNamer>(dump, heap, exe.get());
   return *namer_;
 }
 
@@ -61,6 +61,19 @@ Expected<std::unique_ptr<Snapshot>> analyseDump(dump::Dump d, const LoadHooks& h
     }
   });
   return snap;
+}
+
+Status attachExecutable(Snapshot& s, const std::string& path) {
+  s.exe_path = path;
+  s.exe.reset();
+  Expected<bin::BoundExecutable> b = bin::openBoundExecutable(path, s.dump);
+  if (!b) {
+    s.exe_problem = b.error().message();
+    return b.error();
+  }
+  s.exe_problem.clear();
+  s.exe = std::make_unique<bin::BoundExecutable>(b.take());
+  return Status::success();
 }
 
 Expected<std::unique_ptr<Snapshot>> loadSnapshot(const std::string& path, const LoadHooks& hooks,

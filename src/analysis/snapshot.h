@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "analysis/dominators.h"
+#include "bin/dump_binding.h"
 #include "dump/dump.h"
 #include "graph/heap.h"
 #include "typing/names.h"
@@ -46,6 +47,13 @@ class Snapshot {
   uint64_t reachable_objects = 0, reachable_bytes = 0;
   uint64_t garbage_objects = 0, garbage_bytes = 0;
 
+  // The program's executable, when one was given and it matches the dump;
+  // it names frames, globals and functions. Attach it before the first
+  // namer() call.
+  std::unique_ptr<bin::BoundExecutable> exe;
+  std::string exe_path;     // as given, even when it could not be used
+  std::string exe_problem;  // why it is not used; empty when it is
+
   // Built on first use.
   const typing::ObjectNamer& namer() const;
   const Csr& dominatorChildren() const;
@@ -54,6 +62,11 @@ class Snapshot {
   mutable std::unique_ptr<typing::ObjectNamer> namer_;
   mutable std::unique_ptr<Csr> children_;
 };
+
+// Opens and binds the executable at `path`. When it cannot be read or does
+// not match the dump, the snapshot carries on without it and the returned
+// Error (also kept in exe_problem) says why.
+Status attachExecutable(Snapshot& s, const std::string& path);
 
 Expected<std::unique_ptr<Snapshot>> loadSnapshot(const std::string& path,
                                                  const LoadHooks& hooks = {},

@@ -331,8 +331,11 @@ Status CommandSpec::validate() const {
     if (p.repeated_ && i + 1 != positionals_.size()) {
       return Error("only the last argument may be repeated, not " + p.name_);
     }
-    // A required argument after an optional one could never be told apart.
-    if (p.required_ && seen_optional) return Error(p.name_ + " is required after an optional one");
+    // A required argument after an optional one can be told apart only by its
+    // kind: "DUMP [EXE] ADDR" works because an address is not a file name.
+    if (p.required_ && seen_optional && p.kind_ == ValueKind::String) {
+      return Error(p.name_ + " is required after an optional one and has no kind to tell them apart");
+    }
     if (!p.required_) seen_optional = true;
   }
   return Status::success();
@@ -420,6 +423,16 @@ Expected<ParsedArgs> CommandSpec::parse(std::span<const std::string> args) const
         }
         return usageError("unexpected argument '" + a + "': 'goheap " + command_ + "' takes " +
                           usageLine());
+      }
+      // An optional positional gives way to a later required one whose kind
+      // the word has: in "DUMP [EXE] ADDR", "0xc000012340" is the ADDR.
+      if (!positionals_[next_positional].required_) {
+        for (size_t k = next_positional + 1; k < positionals_.size(); ++k) {
+          const PositionalSpec& later = positionals_[k];
+          if (!later.required_ || out.has(later.name_)) continue;
+          if (later.kind_ != ValueKind::String && convert(later.kind_, a)) next_positional = k;
+          break;
+        }
       }
       const PositionalSpec& p = positionals_[next_positional];
       Expected<uint64_t> r = set(entry(p.name_), p.kind_, p.repeated_, a);

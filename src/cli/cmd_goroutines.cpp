@@ -53,6 +53,16 @@ std::string seenBlocked(const analysis::GoroutineInfo& g, uint64_t earliest) {
   return "t+" + formatDuration(static_cast<double>(g.wait_since - earliest) / 1e9);
 }
 
+std::string sourcePosition(const std::string& file, int64_t line) {
+  return file.empty() ? "?" : file + ":" + std::to_string(line);
+}
+
+void writeSourceLine(JsonWriter& w, const analysis::SourceLine& l) {
+  w.beginObject();
+  w.field("function", l.function).field("file", l.file).field("line", l.line);
+  w.endObject();
+}
+
 }  // namespace
 
 int runGoroutines(int argc, const char* const* argv) {
@@ -88,11 +98,22 @@ int runGoroutines(int argc, const char* const* argv) {
             }
             w.field("system", g.is_system).field("retained", g.retained);
             w.field("g_address", formatHex(g.g_addr));
+            if (g.created_pc != 0) w.field("created_pc", formatHex(g.created_pc));
+            if (g.created_by) {
+              w.key("created_by");
+              writeSourceLine(w, *g.created_by);
+            }
             if (frames) {
               w.key("frames").beginArray();
               for (const analysis::FrameInfo& f : g.frames) {
                 w.beginObject();
                 w.field("function", f.function).field("pc", formatHex(f.pc));
+                if (!f.file.empty()) w.field("file", f.file).field("line", f.line);
+                if (!f.inlined.empty()) {
+                  w.key("inlined").beginArray();
+                  for (const analysis::SourceLine& in : f.inlined) writeSourceLine(w, in);
+                  w.endArray();
+                }
                 w.field("depth", f.depth).field("frame_size", f.frame_size);
                 w.field("retained", f.retained);
                 w.endObject();
@@ -140,9 +161,19 @@ int runGoroutines(int argc, const char* const* argv) {
           if (g.is_system) out += " (runtime)";
           out += ", stack retains " + formatBytes(g.retained) + "\n";
           for (const analysis::FrameInfo& f : g.frames) {
-            out += "    " + f.function + "  (frame " + formatBytes(f.frame_size);
+            for (const analysis::SourceLine& in : f.inlined) {
+              out += "    " + in.function + " (" + sourcePosition(in.file, in.line) +
+                     ")  inlined\n";
+            }
+            out += "    " + f.function;
+            if (!f.file.empty()) out += " (" + sourcePosition(f.file, f.line) + ")";
+            out += "  frame " + formatBytes(f.frame_size);
             if (f.retained > 0) out += ", retains " + formatBytes(f.retained);
-            out += ")\n";
+            out += "\n";
+          }
+          if (g.created_by) {
+            out += "    created by " + g.created_by->function + " at " +
+                   sourcePosition(g.created_by->file, g.created_by->line) + "\n";
           }
           out += "\n";
         }

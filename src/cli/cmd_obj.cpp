@@ -114,10 +114,11 @@ int runObj(int argc, const char* const* argv) {
           }
           w.endArray();
           w.key("alloc_stack").beginArray();
-          for (const dump::ProfileFrame& f : info.alloc_stack) {
+          for (const analysis::AllocFrame& f : info.alloc_stack) {
             w.beginObject();
             w.field("function", std::string(f.function)).field("file", std::string(f.file));
             w.field("line", f.line);
+            if (f.function_start_line > 0) w.field("function_start_line", f.function_start_line);
             w.endObject();
           }
           w.endArray();
@@ -149,7 +150,11 @@ int runObj(int argc, const char* const* argv) {
         out += "\n";
         for (const analysis::Reference& r : info.referrers) {
           out += "    " + labelText(r.target);
-          if (r.offset) out += "  +" + std::to_string(*r.offset);
+          if (!r.target.global.empty()) {
+            out += "  at " + formatHex(r.slot_address);
+          } else if (r.offset) {
+            out += "  +" + std::to_string(*r.offset);
+          }
           out += "\n";
         }
         if (info.alloc_stack.empty()) {
@@ -158,9 +163,13 @@ int runObj(int argc, const char* const* argv) {
               "every allocation)\n";
         } else {
           out += "  allocated at\n";
-          for (const dump::ProfileFrame& f : info.alloc_stack) {
+          for (const analysis::AllocFrame& f : info.alloc_stack) {
             out += "    " + std::string(f.function) + "\n        " + std::string(f.file) + ":" +
-                   std::to_string(f.line) + "\n";
+                   std::to_string(f.line);
+            if (f.function_start_line > 0) {
+              out += "  (function starts at line " + std::to_string(f.function_start_line) + ")";
+            }
+            out += "\n";
           }
         }
         print(out);

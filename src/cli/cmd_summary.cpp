@@ -37,6 +37,19 @@ void writeJson(const analysis::Summary& s) {
   w.field("file", s.file).field("file_size", s.file_size);
   w.field("format_version", s.format_version).field("go_version", s.go_version);
   w.field("arch", s.arch).field("ptr_size", s.ptr_size).field("big_endian", s.big_endian);
+  if (s.executable) {
+    const analysis::ExecutableSummary& e = *s.executable;
+    w.key("executable").beginObject();
+    w.field("path", e.path).field("used", e.used);
+    if (!e.used) w.field("problem", e.problem);
+    if (e.used) {
+      w.field("go_version", e.go_version).field("container", e.container).field("arch", e.arch);
+      w.field("pclntab_layout", e.pclntab_layout).field("load_bias", formatHex(e.load_bias));
+      w.field("frames_checked", e.frames_checked).field("frames_matched", e.frames_matched);
+      w.field("has_symbols", e.has_symbols);
+    }
+    w.endObject();
+  }
   w.key("objects").beginObject();
   w.field("count", s.objects).field("bytes", s.bytes);
   w.field("reachable_count", s.reachable_objects).field("reachable_bytes", s.reachable_bytes);
@@ -86,6 +99,7 @@ void writeJson(const analysis::Summary& s) {
 // "several roots".
 std::string heldByText(const analysis::Retainer& r) {
   const analysis::NodeLabel& h = r.held_by;
+  if (!h.global.empty()) return h.name;
   if (h.kind == "data segment" || h.kind == "bss segment") {
     std::string seg = h.kind == "data segment" ? "data" : "bss";
     return r.held_at_offset ? "global at " + formatHex(r.held_at_address) + " (" + seg + ")" : seg;
@@ -105,6 +119,19 @@ void writeText(const analysis::Summary& s) {
   format += ", " + std::to_string(s.ptr_size) + "-byte pointers, ";
   format += s.big_endian ? "big-endian" : "little-endian";
   line("format", format);
+  if (s.executable) {
+    const analysis::ExecutableSummary& e = *s.executable;
+    if (!e.used) {
+      line("executable", "not used: " + e.problem);
+    } else {
+      std::string text = e.path + ": " + e.go_version + ", " + e.container + " " + e.arch + ", " +
+                         formatCount(e.frames_matched) + " of " + formatCount(e.frames_checked) +
+                         " frames match";
+      if (e.load_bias != 0) text += ", loaded at +" + formatHex(e.load_bias) + " (PIE)";
+      if (!e.has_symbols) text += ", stripped (globals unnamed)";
+      line("executable", text);
+    }
+  }
   line("objects", formatCount(s.objects) + " objects, " + formatBytes(s.bytes));
   line("reachable", formatCount(s.reachable_objects) + " objects, " +
                         formatBytes(s.reachable_bytes) + " (" +

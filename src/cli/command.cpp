@@ -24,6 +24,10 @@ std::span<const Command> allCommands() {
 
 void addDumpAndCommonFlags(CommandSpec& spec, bool csv) {
   spec.positional("DUMP", "heap dump written by runtime/debug.WriteHeapDump");
+  spec.positional("EXE",
+                  "the program's executable (the same build that wrote the dump): names "
+                  "frames with file:line and inlined calls, globals, closures and functions")
+      .optional();
   spec.boolFlag("json", "print JSON (schema in docs/cli-json.md) instead of text");
   if (csv) spec.boolFlag("csv", "print CSV instead of a table");
   spec.boolFlag("timings", "print each phase's time and the peak memory on stderr");
@@ -82,6 +86,14 @@ int runWithSnapshot(const CommandSpec& spec, int argc, const char* const* argv,
   if (!snapshot) return fail(snapshot.error());
   for (const std::string& w : (*snapshot)->dump.warnings) {
     progress.message("goheap: warning: " + path + ": " + w);
+  }
+  if (args.has("EXE")) {
+    Phase p = timer.phase("read executable", &progress, 0);
+    if (Status s = analysis::attachExecutable(**snapshot, std::string(args.getString("EXE")));
+        !s) {
+      progress.message("goheap: warning: not using the executable: " + s.error().message() +
+                       "; carrying on from the dump alone");
+    }
   }
 
   int code;

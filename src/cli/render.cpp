@@ -18,6 +18,7 @@ void writeLabel(JsonWriter& w, const analysis::NodeLabel& label) {
     w.field("source", label.source);
     w.field("address", formatHex(label.address));
   }
+  if (!label.global.empty()) w.field("global", label.global);
   if (label.node != kNoNode) w.field("node", label.node);
   w.endObject();
 }

@@ -11,6 +11,8 @@ std::string_view nameSourceName(NameSource s) {
   switch (s) {
     case NameSource::Site:
       return "site";
+    case NameSource::Closure:
+      return "closure";
     case NameSource::Interface:
       return "interface";
     case NameSource::Shape:
@@ -51,8 +53,16 @@ const typename Pairs::value_type* findByObject(const Pairs& pairs, NodeId object
 
 }  // namespace
 
-ObjectNamer::ObjectNamer(const dump::Dump& dump, const graph::Heap& heap)
-    : dump_(dump), heap_(heap) {
+ObjectNamer::ObjectNamer(const dump::Dump& dump, const graph::Heap& heap,
+                         const bin::BoundExecutable* exe)
+    : dump_(dump), heap_(heap), exe_(exe) {
+  if (exe != nullptr) {
+    std::span<const bin::Func> funcs = exe->binary().pclntab().funcs();
+    if (!funcs.empty()) {
+      text_lo_ = funcs.front().entry + exe->loadBias();
+      text_hi_ = funcs.back().entry + exe->loadBias();
+    }
+  }
   // Allocation sites.
   std::unordered_map<uint64_t, uint32_t> bucket_index;
   bucket_index.reserve(dump.buckets.size());
@@ -234,6 +244,15 @@ std::string_view ObjectNamer::interfaceTypeOf(NodeId object) const {
   return p == nullptr ? std::string_view() : std::string_view(type_names_[p->second]);
 }
 
+std::string_view ObjectNamer::closureFunction(NodeId object) const {
+  if (exe_ == nullptr || dump_.objects.size[object] < dump_.params.ptr_size) return {};
+  const uint64_t first =
+      dump_.words().read(dump_.file().bytes().data() + dump_.objects.contents_offset[object]);
+  if (first < text_lo_ || first > text_hi_) return {};
+  const bin::Func* f = exe_->functionEntry(first);
+  return f == nullptr ? std::string_view() : f->name;
+}
+
 std::string ObjectNamer::shapeName(NodeId object) const {
   std::string offsets;
   size_t shown = 0, total = 0;
@@ -272,6 +291,10 @@ std::string ObjectNamer::name(NodeId object, NameSource* source) const {
     if (source) *source = NameSource::Site;
     return site_names_[static_cast<size_t>(b)];
   }
+  if (std::string_view fn = closureFunction(object); !fn.empty()) {
+    if (source) *source = NameSource::Closure;
+    return "closure " + std::string(fn);
+  }
   std::string_view t = interfaceTypeOf(object);
   if (!t.empty()) {
     if (source) *source = NameSource::Interface;
@@ -290,6 +313,7 @@ Grouping ObjectNamer::group(GroupKind kind) const {
   std::vector<uint32_t> site_group(site_names_.size(), UINT32_MAX);
   std::unordered_map<std::string_view, uint32_t> site_by_name;
   std::unordered_map<std::string_view, uint32_t> iface_group;
+  std::unordered_map<std::string_view, uint32_t> closure_group;
   auto new_group = [&g](std::string name, NameSource s) {
     g.names.push_back(std::move(name));
     g.sources.push_back(s);
@@ -309,6 +333,14 @@ Grouping ObjectNamer::group(GroupKind kind) const {
       }
       g.group_of[o] = site_group[b];
       continue;
+    }
+    if (kind == GroupKind::Name) {
+      if (std::string_view fn = closureFunction(o); !fn.empty()) {
+        auto [it, inserted] = closure_group.try_emplace(fn, 0);
+        if (inserted) it->second = new_group("closure " + std::string(fn), NameSource::Closure);
+        g.group_of[o] = it->second;
+        continue;
+      }
     }
     if (kind == GroupKind::Name && ii < iface_types_.size() && iface_types_[ii].first == o) {
       std::string_view t = type_names_[iface_types_[ii].second];

@@ -11,17 +11,18 @@
 #include <unordered_map>
 #include <vector>
 
+#include "bin/dump_binding.h"
 #include "dump/dump.h"
 #include "graph/heap.h"
 
 namespace goheap::typing {
 
-enum class NameSource : uint8_t { Site, Interface, Shape };
-std::string_view nameSourceName(NameSource s);  // "site", "interface", "shape"
+enum class NameSource : uint8_t { Site, Closure, Interface, Shape };
+std::string_view nameSourceName(NameSource s);  // "site", "closure", "interface", "shape"
 
 // What `top --by` groups on.
 enum class GroupKind : uint8_t {
-  Name,   // the strongest name each object has (site, then interface type, then shape)
+  Name,   // the strongest name each object has (site, closure, interface type, shape)
   Site,   // allocation site only; objects without a sample fall back to their shape
   Shape,  // shape only
 };
@@ -35,13 +36,18 @@ struct Grouping {
 
 class ObjectNamer {
  public:
-  ObjectNamer(const dump::Dump& dump, const graph::Heap& heap);
+  // `exe` (may be null) names closures by their function.
+  ObjectNamer(const dump::Dump& dump, const graph::Heap& heap,
+              const bin::BoundExecutable* exe = nullptr);
 
   // Profile bucket index of the object's allocation sample, or -1.
   int64_t bucketOf(NodeId object) const;
   // "main.main main.go:35": the first frame of the bucket's stack outside
   // the runtime, with the file's base name.
   const std::string& siteName(size_t bucket) const { return site_names_[bucket]; }
+  // A closure's function ("main.worker.func1") when the object's first word
+  // is a function's entry (needs the executable), else empty.
+  std::string_view closureFunction(NodeId object) const;
   // The type an interface word gives the object, or empty.
   std::string_view interfaceTypeOf(NodeId object) const;
   // "64 B [ptr 0,8]" or "48 B [no ptrs]".
@@ -66,6 +72,8 @@ class ObjectNamer {
 
   const dump::Dump& dump_;
   const graph::Heap& heap_;
+  const bin::BoundExecutable* exe_;
+  uint64_t text_lo_ = 1, text_hi_ = 0;  // run-time code addresses, for a quick range check
   std::vector<std::pair<NodeId, uint32_t>> samples_;  // (object, bucket), by object
   std::vector<std::string> site_names_;               // per bucket
   std::vector<std::string> type_names_;               // per type record, pointee's name

@@ -224,6 +224,26 @@ TEST(Args, OptionalPositionalMayBeAbsent) {
   EXPECT_EQ(parseOk(spec, {"d", "prog"}).getString("EXE"), "prog");
 }
 
+TEST(Args, OptionalPositionalGivesWayToAnAddress) {
+  CommandSpec spec("obj", "");
+  spec.positional("DUMP", "heap dump");
+  spec.positional("EXE", "the program's executable").optional();
+  spec.positional("ADDR", "address").kind(ValueKind::Address);
+  ASSERT_TRUE(spec.validate().ok());
+  ParsedArgs without = parseOk(spec, {"d", "0xc000010000"});
+  EXPECT_FALSE(without.has("EXE"));
+  EXPECT_EQ(without.getUint("ADDR"), 0xc000010000u);
+  ParsedArgs with = parseOk(spec, {"d", "./server", "0xc000010000"});
+  EXPECT_EQ(with.getString("EXE"), "./server");
+  EXPECT_EQ(with.getUint("ADDR"), 0xc000010000u);
+  EXPECT_NE(parseError(spec, {"d", "./server"}).find("missing ADDR"), std::string::npos);
+
+  CommandSpec ambiguous("x", "");
+  ambiguous.positional("A", "").optional();
+  ambiguous.positional("B", "");
+  EXPECT_FALSE(ambiguous.validate().ok());
+}
+
 TEST(Args, UsageErrorForCommandChecks) {
   ParsedArgs a = parseOk(topSpec(), {"d"});
   EXPECT_EQ(a.usageError("--json and --csv cannot be combined").message(),

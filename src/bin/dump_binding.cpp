@@ -1,0 +1,162 @@
+#include "bin/dump_binding.h"
+
+#include <algorithm>
+#include <map>
+
+#include "util/format.h"
+
+namespace goheap::bin {
+
+namespace {
+
+// The dump's frames are checked against the executable up to this many: a
+// wrong executable shows itself in the first few, and big dumps have
+// hundreds of thousands of frames.
+constexpr size_t kMaxFramesChecked = 20000;
+
+// Below this share of frames naming the executable's function at their PC,
+// the executable is not the one that wrote the dump. (A match is expected
+// for every frame; the slack is for runtime frames a future Go names
+// differently.)
+constexpr double kMinFrameMatchShare = 0.9;
+
+std::string range(uint64_t begin, uint64_t size) {
+  return "[" + formatHex(begin) + ", " + formatHex(begin + size) + ")";
+}
+
+// Compares one of the dump's segments with the executable's range for it.
+Status checkSegment(std::string_view name, const dump::Segment& seg, uint64_t lo, uint64_t hi,
+                    uint64_t bias) {
+  if (!seg.present || hi <= lo) return Status::success();
+  if (seg.addr - bias == lo && seg.contents.size == hi - lo) return Status::success();
+  std::string msg = "the dump's " + std::string(name) + " segment is " +
+                    range(seg.addr, seg.contents.size) + " but the executable's is " +
+                    range(lo + bias, hi - lo);
+  if (bias != 0) msg += " (at load bias " + formatHex(bias) + ")";
+  return Error(msg);
+}
+
+// The load bias the dump's frames vote for: each frame's function entry at
+// run time minus the executable's entry of the function of that name.
+std::optional<uint64_t> biasFromFrames(
+    const std::unordered_map<std::string_view, const Func*>& by_name, const dump::Dump& d) {
+  std::map<uint64_t, uint64_t> votes;
+  uint64_t named = 0;
+  for (size_t i = 0; i < d.frames.size() && i < kMaxFramesChecked; ++i) {
+    const dump::StackFrame& fr = d.frames[i];
+    if (fr.function.empty() || fr.entry_pc == 0) continue;
+    named++;
+    auto it = by_name.find(fr.function);
+    if (it != by_name.end()) votes[fr.entry_pc - it->second->entry]++;
+  }
+  if (votes.empty()) return std::nullopt;
+  auto best = std::max_element(votes.begin(), votes.end(),
+                               [](const auto& a, const auto& b) { return a.second < b.second; });
+  if (static_cast<double>(best->second) < kMinFrameMatchShare * static_cast<double>(named)) {
+    return std::nullopt;
+  }
+  return best->first;
+}
+
+}  // namespace
+
+Expected<BoundExecutable> BoundExecutable::bind(Binary exe, const dump::Dump& d) {
+  const Container& c = exe.container();
+  const dump::Params& p = d.params;
+  if (p.ptr_size != c.ptr_size || p.big_endian != c.big_endian) {
+    return Error("the executable is for " + std::to_string(c.ptr_size * 8) + "-bit " +
+                 (c.big_endian ? "big" : "little") + "-endian machines but the dump is from a " +
+                 std::to_string(p.ptr_size * 8) + "-bit " + (p.big_endian ? "big" : "little") +
+                 "-endian one");
+  }
+  if (!p.arch.empty() && c.arch != "unknown" && p.arch != c.arch) {
+    return Error("the executable is for " + c.arch + " but the dump is from " +
+                 std::string(p.arch));
+  }
+  if (!p.go_version.empty() && exe.goVersionSource() != "" && p.go_version != exe.goVersion()) {
+    return Error("the executable was built by " + exe.goVersion() +
+                 " but the dump was written by " + std::string(p.go_version));
+  }
+
+  BoundExecutable b;
+  b.exe_ = std::make_unique<Binary>(std::move(exe));
+  b.by_name_.reserve(b.exe_->pclntab().funcs().size());
+  for (const Func& f : b.exe_->pclntab().funcs()) b.by_name_.emplace(f.name, &f);
+  const std::optional<ModuleLayout>& layout = b.exe_->moduleLayout();
+  std::optional<uint64_t> bias = biasFromFrames(b.by_name_, d);
+  if (!bias && !d.frames.empty()) {
+    return Error("the functions the dump's stack frames name are not where the executable has them");
+  }
+  if (!bias && layout && d.data.present) bias = d.data.addr - layout->data;
+  b.bias_ = bias.value_or(0);
+
+  // Section bounds are only near the runtime's ranges (alignment, other
+  // symbols), so only the runtime's own ranges must match exactly.
+  if (layout && layout->source != "sections") {
+    if (Status s = checkSegment("data", d.data, layout->data, layout->edata, b.bias_); !s) {
+      return s.error();
+    }
+    if (Status s = checkSegment("bss", d.bss, layout->bss, layout->ebss, b.bias_); !s) {
+      return s.error();
+    }
+  }
+
+  for (size_t i = 0; i < d.frames.size() && i < kMaxFramesChecked; ++i) {
+    const dump::StackFrame& fr = d.frames[i];
+    if (fr.function.empty()) continue;
+    b.frames_checked_++;
+    Expected<Location> loc = b.exe_->pclntab().lookup(fr.pc - b.bias_);
+    if (loc && loc->func->name == fr.function) b.frames_matched_++;
+  }
+  if (static_cast<double>(b.frames_matched_) <
+      kMinFrameMatchShare * static_cast<double>(b.frames_checked_)) {
+    return Error(std::to_string(b.frames_checked_ - b.frames_matched_) + " of " +
+                 std::to_string(b.frames_checked_) +
+                 " stack frames of the dump name another function than the executable has at "
+                 "their PC");
+  }
+  return b;
+}
+
+Expected<std::vector<SourceFrame>> BoundExecutable::frames(uint64_t pc) const {
+  return exe_->symbolize(pc - bias_);
+}
+
+std::string BoundExecutable::describeReturnAddress(uint64_t pc) const {
+  Expected<std::vector<SourceFrame>> fs = frames(pc);
+  if (!fs || fs->empty()) return "";
+  const SourceFrame& outer = fs->back();
+  std::string s(outer.function);
+  if (!outer.file.empty()) s += " (" + std::string(outer.file) + ":" + std::to_string(outer.line) + ")";
+  return s;
+}
+
+const Func* BoundExecutable::functionEntry(uint64_t addr) const {
+  const Func* f = functionAt(addr);
+  return f != nullptr && f->entry == addr - bias_ ? f : nullptr;
+}
+
+const Func* BoundExecutable::functionAt(uint64_t addr) const {
+  return exe_->pclntab().funcAt(addr - bias_);
+}
+
+const Func* BoundExecutable::functionNamed(std::string_view name) const {
+  auto it = by_name_.find(name);
+  return it == by_name_.end() ? nullptr : it->second;
+}
+
+std::optional<GlobalVariable> BoundExecutable::globalAt(uint64_t addr) const {
+  const Symbol* s = exe_->symbols().containing(addr - bias_);
+  if (s == nullptr) return std::nullopt;
+  return GlobalVariable{s->name, s->value + bias_, s->size, addr - bias_ - s->value};
+}
+
+Expected<BoundExecutable> openBoundExecutable(const std::string& path, const dump::Dump& dump) {
+  Expected<Binary> exe = Binary::open(path);
+  if (!exe) return exe.error();
+  Expected<BoundExecutable> b = BoundExecutable::bind(exe.take(), dump);
+  if (!b) return b.error().inFile(path);
+  return b;
+}
+
+}  // namespace goheap::bin

@@ -1,0 +1,73 @@
+// An executable bound to the heap dump its program wrote. Binding finds the
+// load bias (a position-independent executable runs at another address than
+// it was linked at) and checks that the two belong together: architecture,
+// Go version, the data and bss segments, and the functions the dump's own
+// stack frames name. After that every run-time address of the dump (frame
+// PCs, a goroutine's creation PC, finalizer and defer functions, closure
+// code pointers, global variables) can be named from the executable.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "bin/binary.h"
+#include "dump/dump.h"
+#include "util/error.h"
+
+namespace goheap::bin {
+
+// A global variable holding an address: its symbol and where in it.
+struct GlobalVariable {
+  std::string_view name;
+  uint64_t address = 0;  // run-time address of the variable's start
+  uint64_t size = 0;
+  uint64_t offset = 0;  // of the address within the variable
+};
+
+class BoundExecutable {
+ public:
+  // Binds `exe` to `dump`. An Error says why they do not belong together
+  // ("the executable is go1.19.8 but the dump was written by go1.24.4").
+  static Expected<BoundExecutable> bind(Binary exe, const dump::Dump& dump);
+
+  const Binary& binary() const { return *exe_; }
+  // Run-time address minus link-time address (0 unless position-independent).
+  uint64_t loadBias() const { return bias_; }
+  // How many of the dump's stack frames were checked, and how many named the
+  // function the executable has at their PC.
+  uint64_t framesChecked() const { return frames_checked_; }
+  uint64_t framesMatched() const { return frames_matched_; }
+
+  // The source frames at a run-time return address, innermost first
+  // (inlined calls, then the physical function).
+  Expected<std::vector<SourceFrame>> frames(uint64_t pc) const;
+  // "main.worker (main.go:42)": the physical function at a return address and
+  // the line it is at; empty when the PC is not in the executable.
+  std::string describeReturnAddress(uint64_t pc) const;
+  // The function whose entry is exactly this run-time address (a closure's
+  // or finalizer's code pointer), or null.
+  const Func* functionEntry(uint64_t addr) const;
+  // The function holding this run-time code address, or null.
+  const Func* functionAt(uint64_t addr) const;
+  // The function of this name (as the dump's frames and profile spell it).
+  const Func* functionNamed(std::string_view name) const;
+  // The global variable holding a run-time data or bss address.
+  std::optional<GlobalVariable> globalAt(uint64_t addr) const;
+
+ private:
+  BoundExecutable() = default;
+  std::unique_ptr<Binary> exe_;
+  std::unordered_map<std::string_view, const Func*> by_name_;
+  uint64_t bias_ = 0;
+  uint64_t frames_checked_ = 0, frames_matched_ = 0;
+};
+
+// Opens `path` and binds it to `dump`: the one call the commands make.
+Expected<BoundExecutable> openBoundExecutable(const std::string& path, const dump::Dump& dump);
+
+}  // namespace goheap::bin
