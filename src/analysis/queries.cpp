@@ -522,8 +522,7 @@ std::vector<GoroutineInfo> goroutines(const Snapshot& s) {
           frame.line = fs->back().line;
           for (size_t k = 0; k + 1 < fs->size(); k++) {
             const bin::SourceFrame& in = (*fs)[k];
-            frame.inlined.push_back(
-                {std::string(in.function), std::string(in.file), in.line});
+            frame.inlined.push_back({std::string(in.function), std::string(in.file), in.line});
           }
         }
       }

@@ -85,7 +85,8 @@ Expected<BoundExecutable> BoundExecutable::bind(Binary exe, const dump::Dump& d)
   const std::optional<ModuleLayout>& layout = b.exe_->moduleLayout();
   std::optional<uint64_t> bias = biasFromFrames(b.by_name_, d);
   if (!bias && !d.frames.empty()) {
-    return Error("the functions the dump's stack frames name are not where the executable has them");
+    return Error(
+        "the functions the dump's stack frames name are not where the executable has them");
   }
   if (!bias && layout && d.data.present) bias = d.data.addr - layout->data;
   b.bias_ = bias.value_or(0);
@@ -127,7 +128,8 @@ std::string BoundExecutable::describeReturnAddress(uint64_t pc) const {
   if (!fs || fs->empty()) return "";
   const SourceFrame& outer = fs->back();
   std::string s(outer.function);
-  if (!outer.file.empty()) s += " (" + std::string(outer.file) + ":" + std::to_string(outer.line) + ")";
+  if (!outer.file.empty())
+    s += " (" + std::string(outer.file) + ":" + std::to_string(outer.line) + ")";
   return s;
 }
 

@@ -334,7 +334,8 @@ Status CommandSpec::validate() const {
     // A required argument after an optional one can be told apart only by its
     // kind: "DUMP [EXE] ADDR" works because an address is not a file name.
     if (p.required_ && seen_optional && p.kind_ == ValueKind::String) {
-      return Error(p.name_ + " is required after an optional one and has no kind to tell them apart");
+      return Error(p.name_ +
+                   " is required after an optional one and has no kind to tell them apart");
     }
     if (!p.required_) seen_optional = true;
   }

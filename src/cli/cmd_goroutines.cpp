@@ -162,8 +162,8 @@ int runGoroutines(int argc, const char* const* argv) {
           out += ", stack retains " + formatBytes(g.retained) + "\n";
           for (const analysis::FrameInfo& f : g.frames) {
             for (const analysis::SourceLine& in : f.inlined) {
-              out += "    " + in.function + " (" + sourcePosition(in.file, in.line) +
-                     ")  inlined\n";
+              out +=
+                  "    " + in.function + " (" + sourcePosition(in.file, in.line) + ")  inlined\n";
             }
             out += "    " + f.function;
             if (!f.file.empty()) out += " (" + sourcePosition(f.file, f.line) + ")";

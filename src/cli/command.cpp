@@ -89,8 +89,7 @@ int runWithSnapshot(const CommandSpec& spec, int argc, const char* const* argv,
   }
   if (args.has("EXE")) {
     Phase p = timer.phase("read executable", &progress, 0);
-    if (Status s = analysis::attachExecutable(**snapshot, std::string(args.getString("EXE")));
-        !s) {
+    if (Status s = analysis::attachExecutable(**snapshot, std::string(args.getString("EXE"))); !s) {
       progress.message("goheap: warning: not using the executable: " + s.error().message() +
                        "; carrying on from the dump alone");
     }

@@ -1,5 +1,5 @@
 // The executable bound to the dump its program wrote (tests/programs/
-// retention, built and run by make-dumps.sh for amd64; cross-built for s390x
+// retention, built and run by make-dumps.sh for amd64, plain and PIE; cross-built for s390x
 // and arm, whose dumps are the committed fixtures): every frame the dump
 // records symbolizes to the function the runtime named in that frame, the
 // globals the program reports as holders are named, goroutines show where
@@ -25,6 +25,7 @@ struct ExeDumpCase {
   std::string dump;
   std::string report;
   std::string exe;
+  bool pie = false;  // position-independent: loaded at a bias
 };
 
 void PrintTo(const ExeDumpCase& c, std::ostream* os) {
@@ -36,8 +37,10 @@ std::vector<ExeDumpCase> exeDumpCases() {
   for (const std::string v : {"go1.19", "go1.24"}) {
     const std::string dir = std::string(GOHEAP_TESTDUMPS_DIR) + "/" + v;
     const std::string id = v == "go1.19" ? "go1_19" : "go1_24";
-    cases.push_back({id + "_amd64", dir + "/retention.dump", dir + "/retention.json",
-                     dir + "/retention"});
+    cases.push_back(
+        {id + "_amd64", dir + "/retention.dump", dir + "/retention.json", dir + "/retention"});
+    cases.push_back({id + "_amd64_pie", dir + "/pie/retention.dump", dir + "/pie/retention.json",
+                     dir + "/pie/retention", true});
     for (const std::string arch : {"s390x", "arm"}) {
       const std::string fixture =
           std::string(GOHEAP_SOURCE_DIR) + "/tests/fixtures/" + v + "-" + arch;
@@ -74,9 +77,14 @@ class ExecutableOnRealDump : public ::testing::TestWithParam<ExeDumpCase> {
   std::unique_ptr<analysis::Snapshot> snap_;
 };
 
-TEST_P(ExecutableOnRealDump, BindsWithoutBiasAndEveryFrameMatches) {
+TEST_P(ExecutableOnRealDump, BindsAtTheLoadBiasAndEveryFrameMatches) {
   const bin::BoundExecutable& exe = *snap_->exe;
-  EXPECT_EQ(exe.loadBias(), 0u);  // not position-independent
+  if (GetParam().pie) {
+    EXPECT_NE(exe.loadBias(), 0u);
+    EXPECT_EQ(exe.loadBias() % 4096, 0u);  // the loader maps whole pages
+  } else {
+    EXPECT_EQ(exe.loadBias(), 0u);
+  }
   EXPECT_GT(exe.framesChecked(), 10u);
   EXPECT_EQ(exe.framesMatched(), exe.framesChecked());
 }
@@ -225,7 +233,8 @@ TEST(ExecutableMismatch, TruncatedAndCorruptExecutablesAreRefusedWithAnOffset) {
     corrupt[at] = 0;
   }
   const std::string path = dir + "/retention-no-pclntab";
-  std::ofstream(path, std::ios::binary).write(corrupt.data(), static_cast<std::streamsize>(corrupt.size()));
+  std::ofstream(path, std::ios::binary)
+      .write(corrupt.data(), static_cast<std::streamsize>(corrupt.size()));
   Status s = analysis::attachExecutable(*snap, path);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.error().message().find("pclntab"), std::string::npos) << s.error().message();

@@ -9,6 +9,8 @@
 #   OUTDIR/<label>/<prog>.symtab.json  what Go's debug/gosym reads from the
 #                                executable (tests/programs/binoracle, built
 #                                with the same toolchain)
+#   OUTDIR/<label>/pie/retention[.dump|.json]  the retention program built
+#                                with -buildmode=pie and run
 #   OUTDIR/<label>/cross/retention-{s390x,arm}[.symtab.json]  the retention
 #                                program cross-built (not run) and its oracle
 # for label in go1.19 go1.24, and OUTDIR/gobin/<exe>.symtab.json for the old
@@ -64,6 +66,56 @@ toolchain_root() { # label go-binary
   "$go" env GOROOT
 }
 
+# Builds DIR/main.go with GO (GOROOT ROOT, extra build flags after OUTDIR)
+# into OUTDIR/<prog> and runs it to write OUTDIR/<prog>.dump and .json, unless
+# they are newer than their sources; then checks the report against the dump.
+make_program() { # label go root dir outdir [build flags...]
+  local label=$1 go=$2 root=$3 dir=$4 outdir=$5
+  shift 5
+  local prog exe dump json fresh src
+  prog=$(basename "$dir")
+  mkdir -p "$outdir"
+  exe="$outdir/$prog" dump="$outdir/$prog.dump" json="$outdir/$prog.json"
+
+  fresh=1
+  for f in "$exe" "$dump" "$json"; do [ -s "$f" ] || fresh=0; done
+  if [ $fresh = 1 ]; then
+    for src in "$SCRIPT" "$HERE/check-report.py" "$(readlink -f "$go")" "$dir"*; do
+      if [ -f "$src" ] && { [ "$src" -nt "$exe" ] || [ "$src" -nt "$dump" ] || [ "$src" -nt "$json" ]; }; then
+        fresh=0
+      fi
+    done
+  fi
+  if [ $fresh = 1 ]; then
+    echo "make-dumps: ${outdir#"$OUT/"}/$prog up to date"
+    return 0
+  fi
+
+  echo "make-dumps: ${outdir#"$OUT/"}/$prog: building with $("$go" env GOVERSION) $*"
+  rm -f "$exe" "$dump" "$json"
+  if ! (cd "$dir" && GOROOT=$root "$go" build -trimpath -buildvcs=false "$@" -o "$exe.tmp" main.go); then
+    echo "make-dumps: $label/$prog: build failed" >&2
+    rm -f "$exe.tmp"; return 1
+  fi
+  mv "$exe.tmp" "$exe"
+  if ! timeout 300 "$exe" "$dump.tmp" "$json.tmp"; then
+    echo "make-dumps: $label/$prog: running it failed" >&2
+    rm -f "$dump.tmp" "$json.tmp"; return 1
+  fi
+  if ! head -c 16 "$dump.tmp" | grep -q '^go1.7 heap dump$'; then
+    echo "make-dumps: $label/$prog: $dump.tmp is not a go1.7 heap dump" >&2
+    return 1
+  fi
+  if command -v python3 >/dev/null && [ "${GOHEAP_SKIP_REPORT_CHECK:-0}" != 1 ]; then
+    if ! python3 "$HERE/check-report.py" "$dump.tmp" "$json.tmp"; then
+      echo "make-dumps: $label/$prog: the report does not match the dump (see above)" >&2
+      return 1
+    fi
+  fi
+  mv "$json.tmp" "$json"
+  mv "$dump.tmp" "$dump"
+}
+
 status=0
 for label in go1.19 go1.24; do
   case $label in
@@ -76,46 +128,11 @@ for label in go1.19 go1.24; do
     [ -f "$dir/main.go" ] || continue
     prog=$(basename "$dir")
     [ "$prog" = binoracle ] && continue  # a tool run over the executables, below
-    exe="$OUT/$label/$prog" dump="$OUT/$label/$prog.dump" json="$OUT/$label/$prog.json"
-
-    fresh=1
-    for f in "$exe" "$dump" "$json"; do [ -s "$f" ] || fresh=0; done
-    if [ $fresh = 1 ]; then
-      for src in "$SCRIPT" "$HERE/check-report.py" "$(readlink -f "$go")" "$dir"*; do
-        if [ -f "$src" ] && { [ "$src" -nt "$exe" ] || [ "$src" -nt "$dump" ] || [ "$src" -nt "$json" ]; }; then
-          fresh=0
-        fi
-      done
-    fi
-    if [ $fresh = 1 ]; then
-      echo "make-dumps: $label/$prog up to date"
-      continue
-    fi
-
-    echo "make-dumps: $label/$prog: building with $("$go" env GOVERSION)"
-    rm -f "$exe" "$dump" "$json"
-    if ! (cd "$dir" && GOROOT=$root "$go" build -trimpath -buildvcs=false -o "$exe.tmp" main.go); then
-      echo "make-dumps: $label/$prog: build failed" >&2
-      rm -f "$exe.tmp"; status=1; continue
-    fi
-    mv "$exe.tmp" "$exe"
-    if ! timeout 300 "$exe" "$dump.tmp" "$json.tmp"; then
-      echo "make-dumps: $label/$prog: running it failed" >&2
-      rm -f "$dump.tmp" "$json.tmp"; status=1; continue
-    fi
-    if ! head -c 16 "$dump.tmp" | grep -q '^go1.7 heap dump$'; then
-      echo "make-dumps: $label/$prog: $dump.tmp is not a go1.7 heap dump" >&2
-      status=1; continue
-    fi
-    if command -v python3 >/dev/null && [ "${GOHEAP_SKIP_REPORT_CHECK:-0}" != 1 ]; then
-      if ! python3 "$HERE/check-report.py" "$dump.tmp" "$json.tmp"; then
-        echo "make-dumps: $label/$prog: the report does not match the dump (see above)" >&2
-        status=1; continue
-      fi
-    fi
-    mv "$json.tmp" "$json"
-    mv "$dump.tmp" "$dump"
+    make_program "$label" "$go" "$root" "$dir" "$OUT/$label" || status=1
   done
+  # The retention program as a position-independent executable, run: its
+  # dump's addresses are the executable's plus a load bias goheap must find.
+  make_program "$label" "$go" "$root" "$HERE/retention/" "$OUT/$label/pie" -buildmode=pie || status=1
 
   # The pclntab oracle: binoracle, built with this toolchain (Go 1.19's
   # debug/gosym cannot read the Go 1.20+ layout), prints what debug/gosym reads
