@@ -537,6 +537,52 @@ TEST_F(CliOnRetentionDump, GoroutinesHaveTheReportedWaitReasons) {
             report_["structures"]["held_buffer"]["bytes"].u64());
 }
 
+// DUMP EXE: the program's executable names globals, frames and creators.
+TEST_F(CliOnRetentionDump, WithTheExecutableGlobalsFramesAndCreatorsAreNamed) {
+  const std::string exe = std::string(GOHEAP_TESTDUMPS_DIR) + "/go1.24/retention";
+  JsonValue sum = json("summary", {exe});
+  EXPECT_TRUE(sum["executable"]["used"].boolean());
+  EXPECT_EQ(sum["executable"]["frames_matched"].u64(), sum["executable"]["frames_checked"].u64());
+
+  // EXE between DUMP and ADDR: the address is told apart by its form.
+  const JsonValue& want = report_["paths"][0];
+  JsonValue paths = json("paths", {exe, want["target_addr"].str()});
+  EXPECT_EQ(paths["paths"][0][0]["node"]["global"].str(), want["global"].str());
+
+  JsonValue gs = json("goroutines", {exe});
+  std::map<uint64_t, const JsonValue*> by_id;
+  for (const JsonValue& g : gs["goroutines"].items()) by_id[g["id"].u64()] = &g;
+  for (const JsonValue& w : report_["goroutines"].items()) {
+    if (!w.has("label") || w["label"].str() == "main") continue;
+    SCOPED_TRACE("goroutine " + std::to_string(w["id"].u64()));
+    const JsonValue& g = *by_id.at(w["id"].u64());
+    EXPECT_EQ(g["created_by"]["function"].str(), "main.main");
+    for (const JsonValue& f : g["frames"].items()) {
+      EXPECT_FALSE(f["file"].str().empty());
+      EXPECT_GT(f["line"].u64(), 0u);
+    }
+  }
+}
+
+TEST_F(CliOnRetentionDump, ABrokenExecutableIsAWarningAndTheDumpIsStillAnswered) {
+  const std::string broken = scratch().file("broken-exe");
+  const std::string exe = readWholeFile(std::string(GOHEAP_TESTDUMPS_DIR) + "/go1.24/retention");
+  writeWholeFile(broken, exe.substr(0, 4096));
+  RunResult r = run({"summary", *dump_, broken, "--no-progress"});
+  EXPECT_TRUE(r.exited && r.code == 0) << r.describe();
+  EXPECT_NE(r.err.find("warning: not using the executable: " + broken), std::string::npos)
+      << r.describe();
+  EXPECT_NE(r.err.find("carrying on from the dump alone"), std::string::npos) << r.describe();
+  EXPECT_NE(r.out.find("executable not used: " + broken), std::string::npos) << r.describe();
+  EXPECT_NE(r.out.find("Top retainers"), std::string::npos) << r.describe();
+
+  // Another Go's build of the same program: refused, with both versions said.
+  RunResult other = run({"goroutines", *dump_,
+                         std::string(GOHEAP_TESTDUMPS_DIR) + "/go1.19/retention", "--no-progress"});
+  EXPECT_TRUE(other.exited && other.code == 0) << other.describe();
+  EXPECT_NE(other.err.find("built by go1.19"), std::string::npos) << other.describe();
+}
+
 TEST_F(CliOnRetentionDump, DomFromTheTreeRootRetainsTheTreesBytes) {
   const JsonValue& tree = report_["structures"]["retained_tree"];
   JsonValue r = json("dom", {"--from", tree["root_addr"].str(), "-d", "0"});
