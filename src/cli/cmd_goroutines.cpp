@@ -27,6 +27,8 @@ CommandSpec goroutinesSpec() {
   spec.boolFlag("user", "hide the runtime's own goroutines");
   spec.boolFlag("no-frames", "one line per goroutine, without its frames");
   spec.example("goheap goroutines heap.dump", "every goroutine with its frames");
+  spec.example("goheap goroutines heap.dump ./server",
+               "frames with file:line and inlined calls, and where each was created");
   spec.example("goheap goroutines heap.dump --sort retained --user --no-frames",
                "the goroutines whose stacks keep the most memory alive");
   return spec;

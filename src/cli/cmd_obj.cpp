@@ -27,6 +27,8 @@ CommandSpec objSpec() {
       .kind(ValueKind::Uint)
       .defaultValue("20");
   spec.example("goheap obj heap.dump 0xc000123450", "the object at that address");
+  spec.example("goheap obj heap.dump ./server 0xc000123450",
+               "with the executable: referring globals named");
   spec.example("goheap obj heap.dump 0xc000123450 --bytes 4K --json", "more contents, as JSON");
   return spec;
 }

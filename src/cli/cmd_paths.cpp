@@ -26,6 +26,8 @@ CommandSpec pathsSpec() {
       .kind(ValueKind::Uint)
       .defaultValue("5");
   spec.example("goheap paths heap.dump 0xc000123450", "who holds the object at that address");
+  spec.example("goheap paths heap.dump ./server 0xc000123450",
+               "the same, roots named as global variables and frames with file:line");
   spec.example("goheap paths heap.dump 0xc000123450 -n 1 --json",
                "the single shortest path, as JSON");
   return spec;

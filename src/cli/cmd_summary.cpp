@@ -26,6 +26,8 @@ CommandSpec summarySpec() {
   spec.example("goheap summary heap.dump", "the overview, with the 10 biggest retainers");
   spec.example("goheap summary heap.dump -n 30 --json", "the same as JSON, 30 retainers");
   spec.example("goheap summary heap.dump --timings", "also how long each phase took");
+  spec.example("goheap summary heap.dump ./server",
+               "with the executable: globals named, frames with file:line");
   return spec;
 }
 

@@ -32,6 +32,7 @@ CommandSpec topSpec() {
   spec.example("goheap top heap.dump --by shape --sort count -n 50",
                "the 50 most numerous object shapes");
   spec.example("goheap top heap.dump --csv -n 0 > sites.csv", "every group, for a spreadsheet");
+  spec.example("goheap top heap.dump ./server", "closures named by their function too");
   return spec;
 }
 
