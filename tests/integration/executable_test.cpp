@@ -241,5 +241,112 @@ TEST(ExecutableMismatch, TruncatedAndCorruptExecutablesAreRefusedWithAnOffset) {
   EXPECT_FALSE(analysis::goroutines(*snap).empty());
 }
 
+// tests/programs/funcs: closures, method values, finalizers and a defer,
+// named by the program through runtime.FuncForPC. Also built stripped
+// (-ldflags='-s -w'), where only the pclntab is left to name them.
+struct FuncsCase {
+  std::string name;
+  std::string dir;  // holding funcs, funcs.dump, funcs.json
+  bool stripped = false;
+};
+
+void PrintTo(const FuncsCase& c, std::ostream* os) {
+  *os << c.dir;
+}
+
+std::vector<FuncsCase> funcsCases() {
+  std::vector<FuncsCase> cases;
+  for (const std::string v : {"go1.19", "go1.24"}) {
+    const std::string dir = std::string(GOHEAP_TESTDUMPS_DIR) + "/" + v;
+    const std::string id = v == "go1.19" ? "go1_19" : "go1_24";
+    cases.push_back({id, dir, false});
+    cases.push_back({id + "_stripped", dir + "/stripped", true});
+  }
+  return cases;
+}
+
+class FuncsProgram : public ::testing::TestWithParam<FuncsCase> {
+ protected:
+  void SetUp() override {
+    const FuncsCase& c = GetParam();
+    ASSERT_TRUE(std::filesystem::exists(c.dir + "/funcs.dump"))
+        << c.dir << "/funcs.dump is missing: tests/programs/make-dumps.sh makes it";
+    report_ = JsonValue::parseFile(c.dir + "/funcs.json");
+    snap_ = load(c.dir + "/funcs.dump");
+    ASSERT_NE(snap_, nullptr);
+    Status s = analysis::attachExecutable(*snap_, c.dir + "/funcs");
+    ASSERT_TRUE(s.ok()) << s.error().message();
+  }
+  JsonValue report_;
+  std::unique_ptr<analysis::Snapshot> snap_;
+};
+
+TEST_P(FuncsProgram, ClosuresAndMethodValuesAreNamedByTheirFunction) {
+  ASSERT_GE(report_["closures"].size(), 12u);
+  for (const JsonValue& c : report_["closures"].items()) {
+    SCOPED_TRACE(c["addr"].str() + " " + c["function"].str());
+    auto o = analysis::objectAt(*snap_, c["addr"].hexAddress());
+    ASSERT_TRUE(o.has_value());
+    EXPECT_EQ(snap_->address(*o), c["addr"].hexAddress());
+    EXPECT_EQ(snap_->namer().closureFunction(*o), c["function"].str());
+    const analysis::NodeLabel l = analysis::labelNode(*snap_, *o);
+    if (l.source != "site") {
+      EXPECT_EQ(l.source, "closure");
+      EXPECT_EQ(l.name, "closure " + c["function"].str());
+    }
+  }
+  // Without the executable nothing is a closure.
+  auto plain = load(GetParam().dir + "/funcs.dump");
+  for (NodeId o = 0; o < plain->heap.objectCount(); o++) {
+    ASSERT_TRUE(plain->namer().closureFunction(o).empty());
+  }
+}
+
+TEST_P(FuncsProgram, FinalizersAndDefersNameTheirFunctions) {
+  std::map<uint64_t, std::string> finalizer_of;
+  for (const JsonValue& f : report_["finalizers"].items()) {
+    finalizer_of[f["addr"].hexAddress()] = f["function"].str();
+  }
+  size_t seen = 0;
+  for (NodeId n = snap_->heap.superRoot(); n < snap_->heap.nodeCount(); n++) {
+    const graph::RootKind kind = snap_->heap.rootKind(n);
+    if (kind != graph::RootKind::Finalizer && kind != graph::RootKind::QueuedFinalizer) continue;
+    const dump::Finalizer& f = snap_->dump.finalizers[snap_->heap.rootRecord(n)];
+    auto it = finalizer_of.find(f.obj);
+    if (it == finalizer_of.end()) continue;  // the runtime's own (os.File)
+    seen++;
+    EXPECT_NE(analysis::labelNode(*snap_, n).name.find("(" + it->second + ")"), std::string::npos)
+        << analysis::labelNode(*snap_, n).name;
+  }
+  EXPECT_EQ(seen, finalizer_of.size());
+
+  const std::string in = " in " + report_["defer_in"].str() + " (";
+  bool found = false;
+  for (NodeId n = snap_->heap.superRoot(); n < snap_->heap.nodeCount(); n++) {
+    if (snap_->heap.rootKind(n) != graph::RootKind::Defer) continue;
+    const std::string name = analysis::labelNode(*snap_, n).name;
+    if (name.find(in) == std::string::npos) continue;
+    found = true;
+    // The deferred call is a function of the program (a wrapper closure of
+    // blockWithDefer since Go 1.18, main.cleanup before).
+    EXPECT_TRUE(name.starts_with("defer main.")) << name;
+  }
+  EXPECT_TRUE(found) << "no defer record in " << report_["defer_in"].str();
+}
+
+TEST_P(FuncsProgram, GlobalsAreNamedUnlessStripped) {
+  const analysis::Summary sum = analysis::summarize(*snap_, 30);
+  ASSERT_TRUE(sum.executable.has_value());
+  EXPECT_EQ(sum.executable->has_symbols, !GetParam().stripped);
+  bool global_named = false;
+  for (const analysis::Retainer& r : sum.top_retainers) global_named |= !r.held_by.global.empty();
+  EXPECT_EQ(global_named, !GetParam().stripped);
+  // Frames are named from the pclntab, stripped or not.
+  EXPECT_EQ(snap_->exe->framesMatched(), snap_->exe->framesChecked());
+}
+
+INSTANTIATE_TEST_SUITE_P(Funcs, FuncsProgram, ::testing::ValuesIn(funcsCases()),
+                         [](const auto& p) { return p.param.name; });
+
 }  // namespace
 }  // namespace goheap
