@@ -3,6 +3,9 @@
 #include <cstring>
 #include <string_view>
 
+#include "bin/inline.h"
+#include "bin/moduledata.h"
+
 namespace goheap::bin {
 
 namespace {
@@ -132,18 +135,13 @@ std::optional<ModuleLayout> moduleLayoutFromSymbols(const Container& c) {
 }
 
 Expected<std::vector<SourceFrame>> Binary::symbolize(uint64_t pc) const {
-  Expected<Location> loc = pclntab_->lookup(pc);
-  if (!loc) return loc.error();
-  SourceFrame f;
-  f.function = loc->func->name;
-  f.file = loc->file;
-  f.line = loc->line;
-  f.func = loc->func;
-  return std::vector<SourceFrame>{f};
+  const uint64_t gofunc = module_layout_ ? module_layout_->gofunc : 0;
+  return InlineExpander(container_, *pclntab_, inline_format_, gofunc).expand(pc);
 }
 
 int64_t Binary::startLine(const Func& f) const {
-  Expected<Location> loc = pclntab_->pcToLine(f.entry);
+  if (std::optional<int64_t> line = pclntab_->startLineField(f)) return *line;
+  Expected<Location> loc = pclntab_->pcToLineIn(f, f.entry);
   return loc ? loc->line : 0;
 }
 
@@ -171,7 +169,9 @@ Expected<Binary> Binary::build(std::unique_ptr<MappedFile> file) {
   if (!t) return t.error();
   b.pclntab_ = t.take();
   b.symbols_ = SymbolIndex(b.container_.symbols);
-  b.module_layout_ = moduleLayoutFromSymbols(b.container_);
+  // The runtime's own record first: it is there in stripped files too.
+  b.module_layout_ = moduleLayoutFromModuledata(b.container_, *b.pclntab_);
+  if (!b.module_layout_) b.module_layout_ = moduleLayoutFromSymbols(b.container_);
   if (std::optional<std::string> v = goVersionFromBuildInfo(b.container_)) {
     b.go_version_ = *v;
     b.go_version_source_ = "buildinfo";
@@ -179,6 +179,7 @@ Expected<Binary> Binary::build(std::unique_ptr<MappedFile> file) {
     b.go_version_ = *s;
     b.go_version_source_ = "runtime.buildVersion";
   }
+  b.inline_format_ = inlineTreeFormat(b.pclntab_->layout(), goMinorVersion(b.go_version_));
   return b;
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "bin/container.h"
+#include "bin/inline.h"
 #include "bin/pclntab.h"
 #include "bin/symbols.h"
 #include "util/error.h"
@@ -68,6 +69,7 @@ class Binary {
   std::string go_version_ = "unknown";
   std::string go_version_source_;
   std::optional<ModuleLayout> module_layout_;
+  std::optional<InlineTreeFormat> inline_format_;
 };
 
 // The module layout from the runtime's range symbols (runtime.data,

@@ -63,6 +63,9 @@ struct Container {
   // `n` bytes at virtual address `addr`, if a segment maps all of them from
   // the file (not the zero-filled tail).
   std::optional<ByteView> readAt(uint64_t addr, uint64_t n) const;
+  // The virtual address the byte at file offset `offset` is loaded at, if a
+  // segment maps it.
+  std::optional<uint64_t> addressOf(uint64_t offset) const;
 };
 
 // Recognises the format from the first bytes and reads it: ELF, Mach-O (not
