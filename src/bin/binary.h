@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "bin/buildinfo.h"
 #include "bin/container.h"
 #include "bin/inline.h"
 #include "bin/pclntab.h"
@@ -48,6 +49,14 @@ class Binary {
   // Where the Go version came from: "buildinfo", "runtime.buildVersion" or "".
   const std::string& goVersionSource() const { return go_version_source_; }
 
+  // The module information of the build (Go 1.13+ module builds; also the
+  // build settings since 1.18), if the file has it and it parses; when it
+  // does not parse, buildInfoError() says why.
+  const std::optional<BuildInfo>& buildInfo() const { return build_info_; }
+  const std::string& buildInfoError() const { return build_info_error_; }
+  // The Go build ID (as `go tool buildid` prints it); empty when none.
+  const std::string& buildId() const { return build_id_; }
+
   // The source frames at a return address (Pclntab::lookup semantics),
   // innermost first: the calls inlined at that PC, then the physical
   // function. An Error when no function holds the PC.
@@ -70,6 +79,9 @@ class Binary {
   std::string go_version_source_;
   std::optional<ModuleLayout> module_layout_;
   std::optional<InlineTreeFormat> inline_format_;
+  std::optional<BuildInfo> build_info_;
+  std::string build_info_error_;
+  std::string build_id_;
 };
 
 // The module layout from the runtime's range symbols (runtime.data,
