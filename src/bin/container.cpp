@@ -78,6 +78,7 @@ Expected<Container> readContainer(std::span<const uint8_t> bytes) {
       return readMachO(bytes);
     }
   }
+  if (isFatMachO(bytes)) return readFatMachO(bytes);
   if (bytes.size() >= 2 && bytes[0] == 'M' && bytes[1] == 'Z') {
     return readPe(bytes);
   }
