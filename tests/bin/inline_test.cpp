@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 #include "bin/binary.h"
@@ -280,6 +281,46 @@ TEST(InlineTreeFormat, ByLayoutAndVersion) {
       EXPECT_EQ(fr->size(), 1u) << fn.name;
     }
   }
+}
+
+}  // namespace
+}  // namespace goheap
+
+namespace goheap {
+namespace {
+
+// The synthetic Go 1.20 pclntab of the fuzz seed corpus: main.f holds an
+// inlined call of main.g in its first 16 bytes (tree entry 0, parentPc 0x10),
+// and the tree lies in the table's own bytes (mapped as memory at gofunc).
+TEST(InlineExpander, SyntheticTableFromTheFuzzCorpus) {
+  std::ifstream in(std::string(GOHEAP_SOURCE_DIR) + "/fuzz/corpus/bin_reader/pclntab-go120-inline",
+                   std::ios::binary);
+  const std::vector<uint8_t> bytes{std::istreambuf_iterator<char>(in),
+                                   std::istreambuf_iterator<char>()};
+  Expected<bin::Pclntab> t = bin::Pclntab::parse(bytes, 0x401000);
+  ASSERT_TRUE(t.ok()) << t.error().message();
+  bin::Container c;
+  c.file = bin::ByteView(bytes, false);
+  c.segments.push_back({0x500000, bytes.size(), 0, bytes.size(), false});
+  const bin::InlineExpander x(c, *t, bin::inlineTreeFormat(t->layout(), std::nullopt), 0x500000);
+  Expected<std::vector<bin::SourceFrame>> in_g = x.expand(0x401005);
+  ASSERT_TRUE(in_g.ok()) << in_g.error().message();
+  ASSERT_EQ(in_g->size(), 2u);
+  EXPECT_EQ((*in_g)[0].function, "main.g");
+  EXPECT_TRUE((*in_g)[0].inlined);
+  EXPECT_EQ((*in_g)[0].file, "a.go");
+  EXPECT_EQ((*in_g)[0].line, 10);
+  EXPECT_EQ((*in_g)[1].function, "main.f");
+  EXPECT_FALSE((*in_g)[1].inlined);
+  Expected<std::vector<bin::SourceFrame>> in_f = x.expand(0x401018);
+  ASSERT_TRUE(in_f.ok()) << in_f.error().message();
+  EXPECT_EQ(in_f->size(), 1u);
+  EXPECT_EQ(t->startLineField(t->funcs()[0]), 9);
+  EXPECT_EQ(*t->spDelta(0x401000), 0);
+  EXPECT_EQ(*t->spDelta(0x401018), 8);
+  // Without gofunc the tree cannot be found: the physical frame only.
+  const bin::InlineExpander none(c, *t, bin::inlineTreeFormat(t->layout(), std::nullopt), 0);
+  EXPECT_EQ(none.expand(0x401005)->size(), 1u);
 }
 
 }  // namespace
