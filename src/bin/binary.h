@@ -59,12 +59,17 @@ class Binary {
 
   // The source frames at a return address (Pclntab::lookup semantics),
   // innermost first: the calls inlined at that PC, then the physical
-  // function. An Error when no function holds the PC.
+  // function, as runtime.CallersFrames expands them (names as the pclntab
+  // spells them; see funcNameForPrint). Files older than Go 1.12, and Go
+  // 1.18+ files whose gofunc is unknown, give the physical frame only. An
+  // Error when no function holds the PC or the inline tree is unreadable.
   Expected<std::vector<SourceFrame>> symbolize(uint64_t pc) const;
   // The line of a function's declaration: _func.startLine since Go 1.20,
   // before that the line of its entry PC; 0 when unknown.
   int64_t startLine(const Func& f) const;
-  // Where the runtime's data, bss and text are, if the file tells.
+  // Where the runtime's data, bss and text are, if the file tells: from the
+  // runtime's firstmoduledata (stripped files too; also gives gofunc), else
+  // from the linker's range symbols, else from the section headers.
   const std::optional<ModuleLayout>& moduleLayout() const { return module_layout_; }
 
  private:

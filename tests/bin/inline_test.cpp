@@ -1,10 +1,9 @@
-// Inlined frames, start lines, pcsp and the module layout, against the Go
-// runtime itself: tests/programs/inlining captures stacks with
-// runtime.Callers inside inlined functions and reports what
-// runtime.CallersFrames makes of every PC. Binary::symbolize must give the
-// same frames, built with Go 1.19 and Go 1.24, for amd64 and (run under
-// qemu-user, when make-dumps.sh found it) for s390x and arm. Stripped
-// executables must expand the same frames through the runtime's moduledata.
+// Inlined frames, start lines, pcsp (also against the dump's frame sizes)
+// and the module layout, against the Go runtime itself: tests/programs/inlining captures stacks
+// with runtime.Callers inside inlined functions and reports what runtime.CallersFrames makes of
+// every PC. Binary::symbolize must give the same frames, built with Go 1.19 and Go 1.24, for amd64
+// and (run under qemu-user, when make-dumps.sh found it) for s390x and arm. Stripped executables
+// must expand the same frames through the runtime's moduledata.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -15,6 +14,7 @@
 #include "bin/binary.h"
 #include "bin/inline.h"
 #include "bin/moduledata.h"
+#include "dump/reader.h"
 #include "support/json_value.h"
 
 namespace goheap {
@@ -321,6 +321,36 @@ TEST(InlineExpander, SyntheticTableFromTheFuzzCorpus) {
   // Without gofunc the tree cannot be found: the physical frame only.
   const bin::InlineExpander none(c, *t, bin::inlineTreeFormat(t->layout(), std::nullopt), 0);
   EXPECT_EQ(none.expand(0x401005)->size(), 1u);
+}
+
+}  // namespace
+}  // namespace goheap
+
+namespace goheap {
+namespace {
+
+// The dump's frame records hold the frame's bytes, sp up to fp, and the
+// runtime computed fp = sp + pcsp(pc) (+ the pushed return address on amd64,
+// which has no link register) at the frame's own pc. So pcsp at every
+// frame's pc must give the recorded frame size: an independent check of
+// spDelta against the runtime.
+TEST(SpDelta, EqualsTheFrameSizesOfTheDump) {
+  for (const std::string v : {"go1.19", "go1.24"}) {
+    const std::string dir = std::string(GOHEAP_TESTDUMPS_DIR) + "/" + v;
+    Expected<bin::Binary> b = bin::Binary::open(dir + "/retention");
+    ASSERT_TRUE(b.ok()) << b.error().message();
+    Expected<dump::Dump> d = dump::readDumpFile(dir + "/retention.dump");
+    ASSERT_TRUE(d.ok()) << d.error().message();
+    size_t checked = 0;
+    for (const dump::StackFrame& fr : d->frames) {
+      Expected<int64_t> delta = b->pclntab().spDelta(fr.pc);
+      ASSERT_TRUE(delta.ok()) << fr.function << ": " << delta.error().message();
+      EXPECT_EQ(static_cast<uint64_t>(*delta) + 8, fr.contents.size)
+          << v << " " << fr.function << " pc " << fr.pc;
+      ++checked;
+    }
+    EXPECT_GT(checked, 20u) << v;
+  }
 }
 
 }  // namespace
