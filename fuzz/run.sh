@@ -1,22 +1,33 @@
 #!/usr/bin/env bash
 # Builds the fuzzers into build-fuzz/ (clang, ASan, UBSan, libFuzzer) and runs
-# dump_reader_fuzz for SECONDS (default 60). New inputs go to
-# build-fuzz/corpus/dump_reader; the seed corpus in fuzz/corpus is only read.
-# Crashes are written to build-fuzz/artifacts/ and make this script fail.
+# them for SECONDS in all (default 60): two thirds for dump_reader_fuzz, one
+# third for bin_reader_fuzz. New inputs go to build-fuzz/corpus/<fuzzer>; the
+# seed corpora in fuzz/corpus are only read. Crashes are written to
+# build-fuzz/artifacts/ and make this script fail.
 set -euo pipefail
 
 seconds="${1:-60}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="$root/build-fuzz"
+dump_seconds=$((seconds * 2 / 3))
+bin_seconds=$((seconds - dump_seconds))
+[ "$dump_seconds" -ge 1 ] || dump_seconds=1
+[ "$bin_seconds" -ge 1 ] || bin_seconds=1
 
 if [ ! -f "$build/build.ninja" ]; then
   CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja \
     -DGOHEAP_FUZZ=ON -DGOHEAP_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo
 fi
-ninja -C "$build" -j2 dump_reader_fuzz
+ninja -C "$build" -j2 dump_reader_fuzz bin_reader_fuzz
 
-mkdir -p "$build/corpus/dump_reader" "$build/artifacts"
-exec "$build/fuzz/dump_reader_fuzz" \
-  -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=2048 -timeout=10 \
+mkdir -p "$build/corpus/dump_reader" "$build/corpus/bin_reader" "$build/artifacts"
+status=0
+"$build/fuzz/dump_reader_fuzz" \
+  -max_total_time="$dump_seconds" -max_len=65536 -rss_limit_mb=2048 -timeout=10 \
   -print_final_stats=1 -artifact_prefix="$build/artifacts/" \
-  "$build/corpus/dump_reader" "$root/fuzz/corpus/dump_reader"
+  "$build/corpus/dump_reader" "$root/fuzz/corpus/dump_reader" || status=1
+"$build/fuzz/bin_reader_fuzz" \
+  -max_total_time="$bin_seconds" -max_len=8192 -rss_limit_mb=2048 -timeout=10 \
+  -print_final_stats=1 -artifact_prefix="$build/artifacts/" \
+  "$build/corpus/bin_reader" "$root/fuzz/corpus/bin_reader" || status=1
+exit $status

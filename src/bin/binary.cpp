@@ -3,12 +3,13 @@
 #include <cstring>
 #include <string_view>
 
+#include "bin/inline.h"
+#include "bin/moduledata.h"
+
 namespace goheap::bin {
 
 namespace {
 
-constexpr std::string_view kBuildInfoMagic = "\xff Go buildinf:";
-constexpr uint64_t kBuildInfoHeaderSize = 32;
 constexpr uint64_t kMaxVersionLength = 128;  // longer is not a version string
 
 bool plausibleVersion(std::string_view v) {
@@ -32,53 +33,12 @@ std::optional<std::string> stringAt(const Container& c, uint64_t addr, uint32_t 
   return std::string(reinterpret_cast<const char*>(text->bytes().data()), len);
 }
 
-// The build info header: the section .go.buildinfo, or the first 16-byte
-// aligned copy of the magic in the file (Go aligns the blob so).
-std::optional<uint64_t> findBuildInfo(const Container& c) {
-  const ByteView& f = c.file;
-  if (const Section* s = c.section(".go.buildinfo"); s != nullptr && s->has_file_data) {
-    if (f.has(s->offset, kBuildInfoHeaderSize)) return s->offset;
-  }
-  const auto* base = reinterpret_cast<const char*>(f.bytes().data());
-  const std::string_view all(base, f.size());
-  for (size_t at = all.find(kBuildInfoMagic); at != std::string_view::npos;
-       at = all.find(kBuildInfoMagic, at + 1)) {
-    if (at % 16 == 0 && f.has(at, kBuildInfoHeaderSize)) return at;
-  }
-  return std::nullopt;
-}
-
 }  // namespace
 
 std::optional<std::string> goVersionFromBuildInfo(const Container& c) {
-  std::optional<uint64_t> at = findBuildInfo(c);
-  if (!at) return std::nullopt;
-  const ByteView& f = c.file;
-  const auto* start = reinterpret_cast<const char*>(f.bytes().data() + *at);
-  if (std::string_view(start, kBuildInfoMagic.size()) != kBuildInfoMagic) return std::nullopt;
-  const uint32_t ptr_size = f.u8(*at + 14);
-  const uint8_t flags = f.u8(*at + 15);
-  if ((flags & 2) != 0) {
-    // Go 1.18+: uvarint length and bytes, right after the header.
-    uint64_t p = *at + kBuildInfoHeaderSize;
-    uint64_t len = 0;
-    for (uint32_t shift = 0;; shift += 7) {
-      if (shift >= 64 || !f.has(p, 1)) return std::nullopt;
-      const uint8_t b = f.u8(p++);
-      len |= static_cast<uint64_t>(b & 0x7f) << shift;
-      if ((b & 0x80) == 0) break;
-    }
-    if (len > kMaxVersionLength || !f.has(p, len)) return std::nullopt;
-    std::string v(reinterpret_cast<const char*>(f.bytes().data() + p), len);
-    return plausibleVersion(v) ? std::optional(v) : std::nullopt;
-  }
-  // Before 1.18: the header holds the address of the version's string header.
-  if (ptr_size != 4 && ptr_size != 8) return std::nullopt;
-  const bool big = (flags & 1) != 0;
-  const ByteView h(f.bytes(), big);
-  const uint64_t addr = h.word(*at + 16, ptr_size);
-  std::optional<std::string> v = stringAt(c, addr, ptr_size, big);
-  return v && plausibleVersion(*v) ? v : std::nullopt;
+  std::optional<RawBuildInfo> raw = readRawBuildInfo(c);
+  if (!raw || !plausibleVersion(raw->go_version)) return std::nullopt;
+  return raw->go_version;
 }
 
 std::optional<std::string> goVersionFromSymbol(const Container& c) {
@@ -132,18 +92,13 @@ std::optional<ModuleLayout> moduleLayoutFromSymbols(const Container& c) {
 }
 
 Expected<std::vector<SourceFrame>> Binary::symbolize(uint64_t pc) const {
-  Expected<Location> loc = pclntab_->lookup(pc);
-  if (!loc) return loc.error();
-  SourceFrame f;
-  f.function = loc->func->name;
-  f.file = loc->file;
-  f.line = loc->line;
-  f.func = loc->func;
-  return std::vector<SourceFrame>{f};
+  const uint64_t gofunc = module_layout_ ? module_layout_->gofunc : 0;
+  return InlineExpander(container_, *pclntab_, inline_format_, gofunc).expand(pc);
 }
 
 int64_t Binary::startLine(const Func& f) const {
-  Expected<Location> loc = pclntab_->pcToLine(f.entry);
+  if (std::optional<int64_t> line = pclntab_->startLineField(f)) return *line;
+  Expected<Location> loc = pclntab_->pcToLineIn(f, f.entry);
   return loc ? loc->line : 0;
 }
 
@@ -171,7 +126,9 @@ Expected<Binary> Binary::build(std::unique_ptr<MappedFile> file) {
   if (!t) return t.error();
   b.pclntab_ = t.take();
   b.symbols_ = SymbolIndex(b.container_.symbols);
-  b.module_layout_ = moduleLayoutFromSymbols(b.container_);
+  // The runtime's own record first: it is there in stripped files too.
+  b.module_layout_ = moduleLayoutFromModuledata(b.container_, *b.pclntab_);
+  if (!b.module_layout_) b.module_layout_ = moduleLayoutFromSymbols(b.container_);
   if (std::optional<std::string> v = goVersionFromBuildInfo(b.container_)) {
     b.go_version_ = *v;
     b.go_version_source_ = "buildinfo";
@@ -179,6 +136,15 @@ Expected<Binary> Binary::build(std::unique_ptr<MappedFile> file) {
     b.go_version_ = *s;
     b.go_version_source_ = "runtime.buildVersion";
   }
+  if (std::optional<Expected<BuildInfo>> bi = readBuildInfo(b.container_)) {
+    if (bi->ok()) {
+      b.build_info_ = bi->take();
+    } else {
+      b.build_info_error_ = bi->error().message();
+    }
+  }
+  b.build_id_ = readBuildId(b.container_);
+  b.inline_format_ = inlineTreeFormat(b.pclntab_->layout(), goMinorVersion(b.go_version_));
   return b;
 }
 

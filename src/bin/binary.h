@@ -7,7 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "bin/buildinfo.h"
 #include "bin/container.h"
+#include "bin/inline.h"
 #include "bin/pclntab.h"
 #include "bin/symbols.h"
 #include "util/error.h"
@@ -47,14 +49,27 @@ class Binary {
   // Where the Go version came from: "buildinfo", "runtime.buildVersion" or "".
   const std::string& goVersionSource() const { return go_version_source_; }
 
+  // The module information of the build (Go 1.13+ module builds; also the
+  // build settings since 1.18), if the file has it and it parses; when it
+  // does not parse, buildInfoError() says why.
+  const std::optional<BuildInfo>& buildInfo() const { return build_info_; }
+  const std::string& buildInfoError() const { return build_info_error_; }
+  // The Go build ID (as `go tool buildid` prints it); empty when none.
+  const std::string& buildId() const { return build_id_; }
+
   // The source frames at a return address (Pclntab::lookup semantics),
   // innermost first: the calls inlined at that PC, then the physical
-  // function. An Error when no function holds the PC.
+  // function, as runtime.CallersFrames expands them (names as the pclntab
+  // spells them; see funcNameForPrint). Files older than Go 1.12, and Go
+  // 1.18+ files whose gofunc is unknown, give the physical frame only. An
+  // Error when no function holds the PC or the inline tree is unreadable.
   Expected<std::vector<SourceFrame>> symbolize(uint64_t pc) const;
   // The line of a function's declaration: _func.startLine since Go 1.20,
   // before that the line of its entry PC; 0 when unknown.
   int64_t startLine(const Func& f) const;
-  // Where the runtime's data, bss and text are, if the file tells.
+  // Where the runtime's data, bss and text are, if the file tells: from the
+  // runtime's firstmoduledata (stripped files too; also gives gofunc), else
+  // from the linker's range symbols, else from the section headers.
   const std::optional<ModuleLayout>& moduleLayout() const { return module_layout_; }
 
  private:
@@ -68,6 +83,10 @@ class Binary {
   std::string go_version_ = "unknown";
   std::string go_version_source_;
   std::optional<ModuleLayout> module_layout_;
+  std::optional<InlineTreeFormat> inline_format_;
+  std::optional<BuildInfo> build_info_;
+  std::string build_info_error_;
+  std::string build_id_;
 };
 
 // The module layout from the runtime's range symbols (runtime.data,

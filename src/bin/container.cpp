@@ -54,6 +54,15 @@ std::optional<ByteView> Container::readAt(uint64_t addr, uint64_t n) const {
   return std::nullopt;
 }
 
+std::optional<uint64_t> Container::addressOf(uint64_t offset) const {
+  for (const Segment& seg : segments) {
+    if (offset >= seg.offset && offset - seg.offset < seg.filesz) {
+      return seg.vaddr + (offset - seg.offset);
+    }
+  }
+  return std::nullopt;
+}
+
 Expected<Container> readContainer(std::span<const uint8_t> bytes) {
   if (bytes.size() >= 4 && std::memcmp(bytes.data(),
                                        "\x7f"
@@ -69,6 +78,7 @@ Expected<Container> readContainer(std::span<const uint8_t> bytes) {
       return readMachO(bytes);
     }
   }
+  if (isFatMachO(bytes)) return readFatMachO(bytes);
   if (bytes.size() >= 2 && bytes[0] == 'M' && bytes[1] == 'Z') {
     return readPe(bytes);
   }

@@ -54,6 +54,9 @@ struct Container {
   std::vector<Section> sections;
   std::vector<Symbol> symbols;  // empty for a stripped file
   std::vector<Segment> segments;
+  // Where `file` starts in the file read: non-zero for a slice of a
+  // universal Mach-O file, whose offsets are relative to the slice.
+  uint64_t slice_offset = 0;
 
   const Section* section(std::string_view name) const;
   const Symbol* symbol(std::string_view name) const;
@@ -63,13 +66,19 @@ struct Container {
   // `n` bytes at virtual address `addr`, if a segment maps all of them from
   // the file (not the zero-filled tail).
   std::optional<ByteView> readAt(uint64_t addr, uint64_t n) const;
+  // The virtual address the byte at file offset `offset` is loaded at, if a
+  // segment maps it.
+  std::optional<uint64_t> addressOf(uint64_t offset) const;
 };
 
-// Recognises the format from the first bytes and reads it: ELF, Mach-O (not
-// universal files) and PE.
+// Recognises the format from the first bytes and reads it: ELF, Mach-O
+// (of a universal file, the slice for this machine's CPU, else the first Go
+// one) and PE.
 Expected<Container> readContainer(std::span<const uint8_t> bytes);
 Expected<Container> readElf(std::span<const uint8_t> bytes);
 Expected<Container> readMachO(std::span<const uint8_t> bytes);
 Expected<Container> readPe(std::span<const uint8_t> bytes);
+bool isFatMachO(std::span<const uint8_t> bytes);
+Expected<Container> readFatMachO(std::span<const uint8_t> bytes);
 
 }  // namespace goheap::bin

@@ -1,6 +1,6 @@
 // Mach-O, 32- and 64-bit, either byte order: segments and their sections
 // (LC_SEGMENT, LC_SEGMENT_64) and the symbol table (LC_SYMTAB). Universal
-// (fat) files are not read. As in elf.cpp, every command and table is checked
+// (fat) files are split into slices by fat.cpp. As in elf.cpp, every command and table is checked
 // to lie inside the file before it is read.
 #include <string>
 

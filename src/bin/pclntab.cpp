@@ -43,7 +43,15 @@ std::optional<PclntabLayout> layoutOf(uint32_t magic) {
 
 // _func fields after the entry: int32/uint32 each, in this order in every
 // layout since Go 1.2 (field 2 was `frame` before 1.12, `deferreturn` since).
-enum FuncField : uint32_t { kNameOff = 0, kPcFile = 4, kPcLine = 5, kCuOffset = 7 };
+enum FuncField : uint32_t {
+  kNameOff = 0,
+  kPcSp = 3,
+  kPcFile = 4,
+  kPcLine = 5,
+  kNpcdata = 6,
+  kCuOffset = 7,
+  kStartLine = 8  // Go 1.20+
+};
 
 }  // namespace
 
@@ -247,25 +255,103 @@ Expected<std::string_view> Pclntab::fileName(const Func& f, int64_t file_index) 
   return d.cstring(filetab_off_ + off);
 }
 
-Expected<Location> Pclntab::pcToLine(uint64_t pc) const {
-  const Func* f = funcAt(pc);
-  if (f == nullptr) return Error("no function of the pclntab holds " + formatHex(pc));
-  const uint64_t field =
-      (layout_ == PclntabLayout::Go118 || layout_ == PclntabLayout::Go120) ? 4 : ptr_size_;
+uint64_t Pclntab::entryFieldSize() const {
+  return (layout_ == PclntabLayout::Go118 || layout_ == PclntabLayout::Go120) ? 4 : ptr_size_;
+}
+
+uint64_t Pclntab::funcFixedSize() const {
+  // The int32 fields after the entry, then four bytes ending in nfuncdata:
+  // Go 1.2-1.15 have no cuOffset, Go 1.20 adds startLine.
+  uint64_t fields = 8;
+  if (layout_ == PclntabLayout::Go12) fields = 7;
+  if (layout_ == PclntabLayout::Go120) fields = 9;
+  return entryFieldSize() + 4 * fields + 4;
+}
+
+Expected<Location> Pclntab::pcToLineIn(const Func& f, uint64_t pc) const {
+  const uint64_t field = entryFieldSize();
   const ByteView& d = data_;
-  const uint64_t pcfile = d.u32(f->func_offset + field + 4 * kPcFile);
-  const uint64_t pcln = d.u32(f->func_offset + field + 4 * kPcLine);
-  Expected<int64_t> file = pcValue(*f, pcfile, pc);
+  // readFuncs checked that the fields up to cuOffset are inside the table.
+  const uint64_t pcfile = d.u32(f.func_offset + field + 4 * kPcFile);
+  const uint64_t pcln = d.u32(f.func_offset + field + 4 * kPcLine);
+  Expected<int64_t> file = pcValue(f, pcfile, pc);
   if (!file) return file.error();
-  Expected<int64_t> line = pcValue(*f, pcln, pc);
+  Expected<int64_t> line = pcValue(f, pcln, pc);
   if (!line) return line.error();
-  Expected<std::string_view> name = fileName(*f, *file);
+  Expected<std::string_view> name = fileName(f, *file);
   if (!name) return name.error();
   Location loc;
-  loc.func = f;
+  loc.func = &f;
   loc.file = *name;
   loc.line = *line < 0 ? 0 : *line;
   return loc;
+}
+
+Expected<Location> Pclntab::pcToLine(uint64_t pc) const {
+  const Func* f = funcAt(pc);
+  if (f == nullptr) return Error("no function of the pclntab holds " + formatHex(pc));
+  return pcToLineIn(*f, pc);
+}
+
+Expected<int64_t> Pclntab::spDelta(uint64_t pc) const {
+  const Func* f = funcAt(pc);
+  if (f == nullptr) return Error("no function of the pclntab holds " + formatHex(pc));
+  const uint64_t pcsp = data_.u32(f->func_offset + entryFieldSize() + 4 * kPcSp);
+  Expected<int64_t> v = pcValue(*f, pcsp, pc);
+  if (!v) return v.error();
+  // No table (assembly without a frame): the SP has not moved.
+  return *v < 0 ? int64_t{0} : *v;
+}
+
+Expected<int64_t> Pclntab::pcdata(const Func& f, uint32_t table, uint64_t pc) const {
+  const ByteView& d = data_;
+  const uint64_t fixed = funcFixedSize();
+  const uint64_t npcdata = d.u32(f.func_offset + entryFieldSize() + 4 * kNpcdata);
+  if (table >= npcdata) return int64_t{-1};
+  const uint64_t slot = f.func_offset + fixed + 4 * uint64_t{table};
+  if (!d.has(slot, 4)) {
+    return atFile(file_offset_, slot, "pclntab _func", "pcdata slot past the end of the table");
+  }
+  return pcValue(f, d.u32(slot), pc);
+}
+
+std::optional<uint64_t> Pclntab::funcdata(const Func& f, uint32_t index) const {
+  const ByteView& d = data_;
+  const uint64_t fixed = funcFixedSize();
+  if (!d.has(f.func_offset, fixed)) return std::nullopt;
+  const uint64_t nfuncdata = d.u8(f.func_offset + fixed - 1);
+  if (index >= nfuncdata) return std::nullopt;
+  const uint64_t npcdata = d.u32(f.func_offset + entryFieldSize() + 4 * kNpcdata);
+  if (npcdata > d.size()) return std::nullopt;
+  uint64_t at = fixed + 4 * npcdata;
+  if (layout_ == PclntabLayout::Go118 || layout_ == PclntabLayout::Go120) {
+    at = f.func_offset + at + 4 * uint64_t{index};
+    if (!d.has(at, 4)) return std::nullopt;
+    const uint32_t off = d.u32(at);
+    if (off == UINT32_MAX) return std::nullopt;
+    return off;
+  }
+  // Before 1.18 the slots are pointers, aligned to the pointer size from the
+  // _func's start (which the linker aligns so).
+  at = (at + ptr_size_ - 1) / ptr_size_ * ptr_size_;
+  at = f.func_offset + at + uint64_t{ptr_size_} * index;
+  if (!d.has(at, ptr_size_)) return std::nullopt;
+  const uint64_t addr = d.word(at, ptr_size_);
+  if (addr == 0) return std::nullopt;
+  return addr;
+}
+
+std::optional<int64_t> Pclntab::startLineField(const Func& f) const {
+  if (layout_ != PclntabLayout::Go120) return std::nullopt;
+  const uint64_t at = f.func_offset + entryFieldSize() + 4 * kStartLine;
+  if (!data_.has(at, 4)) return std::nullopt;
+  return static_cast<int32_t>(data_.u32(at));
+}
+
+std::string_view Pclntab::funcNameAt(uint64_t name_offset) const {
+  const uint64_t base = layout_ == PclntabLayout::Go12 ? 0 : funcname_off_;
+  if (name_offset > data_.size()) return {};
+  return data_.cstring(base + name_offset);
 }
 
 Expected<Location> Pclntab::lookup(uint64_t pc) const {
@@ -281,7 +367,8 @@ Expected<Pclntab> findPclntab(const Container& c) {
   const Section* text = c.section(".text");
   if (text == nullptr) text = c.section("__text");
   const uint64_t text_start = text != nullptr ? text->addr : 0;
-  for (std::string_view name : {".gopclntab", "__gopclntab"}) {
+  // A position-independent ELF keeps it in relro, under another name.
+  for (std::string_view name : {".gopclntab", "__gopclntab", ".data.rel.ro.gopclntab"}) {
     if (const Section* s = c.section(name)) {
       Expected<ByteView> bytes = c.sectionData(*s);
       if (!bytes) return bytes.error();

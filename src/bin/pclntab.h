@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -73,6 +74,35 @@ class Pclntab {
   // that is exactly a function's entry (a goroutine that has not run yet is
   // parked at its function's entry): that pc is looked up as is.
   Expected<Location> lookup(uint64_t pc) const;
+  // File and line of the instruction at `pc` by `f`'s own tables (inlined
+  // frames read their caller's position at a PC the tables put in `f`).
+  Expected<Location> pcToLineIn(const Func& f, uint64_t pc) const;
+
+  // The stack pointer's distance below its value at entry for the
+  // instruction at exactly `pc` (the pcsp table): 0 at a function's entry,
+  // the frame size inside its body. An Error when no function holds pc.
+  Expected<int64_t> spDelta(uint64_t pc) const;
+
+  // The value of pc-data table `table` (PCDATA_*) of `f` at `pc`; -1 when
+  // `f` has no such table, as the runtime reads it.
+  Expected<int64_t> pcdata(const Func& f, uint32_t table, uint64_t pc) const;
+  // Slot `index` of `f`'s funcdata (FUNCDATA_*), raw: since Go 1.18 an offset
+  // from moduledata.gofunc, before an address; nullopt when the slot is
+  // absent or empty. The Go 1.2 layout's nfuncdata is read as the Go
+  // 1.12-1.15 uint8 (callers do not ask older files).
+  std::optional<uint64_t> funcdata(const Func& f, uint32_t index) const;
+  // _func.startLine (Go 1.20+ layout only).
+  std::optional<int64_t> startLineField(const Func& f) const;
+  // A function name by name offset, as _func.nameOff and inlinedCall hold
+  // it: into the name table since Go 1.16, into the pclntab before.
+  std::string_view funcNameAt(uint64_t name_offset) const;
+
+  // Where the table is: its offset in the file and size; its sub-tables'
+  // offsets within it (the runtime's moduledata points at them).
+  uint64_t fileOffset() const { return file_offset_; }
+  uint64_t size() const { return data_.size(); }
+  uint64_t funcnameTableOffset() const { return funcname_off_; }
+  uint64_t functionTableOffset() const { return functab_off_; }
 
  private:
   Pclntab() = default;
@@ -81,6 +111,9 @@ class Pclntab {
   // pc-value area) for `pc` within `f`; -1 when the table has no entry.
   Expected<int64_t> pcValue(const Func& f, uint64_t table_offset, uint64_t pc) const;
   Expected<std::string_view> fileName(const Func& f, int64_t file_index) const;
+  // Size of the fixed part of _func; the width of its entry field.
+  uint64_t funcFixedSize() const;
+  uint64_t entryFieldSize() const;
 
   ByteView data_;
   uint64_t file_offset_ = 0;

@@ -14,21 +14,29 @@ namespace {
 CommandSpec binSpec() {
   CommandSpec spec("bin",
                    "Tells what goheap reads from a Go executable (the program that wrote a "
-                   "dump): its Go version, architecture, pointer size and byte order, the "
-                   "layout of its pclntab (the runtime's function and line table) and how many "
-                   "functions it names. With --funcs it lists the functions; with --pc it "
-                   "names the function, file and line of addresses. An address is taken as a "
-                   "return address, as in a stack frame: the instruction before it is looked "
-                   "up, unless it is exactly a function's entry.");
-  spec.positional("EXE", "a Go executable: ELF, Mach-O or PE, stripped ones too");
+                   "dump): its Go version, build ID, main module, dependencies and build "
+                   "settings, architecture, pointer size and byte order, the layout of its "
+                   "pclntab (the runtime's function and line table), how many functions and "
+                   "symbols it names, and where the runtime's text, data and bss are. With "
+                   "--funcs it lists the functions; with --deps the dependencies; with --pc it "
+                   "names the source frames of addresses: the calls the compiler inlined there "
+                   "(marked \"(inlined)\"), innermost first, then the function that holds the "
+                   "address. An address is taken as a return address, as in a stack frame: the "
+                   "instruction before it is looked up, unless it is exactly a function's "
+                   "entry.");
+  spec.positional("EXE", "a Go executable: ELF, Mach-O (also universal) or PE, stripped ones too");
   spec.boolFlag("funcs", "list every function: entry address, name, file:line of its entry");
-  spec.flag("pc", "ADDR", "symbolize this address (give --pc again for more)")
+  spec.boolFlag("deps", "list the dependencies of the build info (JSON always has them)");
+  spec.flag("pc", "ADDR",
+            "symbolize this address, inlined calls included (give --pc again for more)")
       .kind(ValueKind::Address)
       .repeatable();
   spec.boolFlag("json", "print JSON instead of text");
-  spec.example("goheap bin ./server", "Go version, target and pclntab of ./server");
+  spec.example("goheap bin ./server",
+               "Go version, build ID, module, target, pclntab and layout of ./server");
+  spec.example("goheap bin ./server --deps", "also the dependencies with their versions");
   spec.example("goheap bin ./server --pc 0x4a1b2c --pc 0x4a1f00",
-               "the function and line of two return addresses");
+               "the frames (inlined ones too) of two return addresses");
   spec.example("goheap bin ./server --funcs --json", "every function as JSON");
   return spec;
 }
@@ -41,7 +49,41 @@ std::string fileLine(const bin::Location& loc) {
 struct PcResult {
   uint64_t pc = 0;
   Expected<bin::Location> loc;
+  Expected<std::vector<bin::SourceFrame>> frames;
 };
+
+std::string frameFileLine(const bin::SourceFrame& f) {
+  if (f.file.empty()) return "?";
+  return std::string(f.file) + ":" + std::to_string(f.line);
+}
+
+std::string moduleText(const bin::ModuleVersion& m) {
+  std::string out = m.path.empty() ? "?" : m.path;
+  if (!m.version.empty()) out += " " + m.version;
+  return out;
+}
+
+void writeModuleJson(JsonWriter& w, const bin::GoModule& m) {
+  w.beginObject();
+  w.field("path", m.path).field("version", m.version).field("sum", m.sum);
+  if (m.replace) {
+    w.key("replace").beginObject();
+    w.field("path", m.replace->path).field("version", m.replace->version);
+    w.field("sum", m.replace->sum);
+    w.endObject();
+  }
+  w.endObject();
+}
+
+// The module's ranges as [lo, hi) pairs, in the order the runtime keeps them.
+std::vector<std::pair<std::string_view, std::pair<uint64_t, uint64_t>>> ranges(
+    const bin::ModuleLayout& m) {
+  return {{"text", {m.text, m.etext}},
+          {"noptrdata", {m.noptrdata, m.enoptrdata}},
+          {"data", {m.data, m.edata}},
+          {"bss", {m.bss, m.ebss}},
+          {"noptrbss", {m.noptrbss, m.enoptrbss}}};
+}
 
 void writeJson(const bin::Binary& b, bool funcs, const std::vector<PcResult>& pcs) {
   const bin::Container& c = b.container();
@@ -53,6 +95,23 @@ void writeJson(const bin::Binary& b, bool funcs, const std::vector<PcResult>& pc
   w.field("file", b.path());
   w.field("go_version", b.goVersion());
   w.field("go_version_source", b.goVersionSource());
+  w.field("build_id", b.buildId());
+  if (const std::optional<bin::BuildInfo>& bi = b.buildInfo()) {
+    w.key("build_info").beginObject();
+    w.field("path", bi->path);
+    w.key("main");
+    writeModuleJson(w, bi->main);
+    w.key("deps").beginArray();
+    for (const bin::GoModule& d : bi->deps) writeModuleJson(w, d);
+    w.endArray();
+    w.key("settings").beginArray();
+    for (const auto& [k, v] : bi->settings)
+      w.beginObject().field("key", k).field("value", v).endObject();
+    w.endArray();
+    w.endObject();
+  } else if (!b.buildInfoError().empty()) {
+    w.field("build_info_error", b.buildInfoError());
+  }
   w.field("container", bin::containerFormatName(c.format));
   w.field("arch", c.arch).field("ptr_size", c.ptr_size).field("big_endian", c.big_endian);
   w.key("pclntab").beginObject();
@@ -60,6 +119,18 @@ void writeJson(const bin::Binary& b, bool funcs, const std::vector<PcResult>& pc
   w.field("pc_quantum", t.quantum());
   w.field("functions", static_cast<uint64_t>(t.funcs().size()));
   w.endObject();
+  w.field("symbols", static_cast<uint64_t>(c.symbols.size()));
+  if (const std::optional<bin::ModuleLayout>& m = b.moduleLayout()) {
+    w.key("module_layout").beginObject();
+    w.field("source", m->source);
+    for (const auto& [name, r] : ranges(*m)) {
+      w.key(name).beginObject();
+      w.field("start", formatHex(r.first)).field("end", formatHex(r.second));
+      w.endObject();
+    }
+    if (m->gofunc != 0) w.field("gofunc", formatHex(m->gofunc));
+    w.endObject();
+  }
   if (funcs) {
     w.key("funcs").beginArray();
     for (const bin::Func& f : t.funcs()) {
@@ -82,6 +153,17 @@ void writeJson(const bin::Binary& b, bool funcs, const std::vector<PcResult>& pc
         w.field("function", r.loc->func->name);
         w.field("entry", formatHex(r.loc->func->entry));
         if (!r.loc->file.empty()) w.field("file", r.loc->file).field("line", r.loc->line);
+        if (r.frames) {
+          w.key("frames").beginArray();
+          for (const bin::SourceFrame& f : *r.frames) {
+            w.beginObject().field("function", f.function);
+            if (!f.file.empty()) w.field("file", f.file).field("line", f.line);
+            w.field("inlined", f.inlined).endObject();
+          }
+          w.endArray();
+        } else {
+          w.field("frames_error", r.frames.error().message());
+        }
       } else {
         w.field("error", r.loc.error().message());
       }
@@ -93,7 +175,7 @@ void writeJson(const bin::Binary& b, bool funcs, const std::vector<PcResult>& pc
   print(out);
 }
 
-void writeText(const bin::Binary& b, bool funcs, const std::vector<PcResult>& pcs) {
+void writeText(const bin::Binary& b, bool funcs, bool deps, const std::vector<PcResult>& pcs) {
   const bin::Container& c = b.container();
   const bin::Pclntab& t = b.pclntab();
   std::string out = b.path() + "\n";
@@ -103,12 +185,41 @@ void writeText(const bin::Binary& b, bool funcs, const std::vector<PcResult>& pc
   std::string version = b.goVersion();
   if (!b.goVersionSource().empty()) version += " (from " + b.goVersionSource() + ")";
   line("go", version);
+  line("build ID", b.buildId().empty() ? "none" : b.buildId());
+  if (const std::optional<bin::BuildInfo>& bi = b.buildInfo()) {
+    if (!bi->path.empty()) line("path", bi->path);
+    if (!bi->main.path.empty()) line("module", moduleText(bi->main));
+    line("deps",
+         formatCount(bi->deps.size()) + (deps || bi->deps.empty() ? "" : " (--deps lists them)"));
+    for (const auto& [k, v] : bi->settings) line("build", k + "=" + v);
+  } else if (!b.buildInfoError().empty()) {
+    line("build info", "unreadable: " + b.buildInfoError());
+  }
   line("target", std::string(bin::containerFormatName(c.format)) + ", " + c.arch + ", " +
                      std::to_string(c.ptr_size) + "-byte pointers, " +
                      (c.big_endian ? "big-endian" : "little-endian"));
   line("pclntab", std::string(bin::pclntabLayoutName(t.layout())) + " layout, PC quantum " +
                       std::to_string(t.quantum()) + ", " + formatCount(t.funcs().size()) +
                       " functions");
+  line("symbols", c.symbols.empty() ? "none (stripped)" : formatCount(c.symbols.size()));
+  if (const std::optional<bin::ModuleLayout>& m = b.moduleLayout()) {
+    for (const auto& [name, r] : ranges(*m)) {
+      if (r.first == 0 && r.second == 0) continue;
+      line(std::string(name),
+           "[" + formatHex(r.first) + ", " + formatHex(r.second) + ") from " + m->source);
+    }
+  }
+  if (deps && b.buildInfo() && !b.buildInfo()->deps.empty()) {
+    out += "\n";
+    Table table;
+    table.addColumn("dependency");
+    table.addColumn("version");
+    table.addColumn("replaced by");
+    for (const bin::GoModule& d : b.buildInfo()->deps) {
+      table.addRow({d.path, d.version, d.replace ? moduleText(*d.replace) : ""});
+    }
+    out += table.renderText(0);
+  }
   if (funcs) {
     out += "\n";
     Table table;
@@ -129,12 +240,21 @@ void writeText(const bin::Binary& b, bool funcs, const std::vector<PcResult>& pc
     table.addColumn("file:line");
     table.addColumn("function");
     for (const PcResult& r : pcs) {
-      if (r.loc) {
-        std::string fn =
-            std::string(r.loc->func->name) + "+" + formatHex(r.pc - r.loc->func->entry);
-        table.addRow({formatHex(r.pc), fileLine(*r.loc), fn});
-      } else {
+      if (!r.loc) {
         table.addRow({formatHex(r.pc), "?", r.loc.error().message()});
+        continue;
+      }
+      if (!r.frames) {
+        table.addRow({formatHex(r.pc), fileLine(*r.loc), "? (" + r.frames.error().message() + ")"});
+        continue;
+      }
+      // One row per source frame; the address only on the first.
+      bool first = true;
+      for (const bin::SourceFrame& f : *r.frames) {
+        std::string fn = std::string(f.function);
+        fn += f.inlined ? " (inlined)" : "+" + formatHex(r.pc - f.func->entry);
+        table.addRow({first ? formatHex(r.pc) : "", frameFileLine(f), fn});
+        first = false;
       }
     }
     out += table.renderText(0);
@@ -159,12 +279,14 @@ int runBin(int argc, const char* const* argv) {
   if (!b) return fail(b.error());
   std::vector<PcResult> pcs;
   if (args.has("pc")) {
-    for (uint64_t pc : args.getUints("pc")) pcs.push_back({pc, b->pclntab().lookup(pc)});
+    for (uint64_t pc : args.getUints("pc")) {
+      pcs.push_back({pc, b->pclntab().lookup(pc), b->symbolize(pc)});
+    }
   }
   if (args.getBool("json")) {
     writeJson(*b, args.getBool("funcs"), pcs);
   } else {
-    writeText(*b, args.getBool("funcs"), pcs);
+    writeText(*b, args.getBool("funcs"), args.getBool("deps"), pcs);
   }
   // Every address was answered, but one that names nothing is a failure for
   // scripts that rely on the exit code.

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -109,6 +110,58 @@ INSTANTIATE_TEST_SUITE_P(Built, BinCommand, ::testing::Values("go1.19", "go1.24"
                          [](const auto& p) {
                            return std::string(p.param) == "go1.19" ? "go1_19" : "go1_24";
                          });
+
+// The inlining program's first captured PC lies in three inlined calls: the
+// text marks them, the JSON lists every frame as the runtime reported them.
+TEST_P(BinCommand, PcShowsInlinedFramesInTextAndJson) {
+  const std::string prog = std::string(GOHEAP_TESTDUMPS_DIR) + "/" + GetParam() + "/inlining";
+  const JsonValue report = JsonValue::parseFile(prog + ".json");
+  const JsonValue& stack = report["stacks"][0];
+  const std::string pc = stack[0]["pc"].str();
+  BinRun text = goheap({"bin", prog, "--pc", pc});
+  ASSERT_EQ(text.code, 0) << text.out;
+  EXPECT_NE(text.out.find("main.leaf (inlined)"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("main.outer (inlined)"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("main.physicalA+0x"), std::string::npos) << text.out;
+  BinRun js = goheap({"bin", prog, "--pc", pc, "--json"});
+  ASSERT_EQ(js.code, 0) << js.out;
+  const JsonValue got = JsonValue::parse(js.out);
+  const JsonValue& frames = got["pcs"][0]["frames"];
+  ASSERT_EQ(frames.size(), 4u) << js.out;
+  for (size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(frames[i]["function"].str(), stack[i]["function"].str());
+    EXPECT_EQ(frames[i]["file"].str(), stack[i]["file"].str());
+    EXPECT_EQ(frames[i]["line"].u64(), stack[i]["line"].u64());
+    EXPECT_EQ(frames[i]["inlined"].boolean(), stack[i]["inlined"].boolean());
+  }
+  EXPECT_EQ(got["pcs"][0]["function"].str(), "main.physicalA");
+}
+
+// Build ID, build info and module layout in the JSON, against go tool
+// buildid and debug/buildinfo.
+TEST_P(BinCommand, JsonHasBuildIdBuildInfoAndModuleLayout) {
+  const std::string prog = std::string(GOHEAP_TESTDUMPS_DIR) + "/" + GetParam() + "/modinfo";
+  BinRun r = goheap({"bin", prog, "--json"});
+  ASSERT_EQ(r.code, 0) << r.out;
+  const JsonValue got = JsonValue::parse(r.out);
+  std::ifstream id(prog + ".buildid");
+  std::string want_id;
+  std::getline(id, want_id);
+  EXPECT_EQ(got["build_id"].str(), want_id);
+  const JsonValue want = JsonValue::parseFile(prog + ".symtab.json")["buildinfo"];
+  EXPECT_EQ(got["build_info"]["path"].str(), want["path"].str());
+  ASSERT_EQ(got["build_info"]["deps"].size(), 1u);
+  EXPECT_EQ(got["build_info"]["deps"][0]["path"].str(), "example.com/greeter");
+  EXPECT_EQ(got["build_info"]["deps"][0]["replace"]["path"].str(), "./greeter");
+  EXPECT_EQ(got["build_info"]["settings"].size(), want["settings"].size());
+  EXPECT_EQ(got["module_layout"]["source"].str(), "moduledata");
+  EXPECT_EQ(got["module_layout"]["text"]["start"].str(), "0x401000");
+  EXPECT_GT(got["symbols"].u64(), 1000u);
+  BinRun text = goheap({"bin", prog, "--deps"});
+  ASSERT_EQ(text.code, 0) << text.out;
+  EXPECT_NE(text.out.find("build ID   " + want_id), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("example.com/greeter  v1.2.3"), std::string::npos) << text.out;
+}
 
 TEST(BinCommandErrors, PcInNoFunctionFailsButStillAnswers) {
   BinRun r = goheap({"bin", exe("go1.24"), "--pc", "0x1"});

@@ -120,6 +120,65 @@ make_program() { # label go root dir outdir [build flags...]
   mv "$dump.tmp" "$dump"
 }
 
+# Writes EXE.buildid (what `go tool buildid` says) unless it is newer than
+# EXE: the oracle of goheap's build ID reader.
+write_buildid() { # go exe
+  local go=$1 exe=$2
+  if [ -s "$exe.buildid" ] && [ "$exe.buildid" -nt "$exe" ]; then return 0; fi
+  if ! "$go" tool buildid "$exe" >"$exe.buildid.tmp"; then
+    echo "make-dumps: go tool buildid failed on $exe" >&2
+    rm -f "$exe.buildid.tmp"; return 1
+  fi
+  mv "$exe.buildid.tmp" "$exe.buildid"
+}
+
+# cross_build LABEL PROG NAME RUNNER ENV... [-- BUILDFLAGS...]: builds
+# tests/programs/PROG for another target as OUTDIR/LABEL/cross/NAME with
+# its binoracle sidecar and build ID; with a RUNNER (a qemu-user binary
+# that is installed) also runs it, writing NAME.dump and NAME.json. Uses
+# $go, $root and $oracle of the current toolchain.
+cross_build() {
+  local label=$1 prog=$2 name=$3 runner=$4; shift 4
+  local envs=() flags=()
+  while [ $# -gt 0 ]; do
+    if [ "$1" = -- ]; then shift; flags=("$@"); break; fi
+    envs+=("$1"); shift
+  done
+  local exe="$OUT/$label/cross/$name" sym="$OUT/$label/cross/$name.symtab.json"
+  if [ -n "$runner" ] && ! command -v "$runner" >/dev/null; then runner=""; fi
+  local outputs=("$exe" "$sym" "$exe.buildid")
+  [ -n "$runner" ] && outputs+=("$exe.json" "$exe.dump")
+  local fresh=1 f src
+  for f in "${outputs[@]}"; do [ -s "$f" ] || fresh=0; done
+  for src in "$SCRIPT" "$oracle" "$HERE/$prog/"*; do
+    for f in "${outputs[@]}"; do
+      if [ $fresh = 1 ] && [ -f "$src" ] && [ "$src" -nt "$f" ]; then fresh=0; fi
+    done
+  done
+  [ $fresh = 1 ] && return 0
+  echo "make-dumps: $label/cross/$name: building"
+  if ! (cd "$HERE/$prog" && env GOROOT="$root" GOOS=linux "${envs[@]}" \
+        "$go" build -trimpath -buildvcs=false "${flags[@]}" -o "$exe.tmp" main.go); then
+    echo "make-dumps: $label/cross/$name: build failed" >&2
+    rm -f "$exe.tmp"; status=1; return 0
+  fi
+  mv "$exe.tmp" "$exe"
+  if ! "$oracle" "$exe" >"$sym.tmp"; then
+    echo "make-dumps: $label/binoracle: failed on $exe" >&2
+    rm -f "$sym.tmp"; status=1; return 0
+  fi
+  mv "$sym.tmp" "$sym"
+  write_buildid "$go" "$exe" || status=1
+  if [ -n "$runner" ]; then
+    if ! timeout 300 "$runner" "$exe" "$exe.dump.tmp" "$exe.json.tmp"; then
+      echo "make-dumps: $label/cross/$name: running it under $runner failed" >&2
+      rm -f "$exe.dump.tmp" "$exe.json.tmp"; status=1; return 0
+    fi
+    mv "$exe.dump.tmp" "$exe.dump"
+    mv "$exe.json.tmp" "$exe.json"
+  fi
+}
+
 status=0
 for label in go1.19 go1.24; do
   case $label in
@@ -163,35 +222,25 @@ for label in go1.19 go1.24; do
       rm -f "$sym.tmp"; status=1; continue
     fi
     mv "$sym.tmp" "$sym"
+    write_buildid "$go" "$exe" || status=1
   done
 
-  # Cross-built (not run) executables of the retention program, so the
-  # pclntab reader is checked on a big-endian target (s390x, PC quantum 2)
-  # and a 32-bit one (arm, quantum 4) as well: OUTDIR/<label>/cross/.
+  # Cross-built executables (OUTDIR/<label>/cross/), so the readers are
+  # checked on a big-endian target (s390x, PC quantum 2), a 32-bit one (arm,
+  # quantum 4), and, with Go 1.19, on a PIE, a stripped file, PE and Mach-O.
+  # The inlining program is also run under qemu-user when that is installed,
+  # for its report of the runtime's own frames.
   mkdir -p "$OUT/$label/cross"
-  for target in s390x arm; do
-    exe="$OUT/$label/cross/retention-$target"
-    sym="$exe.symtab.json"
-    fresh=1
-    for f in "$exe" "$sym"; do [ -s "$f" ] || fresh=0; done
-    for src in "$SCRIPT" "$oracle" "$HERE/retention/"*; do
-      if [ $fresh = 1 ] && [ -f "$src" ] && { [ "$src" -nt "$exe" ] || [ "$src" -nt "$sym" ]; }; then fresh=0; fi
-    done
-    [ $fresh = 1 ] && continue
-    echo "make-dumps: $label/cross/retention-$target: building"
-    goarm=""; [ $target = arm ] && goarm=7
-    if ! (cd "$HERE/retention" && env GOROOT="$root" GOOS=linux GOARCH=$target ${goarm:+GOARM=$goarm} \
-          "$go" build -trimpath -buildvcs=false -o "$exe.tmp" main.go); then
-      echo "make-dumps: $label/cross/retention-$target: build failed" >&2
-      rm -f "$exe.tmp"; status=1; continue
-    fi
-    mv "$exe.tmp" "$exe"
-    if ! "$oracle" "$exe" >"$sym.tmp"; then
-      echo "make-dumps: $label/binoracle: failed on $exe" >&2
-      rm -f "$sym.tmp"; status=1; continue
-    fi
-    mv "$sym.tmp" "$sym"
-  done
+  cross_build "$label" retention retention-s390x "" GOARCH=s390x
+  cross_build "$label" retention retention-arm "" GOARCH=arm GOARM=7
+  cross_build "$label" inlining inlining-s390x qemu-s390x-static GOARCH=s390x
+  cross_build "$label" inlining inlining-arm qemu-arm-static GOARCH=arm GOARM=7
+  if [ "$label" = go1.19 ]; then
+    cross_build "$label" retention retention-pie "" GOARCH=amd64 -- -buildmode=pie
+    cross_build "$label" retention retention-stripped "" GOARCH=amd64 -- "-ldflags=-s -w"
+    cross_build "$label" retention retention-windows.exe "" GOOS=windows GOARCH=amd64
+    cross_build "$label" retention retention-darwin "" GOOS=darwin GOARCH=amd64
+  fi
 done
 
 # Writes ORACLE's symbol table JSON of each existing EXE into $OUT/gobin,

@@ -1,6 +1,7 @@
 // binoracle prints, as JSON, what Go's own debug/elf (or debug/macho) and
 // debug/gosym read from an executable's pclntab: every function (entry, end, name) and the
-// file:line of a few PCs in each. goheap's pclntab reader is tested against
+// file:line of a few PCs in each, and what debug/buildinfo reads from its
+// build info. goheap's pclntab reader is tested against
 // it (tests/bin/pclntab_test.cpp); it shares no code with goheap.
 //
 // usage: binoracle EXE > EXE.symtab.json
@@ -8,6 +9,7 @@ package main
 
 import (
 	"bytes"
+	"debug/buildinfo"
 	"debug/elf"
 	"debug/gosym"
 	"debug/macho"
@@ -16,6 +18,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/debug"
 )
 
 type pcLine struct {
@@ -37,11 +40,59 @@ type symbol struct {
 	Size  uint64 `json:"size"`
 }
 
+type module struct {
+	Path    string  `json:"path"`
+	Version string  `json:"version"`
+	Sum     string  `json:"sum"`
+	Replace *module `json:"replace,omitempty"`
+}
+
+type setting struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+}
+
+// buildInfo is what debug/buildinfo.ReadFile says; absent when it fails
+// (executables older than Go 1.13 carry no module information).
+type buildInfo struct {
+	GoVersion string    `json:"go_version"`
+	Path      string    `json:"path"`
+	Main      module    `json:"main"`
+	Deps      []module  `json:"deps"`
+	Settings  []setting `json:"settings"`
+}
+
 type output struct {
 	Oracle    string     `json:"oracle"`
 	TextStart string     `json:"text_start"`
+	BuildInfo *buildInfo `json:"buildinfo,omitempty"`
 	Funcs     []function `json:"funcs"`
 	Symbols   []symbol   `json:"symbols"`
+}
+
+func moduleOf(m *debug.Module) module {
+	out := module{Path: m.Path, Version: m.Version, Sum: m.Sum}
+	if m.Replace != nil {
+		r := moduleOf(m.Replace)
+		out.Replace = &r
+	}
+	return out
+}
+
+func readBuildInfo(path string) *buildInfo {
+	bi, err := buildinfo.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	out := &buildInfo{GoVersion: bi.GoVersion, Path: bi.Path, Main: moduleOf(&bi.Main),
+		Deps: []module{}, Settings: []setting{}}
+	for _, d := range bi.Deps {
+		out.Deps = append(out.Deps, moduleOf(d))
+	}
+	for _, s := range bi.Settings {
+		out.Settings = append(out.Settings, setting{s.Key, s.Value})
+	}
+	return out
 }
 
 func hex(v uint64) string { return fmt.Sprintf("0x%x", v) }
@@ -50,7 +101,12 @@ func hex(v uint64) string { return fmt.Sprintf("0x%x", v) }
 // an ELF, PE or Mach-O file.
 func readTables(path string) (uint64, []byte, []byte, error) {
 	if f, err := elf.Open(path); err == nil {
-		return tablesFromSections(".text", ".gopclntab", ".gosymtab", func(name string) (uint64, func() ([]byte, error), bool) {
+		// A position-independent executable keeps the tables in relro.
+		pcln, sym := ".gopclntab", ".gosymtab"
+		if f.Section(pcln) == nil && f.Section(".data.rel.ro"+pcln) != nil {
+			pcln, sym = ".data.rel.ro"+pcln, ".data.rel.ro"+sym
+		}
+		return tablesFromSections(".text", pcln, sym, func(name string) (uint64, func() ([]byte, error), bool) {
 			s := f.Section(name)
 			if s == nil {
 				return 0, nil, false
@@ -201,7 +257,8 @@ func main() {
 		fmt.Fprintln(os.Stderr, "binoracle: gosym found no functions (pclntab layout too new for", runtime.Version()+"?)")
 		os.Exit(1)
 	}
-	out := output{Oracle: runtime.Version(), TextStart: hex(textAddr), Symbols: symbolsOf(os.Args[1])}
+	out := output{Oracle: runtime.Version(), TextStart: hex(textAddr), Symbols: symbolsOf(os.Args[1]),
+		BuildInfo: readBuildInfo(os.Args[1])}
 	for _, fn := range table.Funcs {
 		rec := function{Entry: hex(fn.Entry), End: hex(fn.End), Name: fn.Name}
 		// The entry, three points inside, and the last byte.
