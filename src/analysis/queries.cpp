@@ -479,7 +479,9 @@ ObjectInfo objectInfo(const Snapshot& s, NodeId o, size_t max_referrers) {
       const dump::ProfileFrame& pf = s.dump.profile_frames[bucket.first_frame + i];
       AllocFrame f{pf.function, pf.file, pf.line, 0};
       if (s.exe) {
-        if (const bin::Func* fn = s.exe->functionNamed(pf.function)) {
+        f.function = s.exe->inlinedName(pf.function, pf.file, static_cast<int64_t>(pf.line));
+        f.inlined = f.function != pf.function;
+        if (const bin::Func* fn = s.exe->functionNamed(f.function)) {
           f.function_start_line = s.exe->binary().startLine(*fn);
         }
       }

@@ -145,6 +145,9 @@ struct AllocFrame {
   std::string_view file;
   uint64_t line = 0;
   int64_t function_start_line = 0;  // 0: unknown
+  // With the executable: the frame is a call inlined into the function the
+  // dump names (`function` is then the inlined one).
+  bool inlined = false;
 };
 
 struct ObjectInfo {

@@ -147,6 +147,28 @@ const Func* BoundExecutable::functionNamed(std::string_view name) const {
   return it == by_name_.end() ? nullptr : it->second;
 }
 
+std::vector<SourceFrame> BoundExecutable::framesOfLine(std::string_view function,
+                                                       std::string_view file, int64_t line) const {
+  const Func* f = functionNamed(function);
+  if (f == nullptr) return {};
+  Expected<std::vector<uint64_t>> pcs = exe_->pclntab().pcsOfLine(*f, line);
+  if (!pcs) return {};
+  for (uint64_t pc : *pcs) {
+    Expected<Location> loc = exe_->pclntab().pcToLineIn(*f, pc);
+    if (!loc || loc->file != file || pc + 1 >= f->end) continue;
+    // symbolize() takes a return address and looks at the byte before it.
+    Expected<std::vector<SourceFrame>> frames = exe_->symbolize(pc + 1);
+    if (frames && !frames->empty()) return frames.take();
+  }
+  return {};
+}
+
+std::string_view BoundExecutable::inlinedName(std::string_view function, std::string_view file,
+                                              int64_t line) const {
+  std::vector<SourceFrame> frames = framesOfLine(function, file, line);
+  return frames.empty() ? function : frames.front().function;
+}
+
 std::optional<GlobalVariable> BoundExecutable::globalAt(uint64_t addr) const {
   const Symbol* s = exe_->symbols().containing(addr - bias_);
   if (s == nullptr) return std::nullopt;

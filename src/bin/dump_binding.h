@@ -56,6 +56,16 @@ class BoundExecutable {
   const Func* functionAt(uint64_t addr) const;
   // The function of this name (as the dump's frames and profile spell it).
   const Func* functionNamed(std::string_view name) const;
+  // The source frames at the instruction of `function` that its line table
+  // gives `file`:`line`, innermost first; empty when there is none.
+  std::vector<SourceFrame> framesOfLine(std::string_view function, std::string_view file,
+                                        int64_t line) const;
+  // An allocation-stack frame as the dump records it: the physical function
+  // with the file and line of the instruction. The runtime lists an inlined
+  // call as a frame of its own but names it by the function it is inlined
+  // into; this gives the inlined function's name (else `function`).
+  std::string_view inlinedName(std::string_view function, std::string_view file,
+                               int64_t line) const;
   // The global variable holding a run-time data or bss address.
   std::optional<GlobalVariable> globalAt(uint64_t addr) const;
 

@@ -187,8 +187,8 @@ const Func* Pclntab::funcAt(uint64_t pc) const {
   return pc < it->end ? &*it : nullptr;
 }
 
-Expected<int64_t> Pclntab::pcValue(const Func& f, uint64_t table_offset, uint64_t pc) const {
-  if (table_offset == 0) return int64_t{-1};  // the function has no such table
+template <class Fn>
+Status Pclntab::forEachPcValue(const Func& f, uint64_t table_offset, Fn&& fn) const {
   const ByteView& d = data_;
   uint64_t p = (layout_ == PclntabLayout::Go12 ? 0 : pctab_off_) + table_offset;
   auto uvarint = [&](uint64_t& out) {
@@ -209,16 +209,47 @@ Expected<int64_t> Pclntab::pcValue(const Func& f, uint64_t table_offset, uint64_
     uint64_t uv = 0;
     uint64_t pc_delta = 0;
     if (!uvarint(uv)) return atFile(file_offset_, at, "pclntab pc-value table", "truncated value");
-    if (uv == 0 && !first) return int64_t{-1};
+    if (uv == 0 && !first) return Status::success();
     // zig-zag: the low bit says the delta is negative.
     const int64_t delta =
         (uv & 1) != 0 ? ~static_cast<int64_t>(uv >> 1) : static_cast<int64_t>(uv >> 1);
     value += static_cast<uint64_t>(delta);
-    if (!uvarint(pc_delta))
+    if (!uvarint(pc_delta)) {
       return atFile(file_offset_, at, "pclntab pc-value table", "truncated pc");
+    }
+    const uint64_t begin = cur;
     cur += pc_delta * quantum_;
-    if (pc < cur) return static_cast<int64_t>(value);
+    // A corrupt table could run on forever; no run ends past the function.
+    if (!fn(begin, cur, static_cast<int64_t>(value)) || cur >= f.end || cur < begin) {
+      return Status::success();
+    }
   }
+}
+
+Expected<int64_t> Pclntab::pcValue(const Func& f, uint64_t table_offset, uint64_t pc) const {
+  if (table_offset == 0) return int64_t{-1};  // the function has no such table
+  int64_t found = -1;
+  Status s = forEachPcValue(f, table_offset, [&](uint64_t, uint64_t end, int64_t value) {
+    if (pc < end) {
+      found = value;
+      return false;
+    }
+    return true;
+  });
+  if (!s) return s.error();
+  return found;
+}
+
+Expected<std::vector<uint64_t>> Pclntab::pcsOfLine(const Func& f, int64_t line) const {
+  std::vector<uint64_t> pcs;
+  const uint64_t pcln = data_.u32(f.func_offset + entryFieldSize() + 4 * kPcLine);
+  if (pcln == 0) return pcs;
+  Status s = forEachPcValue(f, pcln, [&](uint64_t begin, uint64_t end, int64_t value) {
+    if (value == line && begin < end) pcs.push_back(begin);
+    return true;
+  });
+  if (!s) return s.error();
+  return pcs;
 }
 
 Expected<std::string_view> Pclntab::fileName(const Func& f, int64_t file_index) const {

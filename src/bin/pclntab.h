@@ -82,6 +82,10 @@ class Pclntab {
   // instruction at exactly `pc` (the pcsp table): 0 at a function's entry,
   // the frame size inside its body. An Error when no function holds pc.
   Expected<int64_t> spDelta(uint64_t pc) const;
+  // The first PC of each run of `f`'s code that its line table gives
+  // `line` (inlined code has the line of its own source): how an allocation
+  // site the dump names only by function, file and line is found again.
+  Expected<std::vector<uint64_t>> pcsOfLine(const Func& f, int64_t line) const;
 
   // The value of pc-data table `table` (PCDATA_*) of `f` at `pc`; -1 when
   // `f` has no such table, as the runtime reads it.
@@ -110,6 +114,10 @@ class Pclntab {
   // The value of the pc-value table at `table_offset` (relative to the
   // pc-value area) for `pc` within `f`; -1 when the table has no entry.
   Expected<int64_t> pcValue(const Func& f, uint64_t table_offset, uint64_t pc) const;
+  // Calls fn(begin, end, value) for each run of a pc-value table, in PC
+  // order, until fn returns false.
+  template <class Fn>
+  Status forEachPcValue(const Func& f, uint64_t table_offset, Fn&& fn) const;
   Expected<std::string_view> fileName(const Func& f, int64_t file_index) const;
   // Size of the fixed part of _func; the width of its entry field.
   uint64_t funcFixedSize() const;

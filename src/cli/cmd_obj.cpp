@@ -121,6 +121,7 @@ int runObj(int argc, const char* const* argv) {
             w.field("function", std::string(f.function)).field("file", std::string(f.file));
             w.field("line", f.line);
             if (f.function_start_line > 0) w.field("function_start_line", f.function_start_line);
+            if (f.inlined) w.field("inlined", true);
             w.endObject();
           }
           w.endArray();
@@ -166,8 +167,8 @@ int runObj(int argc, const char* const* argv) {
         } else {
           out += "  allocated at\n";
           for (const analysis::AllocFrame& f : info.alloc_stack) {
-            out += "    " + std::string(f.function) + "\n        " + std::string(f.file) + ":" +
-                   std::to_string(f.line);
+            out += "    " + std::string(f.function) + (f.inlined ? "  (inlined)" : "") +
+                   "\n        " + std::string(f.file) + ":" + std::to_string(f.line);
             if (f.function_start_line > 0) {
               out += "  (function starts at line " + std::to_string(f.function_start_line) + ")";
             }

@@ -43,6 +43,35 @@ std::string pointeeName(std::string_view type_name, uint64_t type_size, uint32_t
   return std::string(type_name);
 }
 
+}  // namespace
+
+// One source frame of an allocation stack.
+struct ObjectNamer::SiteFrame {
+  std::string_view function, file;
+  uint64_t line = 0;
+  bool runtime = false;
+};
+
+// The dump names an allocation-stack frame by its physical function, even
+// where the frame is a call inlined into it (the runtime lists one PC per
+// inlined call, with the inlined function's file and line): with the
+// executable, the frame gets the inlined function's name.
+ObjectNamer::SiteFrame ObjectNamer::siteFrame(
+    const dump::ProfileFrame& f, std::unordered_map<std::string, std::string_view>& cache) const {
+  SiteFrame sf{f.function, f.file, f.line, false};
+  if (exe_ != nullptr) {
+    std::string key =
+        std::string(f.function) + '\0' + std::string(f.file) + '\0' + std::to_string(f.line);
+    auto [it, inserted] = cache.try_emplace(std::move(key), f.function);
+    if (inserted) it->second = exe_->inlinedName(f.function, f.file, static_cast<int64_t>(f.line));
+    sf.function = it->second;
+  }
+  sf.runtime = isRuntimeFrame(sf.function);
+  return sf;
+}
+
+namespace {
+
 template <class Pairs>
 const typename Pairs::value_type* findByObject(const Pairs& pairs, NodeId object) {
   auto it = std::lower_bound(pairs.begin(), pairs.end(), object,
@@ -64,22 +93,23 @@ ObjectNamer::ObjectNamer(const dump::Dump& dump, const graph::Heap& heap,
     }
   }
   // Allocation sites.
+  std::unordered_map<std::string, std::string_view> names;  // see siteFrame
   std::unordered_map<uint64_t, uint32_t> bucket_index;
   bucket_index.reserve(dump.buckets.size());
   site_names_.reserve(dump.buckets.size());
   for (uint32_t b = 0; b < dump.buckets.size(); b++) {
     const dump::ProfileBucket& bucket = dump.buckets[b];
     bucket_index.emplace(bucket.id, b);
-    const dump::ProfileFrame* chosen = nullptr;
+    std::optional<SiteFrame> chosen;
     for (uint32_t i = 0; i < bucket.frame_count; i++) {
-      const dump::ProfileFrame& f = dump.profile_frames[bucket.first_frame + i];
-      if (chosen == nullptr) chosen = &f;  // all-runtime stacks keep their leaf
-      if (!isRuntimeFrame(f.function)) {
-        chosen = &f;
+      const SiteFrame sf = siteFrame(dump.profile_frames[bucket.first_frame + i], names);
+      if (!chosen) chosen = sf;  // all-runtime stacks keep their leaf
+      if (!sf.runtime) {
+        chosen = sf;
         break;
       }
     }
-    if (chosen == nullptr) {
+    if (!chosen) {
       site_names_.push_back("(empty stack)");
     } else {
       site_names_.push_back(std::string(chosen->function) + " " +

@@ -59,6 +59,9 @@ class ObjectNamer {
   Grouping group(GroupKind kind) const;
 
  private:
+  struct SiteFrame;
+  SiteFrame siteFrame(const dump::ProfileFrame& f,
+                      std::unordered_map<std::string, std::string_view>& cache) const;
   uint64_t shapeHash(NodeId object) const;
   // Type record of the first interface (in the global scan's order) whose
   // data word points into `object`, found through its referrers alone; or

@@ -348,5 +348,69 @@ TEST_P(FuncsProgram, GlobalsAreNamedUnlessStripped) {
 INSTANTIATE_TEST_SUITE_P(Funcs, FuncsProgram, ::testing::ValuesIn(funcsCases()),
                          [](const auto& p) { return p.param.name; });
 
+// tests/programs/inlining allocates inside a function the compiler inlines
+// (main.newNode into main.buildNodes) with MemProfileRate = 1 and reports,
+// from the runtime's own expansion of the call, the inlined function and
+// line of each allocation. The dump names such a frame by the physical
+// function; with the executable goheap names it by the inlined one. Run
+// natively and, under qemu-user, for s390x and arm.
+struct InliningCase {
+  std::string name;
+  std::string exe;  // EXE.dump and EXE.json beside it
+};
+
+void PrintTo(const InliningCase& c, std::ostream* os) {
+  *os << c.exe;
+}
+
+std::vector<InliningCase> inliningCases() {
+  std::vector<InliningCase> cases;
+  for (const std::string v : {"go1.19", "go1.24"}) {
+    const std::string dir = std::string(GOHEAP_TESTDUMPS_DIR) + "/" + v;
+    const std::string id = v == "go1.19" ? "go1_19" : "go1_24";
+    cases.push_back({id + "_amd64", dir + "/inlining"});
+    for (const std::string arch : {"s390x", "arm"}) {
+      cases.push_back({id + "_" + arch, dir + "/cross/inlining-" + arch});
+    }
+  }
+  return cases;
+}
+
+class InlinedAllocations : public ::testing::TestWithParam<InliningCase> {};
+
+TEST_P(InlinedAllocations, SitesNameTheInlinedFunction) {
+  const std::string& exe = GetParam().exe;
+  if (!std::filesystem::exists(exe + ".dump")) {
+    GTEST_SKIP() << exe << ".dump is missing (make-dumps.sh runs the cross builds under qemu-user "
+                 << "when it is installed)";
+  }
+  const JsonValue report = JsonValue::parseFile(exe + ".json");
+  ASSERT_GE(report["allocs"].size(), 3u);
+  auto plain = load(exe + ".dump");
+  auto with_exe = load(exe + ".dump");
+  ASSERT_TRUE(plain && with_exe);
+  Status s = analysis::attachExecutable(*with_exe, exe);
+  ASSERT_TRUE(s.ok()) << s.error().message();
+  for (const JsonValue& a : report["allocs"].items()) {
+    SCOPED_TRACE(a["addr"].str());
+    const std::string file = a["file"].str().substr(a["file"].str().rfind('/') + 1);
+    const std::string line = std::to_string(a["line"].u64());
+    auto o = analysis::objectAt(*with_exe, a["addr"].hexAddress());
+    ASSERT_TRUE(o.has_value());
+    // The dump alone: the physical function, at the inlined function's line.
+    EXPECT_EQ(plain->namer().name(*o), a["physical"].str() + " " + file + ":" + line);
+    EXPECT_EQ(with_exe->namer().name(*o), a["function"].str() + " " + file + ":" + line);
+    const analysis::ObjectInfo info = analysis::objectInfo(*with_exe, *o, 1);
+    ASSERT_GE(info.alloc_stack.size(), 2u);
+    EXPECT_EQ(info.alloc_stack[0].function, a["function"].str());
+    EXPECT_TRUE(info.alloc_stack[0].inlined);
+    EXPECT_EQ(info.alloc_stack[1].function, a["physical"].str());
+    EXPECT_FALSE(info.alloc_stack[1].inlined);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Inlining, InlinedAllocations, ::testing::ValuesIn(inliningCases()),
+                         [](const auto& p) { return p.param.name; });
+
 }  // namespace
 }  // namespace goheap

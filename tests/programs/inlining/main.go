@@ -13,7 +13,15 @@
 //	              "func_for_pc": "...",   runtime.FuncForPC(pc-1).Name()
 //	              "function": "...", "file": "...", "line": N,
 //	              "inlined": true},       runtime.CallersFrames of this one PC
-//	             ...], ...]}
+//	             ...], ...],
+//	 "allocs": [{"addr": "0x...",           %p of an object allocated inside
+//	             "function": "main.newNode", an inlined function, and that
+//	             "file": "...", "line": N,  function and line per the runtime
+//	             "physical": "main.buildNodes"}, ...]}  (the function it is inlined into)
+//
+// MemProfileRate is 1, so the dump has an allocation sample for every object:
+// the dump names the allocs' site by the physical function with the inlined
+// function's line, which goheap must turn back into main.newNode.
 //
 // runtime.Callers already lists one PC per source frame (inlined calls
 // included) and CallersFrames turns each into exactly one frame, so the
@@ -38,10 +46,21 @@ type frame struct {
 	Inlined   bool   `json:"inlined"`
 }
 
+type alloc struct {
+	Addr     string `json:"addr"`
+	Function string `json:"function"`
+	File     string `json:"file"`
+	Line     int    `json:"line"`
+	Physical string `json:"physical"`
+}
+
 type report struct {
 	GoVersion string    `json:"go_version"`
 	Stacks    [][]frame `json:"stacks"`
+	Allocs    []alloc   `json:"allocs"`
 }
+
+func init() { runtime.MemProfileRate = 1 }
 
 var stacks [][]uintptr
 
@@ -95,6 +114,44 @@ func physicalE() int {
 	return f(5)
 }
 
+type node struct {
+	val  [4]int
+	next *node
+}
+
+var (
+	nodes  []*node
+	allocs []alloc
+)
+
+// mark records where its caller, newNode, allocated n: the line before the
+// call (the runtime's own expansion of the return address names newNode).
+//
+//go:noinline
+func mark(n *node) {
+	pcs := make([]uintptr, 2)
+	runtime.Callers(2, pcs)
+	frames := runtime.CallersFrames(pcs)
+	f, _ := frames.Next()
+	outer, _ := frames.Next()
+	allocs = append(allocs, alloc{Addr: fmt.Sprintf("%p", n), Function: f.Function, File: f.File,
+		Line: f.Line - 1, Physical: outer.Function})
+}
+
+// newNode is inlined into buildNodes.
+func newNode(v int) *node {
+	n := &node{val: [4]int{v, v, v, v}}
+	mark(n)
+	return n
+}
+
+//go:noinline
+func buildNodes() {
+	for i := 0; i < 3; i++ {
+		nodes = append(nodes, newNode(i))
+	}
+}
+
 func main() {
 	if len(os.Args) != 3 {
 		fmt.Fprintln(os.Stderr, "usage: inlining DUMP REPORT")
@@ -104,7 +161,8 @@ func main() {
 	// Also a stack captured from main itself, with nothing inlined at the top.
 	sum += outer(sum & 1)
 
-	out := report{GoVersion: runtime.Version()}
+	buildNodes()
+	out := report{GoVersion: runtime.Version(), Allocs: allocs}
 	for _, pcs := range stacks {
 		var frames []frame
 		for _, pc := range pcs {
@@ -128,6 +186,7 @@ func main() {
 	}
 	debug.WriteHeapDump(df.Fd())
 	df.Close()
+	runtime.KeepAlive(nodes)
 	js, err := json.Marshal(out)
 	if err == nil {
 		err = os.WriteFile(os.Args[2], js, 0o644)
