@@ -228,13 +228,16 @@ for label in go1.19 go1.24; do
   # Cross-built executables (OUTDIR/<label>/cross/), so the readers are
   # checked on a big-endian target (s390x, PC quantum 2), a 32-bit one (arm,
   # quantum 4), and, with Go 1.19, on a PIE, a stripped file, PE and Mach-O.
-  # The inlining program is also run under qemu-user when that is installed,
-  # for its report of the runtime's own frames.
+  # The inlining and zoo programs are also run under qemu-user when that is
+  # installed, for the runtime's own frames and for typed big-endian and
+  # 32-bit heaps.
   mkdir -p "$OUT/$label/cross"
   cross_build "$label" retention retention-s390x "" GOARCH=s390x
   cross_build "$label" retention retention-arm "" GOARCH=arm GOARM=7
   cross_build "$label" inlining inlining-s390x qemu-s390x-static GOARCH=s390x
   cross_build "$label" inlining inlining-arm qemu-arm-static GOARCH=arm GOARM=7
+  cross_build "$label" zoo zoo-s390x qemu-s390x-static GOARCH=s390x
+  cross_build "$label" zoo zoo-arm qemu-arm-static GOARCH=arm GOARM=7
   if [ "$label" = go1.19 ]; then
     cross_build "$label" retention retention-pie "" GOARCH=amd64 -- -buildmode=pie
     cross_build "$label" retention retention-stripped "" GOARCH=amd64 -- "-ldflags=-s -w"
