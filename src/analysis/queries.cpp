@@ -187,7 +187,7 @@ NodeLabel labelHolder(const Snapshot& s, NodeId n, uint64_t slot_address) {
   if (!s.exe || s.heap.isObject(n) || n == kNoNode) return l;
   const graph::RootKind kind = s.heap.rootKind(n);
   if (kind != graph::RootKind::DataSegment && kind != graph::RootKind::BssSegment) return l;
-  std::optional<bin::GlobalVariable> g = s.exe->globalAt(slot_address);
+  std::optional<bin::GlobalSymbol> g = s.exe->globalAt(slot_address);
   if (!g) return l;
   l.global = std::string(g->name);
   l.name = "global " + l.global;
@@ -232,6 +232,15 @@ Summary summarize(const Snapshot& s, size_t top_n) {
   sum.num_gc = m.num_gc;
   sum.pause_total_ns = m.pause_total_ns;
   sum.warnings = d.warnings;
+  if (s.types) {
+    sum.typed = true;
+    sum.type_conflicts = s.types->conflicts;
+    for (NodeId o = 0; o < s.heap.objectCount(); o++) {
+      if (!s.reachable(o) || !s.types->typed(o)) continue;
+      sum.typed_objects++;
+      sum.typed_bytes += d.objects.size[o];
+    }
+  }
   if (!s.exe_path.empty()) {
     ExecutableSummary& e = sum.executable.emplace();
     e.path = s.exe_path;

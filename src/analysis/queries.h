@@ -72,6 +72,10 @@ struct Summary {
   std::vector<Retainer> top_retainers;
   std::vector<std::string> warnings;
   std::optional<ExecutableSummary> executable;  // when one was given
+  // With DWARF types: how much of the reachable heap they cover.
+  bool typed = false;
+  uint64_t typed_objects = 0, typed_bytes = 0;  // reachable ones
+  uint64_t type_conflicts = 0;
 };
 // Top retainers: the objects dominated directly by a root, biggest first:
 // where retention enters the heap.

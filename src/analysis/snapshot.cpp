@@ -23,7 +23,7 @@ auto phase(const LoadHooks& hooks, std::string_view name, Fn&& work) {
 }  // namespace
 
 const typing::ObjectNamer& Snapshot::namer() const {
-  if (!namer_) namer_ = std::make_unique<typing::ObjectNamer>(dump, heap, exe.get());
+  if (!namer_) namer_ = std::make_unique<typing::ObjectNamer>(dump, heap, exe.get(), types.get());
   return *namer_;
 }
 
@@ -73,6 +73,15 @@ Status attachExecutable(Snapshot& s, const std::string& path) {
   }
   s.exe_problem.clear();
   s.exe = std::make_unique<bin::BoundExecutable>(b.take());
+  return Status::success();
+}
+
+Status typeObjects(Snapshot& s) {
+  s.types.reset();
+  if (!s.exe) return Error("no executable");
+  const bin::DebugInfo* dwarf = s.exe->debugInfo();
+  if (dwarf == nullptr) return Error(s.exe->debugInfoProblem());
+  s.types = std::make_unique<typing::HeapTypes>(typing::typeHeap(s.dump, s.heap, *s.exe, *dwarf));
   return Status::success();
 }
 

@@ -53,6 +53,8 @@ class Snapshot {
   std::unique_ptr<bin::BoundExecutable> exe;
   std::string exe_path;     // as given, even when it could not be used
   std::string exe_problem;  // why it is not used; empty when it is
+  // Types from the executable's DWARF (typeObjects); null without.
+  std::unique_ptr<typing::HeapTypes> types;
 
   // Built on first use.
   const typing::ObjectNamer& namer() const;
@@ -67,6 +69,11 @@ class Snapshot {
 // not match the dump, the snapshot carries on without it and the returned
 // Error (also kept in exe_problem) says why.
 Status attachExecutable(Snapshot& s, const std::string& path);
+
+// Types the heap from the attached executable's DWARF. A Status error says
+// why there are no types (no executable, no DWARF); the snapshot is fine.
+// Call before the first namer() call.
+Status typeObjects(Snapshot& s);
 
 Expected<std::unique_ptr<Snapshot>> loadSnapshot(const std::string& path,
                                                  const LoadHooks& hooks = {},

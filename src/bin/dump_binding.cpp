@@ -169,10 +169,28 @@ std::string_view BoundExecutable::inlinedName(std::string_view function, std::st
   return frames.empty() ? function : frames.front().function;
 }
 
-std::optional<GlobalVariable> BoundExecutable::globalAt(uint64_t addr) const {
+const DebugInfo* BoundExecutable::debugInfo() const {
+  if (!dwarf_read_) {
+    dwarf_read_ = true;
+    Expected<DebugInfo> d = DebugInfo::read(exe_->container());
+    if (d) {
+      dwarf_ = std::make_unique<DebugInfo>(d.take());
+    } else {
+      dwarf_problem_ = d.error().message();
+    }
+  }
+  return dwarf_.get();
+}
+
+const std::string& BoundExecutable::debugInfoProblem() const {
+  debugInfo();
+  return dwarf_problem_;
+}
+
+std::optional<GlobalSymbol> BoundExecutable::globalAt(uint64_t addr) const {
   const Symbol* s = exe_->symbols().containing(addr - bias_);
   if (s == nullptr) return std::nullopt;
-  return GlobalVariable{s->name, s->value + bias_, s->size, addr - bias_ - s->value};
+  return GlobalSymbol{s->name, s->value + bias_, s->size, addr - bias_ - s->value};
 }
 
 Expected<BoundExecutable> openBoundExecutable(const std::string& path, const dump::Dump& dump) {

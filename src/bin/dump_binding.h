@@ -16,13 +16,14 @@
 #include <vector>
 
 #include "bin/binary.h"
+#include "bin/debug_info.h"
 #include "dump/dump.h"
 #include "util/error.h"
 
 namespace goheap::bin {
 
 // A global variable holding an address: its symbol and where in it.
-struct GlobalVariable {
+struct GlobalSymbol {
   std::string_view name;
   uint64_t address = 0;  // run-time address of the variable's start
   uint64_t size = 0;
@@ -66,13 +67,20 @@ class BoundExecutable {
   // into; this gives the inlined function's name (else `function`).
   std::string_view inlinedName(std::string_view function, std::string_view file,
                                int64_t line) const;
+  // The executable's DWARF, read on first use; null when it has none (a
+  // stripped build) or it cannot be read, and debugInfoProblem() says why.
+  const DebugInfo* debugInfo() const;
+  const std::string& debugInfoProblem() const;
   // The global variable holding a run-time data or bss address.
-  std::optional<GlobalVariable> globalAt(uint64_t addr) const;
+  std::optional<GlobalSymbol> globalAt(uint64_t addr) const;
 
  private:
   BoundExecutable() = default;
   std::unique_ptr<Binary> exe_;
   std::unordered_map<std::string_view, const Func*> by_name_;
+  mutable std::unique_ptr<DebugInfo> dwarf_;
+  mutable std::string dwarf_problem_;
+  mutable bool dwarf_read_ = false;
   uint64_t bias_ = 0;
   uint64_t frames_checked_ = 0, frames_matched_ = 0;
 };

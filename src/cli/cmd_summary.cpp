@@ -52,6 +52,13 @@ void writeJson(const analysis::Summary& s) {
     }
     w.endObject();
   }
+  if (s.typed) {
+    w.key("types").beginObject();
+    w.field("typed_reachable_count", s.typed_objects);
+    w.field("typed_reachable_bytes", s.typed_bytes);
+    w.field("conflicts", s.type_conflicts);
+    w.endObject();
+  }
   w.key("objects").beginObject();
   w.field("count", s.objects).field("bytes", s.bytes);
   w.field("reachable_count", s.reachable_objects).field("reachable_bytes", s.reachable_bytes);
@@ -140,6 +147,14 @@ void writeText(const analysis::Summary& s) {
                         formatPercent(s.reachable_bytes, s.bytes) + " of bytes)");
   line("garbage", formatCount(s.garbage_objects) + " objects, " + formatBytes(s.garbage_bytes) +
                       " (unreachable, not yet collected)");
+  if (s.typed) {
+    std::string typed = formatCount(s.typed_objects) + " of the reachable objects (" +
+                        formatPercent(s.typed_objects, s.reachable_objects) + "), " +
+                        formatBytes(s.typed_bytes) + " (" +
+                        formatPercent(s.typed_bytes, s.reachable_bytes) + " of bytes)";
+    if (s.type_conflicts > 0) typed += ", " + formatCount(s.type_conflicts) + " type conflicts";
+    line("typed", typed);
+  }
   line("pointers", formatCount(s.pointers) + " between objects, " +
                        formatCount(s.non_heap_pointers) + " to memory outside the heap");
   line("roots", formatCount(s.goroutines) + " goroutines, " + formatCount(s.stack_frames) +

@@ -22,7 +22,8 @@ CommandSpec topSpec() {
                    "sites are recorded for every object only when the program set "
                    "runtime.MemProfileRate = 1; by default Go samples one allocation per 512 KiB.");
   addDumpAndCommonFlags(spec, /*csv=*/true);
-  spec.choice("by", {"site", "shape"}, "site", "how to group objects");
+  spec.choice("by", {"auto", "type", "site", "shape"}, "auto",
+              "how to group objects; auto: by type when the executable has DWARF, else by site");
   spec.choice("sort", {"retained", "shallow", "count"}, "retained", "order of the rows");
   spec.flag("limit", "N", "how many rows to show (0 = all)")
       .alias('n')
@@ -42,8 +43,11 @@ int runTop(int argc, const char* const* argv) {
   return runWithSnapshot(
       topSpec(), argc, argv,
       [](const ParsedArgs& args, const analysis::Snapshot& snap, OutputFormat format) {
-        const auto by =
-            args.getString("by") == "shape" ? typing::GroupKind::Shape : typing::GroupKind::Name;
+        std::string by_name(args.getString("by"));
+        if (by_name == "auto") by_name = snap.types ? "type" : "site";
+        const auto by = by_name == "shape"  ? typing::GroupKind::Shape
+                        : by_name == "type" ? typing::GroupKind::Type
+                                            : typing::GroupKind::Name;
         analysis::SortKey sort = analysis::SortKey::Retained;
         if (args.getString("sort") == "shallow") sort = analysis::SortKey::Shallow;
         if (args.getString("sort") == "count") sort = analysis::SortKey::Count;
@@ -56,7 +60,7 @@ int runTop(int argc, const char* const* argv) {
           JsonWriter w(out, JsonWriter::Style::Pretty);
           w.beginObject();
           w.field("schema_version", 1);
-          w.field("by", std::string(args.getString("by")));
+          w.field("by", by_name);
           w.field("sort", std::string(args.getString("sort")));
           w.field("groups", h.groups).field("total_count", h.total_count);
           w.field("total_shallow", h.total_shallow);
@@ -77,7 +81,7 @@ int runTop(int argc, const char* const* argv) {
         t.addColumn("shallow", Align::Right);
         t.addColumn("count", Align::Right);
         t.addColumn("from");
-        size_t name_col = t.addColumn(args.getString("by") == "shape" ? "shape" : "group");
+        size_t name_col = t.addColumn(by_name == "shape" ? "shape" : "group");
         t.setElastic(name_col, Elide::Middle, 24);
         for (const analysis::HistogramRow& r : h.rows) {
           if (format == OutputFormat::Csv) {

@@ -94,6 +94,13 @@ int runWithSnapshot(const CommandSpec& spec, int argc, const char* const* argv,
                        "; carrying on from the dump alone");
     }
   }
+  if ((*snapshot)->exe) {
+    Phase p = timer.phase("type objects (DWARF)", &progress, 0);
+    if (Status s = analysis::typeObjects(**snapshot); !s) {
+      progress.message("goheap: note: no types from the executable (" + s.error().message() +
+                       "); objects are named by allocation site, interface and shape");
+    }
+  }
 
   int code;
   {

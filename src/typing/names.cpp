@@ -9,6 +9,8 @@ namespace goheap::typing {
 
 std::string_view nameSourceName(NameSource s) {
   switch (s) {
+    case NameSource::Type:
+      return "type";
     case NameSource::Site:
       return "site";
     case NameSource::Closure:
@@ -83,8 +85,8 @@ const typename Pairs::value_type* findByObject(const Pairs& pairs, NodeId object
 }  // namespace
 
 ObjectNamer::ObjectNamer(const dump::Dump& dump, const graph::Heap& heap,
-                         const bin::BoundExecutable* exe)
-    : dump_(dump), heap_(heap), exe_(exe) {
+                         const bin::BoundExecutable* exe, const HeapTypes* types)
+    : dump_(dump), heap_(heap), exe_(exe), types_(exe != nullptr ? types : nullptr) {
   if (exe != nullptr) {
     std::span<const bin::Func> funcs = exe->binary().pclntab().funcs();
     if (!funcs.empty()) {
@@ -315,7 +317,16 @@ uint64_t ObjectNamer::shapeHash(NodeId object) const {
   return h;
 }
 
+std::string ObjectNamer::typeName(NodeId object) const {
+  if (types_ == nullptr || !types_->typed(object)) return {};
+  return typing::typeName(*types_, object, *exe_->debugInfo(), *exe_, dump_);
+}
+
 std::string ObjectNamer::name(NodeId object, NameSource* source) const {
+  if (std::string t = typeName(object); !t.empty()) {
+    if (source) *source = NameSource::Type;
+    return t;
+  }
   int64_t b = bucketOf(object);
   if (b >= 0) {
     if (source) *source = NameSource::Site;
@@ -335,7 +346,7 @@ std::string ObjectNamer::name(NodeId object, NameSource* source) const {
 }
 
 Grouping ObjectNamer::group(GroupKind kind) const {
-  if (kind == GroupKind::Name) scanInterfaces();
+  if (kind == GroupKind::Name || kind == GroupKind::Type) scanInterfaces();
   Grouping g;
   const uint32_t n = heap_.objectCount();
   assignLarge(g.group_of, n, 0u);
@@ -344,6 +355,7 @@ Grouping ObjectNamer::group(GroupKind kind) const {
   std::unordered_map<std::string_view, uint32_t> site_by_name;
   std::unordered_map<std::string_view, uint32_t> iface_group;
   std::unordered_map<std::string_view, uint32_t> closure_group;
+  std::unordered_map<std::string, uint32_t> type_group;
   auto new_group = [&g](std::string name, NameSource s) {
     g.names.push_back(std::move(name));
     g.sources.push_back(s);
@@ -353,6 +365,13 @@ Grouping ObjectNamer::group(GroupKind kind) const {
   for (NodeId o = 0; o < n; o++) {
     while (si < samples_.size() && samples_[si].first < o) si++;
     while (ii < iface_types_.size() && iface_types_[ii].first < o) ii++;
+    if (kind == GroupKind::Type && types_ != nullptr && types_->typed(o)) {
+      std::string t = typeName(o);
+      auto [it, inserted] = type_group.try_emplace(t, 0);
+      if (inserted) it->second = new_group(std::move(t), NameSource::Type);
+      g.group_of[o] = it->second;
+      continue;
+    }
     if (kind != GroupKind::Shape && si < samples_.size() && samples_[si].first == o) {
       uint32_t b = samples_[si].second;
       if (site_group[b] == UINT32_MAX) {
@@ -364,7 +383,7 @@ Grouping ObjectNamer::group(GroupKind kind) const {
       g.group_of[o] = site_group[b];
       continue;
     }
-    if (kind == GroupKind::Name) {
+    if (kind == GroupKind::Name || kind == GroupKind::Type) {
       if (std::string_view fn = closureFunction(o); !fn.empty()) {
         auto [it, inserted] = closure_group.try_emplace(fn, 0);
         if (inserted) it->second = new_group("closure " + std::string(fn), NameSource::Closure);
@@ -372,7 +391,8 @@ Grouping ObjectNamer::group(GroupKind kind) const {
         continue;
       }
     }
-    if (kind == GroupKind::Name && ii < iface_types_.size() && iface_types_[ii].first == o) {
+    if ((kind == GroupKind::Name || kind == GroupKind::Type) && ii < iface_types_.size() &&
+        iface_types_[ii].first == o) {
       std::string_view t = type_names_[iface_types_[ii].second];
       auto [it, inserted] = iface_group.try_emplace(t, 0);
       if (inserted) it->second = new_group(std::string(t), NameSource::Interface);

@@ -14,14 +14,17 @@
 #include "bin/dump_binding.h"
 #include "dump/dump.h"
 #include "graph/heap.h"
+#include "typing/heap_types.h"
 
 namespace goheap::typing {
 
-enum class NameSource : uint8_t { Site, Closure, Interface, Shape };
-std::string_view nameSourceName(NameSource s);  // "site", "closure", "interface", "shape"
+enum class NameSource : uint8_t { Type, Site, Closure, Interface, Shape };
+// "type", "site", "closure", "interface", "shape"
+std::string_view nameSourceName(NameSource s);
 
 // What `top --by` groups on.
 enum class GroupKind : uint8_t {
+  Type,   // the DWARF type of typed objects; the others by their strongest name
   Name,   // the strongest name each object has (site, closure, interface type, shape)
   Site,   // allocation site only; objects without a sample fall back to their shape
   Shape,  // shape only
@@ -36,9 +39,14 @@ struct Grouping {
 
 class ObjectNamer {
  public:
-  // `exe` (may be null) names closures by their function.
+  // `exe` (may be null) names closures by their function; `types` (may be
+  // null; needs `exe`) gives typed objects their type's name first.
   ObjectNamer(const dump::Dump& dump, const graph::Heap& heap,
-              const bin::BoundExecutable* exe = nullptr);
+              const bin::BoundExecutable* exe = nullptr, const HeapTypes* types = nullptr);
+
+  // The DWARF type's name of a typed object ("main.Session", "[8]int"), or
+  // empty.
+  std::string typeName(NodeId object) const;
 
   // Profile bucket index of the object's allocation sample, or -1.
   int64_t bucketOf(NodeId object) const;
@@ -76,6 +84,7 @@ class ObjectNamer {
   const dump::Dump& dump_;
   const graph::Heap& heap_;
   const bin::BoundExecutable* exe_;
+  const HeapTypes* types_;
   uint64_t text_lo_ = 1, text_hi_ = 0;  // run-time code addresses, for a quick range check
   std::vector<std::pair<NodeId, uint32_t>> samples_;  // (object, bucket), by object
   std::vector<std::string> site_names_;               // per bucket

@@ -1,0 +1,667 @@
+#include "typing/heap_types.h"
+
+#include <algorithm>
+#include <deque>
+#include <unordered_map>
+
+namespace goheap::typing {
+
+namespace {
+
+using bin::DwarfTag;
+using bin::GoKind;
+using bin::kNoType;
+using bin::TypeId;
+
+// Arrays longer than this are scanned no further (a corrupt count must not
+// turn into a long loop); real Go arrays in one object are far shorter.
+constexpr uint64_t kMaxScannedElements = uint64_t{1} << 24;
+constexpr int kMaxDepth = 32;  // struct nesting while scanning one value
+
+// The runtime's _type.kind byte says whether an interface holds the value
+// itself in its data word (pointer-shaped types) or a pointer to a copy.
+constexpr uint8_t kKindDirectIface = 1 << 5;
+
+// A piece of memory the dump holds: an object's, a frame's or a segment's
+// contents, with the pointer slots that are live there (a frame's field list
+// comes from the stack map: a dead local's stale pointer must not type
+// anything). `live` null: every word counts.
+struct Memory {
+  const uint8_t* bytes = nullptr;
+  uint64_t base = 0;
+  uint64_t size = 0;
+  const std::vector<uint64_t>* live = nullptr;  // sorted offsets from base
+};
+
+class Typer {
+ public:
+  Typer(const dump::Dump& d, const graph::Heap& h, const bin::BoundExecutable& exe,
+        const bin::DebugInfo& dw, HeapTypes& out)
+      : d_(d), heap_(h), exe_(exe), dw_(dw), out_(out), words_(d.words()) {
+    const size_t n = h.objectCount();
+    out.layout.assign(n, kNoType);
+    out.shown.assign(n, kNoType);
+    out.count.assign(n, 0);
+    out.form.assign(n, TypeForm::None);
+    out.data_offset.assign(n, 0);
+    approximate_.assign(n, 0);
+    has_pointers_.assign(dw.types().size(), -1);
+    for (const dump::ItabRecord& it : d.itabs) itab_type_.emplace(it.addr, it.type_addr);
+  }
+
+  void seedMallocHeaders();
+  void seedGlobals();
+  void seedFrames();
+  void seedFinalizersAndPanics();
+  void run();
+
+ private:
+  uint32_t ptr() const { return words_.ptrSize(); }
+  bool readable(const Memory& m, uint64_t addr, uint64_t n) const {
+    return addr >= m.base && addr - m.base <= m.size && n <= m.size - (addr - m.base);
+  }
+  // The word at addr, 0 when outside `m` or not a live slot.
+  uint64_t pointerAt(const Memory& m, uint64_t addr) const {
+    if (!readable(m, addr, ptr())) return 0;
+    if (m.live != nullptr && !std::binary_search(m.live->begin(), m.live->end(), addr - m.base)) {
+      return 0;
+    }
+    return words_.read(m.bytes + (addr - m.base));
+  }
+  // An unsigned integer field of `size` bytes.
+  uint64_t uintAt(const Memory& m, uint64_t addr, uint64_t size) const {
+    if (size == 0 || size > 8 || !readable(m, addr, size)) return 0;
+    uint64_t v = 0;
+    const uint8_t* p = m.bytes + (addr - m.base);
+    for (uint64_t i = 0; i < size; i++) {
+      const uint64_t b = p[words_.bigEndian() ? i : size - 1 - i];
+      v = (v << 8) | b;
+    }
+    return v;
+  }
+
+  GoKind kindOf(TypeId t) const;
+  uint64_t sizeOf(TypeId t) const { return t == kNoType ? 0 : dw_.type(dw_.resolve(t)).size; }
+  bool hasPointers(TypeId t);
+  // Whether `big` holds `small` at its offset 0 (a struct's first field, an
+  // array's first element, recursively): a pointer to either is the same.
+  bool startsWith(TypeId big, TypeId small) const;
+  const bin::Field* field(TypeId struct_type, std::string_view name) const;
+  TypeId groupTypeOfMap(TypeId map_struct);
+  TypeId typeAtRuntimeAddress(uint64_t addr) const {
+    return addr == 0 ? kNoType : dw_.typeByRuntimeAddress(addr - exe_.loadBias());
+  }
+  bool directIface(uint64_t runtime_type_addr, TypeId t) const;
+
+  void scanValue(const Memory& m, uint64_t addr, TypeId t, TypeId shown, int depth);
+  void scanStruct(const Memory& m, uint64_t addr, TypeId r, TypeId shown, int depth);
+  void scanInterface(const Memory& m, uint64_t addr, TypeId r);
+  void scanObject(NodeId o);
+
+  // Types the object `ptr` points at (its start, after any malloc header).
+  void assign(uint64_t ptr, TypeId layout, TypeId shown, uint64_t count, TypeForm form,
+              bool approximate = false);
+  void assignWeak(uint64_t ptr, TypeForm form);  // string bytes, closures
+  void set(NodeId o, TypeId layout, TypeId shown, uint64_t count, TypeForm form);
+
+  const dump::Dump& d_;
+  const graph::Heap& heap_;
+  const bin::BoundExecutable& exe_;
+  const bin::DebugInfo& dw_;
+  HeapTypes& out_;
+  WordReader words_;
+  std::deque<NodeId> queue_;
+  std::vector<uint8_t> approximate_;  // count guessed from the slot size
+  std::vector<int8_t> has_pointers_;  // per TypeId: -1 unknown
+  std::unordered_map<uint64_t, uint64_t> itab_type_;
+  std::unordered_map<TypeId, TypeId> group_of_map_;
+};
+
+GoKind Typer::kindOf(TypeId t) const {
+  // A typedef names Go's kind (map, chan, interface, a named struct); the
+  // runtime's synthesized types have none and are told apart by their tag.
+  for (int hops = 0; t != kNoType && hops < 16; hops++) {
+    const bin::Type& ty = dw_.type(t);
+    if (ty.kind != GoKind::Invalid) return ty.kind;
+    switch (ty.tag) {
+      case DwarfTag::Pointer:
+        return GoKind::Pointer;
+      case DwarfTag::Struct:
+        return GoKind::Struct;
+      case DwarfTag::Array:
+        return GoKind::Array;
+      case DwarfTag::Subroutine:
+        return GoKind::Func;
+      case DwarfTag::Typedef:
+        t = ty.elem;
+        continue;
+      default:
+        return GoKind::Invalid;
+    }
+  }
+  return GoKind::Invalid;
+}
+
+bool Typer::hasPointers(TypeId t) {
+  if (t == kNoType) return false;
+  if (has_pointers_[t] >= 0) return has_pointers_[t] != 0;
+  has_pointers_[t] = 0;  // a cycle can only pass through a pointer, which answers first
+  bool result = false;
+  const TypeId r = dw_.resolve(t);
+  switch (kindOf(t)) {
+    case GoKind::Pointer:
+    case GoKind::UnsafePointer:
+    case GoKind::Map:
+    case GoKind::Chan:
+    case GoKind::Func:
+    case GoKind::Interface:
+    case GoKind::String:
+    case GoKind::Slice:
+      result = true;
+      break;
+    case GoKind::Array:
+      result = r != kNoType && dw_.type(r).count > 0 && hasPointers(dw_.type(r).elem);
+      break;
+    case GoKind::Struct:
+      if (r != kNoType) {
+        for (const bin::Field& f : dw_.fields(dw_.type(r))) result = result || hasPointers(f.type);
+      }
+      break;
+    default:
+      break;
+  }
+  has_pointers_[t] = result ? 1 : 0;
+  return result;
+}
+
+bool Typer::startsWith(TypeId big, TypeId small) const {
+  small = dw_.resolve(small);
+  for (int hops = 0; big != kNoType && hops < kMaxDepth; hops++) {
+    big = dw_.resolve(big);
+    if (big == small) return true;
+    const bin::Type& b = dw_.type(big);
+    if (b.tag == DwarfTag::Array && b.count > 0) {
+      big = b.elem;
+    } else if (b.tag == DwarfTag::Struct && b.field_count > 0 && dw_.fields(b)[0].offset == 0) {
+      big = dw_.fields(b)[0].type;
+    } else {
+      return false;
+    }
+  }
+  return false;
+}
+
+const bin::Field* Typer::field(TypeId struct_type, std::string_view name) const {
+  const TypeId r = dw_.resolve(struct_type);
+  if (r == kNoType) return nullptr;
+  for (const bin::Field& f : dw_.fields(dw_.type(r))) {
+    if (f.name == name) return &f;
+  }
+  return nullptr;
+}
+
+// Go 1.24's map<K,V> points at a single group when it is small (dirLen 0):
+// the group type is the one table<K,V>.groups.data points at.
+TypeId Typer::groupTypeOfMap(TypeId map_struct) {
+  auto [it, inserted] = group_of_map_.try_emplace(map_struct, kNoType);
+  if (!inserted) return it->second;
+  const std::string_view name = dw_.type(map_struct).name;  // "map<K,V>"
+  const std::string table = "table" + std::string(name.substr(3));
+  const TypeId t = dw_.typeByName(table);
+  if (t == kNoType) return kNoType;
+  const bin::Field* groups = field(t, "groups");
+  if (groups == nullptr) return kNoType;
+  const bin::Field* data = field(groups->type, "data");
+  if (data == nullptr) return kNoType;
+  const TypeId p = dw_.resolve(data->type);
+  if (p == kNoType || dw_.type(p).tag != DwarfTag::Pointer) return kNoType;
+  it->second = dw_.type(p).elem;
+  return it->second;
+}
+
+bool Typer::directIface(uint64_t runtime_type_addr, TypeId t) const {
+  // _type: size, ptrdata (words), hash uint32, tflag, align, fieldAlign,
+  // kind (uint8): the kind byte is at 2 words + 7.
+  const uint64_t at = runtime_type_addr - exe_.loadBias() + 2 * ptr() + 7;
+  if (std::optional<bin::ByteView> b = exe_.binary().container().readAt(at, 1)) {
+    return (b->u8(0) & kKindDirectIface) != 0;
+  }
+  switch (kindOf(t)) {
+    case GoKind::Pointer:
+    case GoKind::UnsafePointer:
+    case GoKind::Map:
+    case GoKind::Chan:
+    case GoKind::Func:
+      return true;
+    default:
+      return false;
+  }
+}
+
+void Typer::set(NodeId o, TypeId layout, TypeId shown, uint64_t count, TypeForm form) {
+  if (out_.form[o] == TypeForm::None) out_.typed_objects++;
+  out_.layout[o] = layout;
+  out_.shown[o] = shown;
+  out_.count[o] = static_cast<uint32_t>(std::min<uint64_t>(count, UINT32_MAX));
+  out_.form[o] = form;
+  queue_.push_back(o);
+}
+
+void Typer::assign(uint64_t ptr, TypeId layout, TypeId shown, uint64_t count, TypeForm form,
+                   bool approximate) {
+  if (ptr == 0 || layout == kNoType) return;
+  const NodeId o = heap_.addresses().find(ptr);
+  if (o == kNoNode) return;
+  const uint64_t start = d_.objects.addr[o] + out_.data_offset[o];
+  if (ptr != start) return;  // a pointer into the object: it says nothing of the whole
+  const uint64_t room = d_.objects.size[o] - out_.data_offset[o];
+  const uint64_t elem = sizeOf(layout);
+  if (form == TypeForm::Array) {
+    if (elem == 0) return;
+    if (count * elem > room || count == 0) count = room / elem;
+    if (count == 0) return;
+  } else if (elem > room) {
+    out_.conflicts++;  // cannot be: the type does not fit the object
+    return;
+  }
+  const uint64_t cover = form == TypeForm::Array ? count * elem : elem;
+  switch (out_.form[o]) {
+    case TypeForm::None:
+    case TypeForm::StringBytes:
+    case TypeForm::Closure:
+      break;  // weaker typings give way
+    case TypeForm::Value:
+    case TypeForm::Array: {
+      const TypeId old = out_.layout[o];
+      const uint64_t old_elem = sizeOf(old);
+      const uint64_t old_cover =
+          out_.form[o] == TypeForm::Array ? uint64_t{out_.count[o]} * old_elem : old_elem;
+      if (old == layout || dw_.resolve(old) == dw_.resolve(layout)) {
+        // The same type: a count from a slice's capacity beats one guessed
+        // from the slot size; otherwise keep the larger.
+        const bool exact_now = approximate_[o] != 0 && !approximate && form == TypeForm::Array;
+        if (!exact_now && cover <= old_cover && out_.form[o] == form) return;
+        if (!exact_now && cover < old_cover) return;
+        approximate_[o] = approximate ? 1 : 0;
+        set(o, layout, shown, count, form);
+        return;
+      }
+      if (startsWith(layout, old) && cover >= old_cover) break;  // a bigger view of the same
+      if (startsWith(old, layout)) return;                        // we know more already
+      out_.conflicts++;
+      return;
+    }
+  }
+  approximate_[o] = approximate ? 1 : 0;
+  set(o, layout, shown, count, form);
+}
+
+void Typer::assignWeak(uint64_t ptr, TypeForm form) {
+  if (ptr == 0) return;
+  const NodeId o = heap_.addresses().find(ptr);
+  if (o == kNoNode || out_.form[o] != TypeForm::None) return;
+  // A string may point into the middle of its bytes (a substring); a closure
+  // pointer is always to the start.
+  if (form == TypeForm::Closure && ptr != d_.objects.addr[o]) return;
+  out_.typed_objects++;
+  out_.form[o] = form;
+}
+
+void Typer::scanValue(const Memory& m, uint64_t addr, TypeId t, TypeId shown, int depth) {
+  if (t == kNoType || depth > kMaxDepth || !hasPointers(t)) return;
+  const TypeId r = dw_.resolve(t);
+  if (r == kNoType) return;
+  const bin::Type& rt = dw_.type(r);
+  switch (kindOf(t)) {
+    case GoKind::Map:
+    case GoKind::Chan:
+      // A pointer to the runtime's header (hash<K,V>, map<K,V>, hchan<T>),
+      // shown as the map or chan type.
+      if (rt.tag == DwarfTag::Pointer) assign(pointerAt(m, addr), rt.elem, t, 0, TypeForm::Value);
+      return;
+    case GoKind::Func:
+      assignWeak(pointerAt(m, addr), TypeForm::Closure);
+      return;
+    case GoKind::Interface:
+      scanInterface(m, addr, r);
+      return;
+    case GoKind::String:
+      if (uintAt(m, addr + ptr(), ptr()) > 0) assignWeak(pointerAt(m, addr), TypeForm::StringBytes);
+      return;
+    case GoKind::Slice: {
+      TypeId elem = dw_.type(t).elem != kNoType ? dw_.type(t).elem : rt.elem;
+      if (elem == kNoType) {
+        // The element type is the pointee of the slice's array field.
+        if (const bin::Field* a = field(r, "array")) {
+          const TypeId p = dw_.resolve(a->type);
+          if (p != kNoType) elem = dw_.type(p).elem;
+        }
+      }
+      const uint64_t cap = uintAt(m, addr + 2 * ptr(), ptr());
+      if (cap > 0) assign(pointerAt(m, addr), elem, elem, cap, TypeForm::Array);
+      return;
+    }
+    case GoKind::Pointer:
+      if (rt.tag == DwarfTag::Pointer && rt.elem != kNoType) {
+        assign(pointerAt(m, addr), rt.elem, rt.elem, 0, TypeForm::Value);
+      }
+      return;
+    case GoKind::Array: {
+      const uint64_t esize = sizeOf(rt.elem);
+      const uint64_t n = std::min(rt.count, kMaxScannedElements);
+      for (uint64_t i = 0; i < n && esize > 0; i++) {
+        scanValue(m, addr + i * esize, rt.elem, rt.elem, depth + 1);
+      }
+      return;
+    }
+    case GoKind::Struct:
+      scanStruct(m, addr, r, shown, depth);
+      return;
+    default:
+      return;
+  }
+}
+
+void Typer::scanStruct(const Memory& m, uint64_t addr, TypeId r, TypeId shown, int depth) {
+  const bin::Type& st = dw_.type(r);
+  const std::string_view name = st.name;
+  std::string_view skip;  // a field typed here, not by the generic walk
+  if (name.starts_with("hash<")) {
+    // Go 1.23 and before: buckets is an array of 2^B buckets, oldbuckets
+    // (while growing) of 2^(B-1).
+    const bin::Field* b = field(r, "B");
+    const bin::Field* buckets = field(r, "buckets");
+    const bin::Field* old = field(r, "oldbuckets");
+    if (b != nullptr && buckets != nullptr) {
+      const uint64_t B = std::min<uint64_t>(uintAt(m, addr + b->offset, 1), 40);
+      const TypeId p = dw_.resolve(buckets->type);
+      const TypeId bucket = p == kNoType ? kNoType : dw_.type(p).elem;
+      assign(pointerAt(m, addr + buckets->offset), bucket, bucket, uint64_t{1} << B,
+             TypeForm::Array);
+      if (old != nullptr && B > 0) {
+        assign(pointerAt(m, addr + old->offset), bucket, bucket, uint64_t{1} << (B - 1),
+               TypeForm::Array);
+      }
+    }
+  } else if (name.starts_with("map<")) {
+    // Go 1.24's Swiss tables: dirPtr is one group while dirLen is 0, else a
+    // directory of dirLen tables.
+    const bin::Field* dir = field(r, "dirPtr");
+    const bin::Field* len = field(r, "dirLen");
+    if (dir != nullptr && len != nullptr) {
+      skip = "dirPtr";
+      const uint64_t n = uintAt(m, addr + len->offset, sizeOf(len->type));
+      const uint64_t p = pointerAt(m, addr + dir->offset);
+      if (n == 0) {
+        const TypeId group = groupTypeOfMap(r);
+        assign(p, group, group, 0, TypeForm::Value);
+      } else {
+        const TypeId pp = dw_.resolve(dir->type);  // **table<K,V>
+        const TypeId table_ptr = pp == kNoType ? kNoType : dw_.type(pp).elem;
+        assign(p, table_ptr, table_ptr, n, TypeForm::Array);
+      }
+    }
+  } else if (name.starts_with("table<")) {
+    const bin::Field* groups = field(r, "groups");
+    if (groups != nullptr) {
+      const bin::Field* data = field(groups->type, "data");
+      const bin::Field* mask = field(groups->type, "lengthMask");
+      if (data != nullptr && mask != nullptr) {
+        skip = "groups";
+        const uint64_t g = addr + groups->offset;
+        const TypeId p = dw_.resolve(data->type);
+        const TypeId group = p == kNoType ? kNoType : dw_.type(p).elem;
+        const uint64_t n = uintAt(m, g + mask->offset, sizeOf(mask->type)) + 1;
+        assign(pointerAt(m, g + data->offset), group, group, n, TypeForm::Array);
+      }
+    }
+  } else if (name.starts_with("hchan<")) {
+    // The buffer is a separate object when the elements hold pointers.
+    const bin::Field* buf = field(r, "buf");
+    const bin::Field* size = field(r, "dataqsiz");
+    const TypeId elem = shown != kNoType ? dw_.type(shown).elem : kNoType;
+    if (buf != nullptr && size != nullptr && elem != kNoType) {
+      skip = "buf";
+      const uint64_t n = uintAt(m, addr + size->offset, sizeOf(size->type));
+      if (n > 0) assign(pointerAt(m, addr + buf->offset), elem, elem, n, TypeForm::Array);
+    }
+  }
+  for (const bin::Field& f : dw_.fields(st)) {
+    if (!skip.empty() && f.name == skip) continue;
+    scanValue(m, addr + f.offset, f.type, f.type, depth + 1);
+  }
+}
+
+void Typer::scanInterface(const Memory& m, uint64_t addr, TypeId r) {
+  const auto fields = dw_.fields(dw_.type(r));
+  if (fields.empty()) return;
+  const uint64_t word = pointerAt(m, addr);
+  const uint64_t data = pointerAt(m, addr + ptr());
+  if (word == 0 || data == 0) return;
+  uint64_t type_addr = word;
+  if (fields[0].name == "tab") {  // runtime.iface: an itab, not a type
+    auto it = itab_type_.find(word);
+    if (it == itab_type_.end()) return;
+    type_addr = it->second;
+  }
+  const TypeId dyn = typeAtRuntimeAddress(type_addr);
+  if (dyn == kNoType) return;
+  if (!directIface(type_addr, dyn)) {
+    assign(data, dyn, dyn, 0, TypeForm::Value);  // a boxed copy of the value
+    return;
+  }
+  // The data word is the value: a pointer, map, chan or func.
+  const TypeId dr = dw_.resolve(dyn);
+  switch (kindOf(dyn)) {
+    case GoKind::Pointer:
+      if (dr != kNoType && dw_.type(dr).elem != kNoType) {
+        assign(data, dw_.type(dr).elem, dw_.type(dr).elem, 0, TypeForm::Value);
+      }
+      break;
+    case GoKind::Map:
+    case GoKind::Chan:
+      if (dr != kNoType) assign(data, dw_.type(dr).elem, dyn, 0, TypeForm::Value);
+      break;
+    case GoKind::Func:
+      assignWeak(data, TypeForm::Closure);
+      break;
+    default:
+      break;
+  }
+}
+
+void Typer::scanObject(NodeId o) {
+  const TypeForm form = out_.form[o];
+  if (form != TypeForm::Value && form != TypeForm::Array) return;
+  Memory m{d_.file().bytes().data() + d_.objects.contents_offset[o], d_.objects.addr[o],
+           d_.objects.size[o], nullptr};
+  const uint64_t start = m.base + out_.data_offset[o];
+  const TypeId t = out_.layout[o];
+  if (form == TypeForm::Value) {
+    scanValue(m, start, t, out_.shown[o], 0);
+    return;
+  }
+  const uint64_t esize = sizeOf(t);
+  if (esize == 0 || !hasPointers(t)) return;
+  const uint64_t n = std::min<uint64_t>(out_.count[o], kMaxScannedElements);
+  for (uint64_t i = 0; i < n; i++) scanValue(m, start + i * esize, t, t, 0);
+}
+
+void Typer::seedMallocHeaders() {
+  // Since Go 1.22 a small object of more than 8 words per pointer bit (512
+  // bytes on 64-bit, 128 on 32-bit) that holds pointers starts with a
+  // pointer to its type; pointers to it point past that header. Large
+  // objects (more than 32 KiB) keep their type in the span instead.
+  const std::string_view v = d_.params.go_version;
+  int minor = 0;
+  if (v.starts_with("go1.")) {
+    for (size_t i = 4; i < v.size() && v[i] >= '0' && v[i] <= '9'; i++) minor = minor * 10 + (v[i] - '0');
+  }
+  if (minor < 22) return;
+  const uint64_t threshold = uint64_t{ptr()} * ptr() * 8;
+  const uint8_t* file = d_.file().bytes().data();
+  for (NodeId o = 0; o < heap_.objectCount(); o++) {
+    const uint64_t size = d_.objects.size[o];
+    if (size <= threshold || size > 32768) continue;
+    const TypeId t = typeAtRuntimeAddress(words_.read(file + d_.objects.contents_offset[o]));
+    if (t == kNoType) continue;
+    out_.data_offset[o] = static_cast<uint8_t>(ptr());
+    const uint64_t esize = sizeOf(t);
+    if (esize == 0) continue;
+    const uint64_t n = (size - ptr()) / esize;
+    out_.typed_from_headers++;
+    // The header names the element type of an array: the slot size only
+    // bounds its length, which a slice's capacity may tell exactly later.
+    if (n > 1) {
+      assign(d_.objects.addr[o] + ptr(), t, t, n, TypeForm::Array, /*approximate=*/true);
+    } else {
+      assign(d_.objects.addr[o] + ptr(), t, t, 0, TypeForm::Value);
+    }
+  }
+}
+
+void Typer::seedGlobals() {
+  const uint8_t* file = d_.file().bytes().data();
+  for (const dump::Segment* seg : {&d_.data, &d_.bss}) {
+    if (!seg->present) continue;
+    const Memory m{file + seg->contents.offset, seg->addr, seg->contents.size, nullptr};
+    for (const bin::GlobalVariable& g : dw_.globals()) {
+      const uint64_t addr = g.address + exe_.loadBias();
+      if (addr < m.base || addr - m.base >= m.size) continue;
+      scanValue(m, addr, g.type, g.type, 0);
+    }
+  }
+}
+
+void Typer::seedFrames() {
+  const uint8_t* file = d_.file().bytes().data();
+  std::vector<uint64_t> live;
+  for (const dump::StackFrame& fr : d_.frames) {
+    const uint64_t pc = fr.pc - exe_.loadBias();
+    const bin::Function* fn = dw_.functionAt(fr.pc == fr.entry_pc ? pc : pc - 1);
+    if (fn == nullptr) continue;
+    live.clear();
+    d_.forEachFieldListSlot(fr.fieldlist_offset, fr.contents.size,
+                            [&](uint64_t off) { live.push_back(off); });
+    std::sort(live.begin(), live.end());
+    const Memory m{file + fr.contents.offset, fr.sp, fr.contents.size, &live};
+    const uint64_t cfa = fr.sp + fr.contents.size;
+    for (const bin::FrameVariable& v : dw_.variables(*fn)) {
+      if (!v.cfa_offset) continue;
+      const uint64_t addr = cfa + static_cast<uint64_t>(*v.cfa_offset);
+      // Parameters passed on the stack lie in the caller's frame; the
+      // registers' spill slots and locals in this one.
+      if (!readable(m, addr, sizeOf(v.type))) continue;
+      scanValue(m, addr, v.type, v.type, 0);
+    }
+  }
+}
+
+void Typer::seedFinalizersAndPanics() {
+  for (const dump::Finalizer& f : d_.finalizers) {
+    // ot is the *T the finalizer was set on.
+    const TypeId ot = typeAtRuntimeAddress(f.obj_type);
+    const TypeId r = dw_.resolve(ot);
+    if (r != kNoType && dw_.type(r).tag == DwarfTag::Pointer) {
+      assign(f.obj, dw_.type(r).elem, dw_.type(r).elem, 0, TypeForm::Value);
+    }
+    assignWeak(f.fn_val, TypeForm::Closure);
+  }
+  for (const dump::Panic& p : d_.panics) {
+    const TypeId t = typeAtRuntimeAddress(p.eface_type);
+    if (t == kNoType) continue;
+    if (!directIface(p.eface_type, t)) {
+      assign(p.eface_data, t, t, 0, TypeForm::Value);
+    } else if (kindOf(t) == GoKind::Pointer) {
+      const TypeId r = dw_.resolve(t);
+      assign(p.eface_data, dw_.type(r).elem, dw_.type(r).elem, 0, TypeForm::Value);
+    }
+  }
+}
+
+void Typer::run() {
+  const uint64_t before = out_.typed_objects;
+  seedGlobals();
+  seedFrames();
+  seedFinalizersAndPanics();
+  out_.typed_from_roots = out_.typed_objects - before;
+  while (!queue_.empty()) {
+    const NodeId o = queue_.front();
+    queue_.pop_front();
+    scanObject(o);
+  }
+}
+
+// Splits "K,V" at its top-level comma.
+std::pair<std::string_view, std::string_view> splitPair(std::string_view s) {
+  int depth = 0;
+  for (size_t i = 0; i < s.size(); i++) {
+    const char c = s[i];
+    if (c == '<' && i + 1 < s.size() && s[i + 1] == '-') continue;  // chan<-
+    if (c == '-' && i + 1 < s.size() && s[i + 1] == '>') continue;
+    if (c == '<' || c == '[' || c == '(' || c == '{') depth++;
+    if (c == '>' || c == ']' || c == ')' || c == '}') depth--;
+    if (c == ',' && depth == 0) return {s.substr(0, i), s.substr(i + 1)};
+  }
+  return {s, {}};
+}
+
+}  // namespace
+
+std::string goTypeName(std::string_view n) {
+  if (n.starts_with("noalg.")) n.remove_prefix(6);
+  auto inner = [&](std::string_view prefix) -> std::optional<std::string_view> {
+    if (!n.starts_with(prefix) || !n.ends_with(">")) return std::nullopt;
+    return n.substr(prefix.size(), n.size() - prefix.size() - 1);
+  };
+  if (auto in = inner("hash<")) {
+    auto [k, v] = splitPair(*in);
+    return "map[" + std::string(k) + "]" + std::string(v);
+  }
+  if (auto in = inner("map<")) {
+    auto [k, v] = splitPair(*in);
+    return "map[" + std::string(k) + "]" + std::string(v);
+  }
+  if (auto in = inner("bucket<")) {
+    auto [k, v] = splitPair(*in);
+    return "map.bucket[" + std::string(k) + "]" + std::string(v);
+  }
+  if (auto in = inner("table<")) {
+    auto [k, v] = splitPair(*in);
+    return "map.table[" + std::string(k) + "]" + std::string(v);
+  }
+  if (auto in = inner("hchan<")) return "chan " + std::string(*in);
+  return std::string(n);
+}
+
+HeapTypes typeHeap(const dump::Dump& dump, const graph::Heap& heap,
+                   const bin::BoundExecutable& exe, const bin::DebugInfo& dwarf) {
+  HeapTypes out;
+  Typer typer(dump, heap, exe, dwarf, out);
+  typer.seedMallocHeaders();
+  typer.run();
+  return out;
+}
+
+std::string typeName(const HeapTypes& t, NodeId o, const bin::DebugInfo& dwarf,
+                     const bin::BoundExecutable& exe, const dump::Dump& dump) {
+  switch (t.form[o]) {
+    case TypeForm::None:
+      return {};
+    case TypeForm::StringBytes:
+      return "string";
+    case TypeForm::Closure: {
+      const uint64_t fn = dump.words().read(dump.file().bytes().data() +
+                                            dump.objects.contents_offset[o]);
+      const bin::Func* f = exe.functionEntry(fn);
+      return f == nullptr ? "closure" : "closure " + std::string(f->name);
+    }
+    case TypeForm::Value:
+      return goTypeName(dwarf.type(t.shown[o]).name);
+    case TypeForm::Array:
+      return "[" + std::to_string(t.count[o]) + "]" + goTypeName(dwarf.type(t.shown[o]).name);
+  }
+  return {};
+}
+
+}  // namespace goheap::typing

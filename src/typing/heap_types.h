@@ -1,0 +1,68 @@
+// Types for heap objects from the executable's DWARF: the garbage collector's
+// view of the heap, rebuilt. Typed roots (global variables, frame locals and
+// parameters, finalizer and panic values, the malloc header of large objects
+// since Go 1.22) are read with their static types; every pointer they hold
+// types its target, and typing spreads along pointers through structs,
+// arrays, slices (a backing array is [cap]T), strings, interfaces (through
+// the type word or itab to the dynamic type), maps (the runtime's hash and
+// bucket types up to Go 1.23, map/table/group since the Swiss tables of Go
+// 1.24) and channels (hchan and its buffer).
+//
+// An object reached at its start as different types keeps the typing that
+// covers most of it; disagreements are counted in `conflicts`, not hidden.
+// Objects no typed pointer reaches stay untyped and keep the core engine's
+// names (allocation site, interface type, shape).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "bin/debug_info.h"
+#include "bin/dump_binding.h"
+#include "dump/dump.h"
+#include "graph/heap.h"
+
+namespace goheap::typing {
+
+// What an object holds, beyond a DWARF type.
+enum class TypeForm : uint8_t {
+  None,         // untyped
+  Value,        // one value of `layout`
+  Array,        // `count` values of `layout` ([count]T)
+  StringBytes,  // the bytes of one or more strings
+  Closure,      // a func value's context: code pointer, then captured variables
+};
+
+struct HeapTypes {
+  // Per object (NodeId), dense.
+  std::vector<bin::TypeId> layout;  // the type the bytes are read as
+  std::vector<bin::TypeId> shown;   // the type whose name is shown (a map's
+                                    // typedef for its header, say)
+  std::vector<uint32_t> count;      // elements, for TypeForm::Array
+  std::vector<TypeForm> form;
+  std::vector<uint8_t> data_offset;  // bytes before the value: a malloc header
+
+  uint64_t typed_objects = 0;
+  uint64_t conflicts = 0;  // an object reached at its start as incompatible types
+  uint64_t typed_from_roots = 0, typed_from_headers = 0;
+
+  bool typed(NodeId o) const { return form[o] != TypeForm::None; }
+};
+
+// Runs the typing pass. `exe` must have DWARF (exe.debugInfo() != null).
+HeapTypes typeHeap(const dump::Dump& dump, const graph::Heap& heap,
+                   const bin::BoundExecutable& exe, const bin::DebugInfo& dwarf);
+
+// "main.Session", "[8]main.Point", "map[string]int", "string",
+// "closure main.worker.func1"; empty for an untyped object.
+std::string typeName(const HeapTypes& t, NodeId o, const bin::DebugInfo& dwarf,
+                     const bin::BoundExecutable& exe, const dump::Dump& dump);
+
+// A DWARF type's name as a Go programmer writes it: the runtime's
+// synthesized map and channel types ("hash<string,int>", "map<K,V>",
+// "hchan<int>", "noalg.map.group[K]V") become "map[string]int",
+// "chan int", "map.group[K]V".
+std::string goTypeName(std::string_view dwarf_name);
+
+}  // namespace goheap::typing
