@@ -196,6 +196,46 @@ NodeLabel labelHolder(const Snapshot& s, NodeId n, uint64_t slot_address) {
   return l;
 }
 
+namespace {
+
+// What the word at `slot_address` (at `offset` in node n) is, from DWARF.
+std::string slotField(const Snapshot& s, NodeId n, uint64_t offset, uint64_t slot_address) {
+  if (!s.types || n == kNoNode) return {};
+  const bin::DebugInfo& dwarf = *s.exe->debugInfo();
+  if (s.heap.isObject(n)) return typing::objectFieldPath(*s.types, dwarf, n, offset);
+  const uint64_t bias = s.exe->loadBias();
+  switch (s.heap.rootKind(n)) {
+    case graph::RootKind::DataSegment:
+    case graph::RootKind::BssSegment: {
+      const bin::GlobalVariable* g = dwarf.globalAt(slot_address - bias);
+      if (g == nullptr) return {};
+      return std::string(g->name) +
+             typing::fieldPathAt(dwarf, g->type, slot_address - bias - g->address);
+    }
+    case graph::RootKind::StackFrame: {
+      const dump::StackFrame& f = s.dump.frames[s.heap.rootRecord(n)];
+      const uint64_t pc = f.pc - bias;
+      const bin::Function* fn = dwarf.functionAt(f.pc == f.entry_pc ? pc : pc - 1);
+      if (fn == nullptr) return {};
+      const uint64_t cfa = f.sp + f.contents.size;
+      for (const bin::FrameVariable& v : dwarf.variables(*fn)) {
+        if (!v.cfa_offset) continue;
+        const uint64_t at = cfa + static_cast<uint64_t>(*v.cfa_offset);
+        const uint64_t size = dwarf.type(dwarf.resolve(v.type)).size;
+        if (slot_address >= at && slot_address < at + std::max<uint64_t>(size, 1)) {
+          return std::string(v.parameter ? "param " : "local ") + std::string(v.name) +
+                 typing::fieldPathAt(dwarf, v.type, slot_address - at);
+        }
+      }
+      return {};
+    }
+    default:
+      return {};
+  }
+}
+
+}  // namespace
+
 // ---- summary ---------------------------------------------------------------
 
 Summary summarize(const Snapshot& s, size_t top_n) {
@@ -427,6 +467,7 @@ std::vector<Path> pathsToRoots(const Snapshot& s, NodeId target, size_t limit) {
           step.offset = slot->first;
           step.slot_address = slot->second;
           step.node = labelHolder(s, n, slot->second);
+          step.field = slotField(s, n, slot->first, slot->second);
         }
       }
       path.steps.push_back(std::move(step));
@@ -445,7 +486,7 @@ std::optional<NodeId> objectAt(const Snapshot& s, uint64_t address) {
   return n;
 }
 
-ObjectInfo objectInfo(const Snapshot& s, NodeId o, size_t max_referrers) {
+ObjectInfo objectInfo(const Snapshot& s, NodeId o, size_t max_referrers, size_t max_fields) {
   ObjectInfo info;
   info.label = labelNode(s, o);
   info.size = s.dump.objects.size[o];
@@ -460,6 +501,7 @@ ObjectInfo objectInfo(const Snapshot& s, NodeId o, size_t max_referrers) {
     r.offset = off;
     r.slot_address = slot_addr;
     r.value = value;
+    r.field = slotField(s, o, off, slot_addr);
     NodeId t = s.heap.addresses().find(value);
     if (t == kNoNode) {
       r.target.kind = "non-heap";
@@ -468,6 +510,11 @@ ObjectInfo objectInfo(const Snapshot& s, NodeId o, size_t max_referrers) {
     }
     info.pointers.push_back(std::move(r));
   });
+  if (s.types && s.types->typed(o)) {
+    info.type = s.namer().typeName(o);
+    info.fields =
+        typing::decodeFields(s.dump, s.heap, *s.types, *s.exe->debugInfo(), *s.exe, o, max_fields);
+  }
   auto preds = s.heap.predecessors.neighbors(o);
   info.referrer_count = preds.size();
   for (NodeId p : preds) {
@@ -478,6 +525,7 @@ ObjectInfo objectInfo(const Snapshot& s, NodeId o, size_t max_referrers) {
       r.offset = slot->first;
       r.slot_address = slot->second;
       r.target = labelHolder(s, p, slot->second);
+      r.field = slotField(s, p, slot->first, slot->second);
     }
     info.referrers.push_back(std::move(r));
   }

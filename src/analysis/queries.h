@@ -9,6 +9,7 @@
 
 #include "analysis/snapshot.h"
 #include "typing/names.h"
+#include "typing/values.h"
 
 namespace goheap::analysis {
 
@@ -125,6 +126,10 @@ struct PathStep {
   // (object, frame, data or bss), or nothing for root-to-root links.
   std::optional<uint64_t> offset;
   uint64_t slot_address = 0;  // address of that word, when the node has one
+  // With DWARF types: what that word is in the node: a field path in an
+  // object (".User.Tags", "[3]"), a global's ("main.cache.items"), a
+  // frame's local or parameter ("local buf"). Empty when unknown.
+  std::string field;
 };
 struct Path {
   std::vector<PathStep> steps;  // root first, the target last
@@ -141,6 +146,7 @@ struct Reference {
   uint64_t slot_address = 0;  // address of the pointer word, with offset
   uint64_t value = 0;         // the pointer word (pointers out only)
   NodeLabel target;           // kind "non-heap" when it points outside the heap
+  std::string field;          // with DWARF types: the word in the holder, as PathStep::field
 };
 // A frame of an allocation stack, as the dump records it, and with the
 // executable the line where its function starts.
@@ -156,6 +162,8 @@ struct AllocFrame {
 
 struct ObjectInfo {
   NodeLabel label;
+  std::string type;                        // with DWARF types: "main.Session"; else empty
+  std::vector<typing::FieldValue> fields;  // with DWARF types: its fields, decoded
   uint64_t size = 0;
   uint64_t retained = 0;
   bool reachable = false;
@@ -169,7 +177,8 @@ struct ObjectInfo {
 };
 // The object containing `address`, or nullopt.
 std::optional<NodeId> objectAt(const Snapshot& s, uint64_t address);
-ObjectInfo objectInfo(const Snapshot& s, NodeId object, size_t max_referrers);
+ObjectInfo objectInfo(const Snapshot& s, NodeId object, size_t max_referrers,
+                      size_t max_fields = 64);
 
 // ---- goroutines ------------------------------------------------------------
 

@@ -4,6 +4,7 @@
 #include "analysis/queries.h"
 #include "cli/command.h"
 #include "cli/render.h"
+#include "cli/table.h"
 #include "util/format.h"
 #include "util/json_writer.h"
 
@@ -87,6 +88,18 @@ int runObj(int argc, const char* const* argv) {
           w.field("schema_version", 1);
           w.key("object");
           writeLabel(w, info.label);
+          if (!info.type.empty()) {
+            w.field("type", info.type);
+            w.key("fields").beginArray();
+            for (const typing::FieldValue& f : info.fields) {
+              w.beginObject();
+              w.field("path", f.path).field("offset", f.offset).field("type", f.type);
+              w.field("value", f.value);
+              if (f.points_to != 0) w.field("points_to", formatHex(f.points_to));
+              w.endObject();
+            }
+            w.endArray();
+          }
           w.field("size", info.size).field("retained", info.retained);
           w.field("reachable", info.reachable).field("shape", info.shape);
           w.key("immediate_dominator");
@@ -98,6 +111,7 @@ int runObj(int argc, const char* const* argv) {
             w.beginObject();
             w.field("offset", *r.offset).field("slot_address", formatHex(r.slot_address));
             w.field("value", formatHex(r.value));
+            if (!r.field.empty()) w.field("field", r.field);
             w.key("target");
             writeLabel(w, r.target);
             w.endObject();
@@ -112,6 +126,7 @@ int runObj(int argc, const char* const* argv) {
             if (r.offset) {
               w.field("offset", *r.offset).field("slot_address", formatHex(r.slot_address));
             }
+            if (!r.field.empty()) w.field("field", r.field);
             w.endObject();
           }
           w.endArray();
@@ -130,6 +145,7 @@ int runObj(int argc, const char* const* argv) {
           return kExitOk;
         }
         std::string out = labelText(info.label) + "\n";
+        if (!info.type.empty()) out += "  type        " + info.type + " (from DWARF)\n";
         out += "  size        " + formatBytes(info.size) + " (" + info.shape + ")\n";
         if (info.reachable) {
           out += "  retained    " + formatBytes(info.retained) + "\n";
@@ -140,9 +156,30 @@ int runObj(int argc, const char* const* argv) {
         out += "  contents    " + formatBytes(info.size);
         if (shown < info.size) out += ", first " + formatBytes(shown) + " shown (--bytes)";
         out += "\n" + hexDump(contents, snap.address(*o));
+        if (!info.fields.empty()) {
+          out += "  fields\n";
+          Table t;
+          t.addColumn("offset", Align::Right);
+          t.addColumn("field");
+          t.addColumn("type");
+          size_t value_col = t.addColumn("value");
+          t.setElastic(value_col, Elide::End, 16);
+          for (const typing::FieldValue& f : info.fields) {
+            t.addRow({"+" + std::to_string(f.offset), f.path.empty() ? "(value)" : f.path, f.type,
+                      f.is_string ? "\"" + f.value + "\"" : f.value});
+          }
+          std::string table = t.renderText(outputWidth() > 4 ? outputWidth() - 4 : 0);
+          for (size_t start = 0; start < table.size();) {
+            const size_t nl = table.find('\n', start);
+            out += "    " + table.substr(start, nl == std::string::npos ? nl : nl - start + 1);
+            if (nl == std::string::npos) break;
+            start = nl + 1;
+          }
+        }
         out += "  pointers    " + std::to_string(info.pointers.size()) + "\n";
         for (const analysis::Reference& r : info.pointers) {
-          out += "    +" + std::to_string(*r.offset) + "  " + formatHex(r.value) + "  ";
+          out += "    +" + std::to_string(*r.offset) + (r.field.empty() ? "" : " " + r.field) +
+                 "  " + formatHex(r.value) + "  ";
           out += r.target.kind == "non-heap" ? "(outside the heap)" : labelText(r.target);
           out += "\n";
         }
@@ -158,6 +195,7 @@ int runObj(int argc, const char* const* argv) {
           } else if (r.offset) {
             out += "  +" + std::to_string(*r.offset);
           }
+          if (!r.field.empty()) out += "  " + r.field;
           out += "\n";
         }
         if (info.alloc_stack.empty()) {

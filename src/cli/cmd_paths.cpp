@@ -63,6 +63,7 @@ int runPaths(int argc, const char* const* argv) {
               if (step.offset) {
                 w.field("offset", *step.offset);
                 w.field("slot_address", formatHex(step.slot_address));
+                if (!step.field.empty()) w.field("field", step.field);
               }
               w.endObject();
             }
@@ -90,6 +91,7 @@ int runPaths(int argc, const char* const* argv) {
             out += labelText(step.node);
             if (step.offset) {
               out += "  +" + std::to_string(*step.offset);
+              if (!step.field.empty()) out += " " + step.field;
               if (step.slot_address != 0) out += " (" + formatHex(step.slot_address) + ")";
             }
             out += "\n";

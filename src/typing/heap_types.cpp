@@ -118,28 +118,7 @@ class Typer {
 };
 
 GoKind Typer::kindOf(TypeId t) const {
-  // A typedef names Go's kind (map, chan, interface, a named struct); the
-  // runtime's synthesized types have none and are told apart by their tag.
-  for (int hops = 0; t != kNoType && hops < 16; hops++) {
-    const bin::Type& ty = dw_.type(t);
-    if (ty.kind != GoKind::Invalid) return ty.kind;
-    switch (ty.tag) {
-      case DwarfTag::Pointer:
-        return GoKind::Pointer;
-      case DwarfTag::Struct:
-        return GoKind::Struct;
-      case DwarfTag::Array:
-        return GoKind::Array;
-      case DwarfTag::Subroutine:
-        return GoKind::Func;
-      case DwarfTag::Typedef:
-        t = ty.elem;
-        continue;
-      default:
-        return GoKind::Invalid;
-    }
-  }
-  return GoKind::Invalid;
+  return goKind(dw_, t);
 }
 
 bool Typer::hasPointers(TypeId t) {
@@ -287,7 +266,7 @@ void Typer::assign(uint64_t ptr, TypeId layout, TypeId shown, uint64_t count, Ty
         return;
       }
       if (startsWith(layout, old) && cover >= old_cover) break;  // a bigger view of the same
-      if (startsWith(old, layout)) return;                        // we know more already
+      if (startsWith(old, layout)) return;                       // we know more already
       out_.conflicts++;
       return;
     }
@@ -495,7 +474,8 @@ void Typer::seedMallocHeaders() {
   const std::string_view v = d_.params.go_version;
   int minor = 0;
   if (v.starts_with("go1.")) {
-    for (size_t i = 4; i < v.size() && v[i] >= '0' && v[i] <= '9'; i++) minor = minor * 10 + (v[i] - '0');
+    for (size_t i = 4; i < v.size() && v[i] >= '0' && v[i] <= '9'; i++)
+      minor = minor * 10 + (v[i] - '0');
   }
   if (minor < 22) return;
   const uint64_t threshold = uint64_t{ptr()} * ptr() * 8;
@@ -608,6 +588,31 @@ std::pair<std::string_view, std::string_view> splitPair(std::string_view s) {
 
 }  // namespace
 
+GoKind goKind(const bin::DebugInfo& dwarf, TypeId t) {
+  // A typedef names Go's kind (map, chan, interface, a named struct); the
+  // runtime's synthesized types have none and are told apart by their tag.
+  for (int hops = 0; t != kNoType && hops < 16; hops++) {
+    const bin::Type& ty = dwarf.type(t);
+    if (ty.kind != GoKind::Invalid) return ty.kind;
+    switch (ty.tag) {
+      case DwarfTag::Pointer:
+        return GoKind::Pointer;
+      case DwarfTag::Struct:
+        return GoKind::Struct;
+      case DwarfTag::Array:
+        return GoKind::Array;
+      case DwarfTag::Subroutine:
+        return GoKind::Func;
+      case DwarfTag::Typedef:
+        t = ty.elem;
+        continue;
+      default:
+        return GoKind::Invalid;
+    }
+  }
+  return GoKind::Invalid;
+}
+
 std::string goTypeName(std::string_view n) {
   if (n.starts_with("noalg.")) n.remove_prefix(6);
   auto inner = [&](std::string_view prefix) -> std::optional<std::string_view> {
@@ -634,8 +639,8 @@ std::string goTypeName(std::string_view n) {
   return std::string(n);
 }
 
-HeapTypes typeHeap(const dump::Dump& dump, const graph::Heap& heap,
-                   const bin::BoundExecutable& exe, const bin::DebugInfo& dwarf) {
+HeapTypes typeHeap(const dump::Dump& dump, const graph::Heap& heap, const bin::BoundExecutable& exe,
+                   const bin::DebugInfo& dwarf) {
   HeapTypes out;
   Typer typer(dump, heap, exe, dwarf, out);
   typer.seedMallocHeaders();
@@ -651,8 +656,8 @@ std::string typeName(const HeapTypes& t, NodeId o, const bin::DebugInfo& dwarf,
     case TypeForm::StringBytes:
       return "string";
     case TypeForm::Closure: {
-      const uint64_t fn = dump.words().read(dump.file().bytes().data() +
-                                            dump.objects.contents_offset[o]);
+      const uint64_t fn =
+          dump.words().read(dump.file().bytes().data() + dump.objects.contents_offset[o]);
       const bin::Func* f = exe.functionEntry(fn);
       return f == nullptr ? "closure" : "closure " + std::string(f->name);
     }

@@ -51,13 +51,17 @@ struct HeapTypes {
 };
 
 // Runs the typing pass. `exe` must have DWARF (exe.debugInfo() != null).
-HeapTypes typeHeap(const dump::Dump& dump, const graph::Heap& heap,
-                   const bin::BoundExecutable& exe, const bin::DebugInfo& dwarf);
+HeapTypes typeHeap(const dump::Dump& dump, const graph::Heap& heap, const bin::BoundExecutable& exe,
+                   const bin::DebugInfo& dwarf);
 
 // "main.Session", "[8]main.Point", "map[string]int", "string",
 // "closure main.worker.func1"; empty for an untyped object.
 std::string typeName(const HeapTypes& t, NodeId o, const bin::DebugInfo& dwarf,
                      const bin::BoundExecutable& exe, const dump::Dump& dump);
+
+// Go's kind of a DWARF type: its DW_AT_go_kind, else (the runtime's
+// synthesized types carry none) what its tag says, through typedefs.
+bin::GoKind goKind(const bin::DebugInfo& dwarf, bin::TypeId t);
 
 // A DWARF type's name as a Go programmer writes it: the runtime's
 // synthesized map and channel types ("hash<string,int>", "map<K,V>",

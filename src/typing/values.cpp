@@ -1,0 +1,258 @@
+#include "typing/values.h"
+
+#include <charconv>
+#include <cstring>
+
+#include "util/format.h"
+
+namespace goheap::typing {
+
+namespace {
+
+using bin::DwarfTag;
+using bin::GoKind;
+using bin::kNoType;
+using bin::TypeId;
+
+constexpr size_t kMaxArrayElementsShown = 16;
+constexpr uint64_t kMaxStringShown = 200;
+constexpr int kMaxDepth = 16;
+
+class Decoder {
+ public:
+  Decoder(const dump::Dump& d, const graph::Heap& h, const HeapTypes& types,
+          const bin::DebugInfo& dw, const bin::BoundExecutable& exe, NodeId o, size_t limit)
+      : d_(d), heap_(h), types_(types), dw_(dw), exe_(exe), limit_(limit) {
+    bytes_ = d.file().bytes().data() + d.objects.contents_offset[o];
+    size_ = d.objects.size[o];
+    object_ = o;
+  }
+
+  void value(uint64_t off, TypeId t, const std::string& path, int depth);
+  std::vector<FieldValue> take() { return std::move(out_); }
+
+ private:
+  bool full() const { return out_.size() >= limit_; }
+  bool has(uint64_t off, uint64_t n) const { return off <= size_ && n <= size_ - off; }
+  uint64_t uintAt(uint64_t off, uint64_t n) const {
+    uint64_t v = 0;
+    for (uint64_t i = 0; i < n; i++) {
+      v = (v << 8) | bytes_[off + (d_.params.big_endian ? i : n - 1 - i)];
+    }
+    return v;
+  }
+  uint64_t wordAt(uint64_t off) const { return uintAt(off, d_.params.ptr_size); }
+  std::string stringAt(uint64_t ptr, uint64_t len) const;
+  std::string pointerText(uint64_t v) const;
+  void emit(uint64_t off, TypeId t, const std::string& path, std::string value,
+            bool is_string = false, uint64_t points_to = 0) {
+    out_.push_back({path, off, goTypeName(t == kNoType ? "?" : dw_.type(t).name), std::move(value),
+                    is_string, points_to});
+  }
+
+  const dump::Dump& d_;
+  const graph::Heap& heap_;
+  const HeapTypes& types_;
+  const bin::DebugInfo& dw_;
+  const bin::BoundExecutable& exe_;
+  size_t limit_;
+  const uint8_t* bytes_ = nullptr;
+  uint64_t size_ = 0;
+  NodeId object_ = kNoNode;
+  std::vector<FieldValue> out_;
+};
+
+std::string Decoder::stringAt(uint64_t ptr, uint64_t len) const {
+  const uint64_t n = std::min(len, kMaxStringShown);
+  std::string s;
+  const NodeId o = heap_.addresses().find(ptr);
+  if (o != kNoNode) {
+    const uint64_t off = ptr - d_.objects.addr[o];
+    if (off > d_.objects.size[o] || n > d_.objects.size[o] - off) return "?";
+    s.assign(reinterpret_cast<const char*>(d_.file().bytes().data() +
+                                           d_.objects.contents_offset[o] + off),
+             n);
+  } else if (std::optional<bin::ByteView> b =
+                 exe_.binary().container().readAt(ptr - exe_.loadBias(), n)) {
+    // A string literal: in the executable's read-only data.
+    s.assign(reinterpret_cast<const char*>(b->bytes().data()), n);
+  } else {
+    return "?";
+  }
+  if (n < len) s += "...";
+  return s;
+}
+
+std::string Decoder::pointerText(uint64_t v) const {
+  if (v == 0) return "nil";
+  std::string s = formatHex(v);
+  const NodeId o = heap_.addresses().find(v);
+  if (o != kNoNode) {
+    std::string t = typeName(types_, o, dw_, exe_, d_);
+    if (!t.empty()) s += " (" + t + ")";
+  }
+  return s;
+}
+
+void Decoder::value(uint64_t off, TypeId t, const std::string& path, int depth) {
+  if (full() || t == kNoType || depth > kMaxDepth) return;
+  const TypeId r = dw_.resolve(t);
+  if (r == kNoType) return;
+  const bin::Type& rt = dw_.type(r);
+  const uint32_t ptr = d_.params.ptr_size;
+  if (!has(off, rt.size)) return;
+  switch (goKind(dw_, t)) {
+    case GoKind::Bool:
+      emit(off, t, path, uintAt(off, 1) != 0 ? "true" : "false");
+      return;
+    case GoKind::Int:
+    case GoKind::Int8:
+    case GoKind::Int16:
+    case GoKind::Int32:
+    case GoKind::Int64: {
+      uint64_t v = uintAt(off, rt.size);
+      if (rt.size < 8 && (v >> (rt.size * 8 - 1)) != 0) v |= ~uint64_t{0} << (rt.size * 8);
+      emit(off, t, path, std::to_string(static_cast<int64_t>(v)));
+      return;
+    }
+    case GoKind::Uint:
+    case GoKind::Uint8:
+    case GoKind::Uint16:
+    case GoKind::Uint32:
+    case GoKind::Uint64:
+      emit(off, t, path, std::to_string(uintAt(off, rt.size)));
+      return;
+    case GoKind::Uintptr:
+      emit(off, t, path, formatHex(uintAt(off, rt.size)));
+      return;
+    case GoKind::Float32:
+    case GoKind::Float64: {
+      char buf[40];
+      std::to_chars_result res{};
+      if (rt.size == 4) {
+        const auto bits = static_cast<uint32_t>(uintAt(off, 4));
+        float f;
+        std::memcpy(&f, &bits, 4);
+        res = std::to_chars(buf, buf + sizeof buf, f);
+      } else {
+        const uint64_t bits = uintAt(off, 8);
+        double f;
+        std::memcpy(&f, &bits, 8);
+        res = std::to_chars(buf, buf + sizeof buf, f);
+      }
+      emit(off, t, path, std::string(buf, res.ptr));
+      return;
+    }
+    case GoKind::String: {
+      const uint64_t p = wordAt(off);
+      const uint64_t len = uintAt(off + ptr, ptr);
+      emit(off, t, path, len == 0 ? "" : stringAt(p, len), /*is_string=*/true, p);
+      return;
+    }
+    case GoKind::Slice: {
+      const uint64_t p = wordAt(off);
+      emit(off, t, path,
+           "len " + std::to_string(uintAt(off + ptr, ptr)) + ", cap " +
+               std::to_string(uintAt(off + 2 * ptr, ptr)) + ", " + pointerText(p),
+           false, p);
+      return;
+    }
+    case GoKind::Interface: {
+      const uint64_t w = wordAt(off);
+      const uint64_t data = wordAt(off + ptr);
+      if (w == 0) {
+        emit(off, t, path, "nil");
+        return;
+      }
+      emit(off, t, path, pointerText(data), false, data);
+      return;
+    }
+    case GoKind::Pointer:
+    case GoKind::UnsafePointer:
+    case GoKind::Map:
+    case GoKind::Chan:
+    case GoKind::Func: {
+      const uint64_t p = wordAt(off);
+      emit(off, t, path, pointerText(p), false, p);
+      return;
+    }
+    case GoKind::Array: {
+      const uint64_t esize = dw_.type(dw_.resolve(rt.elem)).size;
+      for (uint64_t i = 0; i < rt.count && i < kMaxArrayElementsShown && esize > 0; i++) {
+        value(off + i * esize, rt.elem, path + "[" + std::to_string(i) + "]", depth + 1);
+      }
+      return;
+    }
+    case GoKind::Struct:
+      for (const bin::Field& f : dw_.fields(rt)) {
+        if (f.name == "_") continue;  // padding
+        value(off + f.offset, f.type,
+              path.empty() ? std::string(f.name) : path + "." + std::string(f.name), depth + 1);
+      }
+      return;
+    default:
+      return;
+  }
+}
+
+}  // namespace
+
+std::vector<FieldValue> decodeFields(const dump::Dump& dump, const graph::Heap& heap,
+                                     const HeapTypes& types, const bin::DebugInfo& dwarf,
+                                     const bin::BoundExecutable& exe, NodeId object, size_t limit) {
+  Decoder dec(dump, heap, types, dwarf, exe, object, limit);
+  const uint64_t start = types.data_offset[object];
+  const TypeId t = types.layout[object];
+  if (types.form[object] == TypeForm::Value) {
+    dec.value(start, t, "", 0);
+  } else if (types.form[object] == TypeForm::Array) {
+    const uint64_t esize = dwarf.type(dwarf.resolve(t)).size;
+    for (uint64_t i = 0; i < types.count[object] && i < kMaxArrayElementsShown && esize > 0; i++) {
+      dec.value(start + i * esize, t, "[" + std::to_string(i) + "]", 0);
+    }
+  }
+  return dec.take();
+}
+
+std::string fieldPathAt(const bin::DebugInfo& dwarf, TypeId t, uint64_t offset) {
+  std::string path;
+  for (int depth = 0; t != kNoType && depth < kMaxDepth; depth++) {
+    const TypeId r = dwarf.resolve(t);
+    if (r == kNoType) break;
+    const bin::Type& rt = dwarf.type(r);
+    const GoKind k = goKind(dwarf, t);
+    if (k == GoKind::Array && rt.elem != kNoType) {
+      const uint64_t esize = dwarf.type(dwarf.resolve(rt.elem)).size;
+      if (esize == 0) break;
+      path += "[" + std::to_string(offset / esize) + "]";
+      offset %= esize;
+      t = rt.elem;
+      continue;
+    }
+    if (k != GoKind::Struct) break;  // a slice, string or interface header: its own field
+    const bin::Field* inside = nullptr;
+    for (const bin::Field& f : dwarf.fields(rt)) {
+      const uint64_t fsize = dwarf.type(dwarf.resolve(f.type)).size;
+      if (offset >= f.offset && offset < f.offset + std::max<uint64_t>(fsize, 1)) inside = &f;
+    }
+    if (inside == nullptr) break;
+    path += "." + std::string(inside->name);
+    offset -= inside->offset;
+    t = inside->type;
+  }
+  return path;
+}
+
+std::string objectFieldPath(const HeapTypes& types, const bin::DebugInfo& dwarf, NodeId object,
+                            uint64_t offset) {
+  if (types.form[object] != TypeForm::Value && types.form[object] != TypeForm::Array) return {};
+  if (offset < types.data_offset[object]) return {};
+  offset -= types.data_offset[object];
+  const TypeId t = types.layout[object];
+  if (types.form[object] == TypeForm::Value) return fieldPathAt(dwarf, t, offset);
+  const uint64_t esize = dwarf.type(dwarf.resolve(t)).size;
+  if (esize == 0) return {};
+  return "[" + std::to_string(offset / esize) + "]" + fieldPathAt(dwarf, t, offset % esize);
+}
+
+}  // namespace goheap::typing

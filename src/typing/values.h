@@ -1,0 +1,43 @@
+// Reading a typed object's fields: names from DWARF, values decoded from the
+// dump's bytes (integers, floats, bools, strings, pointers with their
+// target's type). What `goheap obj` shows and what `paths` names its steps
+// with.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "bin/debug_info.h"
+#include "bin/dump_binding.h"
+#include "dump/dump.h"
+#include "graph/heap.h"
+#include "typing/heap_types.h"
+
+namespace goheap::typing {
+
+struct FieldValue {
+  std::string
+      path;  // "In.Count", "Points[2].Y", "[3]" for an array element; "" for the value itself
+  uint64_t offset = 0;     // in the object
+  std::string type;        // "int", "*main.Node", "string"
+  std::string value;       // "41", "0.25", "true", "embedded note", "0xc000012340"
+  bool is_string = false;  // `value` is a string's contents (text output quotes it)
+  uint64_t points_to = 0;  // a pointer's value, 0 otherwise
+};
+
+// The leaf fields of a typed object, in offset order, at most `limit`
+// (arrays show their first elements). Empty for an untyped object.
+std::vector<FieldValue> decodeFields(const dump::Dump& dump, const graph::Heap& heap,
+                                     const HeapTypes& types, const bin::DebugInfo& dwarf,
+                                     const bin::BoundExecutable& exe, NodeId object, size_t limit);
+
+// The field path at `offset` in a value of type `t`: ".User.Tags",
+// "[3].Next", "" at offset 0 of a type with no field there.
+std::string fieldPathAt(const bin::DebugInfo& dwarf, bin::TypeId t, uint64_t offset);
+
+// The same for an object: its typed layout (an array's element index too).
+std::string objectFieldPath(const HeapTypes& types, const bin::DebugInfo& dwarf, NodeId object,
+                            uint64_t offset);
+
+}  // namespace goheap::typing
