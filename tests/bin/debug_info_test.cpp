@@ -9,6 +9,8 @@
 
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <unordered_map>
 
 #include "bin/binary.h"
@@ -214,6 +216,63 @@ TEST_P(DwarfAgainstOracle, FunctionsAndFrameVariablesEqualDebugDwarf) {
 
 INSTANTIATE_TEST_SUITE_P(Built, DwarfAgainstOracle, ::testing::ValuesIn(withDwarf()),
                          [](const auto& param_info) { return param_info.param.name; });
+
+// The fuzzer's seed (fuzz/corpus/bin_reader/dwarf-plain-seed, laid out as
+// bin_reader_fuzz.cpp's dwarfContainer says): one hand-written DWARF 4 unit
+// with a base type, a struct with an embedded field, a pointer (without
+// a size) with a runtime type, an array, a global and a function whose local is at
+// DW_OP_fbreg -32 and whose parameter's location list says CFA-16.
+TEST(DebugInfo, HandWrittenUnit) {
+  std::ifstream in(std::string(GOHEAP_SOURCE_DIR) + "/fuzz/corpus/bin_reader/dwarf-plain-seed",
+                   std::ios::binary);
+  const std::vector<uint8_t> bytes{std::istreambuf_iterator<char>(in),
+                                   std::istreambuf_iterator<char>()};
+  ASSERT_GT(bytes.size(), 7u);
+  bin::Container c;
+  c.file = bin::ByteView(bytes, false);
+  uint64_t at = 7;
+  const char* names[] = {".debug_abbrev", ".debug_str", ".debug_loc"};
+  for (int i = 0; i < 3; ++i) {
+    const uint64_t n = static_cast<uint64_t>(bytes[1 + 2 * i]) << 8 | bytes[2 + 2 * i];
+    c.sections.push_back({names[i], 0, at, n, true, false});
+    at += n;
+  }
+  c.sections.push_back({".debug_info", 0, at, bytes.size() - at, true, false});
+  auto d = DebugInfo::read(c);
+  ASSERT_TRUE(d.ok()) << d.error().message();
+  ASSERT_EQ(d->types().size(), 4u);
+  const TypeId t = d->typeByName("main.T");
+  ASSERT_NE(t, kNoType);
+  EXPECT_EQ(d->type(t).kind, bin::GoKind::Struct);
+  EXPECT_EQ(d->type(t).size, 16u);
+  const auto fields = d->fields(d->type(t));
+  ASSERT_EQ(fields.size(), 2u);
+  EXPECT_EQ(fields[1].name, "b");
+  EXPECT_EQ(fields[1].offset, 8u);
+  EXPECT_TRUE(fields[1].embedded);
+  EXPECT_EQ(d->type(fields[1].type).name, "int");
+  const TypeId p = d->typeByName("*main.T");
+  EXPECT_EQ(d->type(p).elem, t);
+  EXPECT_EQ(d->typeByRuntimeAddress(0x4a0000), p);
+  EXPECT_EQ(d->type(d->typeByName("[4]int")).count, 4u);
+  ASSERT_EQ(d->globals().size(), 1u);
+  // Its pointer type has no DW_AT_byte_size: a zero-sized global holds only
+  // its own address.
+  ASSERT_NE(d->globalAt(0x500000), nullptr);
+  EXPECT_EQ(d->globalAt(0x500000)->name, "main.g");
+  EXPECT_EQ(d->globalAt(0x500001), nullptr);
+  const bin::Function* f = d->functionAt(0x401080);
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->name, "main.f");
+  const auto vars = d->variables(*f);
+  ASSERT_EQ(vars.size(), 2u);
+  EXPECT_EQ(vars[0].name, "x");
+  EXPECT_EQ(vars[0].cfa_offset, -32);
+  EXPECT_FALSE(vars[0].parameter);
+  EXPECT_EQ(vars[1].name, "p");
+  EXPECT_EQ(vars[1].cfa_offset, -16);
+  EXPECT_TRUE(vars[1].parameter);
+}
 
 // Files without DWARF say so.
 TEST(DebugInfo, StrippedExecutablesHaveNoDwarf) {
