@@ -3,13 +3,17 @@
 // a bare pclntab, must give an Error or tables whose every lookup ends in a
 // value or an Error: file:line, pcsp, start lines and inlined frames. For a
 // bare pclntab the input itself is also mapped as memory at gofunc, so the
-// inline tree reader sees fuzzed trees. AddressSanitizer sees any read the
-// bounds checks let through.
+// inline tree reader sees fuzzed trees. The input is also read as plain
+// DWARF sections (dwarfContainer) by DebugInfo::read, every answer of which
+// is then asked for. AddressSanitizer sees any read the bounds checks let
+// through.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <span>
 
 #include "bin/binary.h"
+#include "bin/debug_info.h"
 #include "bin/inline.h"
 #include "bin/pclntab.h"
 
@@ -42,11 +46,54 @@ void walk(const goheap::bin::Pclntab& t) {
   });
 }
 
+// The input as uncompressed DWARF sections: byte 0 picks byte order and
+// address size, bytes 1-6 the sizes (big-endian u16) of .debug_abbrev,
+// .debug_str and .debug_loc, which follow; .debug_info is the rest. A
+// whole executable's DWARF is too large for the fuzzer to reach through a
+// container; this way it mutates DIEs and abbreviations directly.
+goheap::bin::Container dwarfContainer(std::span<const uint8_t> bytes) {
+  goheap::bin::Container c;
+  if (bytes.size() < 7) return c;
+  c.big_endian = (bytes[0] & 1) != 0;
+  c.ptr_size = (bytes[0] & 2) != 0 ? 4 : 8;
+  c.file = goheap::bin::ByteView(bytes, c.big_endian);
+  uint64_t at = 7;
+  const char* names[] = {".debug_abbrev", ".debug_str", ".debug_loc"};
+  for (int i = 0; i < 3; ++i) {
+    const uint64_t want = static_cast<uint64_t>(bytes[1 + 2 * i]) << 8 | bytes[2 + 2 * i];
+    const uint64_t n = std::min<uint64_t>(want, bytes.size() - at);
+    c.sections.push_back({names[i], 0, at, n, true, false});
+    at += n;
+  }
+  c.sections.push_back({".debug_info", 0, at, bytes.size() - at, true, false});
+  return c;
+}
+
+void walk(const goheap::bin::DebugInfo& d) {
+  for (size_t i = 0; i < d.types().size(); ++i) {
+    const auto& t = d.type(static_cast<goheap::bin::TypeId>(i));
+    (void)d.resolve(static_cast<goheap::bin::TypeId>(i));
+    (void)d.typeByName(t.name);
+    (void)d.typeByRuntimeAddress(t.runtime_type);
+    for (const auto& f : d.fields(t)) (void)f.name.size();
+  }
+  for (const auto& g : d.globals()) {
+    (void)d.globalAt(g.address);
+    (void)d.globalAt(g.address + 7);
+  }
+  for (const auto& f : d.functions()) {
+    (void)d.functionAt(f.low_pc);
+    for (const auto& v : d.variables(f)) (void)v.name.size();
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::span<const uint8_t> bytes(data, size);
+  if (auto d = goheap::bin::DebugInfo::read(dwarfContainer(bytes))) walk(*d);
   if (auto b = goheap::bin::Binary::fromBytes(bytes, "fuzz")) {
+    if (auto d = goheap::bin::DebugInfo::read(b->container())) walk(*d);
     walk(b->pclntab());
     forSomePcs(b->pclntab(), [&](const goheap::bin::Func& f, uint64_t pc) {
       (void)b->symbolize(pc);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs everything goheap's build and tests need on a fresh Debian 12 machine:
-# the C++ toolchain, Go 1.19 (Debian's golang-go), qemu-user-static for the
+# the C++ toolchain, zlib (for compressed DWARF), Go 1.19 (Debian's golang-go), qemu-user-static for the
 # 32-bit and big-endian test dumps, and Go 1.24 from Debian trixie unpacked into
 # its own folder (nothing is installed over the system). Safe to run again.
 set -euo pipefail
@@ -10,7 +10,7 @@ SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
 
 packages=(build-essential cmake ninja-build clang clang-format libclang-rt-14-dev
-          libgtest-dev libgmock-dev libbenchmark-dev
+          libgtest-dev libgmock-dev libbenchmark-dev zlib1g-dev
           golang-go qemu-user-static python3 ca-certificates)
 missing=()
 for p in "${packages[@]}"; do

@@ -28,6 +28,10 @@ struct Section {
   uint64_t offset = 0;  // in the file
   uint64_t size = 0;
   bool has_file_data = true;  // false for .bss-like sections that occupy no file bytes
+  // ELF SHF_COMPRESSED: the bytes start with an Elf32/64_Chdr and hold a
+  // compressed stream (how Go 1.20+ writes .debug_*; the readers of such
+  // sections, not the container, undo it).
+  bool compressed = false;
 };
 
 struct Symbol {

@@ -3,7 +3,13 @@
 // function's parameters and locals with their places in the frame. Go emits a
 // small, regular subset of DWARF (4 up to Go 1.24, 5 since 1.25), compressed
 // by default (.zdebug_* or SHF_COMPRESSED); this reads that subset into dense
-// arrays indexed by TypeId, and nothing else.
+// arrays indexed by TypeId, and nothing else. docs/dwarf.md says what Go's
+// DWARF holds for each kind of type.
+//
+// Names are views into the decompressed sections (owned here) or, for
+// sections stored uncompressed (-ldflags=-compressdwarf=false), into the
+// file's bytes: like the Container, a DebugInfo must not outlive the bytes
+// it was read from.
 //
 // Go's own extensions (attribute numbers from cmd/internal/dwarf):
 //   DW_AT_go_kind 0x2900          reflect.Kind of the type
@@ -14,6 +20,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -63,12 +70,12 @@ enum class GoKind : uint8_t {
 
 // What the DIE is, independent of Go's kind.
 enum class DwarfTag : uint8_t {
-  Base,       // DW_TAG_base_type (bool, ints, floats, complex, uintptr)
-  Pointer,    // DW_TAG_pointer_type (also unsafe.Pointer, with no target)
-  Struct,     // DW_TAG_structure_type (Go slices, strings and interfaces too)
-  Array,      // DW_TAG_array_type
-  Typedef,    // DW_TAG_typedef (Go maps, chans, interfaces and named types)
-  Subroutine, // DW_TAG_subroutine_type (func types)
+  Base,        // DW_TAG_base_type (bool, ints, floats, complex, uintptr)
+  Pointer,     // DW_TAG_pointer_type (also unsafe.Pointer, with no target)
+  Struct,      // DW_TAG_structure_type (Go slices, strings and interfaces too)
+  Array,       // DW_TAG_array_type
+  Typedef,     // DW_TAG_typedef (Go maps, chans, interfaces and named types)
+  Subroutine,  // DW_TAG_subroutine_type (func types)
   Unspecified,
 };
 
@@ -84,13 +91,29 @@ struct Type {
   DwarfTag tag = DwarfTag::Unspecified;
   GoKind kind = GoKind::Invalid;
   uint64_t size = 0;  // DW_AT_byte_size; for a typedef, its target's
-  // Pointer: the pointee; Typedef: the type it names; Array: the element;
-  // Slice (a Struct with kind Slice) and Chan: DW_AT_go_elem; Map: the value.
+  // DW_AT_go_elem when the DIE has one, else DW_AT_type. So: Pointer: the
+  // pointee; Typedef: the type it names; Array: the element; Slice (a Struct
+  // with kind Slice) and Chan: the element; Map: the value. (Go's chan and
+  // map types are typedefs whose DW_AT_type is the runtime's *hchan<T> or
+  // hash table pointer, so for them elem and target differ.)
   TypeId elem = kNoType;
-  TypeId key = kNoType;   // Map: DW_AT_go_key
-  uint64_t count = 0;     // Array: the number of elements
+  // DW_AT_type as written: what a typedef names (a map's *hash<K,V>, a
+  // chan's *hchan<T>, an interface's runtime.iface/eface), a pointer's
+  // pointee, an array's element. Added beside elem because for maps and
+  // chans the two are different types and resolve() needs this one.
+  TypeId target = kNoType;
+  TypeId key = kNoType;                       // Map: DW_AT_go_key
+  uint64_t count = 0;                         // Array: the number of elements
   uint32_t first_field = 0, field_count = 0;  // Struct: into DebugInfo::fields()
-  uint64_t runtime_type = 0;  // DW_AT_go_runtime_type, a link-time address; 0 if none
+  // DW_AT_go_runtime_type, a link-time address; 0 if none. Go writes it for
+  // the types of the program's Go type descriptors only (not for the
+  // runtime's synthesized hash<K,V>, hchan<T>, ...), and for a descriptor the
+  // linker dropped as unreachable the value is not an address in the file
+  // (a small offset): look it up, do not trust it blindly.
+  uint64_t runtime_type = 0;
+  // The DIE's offset in (decompressed) .debug_info, what Go's debug/dwarf
+  // calls its Offset: for diagnostics and to compare with other readers.
+  uint64_t offset = 0;
 };
 
 struct GlobalVariable {
@@ -104,6 +127,11 @@ struct FrameVariable {
   std::string_view name;
   TypeId type = kNoType;
   bool parameter = false;
+  // Declared by a function inlined here (a DW_TAG_inlined_subroutine's
+  // child): its slot is in this function's frame, but its name is the
+  // inlined function's. Lexical blocks' variables are not marked: they are
+  // the function's own.
+  bool inlined = false;
   // Offset from the canonical frame address (the caller's SP at the call):
   // locals are below it (negative), parameters passed on the stack above. A
   // variable whose location is not one fixed CFA offset over its whole scope
@@ -113,7 +141,7 @@ struct FrameVariable {
 
 struct Function {
   std::string_view name;
-  uint64_t low_pc = 0, high_pc = 0;  // link-time [low_pc, high_pc)
+  uint64_t low_pc = 0, high_pc = 0;                 // link-time [low_pc, high_pc)
   uint32_t first_variable = 0, variable_count = 0;  // into DebugInfo::variables()
 };
 
@@ -155,8 +183,9 @@ class DebugInfo {
   std::vector<FrameVariable> variables_;
   std::unordered_map<uint64_t, TypeId> by_runtime_type_;
   std::unordered_map<std::string_view, TypeId> by_name_;
-  // Decompressed section bytes that names point into.
-  std::vector<std::vector<uint8_t>> owned_;
+  // Decompressed section bytes that names point into (heap blocks: they
+  // stay put when the DebugInfo moves).
+  std::vector<std::unique_ptr<uint8_t[]>> owned_;
 };
 
 }  // namespace goheap::bin

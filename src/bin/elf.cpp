@@ -15,6 +15,9 @@ constexpr uint32_t kShtNobits = 8;
 constexpr uint32_t kPtLoad = 1;
 constexpr uint32_t kPfExecute = 1;
 constexpr uint16_t kShnXindex = 0xffff;
+// sh_flags sits right after sh_name and sh_type in both classes (a word).
+constexpr uint64_t kShFlags = 8;
+constexpr uint64_t kShfCompressed = 0x800;
 
 std::string goArch(uint16_t machine, bool is64) {
   switch (machine) {
@@ -195,6 +198,7 @@ Expected<Container> readElf(std::span<const uint8_t> bytes) {
     s.offset = r.offset;
     s.size = r.size;
     s.has_file_data = r.type != kShtNobits && r.type != 0;
+    s.compressed = (f.word(h + kShFlags, L.w) & kShfCompressed) != 0;
   }
   const Raw& names = raw[shstrndx];
   if (!f.has(names.offset, names.size)) {

@@ -15,6 +15,11 @@
 #                                -ldflags='-s -w' and run
 #   OUTDIR/<label>/cross/retention-{s390x,arm}[.symtab.json]  the retention
 #                                program cross-built (not run) and its oracle
+#   EXE.dwarf.json               for the retention executables (all of the
+#                                above, cross/ included) and stripped/funcs:
+#                                what Go's debug/dwarf reads from EXE
+#                                (tests/programs/dwarforacle, built with the
+#                                same toolchain)
 # for label in go1.19 go1.24, and OUTDIR/gobin/<exe>.symtab.json for the old
 # ELF executables in GOHEAP_GOBIN_DIR (default ../shared/testdata/gobin beside the checkout),
 # read by the Go 1.19 oracle, and for the Mach-O and PE ones there, read by the
@@ -190,7 +195,8 @@ for label in go1.19 go1.24; do
   for dir in "$HERE"/*/; do
     [ -f "$dir/main.go" ] || continue
     prog=$(basename "$dir")
-    [ "$prog" = binoracle ] && continue  # a tool run over the executables, below
+    # Tools run over the executables, below.
+    [ "$prog" = binoracle ] || [ "$prog" = dwarforacle ] && continue
     make_program "$label" "$go" "$root" "$dir" "$OUT/$label" || status=1
   done
   # The retention program as a position-independent executable, run: its
@@ -244,6 +250,32 @@ for label in go1.19 go1.24; do
     cross_build "$label" retention retention-windows.exe "" GOOS=windows GOARCH=amd64
     cross_build "$label" retention retention-darwin "" GOOS=darwin GOARCH=amd64
   fi
+
+  # The DWARF oracle: dwarforacle, built with this toolchain, prints what
+  # debug/dwarf reads from each executable into EXE.dwarf.json (a file
+  # without DWARF gets a JSON that says why).
+  doracle="$OUT/$label/dwarforacle"
+  doracle_src="$HERE/dwarforacle/main.go"
+  if [ ! -x "$doracle" ] || [ "$doracle_src" -nt "$doracle" ] || [ "$SCRIPT" -nt "$doracle" ]; then
+    echo "make-dumps: $label/dwarforacle: building"
+    if ! (cd "$HERE/dwarforacle" && GOROOT=$root "$go" build -trimpath -buildvcs=false -o "$doracle.tmp" main.go); then
+      echo "make-dumps: $label/dwarforacle: build failed" >&2
+      rm -f "$doracle.tmp"; status=1; continue
+    fi
+    mv "$doracle.tmp" "$doracle"
+  fi
+  for exe in "$OUT/$label/retention" "$OUT/$label/pie/retention" "$OUT/$label/stripped/funcs" \
+             "$OUT/$label"/cross/retention-*; do
+    [ -f "$exe" ] || continue
+    case "$exe" in *.json | *.buildid | *.dump | *.tmp) continue ;; esac
+    dw="$exe.dwarf.json"
+    if [ -s "$dw" ] && [ "$dw" -nt "$exe" ] && [ "$dw" -nt "$doracle" ]; then continue; fi
+    if ! "$doracle" "$exe" >"$dw.tmp"; then
+      echo "make-dumps: $label/dwarforacle: failed on $exe" >&2
+      rm -f "$dw.tmp"; status=1; continue
+    fi
+    mv "$dw.tmp" "$dw"
+  done
 done
 
 # Writes ORACLE's symbol table JSON of each existing EXE into $OUT/gobin,

@@ -1,0 +1,32 @@
+// Where a Go variable lives in its frame, from its DW_AT_location: only the
+// case goheap can use, an address a fixed distance from the canonical frame
+// address (CFA) over the variable's whole scope. Registers, pieces, and
+// location lists whose entries disagree give nothing.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+
+#include "bin/dwarf_reader.h"
+
+namespace goheap::bin::dwarf {
+
+// The CFA offset of a location expression of one of the shapes Go writes:
+//   DW_OP_call_frame_cfa                        (offset 0)
+//   DW_OP_call_frame_cfa DW_OP_consts N DW_OP_plus
+//   DW_OP_call_frame_cfa DW_OP_plus_uconst N
+//   DW_OP_fbreg N                               (when the frame base is the CFA)
+std::optional<int64_t> cfaOffsetOf(std::span<const uint8_t> expr, bool frame_base_is_cfa);
+
+// The CFA offset all entries of a location list agree on: a DWARF 2-4 list at
+// `offset` of .debug_loc, or (DWARF 5) of .debug_loclists. Empty when an
+// entry gives another place, the list is empty, or it is malformed (a bad
+// list loses a variable's place, not the whole DWARF).
+std::optional<int64_t> locListCfaOffset(const UnitContext& u, uint64_t offset,
+                                        bool frame_base_is_cfa);
+
+// The .debug_loclists offset of DW_FORM_loclistx index `i` in this unit.
+std::optional<uint64_t> locListxOffset(const UnitContext& u, uint64_t i);
+
+}  // namespace goheap::bin::dwarf
