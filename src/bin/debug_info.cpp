@@ -25,7 +25,6 @@ constexpr uint32_t kTagFormalParameter = 0x05;
 constexpr uint32_t kTagLexicalBlock = 0x0b;
 constexpr uint32_t kTagMember = 0x0d;
 constexpr uint32_t kTagPointer = 0x0f;
-constexpr uint32_t kTagCompileUnit = 0x11;
 constexpr uint32_t kTagStructure = 0x13;
 constexpr uint32_t kTagSubroutineType = 0x15;
 constexpr uint32_t kTagTypedef = 0x16;
@@ -519,7 +518,16 @@ class DebugInfoBuilder {
       d.by_name_.emplace(t.name, static_cast<TypeId>(i));
       if (t.runtime_type != 0) d.by_runtime_type_.emplace(t.runtime_type, static_cast<TypeId>(i));
     }
-    d.owned_ = std::move(s_.owned);
+    // Keep only what names point into (.debug_info's inline strings,
+    // .debug_str, .debug_line_str): location lists and the like are done
+    // with, and .debug_loc is the largest DWARF section of Go executables.
+    for (auto& block : s_.owned) {
+      const uint8_t* p = block.get();
+      if (p == s_.info.bytes().data() || p == s_.str.bytes().data() ||
+          p == s_.line_str.bytes().data()) {
+        d.owned_.push_back(std::move(block));
+      }
+    }
   }
 
   DwarfSections s_;

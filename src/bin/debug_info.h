@@ -105,11 +105,14 @@ struct Type {
   TypeId key = kNoType;                       // Map: DW_AT_go_key
   uint64_t count = 0;                         // Array: the number of elements
   uint32_t first_field = 0, field_count = 0;  // Struct: into DebugInfo::fields()
-  // DW_AT_go_runtime_type, a link-time address; 0 if none. Go writes it for
-  // the types of the program's Go type descriptors only (not for the
-  // runtime's synthesized hash<K,V>, hchan<T>, ...), and for a descriptor the
-  // linker dropped as unreachable the value is not an address in the file
-  // (a small offset): look it up, do not trust it blindly.
+  // DW_AT_go_runtime_type; 0 if none. Not an address: the linker writes it
+  // with an R_ADDROFF relocation, the descriptor's offset from the start of
+  // its section, which is runtime.types (moduledata.types), so
+  // descriptor address = types + runtime_type. One exception: Go 1.19 gives
+  // the builtin uintptr DIE an absolute address. Go writes it for the
+  // program's Go types only (not for the synthesized hash<K,V>, hchan<T>,
+  // map<K,V>, ..., nor runtime.eface/iface), and leaves 0 for types whose
+  // descriptor the linker dropped. See docs/dwarf.md.
   uint64_t runtime_type = 0;
   // The DIE's offset in (decompressed) .debug_info, what Go's debug/dwarf
   // calls its Offset: for diagnostics and to compare with other readers.
@@ -158,7 +161,8 @@ class DebugInfo {
   }
   // Follows typedefs to the type they name (stops at a cycle or kNoType).
   TypeId resolve(TypeId t) const;
-  // The type whose DW_AT_go_runtime_type is this link-time address.
+  // The type whose DW_AT_go_runtime_type is exactly this value: pass the
+  // type descriptor's offset from moduledata.types (see Type::runtime_type).
   TypeId typeByRuntimeAddress(uint64_t addr) const;
   // The type of this exact name (the first, when several compile units
   // define one).

@@ -332,7 +332,7 @@ func cfaOffset(x []byte) (int64, bool) {
 
 // locListOffset is the CFA offset every entry of the DWARF 4 location list
 // at off gives, when they agree.
-func (x *exe) locListOffset(off int64) (int64, bool) {
+func (x *exe) locListOffset(off int64, cfaBase bool) (int64, bool) {
 	b := x.loc
 	p := int(off)
 	w := x.ptrSize
@@ -366,6 +366,7 @@ func (x *exe) locListOffset(off int64) (int64, bool) {
 			return 0, false
 		}
 		v, good := cfaOffset(b[p : p+n])
+		good = good && (cfaBase || b[p] != 0x91)
 		p += n
 		if !good || (found && v != value) {
 			ok = false
@@ -549,7 +550,7 @@ func main() {
 							fv.CfaOffset = &off
 						}
 					case int64:
-						if off, ok := x.locListOffset(loc); ok {
+						if off, ok := x.locListOffset(loc, cfaBase); ok {
 							fv.CfaOffset = &off
 						}
 					}
