@@ -202,7 +202,8 @@ namespace {
 std::string slotField(const Snapshot& s, NodeId n, uint64_t offset, uint64_t slot_address) {
   if (!s.types || n == kNoNode) return {};
   const bin::DebugInfo& dwarf = *s.exe->debugInfo();
-  if (s.heap.isObject(n)) return typing::objectFieldPath(*s.types, dwarf, n, offset);
+  const uint32_t ptr = s.dump.params.ptr_size;
+  if (s.heap.isObject(n)) return typing::objectFieldPath(*s.types, dwarf, n, offset, ptr);
   const uint64_t bias = s.exe->loadBias();
   switch (s.heap.rootKind(n)) {
     case graph::RootKind::DataSegment:
@@ -210,7 +211,7 @@ std::string slotField(const Snapshot& s, NodeId n, uint64_t offset, uint64_t slo
       const bin::GlobalVariable* g = dwarf.globalAt(slot_address - bias);
       if (g == nullptr) return {};
       return std::string(g->name) +
-             typing::fieldPathAt(dwarf, g->type, slot_address - bias - g->address);
+             typing::fieldPathAt(dwarf, g->type, slot_address - bias - g->address, ptr);
     }
     case graph::RootKind::StackFrame: {
       const dump::StackFrame& f = s.dump.frames[s.heap.rootRecord(n)];
@@ -221,10 +222,10 @@ std::string slotField(const Snapshot& s, NodeId n, uint64_t offset, uint64_t slo
       for (const bin::FrameVariable& v : dwarf.variables(*fn)) {
         if (!v.cfa_offset) continue;
         const uint64_t at = cfa + static_cast<uint64_t>(*v.cfa_offset);
-        const uint64_t size = dwarf.type(dwarf.resolve(v.type)).size;
+        const uint64_t size = typing::typeSize(dwarf, v.type, ptr);
         if (slot_address >= at && slot_address < at + std::max<uint64_t>(size, 1)) {
           return std::string(v.parameter ? "param " : "local ") + std::string(v.name) +
-                 typing::fieldPathAt(dwarf, v.type, slot_address - at);
+                 typing::fieldPathAt(dwarf, v.type, slot_address - at, ptr);
         }
       }
       return {};

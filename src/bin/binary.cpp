@@ -70,6 +70,7 @@ std::optional<ModuleLayout> moduleLayoutFromSymbols(const Container& c) {
     }
   }
   if (found) {
+    if (const Symbol* t = c.symbol("runtime.types")) m.types = t->value;
     if (const Symbol* g = c.symbol("go:func.*")) m.gofunc = g->value;
     if (const Symbol* g = c.symbol("go.func.*")) m.gofunc = g->value;
     m.source = "symbols";
@@ -129,6 +130,10 @@ Expected<Binary> Binary::build(std::unique_ptr<MappedFile> file) {
   // The runtime's own record first: it is there in stripped files too.
   b.module_layout_ = moduleLayoutFromModuledata(b.container_, *b.pclntab_);
   if (!b.module_layout_) b.module_layout_ = moduleLayoutFromSymbols(b.container_);
+  if (b.module_layout_ && b.module_layout_->types == 0) {
+    if (const Symbol* ts = b.container_.symbol("runtime.types"))
+      b.module_layout_->types = ts->value;
+  }
   if (std::optional<std::string> v = goVersionFromBuildInfo(b.container_)) {
     b.go_version_ = *v;
     b.go_version_source_ = "buildinfo";

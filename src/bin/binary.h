@@ -27,7 +27,10 @@ struct ModuleLayout {
   uint64_t bss = 0, ebss = 0;
   uint64_t noptrbss = 0, enoptrbss = 0;
   uint64_t gofunc = 0;  // base of funcdata offsets (Go 1.18+), 0 if unknown
-  std::string source;   // "moduledata", "symbols" or "sections"
+  // runtime.types: the type descriptors' base, which DWARF's
+  // DW_AT_go_runtime_type is an offset from; 0 if unknown.
+  uint64_t types = 0;
+  std::string source;  // "moduledata", "symbols" or "sections"
 };
 
 class Binary {

@@ -299,6 +299,8 @@ class DebugInfoBuilder {
     if (at.str_offsets_base.present()) u.unit().str_offsets_base = at.str_offsets_base.u;
     if (at.addr_base.present()) u.unit().addr_base = at.addr_base.u;
     if (at.loclists_base.present()) u.unit().loclists_base = at.loclists_base.u;
+    uint64_t low = 0;
+    if (u.address(at.low_pc, low)) u.unit().low_pc = low;
   }
 
   uint64_t ref(const UnitContext& u, const FormValue& v) {
@@ -390,6 +392,12 @@ class DebugInfoBuilder {
         break;
       case dwarf::kFormSecOffset:
         p.var.cfa_offset = dwarf::locListCfaOffset(u, loc.u, cfa);
+        if (!p.var.cfa_offset && u.unit().version < 5) {
+          p.var.first_location = static_cast<uint32_t>(out_.locations_.size());
+          dwarf::locListRangesV4(u, loc.u, cfa, out_.locations_);
+          p.var.location_count =
+              static_cast<uint32_t>(out_.locations_.size() - p.var.first_location);
+        }
         break;
       case dwarf::kFormData4:
       case dwarf::kFormData8:  // DWARF 2 and 3 point at location lists so

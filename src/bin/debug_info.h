@@ -140,6 +140,18 @@ struct FrameVariable {
   // variable whose location is not one fixed CFA offset over its whole scope
   // (a register, a location list) has none.
   std::optional<int64_t> cfa_offset;
+  // Without one fixed offset: the stretches of code where the variable, or a
+  // piece of it, is at a fixed CFA offset (from its DWARF 4 location list),
+  // into DebugInfo::locations().
+  uint32_t first_location = 0, location_count = 0;
+};
+
+// Where a variable, or a piece of it, is over [lo, hi) (link-time PCs).
+struct LocationRange {
+  uint64_t lo = 0, hi = 0;
+  int64_t cfa_offset = 0;
+  uint32_t piece_offset = 0;  // of the piece within the variable
+  uint32_t piece_size = 0;    // 0: the whole variable
 };
 
 struct Function {
@@ -174,6 +186,9 @@ class DebugInfo {
 
   std::span<const Function> functions() const { return functions_; }  // by low_pc
   const Function* functionAt(uint64_t pc) const;
+  std::span<const LocationRange> locations(const FrameVariable& v) const {
+    return std::span<const LocationRange>(locations_).subspan(v.first_location, v.location_count);
+  }
   std::span<const FrameVariable> variables(const Function& f) const {
     return std::span<const FrameVariable>(variables_).subspan(f.first_variable, f.variable_count);
   }
@@ -185,6 +200,7 @@ class DebugInfo {
   std::vector<GlobalVariable> globals_;
   std::vector<Function> functions_;
   std::vector<FrameVariable> variables_;
+  std::vector<LocationRange> locations_;
   std::unordered_map<uint64_t, TypeId> by_runtime_type_;
   std::unordered_map<std::string_view, TypeId> by_name_;
   // Decompressed section bytes that names point into (heap blocks: they

@@ -9,6 +9,55 @@ constexpr uint8_t kOpPlus = 0x22;
 constexpr uint8_t kOpPlusUconst = 0x23;
 constexpr uint8_t kOpFbreg = 0x91;
 constexpr uint8_t kOpCallFrameCfa = 0x9c;
+constexpr uint8_t kOpReg0 = 0x50, kOpReg31 = 0x6f;
+constexpr uint8_t kOpRegx = 0x90;
+constexpr uint8_t kOpPiece = 0x93;
+
+// Appends the CFA-relative pieces of one location expression.
+void piecesOf(std::span<const uint8_t> expr, bool cfa_base, uint64_t lo, uint64_t hi,
+              std::vector<LocationRange>& out) {
+  Cursor c(ByteView(expr, false), 0, "location expression");
+  uint64_t piece_offset = 0;
+  while (c.ok() && !c.atEnd()) {
+    std::optional<int64_t> offset;
+    const uint8_t op = c.u8();
+    if (op == kOpCallFrameCfa) {
+      offset = 0;
+      if (!c.atEnd() && c.peek() == kOpConsts) {
+        c.u8();
+        offset = c.sleb();
+        if (c.u8() != kOpPlus) return;
+      } else if (!c.atEnd() && c.peek() == kOpPlusUconst) {
+        c.u8();
+        offset = static_cast<int64_t>(c.uleb());
+      }
+    } else if (op == kOpFbreg && cfa_base) {
+      offset = c.sleb();
+    } else if (op >= kOpReg0 && op <= kOpReg31) {
+      // in a register: nothing goheap can read
+    } else if (op == kOpRegx) {
+      c.uleb();
+    } else if (op == kOpPiece) {
+      piece_offset += c.uleb();  // an empty piece: optimized away
+      continue;
+    } else {
+      return;  // another shape: give up on the rest
+    }
+    if (!c.ok()) return;
+    if (c.atEnd()) {
+      if (offset) out.push_back({lo, hi, *offset, static_cast<uint32_t>(piece_offset), 0});
+      return;
+    }
+    if (c.u8() != kOpPiece) return;
+    const uint64_t size = c.uleb();
+    if (!c.ok()) return;
+    if (offset) {
+      out.push_back(
+          {lo, hi, *offset, static_cast<uint32_t>(piece_offset), static_cast<uint32_t>(size)});
+    }
+    piece_offset += size;
+  }
+}
 
 // DW_LLE_* (DWARF 5, section 7.7.3).
 constexpr uint8_t kLleEndOfList = 0;
@@ -122,6 +171,23 @@ std::optional<int64_t> locListCfaOffset(const UnitContext& u, uint64_t offset,
                                         bool frame_base_is_cfa) {
   return u.unit().version >= 5 ? locListV5(u, offset, frame_base_is_cfa)
                                : locListV4(u, offset, frame_base_is_cfa);
+}
+
+void locListRangesV4(const UnitContext& u, uint64_t offset, bool frame_base_is_cfa,
+                     std::vector<LocationRange>& out) {
+  Cursor c(u.sections().loc, offset, ".debug_loc");
+  const uint32_t w = u.unit().addr_size;
+  const uint64_t max_addr = w == 8 ? UINT64_MAX : (uint64_t{1} << (8 * w)) - 1;
+  uint64_t base = u.unit().low_pc;
+  while (c.ok() && !c.atEnd()) {
+    const uint64_t begin = c.sized(w), end = c.sized(w);
+    if (!c.ok() || (begin == 0 && end == 0)) return;
+    if (begin == max_addr) {  // selects a new base address
+      base = end;
+      continue;
+    }
+    piecesOf(c.block(c.u16()), frame_base_is_cfa, base + begin, base + end, out);
+  }
 }
 
 std::optional<uint64_t> locListxOffset(const UnitContext& u, uint64_t i) {

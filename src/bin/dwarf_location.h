@@ -7,7 +7,9 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <vector>
 
+#include "bin/debug_info.h"
 #include "bin/dwarf_reader.h"
 
 namespace goheap::bin::dwarf {
@@ -25,6 +27,13 @@ std::optional<int64_t> cfaOffsetOf(std::span<const uint8_t> expr, bool frame_bas
 // list loses a variable's place, not the whole DWARF).
 std::optional<int64_t> locListCfaOffset(const UnitContext& u, uint64_t offset,
                                         bool frame_base_is_cfa);
+
+// Appends, for the DWARF 2-4 location list at `offset` of .debug_loc, each
+// entry (or DW_OP_piece of one) that is at a fixed CFA offset, with its PC
+// range: a variable optimized code keeps in registers part of the time is on
+// the stack across calls, which is where a heap dump's frames stop.
+void locListRangesV4(const UnitContext& u, uint64_t offset, bool frame_base_is_cfa,
+                     std::vector<LocationRange>& out);
 
 // The .debug_loclists offset of DW_FORM_loclistx index `i` in this unit.
 std::optional<uint64_t> locListxOffset(const UnitContext& u, uint64_t i);

@@ -33,6 +33,8 @@ class Cursor {
   std::string_view section() const { return section_; }
 
   uint8_t u8();
+  // The next byte without moving; 0 at the end.
+  uint8_t peek() const { return atEnd() ? 0 : b_.u8(pos_); }
   uint16_t u16();
   uint32_t u24();
   uint32_t u32();
@@ -156,6 +158,8 @@ struct UnitHeader {
   // From the unit DIE (DWARF 5): where this unit's part of .debug_addr,
   // .debug_str_offsets and .debug_loclists starts.
   uint64_t addr_base = 0, str_offsets_base = 0, loclists_base = 0;
+  // The unit DIE's DW_AT_low_pc: the base of DWARF 4 location list entries.
+  uint64_t low_pc = 0;
 };
 
 // Reads the unit header at `offset` of .debug_info.

@@ -4,6 +4,7 @@
 //                 maxpc, then text, etext, noptrdata, ... enoptrbss.
 //   Go 1.16+:     pcHeader, then six slices (funcnametab, cutab, filetab,
 //                 pctab, pclntable, ftab), findfunctab, minpc, maxpc, text...
+//   Go 1.16-1.17: after enoptrbss: end, gcdata, gcbss, types, etypes.
 //   Go 1.18-1.19: after enoptrbss: end, gcdata, gcbss, types, etypes,
 //                 rodata, gofunc.
 //   Go 1.20+:     covctrs, ecovctrs come before end, so gofunc moves by two.
@@ -18,20 +19,22 @@ struct Positions {
   uint64_t text;    // then etext, noptrdata, ..., enoptrbss
   uint64_t gofunc;  // 0: none in this release
   uint64_t words;   // how many words must be readable
+  uint64_t
+      types;  // runtime.types: type descriptors and DWARF's go_runtime_type are offsets from it
 };
 
 Positions positionsFor(PclntabLayout l) {
   switch (l) {
     case PclntabLayout::Go12:
-      return {10, 12, 0, 22};
+      return {10, 12, 0, 22, 0};  // types at 25 only since Go 1.7: not read
     case PclntabLayout::Go116:
-      return {20, 22, 0, 32};
+      return {20, 22, 0, 37, 35};
     case PclntabLayout::Go118:
-      return {20, 22, 38, 39};
+      return {20, 22, 38, 39, 35};
     case PclntabLayout::Go120:
-      return {20, 22, 40, 41};
+      return {20, 22, 40, 41, 37};
   }
-  return {20, 22, 0, 32};
+  return {20, 22, 0, 32, 0};
 }
 
 // Reads the candidate at file offset `at` if it validates against `t`.
@@ -57,6 +60,7 @@ std::optional<ModuleLayout> readCandidate(const Container& c, const Pclntab& t, 
   }
   if (m.text > word(p.minpc)) return std::nullopt;
   if (p.gofunc != 0) m.gofunc = word(p.gofunc);
+  if (p.types != 0) m.types = word(p.types);
   m.source = "moduledata";
   return m;
 }

@@ -18,6 +18,10 @@ using bin::TypeId;
 constexpr uint64_t kMaxScannedElements = uint64_t{1} << 24;
 constexpr int kMaxDepth = 32;  // struct nesting while scanning one value
 
+// Go 1.22+: the malloc header is 8 bytes on every target, the type pointer
+// first (runtime.mallocHeaderSize).
+constexpr uint8_t kMallocHeaderSize = 8;
+
 // The runtime's _type.kind byte says whether an interface holds the value
 // itself in its data word (pointer-shaped types) or a pointer to a copy.
 constexpr uint8_t kKindDirectIface = 1 << 5;
@@ -47,6 +51,7 @@ class Typer {
     approximate_.assign(n, 0);
     has_pointers_.assign(dw.types().size(), -1);
     for (const dump::ItabRecord& it : d.itabs) itab_type_.emplace(it.addr, it.type_addr);
+    if (const auto& m = exe.binary().moduleLayout()) types_base_ = m->types;
   }
 
   void seedMallocHeaders();
@@ -81,15 +86,18 @@ class Typer {
   }
 
   GoKind kindOf(TypeId t) const;
-  uint64_t sizeOf(TypeId t) const { return t == kNoType ? 0 : dw_.type(dw_.resolve(t)).size; }
+  uint64_t sizeOf(TypeId t) const { return typeSize(dw_, t, ptr()); }
   bool hasPointers(TypeId t);
   // Whether `big` holds `small` at its offset 0 (a struct's first field, an
   // array's first element, recursively): a pointer to either is the same.
   bool startsWith(TypeId big, TypeId small) const;
   const bin::Field* field(TypeId struct_type, std::string_view name) const;
   TypeId groupTypeOfMap(TypeId map_struct);
+  // DWARF knows a type descriptor by its offset from runtime.types.
   TypeId typeAtRuntimeAddress(uint64_t addr) const {
-    return addr == 0 ? kNoType : dw_.typeByRuntimeAddress(addr - exe_.loadBias());
+    const uint64_t at = addr - exe_.loadBias();
+    if (addr == 0 || types_base_ == 0 || at < types_base_) return kNoType;
+    return dw_.typeByRuntimeAddress(at - types_base_);
   }
   bool directIface(uint64_t runtime_type_addr, TypeId t) const;
 
@@ -97,6 +105,7 @@ class Typer {
   void scanStruct(const Memory& m, uint64_t addr, TypeId r, TypeId shown, int depth);
   void scanInterface(const Memory& m, uint64_t addr, TypeId r);
   void scanObject(NodeId o);
+  void scanPiece(const Memory& m, uint64_t addr, TypeId t, uint64_t offset, uint64_t size);
 
   // Types the object `ptr` points at (its start, after any malloc header).
   void assign(uint64_t ptr, TypeId layout, TypeId shown, uint64_t count, TypeForm form,
@@ -115,6 +124,7 @@ class Typer {
   std::vector<int8_t> has_pointers_;  // per TypeId: -1 unknown
   std::unordered_map<uint64_t, uint64_t> itab_type_;
   std::unordered_map<TypeId, TypeId> group_of_map_;
+  uint64_t types_base_ = 0;  // link-time runtime.types
 };
 
 GoKind Typer::kindOf(TypeId t) const {
@@ -316,8 +326,10 @@ void Typer::scanValue(const Memory& m, uint64_t addr, TypeId t, TypeId shown, in
           if (p != kNoType) elem = dw_.type(p).elem;
         }
       }
+      // Optimized code may keep only the data pointer of a slice on the
+      // stack (len and cap stale): then the object's size bounds the count.
       const uint64_t cap = uintAt(m, addr + 2 * ptr(), ptr());
-      if (cap > 0) assign(pointerAt(m, addr), elem, elem, cap, TypeForm::Array);
+      assign(pointerAt(m, addr), elem, elem, cap, TypeForm::Array, /*approximate=*/cap == 0);
       return;
     }
     case GoKind::Pointer:
@@ -485,17 +497,18 @@ void Typer::seedMallocHeaders() {
     if (size <= threshold || size > 32768) continue;
     const TypeId t = typeAtRuntimeAddress(words_.read(file + d_.objects.contents_offset[o]));
     if (t == kNoType) continue;
-    out_.data_offset[o] = static_cast<uint8_t>(ptr());
+    out_.data_offset[o] = kMallocHeaderSize;
     const uint64_t esize = sizeOf(t);
     if (esize == 0) continue;
-    const uint64_t n = (size - ptr()) / esize;
+    const uint64_t n = (size - kMallocHeaderSize) / esize;
     out_.typed_from_headers++;
     // The header names the element type of an array: the slot size only
     // bounds its length, which a slice's capacity may tell exactly later.
+    const uint64_t start = d_.objects.addr[o] + kMallocHeaderSize;
     if (n > 1) {
-      assign(d_.objects.addr[o] + ptr(), t, t, n, TypeForm::Array, /*approximate=*/true);
+      assign(start, t, t, n, TypeForm::Array, /*approximate=*/true);
     } else {
-      assign(d_.objects.addr[o] + ptr(), t, t, 0, TypeForm::Value);
+      assign(start, t, t, 0, TypeForm::Value);
     }
   }
 }
@@ -526,13 +539,73 @@ void Typer::seedFrames() {
     std::sort(live.begin(), live.end());
     const Memory m{file + fr.contents.offset, fr.sp, fr.contents.size, &live};
     const uint64_t cfa = fr.sp + fr.contents.size;
+    const uint64_t at_pc = fr.pc == fr.entry_pc ? pc : pc - 1;
     for (const bin::FrameVariable& v : dw_.variables(*fn)) {
-      if (!v.cfa_offset) continue;
-      const uint64_t addr = cfa + static_cast<uint64_t>(*v.cfa_offset);
-      // Parameters passed on the stack lie in the caller's frame; the
-      // registers' spill slots and locals in this one.
-      if (!readable(m, addr, sizeOf(v.type))) continue;
-      scanValue(m, addr, v.type, v.type, 0);
+      if (v.cfa_offset) {
+        const uint64_t addr = cfa + static_cast<uint64_t>(*v.cfa_offset);
+        // Parameters passed on the stack lie in the caller's frame; the
+        // registers' spill slots and locals in this one.
+        if (readable(m, addr, sizeOf(v.type))) scanValue(m, addr, v.type, v.type, 0);
+        continue;
+      }
+      // Optimized code: where the variable is at this PC, if on the stack.
+      for (const bin::LocationRange& r : dw_.locations(v)) {
+        if (at_pc < r.lo || at_pc >= r.hi) continue;
+        const uint64_t addr = cfa + static_cast<uint64_t>(r.cfa_offset);
+        if (r.piece_size == 0) {
+          if (readable(m, addr, sizeOf(v.type))) scanValue(m, addr, v.type, v.type, 0);
+        } else {
+          scanPiece(m, addr, v.type, r.piece_offset, r.piece_size);
+        }
+      }
+    }
+  }
+}
+
+// One piece of a variable optimized code keeps partly in registers: the
+// part of its type the piece holds, when it is a whole field, or a slice's or
+// string's data pointer.
+void Typer::scanPiece(const Memory& m, uint64_t addr, TypeId t, uint64_t offset, uint64_t size) {
+  for (int depth = 0; t != kNoType && depth < kMaxDepth; depth++) {
+    if (offset == 0 && sizeOf(t) == size) {
+      if (readable(m, addr, size)) scanValue(m, addr, t, t, 0);
+      return;
+    }
+    const TypeId r = dw_.resolve(t);
+    if (r == kNoType) return;
+    const bin::Type& rt = dw_.type(r);
+    switch (kindOf(t)) {
+      case GoKind::Slice:
+        if (offset == 0 && size == ptr()) {
+          // The capacity is elsewhere: the object's size bounds the count.
+          const TypeId elem = dw_.type(t).elem != kNoType ? dw_.type(t).elem : rt.elem;
+          assign(pointerAt(m, addr), elem, elem, 0, TypeForm::Array, /*approximate=*/true);
+        }
+        return;
+      case GoKind::String:
+        if (offset == 0 && size == ptr()) assignWeak(pointerAt(m, addr), TypeForm::StringBytes);
+        return;
+      case GoKind::Struct: {
+        const bin::Field* inside = nullptr;
+        for (const bin::Field& f : dw_.fields(rt)) {
+          if (offset >= f.offset && offset < f.offset + std::max<uint64_t>(sizeOf(f.type), 1)) {
+            inside = &f;
+          }
+        }
+        if (inside == nullptr) return;
+        offset -= inside->offset;
+        t = inside->type;
+        continue;
+      }
+      case GoKind::Array: {
+        const uint64_t esize = sizeOf(rt.elem);
+        if (esize == 0) return;
+        offset %= esize;
+        t = rt.elem;
+        continue;
+      }
+      default:
+        return;
     }
   }
 }
@@ -611,6 +684,15 @@ GoKind goKind(const bin::DebugInfo& dwarf, TypeId t) {
     }
   }
   return GoKind::Invalid;
+}
+
+uint64_t typeSize(const bin::DebugInfo& dwarf, TypeId t, uint32_t ptr_size) {
+  if (t == kNoType) return 0;
+  const TypeId r = dwarf.resolve(t);
+  if (r == kNoType) return 0;
+  const bin::Type& rt = dwarf.type(r);
+  if (rt.size == 0 && rt.tag == DwarfTag::Pointer) return ptr_size;
+  return rt.size;
 }
 
 std::string goTypeName(std::string_view n) {

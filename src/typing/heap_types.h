@@ -63,6 +63,10 @@ std::string typeName(const HeapTypes& t, NodeId o, const bin::DebugInfo& dwarf,
 // synthesized types carry none) what its tag says, through typedefs.
 bin::GoKind goKind(const bin::DebugInfo& dwarf, bin::TypeId t);
 
+// The size of a value of type t: DW_AT_byte_size, except that Go writes
+// none for pointer types, which are a word.
+uint64_t typeSize(const bin::DebugInfo& dwarf, bin::TypeId t, uint32_t ptr_size);
+
 // A DWARF type's name as a Go programmer writes it: the runtime's
 // synthesized map and channel types ("hash<string,int>", "map<K,V>",
 // "hchan<int>", "noalg.map.group[K]V") become "map[string]int",

@@ -100,7 +100,7 @@ void Decoder::value(uint64_t off, TypeId t, const std::string& path, int depth) 
   if (r == kNoType) return;
   const bin::Type& rt = dw_.type(r);
   const uint32_t ptr = d_.params.ptr_size;
-  if (!has(off, rt.size)) return;
+  if (!has(off, typeSize(dw_, t, ptr))) return;
   switch (goKind(dw_, t)) {
     case GoKind::Bool:
       emit(off, t, path, uintAt(off, 1) != 0 ? "true" : "false");
@@ -177,7 +177,7 @@ void Decoder::value(uint64_t off, TypeId t, const std::string& path, int depth) 
       return;
     }
     case GoKind::Array: {
-      const uint64_t esize = dw_.type(dw_.resolve(rt.elem)).size;
+      const uint64_t esize = typeSize(dw_, rt.elem, ptr);
       for (uint64_t i = 0; i < rt.count && i < kMaxArrayElementsShown && esize > 0; i++) {
         value(off + i * esize, rt.elem, path + "[" + std::to_string(i) + "]", depth + 1);
       }
@@ -206,7 +206,7 @@ std::vector<FieldValue> decodeFields(const dump::Dump& dump, const graph::Heap& 
   if (types.form[object] == TypeForm::Value) {
     dec.value(start, t, "", 0);
   } else if (types.form[object] == TypeForm::Array) {
-    const uint64_t esize = dwarf.type(dwarf.resolve(t)).size;
+    const uint64_t esize = typeSize(dwarf, t, dump.params.ptr_size);
     for (uint64_t i = 0; i < types.count[object] && i < kMaxArrayElementsShown && esize > 0; i++) {
       dec.value(start + i * esize, t, "[" + std::to_string(i) + "]", 0);
     }
@@ -214,7 +214,7 @@ std::vector<FieldValue> decodeFields(const dump::Dump& dump, const graph::Heap& 
   return dec.take();
 }
 
-std::string fieldPathAt(const bin::DebugInfo& dwarf, TypeId t, uint64_t offset) {
+std::string fieldPathAt(const bin::DebugInfo& dwarf, TypeId t, uint64_t offset, uint32_t ptr_size) {
   std::string path;
   for (int depth = 0; t != kNoType && depth < kMaxDepth; depth++) {
     const TypeId r = dwarf.resolve(t);
@@ -222,7 +222,7 @@ std::string fieldPathAt(const bin::DebugInfo& dwarf, TypeId t, uint64_t offset) 
     const bin::Type& rt = dwarf.type(r);
     const GoKind k = goKind(dwarf, t);
     if (k == GoKind::Array && rt.elem != kNoType) {
-      const uint64_t esize = dwarf.type(dwarf.resolve(rt.elem)).size;
+      const uint64_t esize = typeSize(dwarf, rt.elem, ptr_size);
       if (esize == 0) break;
       path += "[" + std::to_string(offset / esize) + "]";
       offset %= esize;
@@ -232,7 +232,7 @@ std::string fieldPathAt(const bin::DebugInfo& dwarf, TypeId t, uint64_t offset) 
     if (k != GoKind::Struct) break;  // a slice, string or interface header: its own field
     const bin::Field* inside = nullptr;
     for (const bin::Field& f : dwarf.fields(rt)) {
-      const uint64_t fsize = dwarf.type(dwarf.resolve(f.type)).size;
+      const uint64_t fsize = typeSize(dwarf, f.type, ptr_size);
       if (offset >= f.offset && offset < f.offset + std::max<uint64_t>(fsize, 1)) inside = &f;
     }
     if (inside == nullptr) break;
@@ -244,15 +244,16 @@ std::string fieldPathAt(const bin::DebugInfo& dwarf, TypeId t, uint64_t offset) 
 }
 
 std::string objectFieldPath(const HeapTypes& types, const bin::DebugInfo& dwarf, NodeId object,
-                            uint64_t offset) {
+                            uint64_t offset, uint32_t ptr_size) {
   if (types.form[object] != TypeForm::Value && types.form[object] != TypeForm::Array) return {};
   if (offset < types.data_offset[object]) return {};
   offset -= types.data_offset[object];
   const TypeId t = types.layout[object];
-  if (types.form[object] == TypeForm::Value) return fieldPathAt(dwarf, t, offset);
-  const uint64_t esize = dwarf.type(dwarf.resolve(t)).size;
+  if (types.form[object] == TypeForm::Value) return fieldPathAt(dwarf, t, offset, ptr_size);
+  const uint64_t esize = typeSize(dwarf, t, ptr_size);
   if (esize == 0) return {};
-  return "[" + std::to_string(offset / esize) + "]" + fieldPathAt(dwarf, t, offset % esize);
+  return "[" + std::to_string(offset / esize) + "]" +
+         fieldPathAt(dwarf, t, offset % esize, ptr_size);
 }
 
 }  // namespace goheap::typing

@@ -34,10 +34,11 @@ std::vector<FieldValue> decodeFields(const dump::Dump& dump, const graph::Heap& 
 
 // The field path at `offset` in a value of type `t`: ".User.Tags",
 // "[3].Next", "" at offset 0 of a type with no field there.
-std::string fieldPathAt(const bin::DebugInfo& dwarf, bin::TypeId t, uint64_t offset);
+std::string fieldPathAt(const bin::DebugInfo& dwarf, bin::TypeId t, uint64_t offset,
+                        uint32_t ptr_size);
 
 // The same for an object: its typed layout (an array's element index too).
 std::string objectFieldPath(const HeapTypes& types, const bin::DebugInfo& dwarf, NodeId object,
-                            uint64_t offset);
+                            uint64_t offset, uint32_t ptr_size);
 
 }  // namespace goheap::typing

@@ -289,14 +289,17 @@ func build() {
 	boxed(shapes[1], "pointer in a non-empty interface")
 	noteField(unsafe.Pointer(c), "Name", c.Name)
 
-	// Values computed at run time: constants would be boxed in read-only data.
+	// Values computed at run time (constants would be boxed in read-only
+	// data) of 16 bytes or more: smaller pointer-free values share one
+	// 16-byte block (Go's tiny allocator), which has no single type.
 	big := time.Now().UnixNano() | 1<<40
-	anys = []interface{}{Point{1001, 1002}, &Node{Value: 77}, fmt.Sprint("a string ", big%7), big, float64(big) / 3}
+	anys = []interface{}{Point{1001, 1002}, &Node{Value: 77}, fmt.Sprint("a string ", big%7),
+		[2]int64{big, big + 1}, complex(float64(big)/3, 1)}
 	noteSlice(anys, "slice of empty interfaces")
 	boxed(anys[0], "struct value in an empty interface")
 	boxed(anys[1], "pointer in an empty interface")
-	boxed(anys[3], "int64 in an empty interface")
-	boxed(anys[4], "float64 in an empty interface")
+	boxed(anys[3], "array in an empty interface")
+	boxed(anys[4], "complex128 in an empty interface")
 
 	byString = map[string]int{}
 	for i := 0; i < 20; i++ {
