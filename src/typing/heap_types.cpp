@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <span>
 #include <unordered_map>
 
 namespace goheap::typing {
@@ -35,6 +36,11 @@ struct Memory {
   uint64_t base = 0;
   uint64_t size = 0;
   const std::vector<uint64_t>* live = nullptr;  // sorted offsets from base
+  // A frame's stack objects (address-taken locals, a value being sent on a
+  // channel) are not in its field list; the graph found what they point to
+  // (graph::BuildOptions::conservative_stacks). Their words count when they
+  // point at one of these, the frame node's successors.
+  std::span<const NodeId> reached;
 };
 
 class Typer {
@@ -68,10 +74,14 @@ class Typer {
   // The word at addr, 0 when outside `m` or not a live slot.
   uint64_t pointerAt(const Memory& m, uint64_t addr) const {
     if (!readable(m, addr, ptr())) return 0;
+    const uint64_t v = words_.read(m.bytes + (addr - m.base));
     if (m.live != nullptr && !std::binary_search(m.live->begin(), m.live->end(), addr - m.base)) {
-      return 0;
+      const NodeId target = heap_.addresses().find(v);
+      if (target == kNoNode || !std::binary_search(m.reached.begin(), m.reached.end(), target)) {
+        return 0;
+      }
     }
-    return words_.read(m.bytes + (addr - m.base));
+    return v;
   }
   // An unsigned integer field of `size` bytes.
   uint64_t uintAt(const Memory& m, uint64_t addr, uint64_t size) const {
@@ -357,7 +367,64 @@ void Typer::scanStruct(const Memory& m, uint64_t addr, TypeId r, TypeId shown, i
   const bin::Type& st = dw_.type(r);
   const std::string_view name = st.name;
   std::string_view skip;  // a field typed here, not by the generic walk
-  if (name.starts_with("hash<")) {
+  if (name == "sync.eface") {
+    scanInterface(m, addr, r);  // sync.Pool's own empty interface: {typ, val}
+    return;
+  }
+  if (name.starts_with("sync/atomic.Pointer[")) {
+    // atomic.Pointer[T] keeps its T only in a zero-length `_ [0]*T` field.
+    const bin::Field* v = field(r, "v");
+    for (const bin::Field& f : dw_.fields(st)) {
+      const TypeId a = dw_.resolve(f.type);
+      if (f.name != "_" || a == kNoType || dw_.type(a).tag != DwarfTag::Array || v == nullptr) {
+        continue;
+      }
+      const TypeId p = dw_.resolve(dw_.type(a).elem);
+      if (p != kNoType && dw_.type(p).tag == DwarfTag::Pointer) {
+        assign(pointerAt(m, addr + v->offset), dw_.type(p).elem, dw_.type(p).elem, 0,
+               TypeForm::Value);
+      }
+    }
+    return;
+  }
+  if (name == "sync.Pool") {
+    // local and victim point at arrays of localSize / victimSize poolLocals.
+    const TypeId local = dw_.typeByName("sync.poolLocal");
+    for (auto [ptr_name, size_name] : {std::pair{"local", "localSize"}, {"victim", "victimSize"}}) {
+      const bin::Field* p = field(r, ptr_name);
+      const bin::Field* n = field(r, size_name);
+      if (p == nullptr || n == nullptr || local == kNoType) continue;
+      assign(pointerAt(m, addr + p->offset), local, local,
+             uintAt(m, addr + n->offset, sizeOf(n->type)), TypeForm::Array);
+    }
+  }
+  const bool trie_root = name.starts_with("internal/sync.HashTrieMap[");
+  if (trie_root || name.starts_with("internal/sync.indirect[")) {
+    // sync.Map since Go 1.24: a trie of indirect nodes whose children are
+    // entries or indirect nodes, told apart by node.isEntry; the DWARF
+    // types of the pointers name only the shared node shape.
+    const std::string params(name.substr(name.find('[')));
+    const TypeId entry = dw_.typeByName("internal/sync.entry" + params);
+    const TypeId indirect = dw_.typeByName("internal/sync.indirect" + params);
+    auto node = [&](uint64_t p) {
+      const NodeId o = heap_.addresses().find(p);
+      if (o == kNoNode || p != d_.objects.addr[o] || d_.objects.size[o] == 0) return;
+      const uint8_t is_entry = d_.file().bytes()[d_.objects.contents_offset[o]];
+      const TypeId t = is_entry != 0 ? entry : indirect;
+      assign(p, t, t, 0, TypeForm::Value);
+    };
+    if (const bin::Field* root = field(r, "root"); root != nullptr && trie_root) {
+      skip = "root";
+      node(pointerAt(m, addr + root->offset));
+    }
+    if (const bin::Field* children = field(r, "children"); children != nullptr) {
+      skip = "children";
+      const TypeId a = dw_.resolve(children->type);
+      const uint64_t n = a == kNoType ? 0 : dw_.type(a).count;
+      for (uint64_t i = 0; i < n && i < 64; i++)
+        node(pointerAt(m, addr + children->offset + i * ptr()));
+    }
+  } else if (name.starts_with("hash<")) {
     // Go 1.23 and before: buckets is an array of 2^B buckets, oldbuckets
     // (while growing) of 2^(B-1).
     const bin::Field* b = field(r, "B");
@@ -464,8 +531,11 @@ void Typer::scanInterface(const Memory& m, uint64_t addr, TypeId r) {
 void Typer::scanObject(NodeId o) {
   const TypeForm form = out_.form[o];
   if (form != TypeForm::Value && form != TypeForm::Array) return;
-  Memory m{d_.file().bytes().data() + d_.objects.contents_offset[o], d_.objects.addr[o],
-           d_.objects.size[o], nullptr};
+  Memory m{d_.file().bytes().data() + d_.objects.contents_offset[o],
+           d_.objects.addr[o],
+           d_.objects.size[o],
+           nullptr,
+           {}};
   const uint64_t start = m.base + out_.data_offset[o];
   const TypeId t = out_.layout[o];
   if (form == TypeForm::Value) {
@@ -517,7 +587,7 @@ void Typer::seedGlobals() {
   const uint8_t* file = d_.file().bytes().data();
   for (const dump::Segment* seg : {&d_.data, &d_.bss}) {
     if (!seg->present) continue;
-    const Memory m{file + seg->contents.offset, seg->addr, seg->contents.size, nullptr};
+    const Memory m{file + seg->contents.offset, seg->addr, seg->contents.size, nullptr, {}};
     for (const bin::GlobalVariable& g : dw_.globals()) {
       const uint64_t addr = g.address + exe_.loadBias();
       if (addr < m.base || addr - m.base >= m.size) continue;
@@ -537,7 +607,9 @@ void Typer::seedFrames() {
     d_.forEachFieldListSlot(fr.fieldlist_offset, fr.contents.size,
                             [&](uint64_t off) { live.push_back(off); });
     std::sort(live.begin(), live.end());
-    const Memory m{file + fr.contents.offset, fr.sp, fr.contents.size, &live};
+    const auto frame_index = static_cast<uint32_t>(&fr - d_.frames.data());
+    const Memory m{file + fr.contents.offset, fr.sp, fr.contents.size, &live,
+                   heap_.successors.neighbors(heap_.frameNode(frame_index))};
     const uint64_t cfa = fr.sp + fr.contents.size;
     const uint64_t at_pc = fr.pc == fr.entry_pc ? pc : pc - 1;
     for (const bin::FrameVariable& v : dw_.variables(*fn)) {

@@ -86,8 +86,114 @@ TEST_P(ZooTypes, MostReachableBytesAreTyped) {
       << sum.typed_objects << " of " << sum.reachable_objects << " objects";
 }
 
+// The program stored these values; goheap reads them back by field name.
+TEST_P(ZooTypes, FieldsHoldTheValuesTheProgramStored) {
+  ASSERT_GT(report_["fields"].size(), 10u);
+  for (const JsonValue& want : report_["fields"].items()) {
+    SCOPED_TRACE(want["addr"].str() + " " + want["path"].str());
+    auto o = analysis::objectAt(*snap_, want["addr"].hexAddress());
+    ASSERT_TRUE(o.has_value());
+    const analysis::ObjectInfo info = analysis::objectInfo(*snap_, *o, 0, 200);
+    std::string path = want["path"].str();
+    // "Next.Value" goes through a pointer: the first step is this object's.
+    std::string through;
+    if (const size_t dot = path.find('.'); path.starts_with("Next.")) {
+      through = path.substr(0, dot);
+      path = path.substr(dot + 1);
+    }
+    const analysis::ObjectInfo* holder = &info;
+    analysis::ObjectInfo next;
+    if (!through.empty()) {
+      uint64_t target = 0;
+      for (const typing::FieldValue& f : info.fields) {
+        if (f.path == through) target = f.points_to;
+      }
+      auto n = analysis::objectAt(*snap_, target);
+      ASSERT_TRUE(n.has_value()) << "no object behind " << through;
+      next = analysis::objectInfo(*snap_, *n, 0, 200);
+      holder = &next;
+    }
+    bool found = false;
+    for (const typing::FieldValue& f : holder->fields) {
+      if (f.path != path) continue;
+      found = true;
+      EXPECT_EQ(f.value, want["value"].str()) << f.type;
+    }
+    EXPECT_TRUE(found) << "no field " << path << " in " << holder->type;
+  }
+}
+
+// Steps of a path name the field that holds the next one.
+TEST_P(ZooTypes, PathStepsNameTheirFields) {
+  const JsonValue& values = report_["values"];
+  uint64_t tags = 0, inner = 0;
+  for (const JsonValue& v : values.items()) {
+    if (v["what"].str() == "slice of strings in a nested field") tags = v["addr"].hexAddress();
+    if (v["what"].str() == "struct pointed to by a field") inner = v["addr"].hexAddress();
+  }
+  ASSERT_NE(tags, 0u);
+  auto o = analysis::objectAt(*snap_, tags);
+  ASSERT_TRUE(o.has_value());
+  auto paths = analysis::pathsToRoots(*snap_, *o, 1);
+  ASSERT_FALSE(paths.empty());
+  const auto& steps = paths.front().steps;
+  // global main.outer (or main.innerPtr, which points into it) -> main.Outer
+  // -> [3]string
+  ASSERT_EQ(steps.size(), 3u);
+  EXPECT_TRUE(steps[0].node.global == "main.outer" || steps[0].node.global == "main.innerPtr")
+      << steps[0].node.global;
+  EXPECT_EQ(steps[0].field, steps[0].node.global);
+  EXPECT_EQ(steps[1].node.name, "main.Outer");
+  EXPECT_EQ(steps[1].field, ".In.Tags");
+  auto in = analysis::objectAt(*snap_, inner);
+  ASSERT_TRUE(in.has_value());
+  auto to_inner = analysis::pathsToRoots(*snap_, *in, 1);
+  ASSERT_FALSE(to_inner.empty());
+  EXPECT_EQ(to_inner.front().steps[1].field, ".InPtr");
+}
+
 INSTANTIATE_TEST_SUITE_P(Zoo, ZooTypes, ::testing::ValuesIn(zooCases()),
                          [](const auto& p) { return p.param.name; });
+
+// Every test program: at least 95% of the reachable bytes typed.
+class ProgramTypes : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ProgramTypes, MostReachableBytesAreTyped) {
+  const std::string exe = std::string(GOHEAP_TESTDUMPS_DIR) + "/" + GetParam();
+  auto snap = analysis::loadSnapshot(exe + ".dump");
+  ASSERT_TRUE(snap.ok()) << snap.error().message();
+  ASSERT_TRUE(analysis::attachExecutable(**snap, exe).ok());
+  ASSERT_TRUE(analysis::typeObjects(**snap).ok());
+  const analysis::Summary sum = analysis::summarize(**snap, 0);
+  EXPECT_GE(sum.typed_bytes * 100, sum.reachable_bytes * 95)
+      << sum.typed_bytes << " of " << sum.reachable_bytes << " reachable bytes typed";
+}
+
+INSTANTIATE_TEST_SUITE_P(Programs, ProgramTypes,
+                         ::testing::Values("go1.19/retention", "go1.24/retention", "go1.19/funcs",
+                                           "go1.24/funcs", "go1.19/inlining", "go1.24/inlining",
+                                           "go1.19/modinfo", "go1.24/modinfo",
+                                           "go1.19/pie/retention", "go1.24/pie/retention"),
+                         [](const auto& p) {
+                           std::string n = p.param;
+                           for (char& c : n) {
+                             if (c == '.' || c == '/') c = '_';
+                           }
+                           return n;
+                         });
+
+// Without DWARF (a stripped build) there are no types, and the reason says so.
+TEST(ProgramTypesStripped, NoDwarfMeansNoTypes) {
+  const std::string exe = std::string(GOHEAP_TESTDUMPS_DIR) + "/go1.24/stripped/funcs";
+  auto snap = analysis::loadSnapshot(exe + ".dump");
+  ASSERT_TRUE(snap.ok());
+  ASSERT_TRUE(analysis::attachExecutable(**snap, exe).ok());
+  Status s = analysis::typeObjects(**snap);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().message().find("no DWARF"), std::string::npos) << s.error().message();
+  EXPECT_EQ((*snap)->types, nullptr);
+  EXPECT_FALSE(analysis::summarize(**snap, 0).typed);
+}
 
 }  // namespace
 }  // namespace goheap
