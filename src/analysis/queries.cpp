@@ -203,7 +203,9 @@ std::string slotField(const Snapshot& s, NodeId n, uint64_t offset, uint64_t slo
   if (!s.types || n == kNoNode) return {};
   const bin::DebugInfo& dwarf = *s.exe->debugInfo();
   const uint32_t ptr = s.dump.params.ptr_size;
-  if (s.heap.isObject(n)) return typing::objectFieldPath(*s.types, dwarf, n, offset, ptr);
+  if (s.heap.isObject(n)) {
+    return typing::slotPath(s.dump, s.heap, *s.types, dwarf, *s.exe, n, offset);
+  }
   const uint64_t bias = s.exe->loadBias();
   switch (s.heap.rootKind(n)) {
     case graph::RootKind::DataSegment:

@@ -256,4 +256,82 @@ std::string objectFieldPath(const HeapTypes& types, const bin::DebugInfo& dwarf,
          fieldPathAt(dwarf, t, offset % esize, ptr_size);
 }
 
+std::string slotPath(const dump::Dump& dump, const graph::Heap& heap, const HeapTypes& types,
+                     const bin::DebugInfo& dwarf, const bin::BoundExecutable& exe, NodeId object,
+                     uint64_t offset) {
+  std::string path = objectFieldPath(types, dwarf, object, offset, dump.params.ptr_size);
+  if (types.form[object] != TypeForm::Value && types.form[object] != TypeForm::Array) return path;
+  std::string_view name = dwarf.type(types.layout[object]).name;
+  if (name.starts_with("noalg.")) name.remove_prefix(6);
+  const bool group = name.starts_with("map.group[");  // slots[i].key / slots[i].elem
+  const bool bucket = name.starts_with("bucket<");    // keys[i] / values[i]
+  if (!group && !bucket) return path;
+  const uint32_t ptr = dump.params.ptr_size;
+  // The element of the bucket/group array holding `offset`, and where it is.
+  const TypeId t = types.layout[object];
+  const uint64_t esize = typeSize(dwarf, t, ptr);
+  if (esize == 0 || offset < types.data_offset[object]) return path;
+  const uint64_t in_object = offset - types.data_offset[object];
+  const uint64_t elem_start = types.data_offset[object] + in_object / esize * esize;
+  uint64_t rel = in_object % esize;
+  const TypeId r = dwarf.resolve(t);
+  auto fieldNamed = [&](TypeId st, std::string_view n) -> const bin::Field* {
+    const TypeId sr = dwarf.resolve(st);
+    if (sr == kNoType) return nullptr;
+    for (const bin::Field& f : dwarf.fields(dwarf.type(sr))) {
+      if (f.name == n) return &f;
+    }
+    return nullptr;
+  };
+  uint64_t key_off = 0, value_off = 0, value_size = 0;
+  TypeId key_type = kNoType, value_type = kNoType;
+  if (group) {
+    const bin::Field* slots = fieldNamed(r, "slots");
+    if (slots == nullptr || rel < slots->offset) return path;
+    const TypeId a = dwarf.resolve(slots->type);
+    const TypeId slot = a == kNoType ? kNoType : dwarf.type(a).elem;
+    const uint64_t ssize = typeSize(dwarf, slot, ptr);
+    const bin::Field* k = fieldNamed(slot, "key");
+    const bin::Field* v = fieldNamed(slot, "elem");
+    if (ssize == 0 || k == nullptr || v == nullptr) return path;
+    const uint64_t i = (rel - slots->offset) / ssize;
+    const uint64_t slot_start = slots->offset + i * ssize;
+    key_off = slot_start + k->offset;
+    key_type = k->type;
+    value_off = slot_start + v->offset;
+    value_type = v->type;
+    value_size = typeSize(dwarf, v->type, ptr);
+  } else {
+    const bin::Field* keys = fieldNamed(r, "keys");
+    const bin::Field* values = fieldNamed(r, "values");
+    if (keys == nullptr || values == nullptr) return path;
+    const TypeId ka = dwarf.resolve(keys->type), va = dwarf.resolve(values->type);
+    if (ka == kNoType || va == kNoType) return path;
+    key_type = dwarf.type(ka).elem;
+    value_type = dwarf.type(va).elem;
+    const uint64_t ksize = typeSize(dwarf, key_type, ptr);
+    value_size = typeSize(dwarf, value_type, ptr);
+    if (ksize == 0 || value_size == 0) return path;
+    uint64_t i = 0;
+    if (rel >= values->offset && rel < values->offset + 8 * value_size) {
+      i = (rel - values->offset) / value_size;
+    } else if (rel >= keys->offset && rel < keys->offset + 8 * ksize) {
+      i = (rel - keys->offset) / ksize;
+    } else {
+      return path;  // tophash or overflow
+    }
+    key_off = keys->offset + i * ksize;
+    value_off = values->offset + i * value_size;
+  }
+  Decoder dec(dump, heap, types, dwarf, exe, object, 1);
+  dec.value(elem_start + key_off, key_type, "", 0);
+  std::vector<FieldValue> key = dec.take();
+  if (key.empty()) return path;
+  std::string text = key[0].is_string ? "[\"" + key[0].value + "\"]" : "[" + key[0].value + "]";
+  if (rel >= value_off && rel < value_off + std::max<uint64_t>(value_size, 1)) {
+    return text + fieldPathAt(dwarf, value_type, rel - value_off, ptr);
+  }
+  return text + " (key)";
+}
+
 }  // namespace goheap::typing

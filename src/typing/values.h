@@ -41,4 +41,11 @@ std::string fieldPathAt(const bin::DebugInfo& dwarf, bin::TypeId t, uint64_t off
 std::string objectFieldPath(const HeapTypes& types, const bin::DebugInfo& dwarf, NodeId object,
                             uint64_t offset, uint32_t ptr_size);
 
+// objectFieldPath, except that a slot of a map's bucket (Go 1.19-1.23) or
+// group (Go 1.24+) reads as the key it holds: `["s12"]`, `[42]`, then the
+// path inside the value (`["s12"].User`); `["s12"] (key)` inside the key.
+std::string slotPath(const dump::Dump& dump, const graph::Heap& heap, const HeapTypes& types,
+                     const bin::DebugInfo& dwarf, const bin::BoundExecutable& exe, NodeId object,
+                     uint64_t offset);
+
 }  // namespace goheap::typing

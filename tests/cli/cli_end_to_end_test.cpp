@@ -564,6 +564,44 @@ TEST_F(CliOnRetentionDump, WithTheExecutableGlobalsFramesAndCreatorsAreNamed) {
   }
 }
 
+// With an executable that has DWARF, top groups by type and obj decodes
+// fields: checked against the zoo program's report of what it stored.
+TEST(CliTypes, TopByTypeAndObjFieldsOnTheZoo) {
+  const std::string exe = std::string(GOHEAP_TESTDUMPS_DIR) + "/go1.24/zoo";
+  const JsonValue report = JsonValue::parseFile(exe + ".json");
+  RunResult top = run({"top", exe + ".dump", exe, "-n", "0", "--json", "--no-progress"});
+  ASSERT_TRUE(top.exited && top.code == 0) << top.describe();
+  JsonValue t = parseJson(top);
+  EXPECT_EQ(t["by"].str(), "type");
+  std::set<std::string> groups;
+  for (const JsonValue& row : t["rows"].items()) {
+    if (row["source"].str() == "type") groups.insert(row["name"].str());
+  }
+  for (const char* want : {"main.Outer", "main.Session", "map[string]int", "chan int", "string"}) {
+    EXPECT_TRUE(groups.count(want)) << want;
+  }
+  uint64_t outer = 0;
+  for (const JsonValue& v : report["values"].items()) {
+    if (v["type"].str() == "main.Outer") outer = v["addr"].hexAddress();
+  }
+  RunResult obj = run({"obj", exe + ".dump", exe, hex(outer), "--json", "--no-progress"});
+  ASSERT_TRUE(obj.exited && obj.code == 0) << obj.describe();
+  JsonValue o = parseJson(obj);
+  EXPECT_EQ(o["type"].str(), "main.Outer");
+  std::map<std::string, std::string> fields;
+  for (const JsonValue& f : o["fields"].items()) fields[f["path"].str()] = f["value"].str();
+  EXPECT_EQ(fields["In.Count"], "41");
+  EXPECT_EQ(fields["Base.Note"], "embedded note");
+  RunResult text = run({"obj", exe + ".dump", exe, hex(outer), "--no-progress"});
+  EXPECT_NE(text.out.find("\"embedded note\""), std::string::npos) << text.describe();
+
+  // Stripped: a note on stderr, names from the dump alone, exit 0.
+  const std::string stripped = std::string(GOHEAP_TESTDUMPS_DIR) + "/go1.24/stripped/funcs";
+  RunResult s = run({"top", stripped + ".dump", stripped, "--no-progress"});
+  EXPECT_TRUE(s.exited && s.code == 0) << s.describe();
+  EXPECT_NE(s.err.find("no types from the executable"), std::string::npos) << s.describe();
+}
+
 TEST_F(CliOnRetentionDump, ABrokenExecutableIsAWarningAndTheDumpIsStillAnswered) {
   const std::string broken = scratch().file("broken-exe");
   const std::string exe = readWholeFile(std::string(GOHEAP_TESTDUMPS_DIR) + "/go1.24/retention");

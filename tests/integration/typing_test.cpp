@@ -152,6 +152,29 @@ TEST_P(ZooTypes, PathStepsNameTheirFields) {
   EXPECT_EQ(to_inner.front().steps[1].field, ".InPtr");
 }
 
+// A map's value is reached through the bucket or group slot of its key:
+// byInt[i] holds the Session whose Hits field is i.
+TEST_P(ZooTypes, PathsThroughMapsNameTheKey) {
+  size_t checked = 0;
+  for (const JsonValue& v : report_["values"].items()) {
+    if (v["what"].str() != "struct as a map value") continue;
+    auto o = analysis::objectAt(*snap_, v["addr"].hexAddress());
+    ASSERT_TRUE(o.has_value());
+    std::string hits;
+    for (const typing::FieldValue& f : analysis::objectInfo(*snap_, *o, 0).fields) {
+      if (f.path == "Hits") hits = f.value;
+    }
+    auto paths = analysis::pathsToRoots(*snap_, *o, 1);
+    ASSERT_FALSE(paths.empty());
+    const auto& steps = paths.front().steps;
+    ASSERT_GE(steps.size(), 3u);
+    EXPECT_EQ(steps.front().node.global, "main.byInt");
+    EXPECT_EQ(steps[steps.size() - 2].field, "[" + hits + "]");
+    checked++;
+  }
+  EXPECT_EQ(checked, 5u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Zoo, ZooTypes, ::testing::ValuesIn(zooCases()),
                          [](const auto& p) { return p.param.name; });
 
