@@ -13,6 +13,9 @@ namespace {
 CommandSpec topSpec() {
   CommandSpec spec("top",
                    "Groups the reachable objects and lists the groups that use the most memory. "
+                   "--by type (the default when EXE, the program's executable, has DWARF) groups "
+                   "by Go type: main.Session, map[string]int, [64]main.Point, string; objects "
+                   "no typed pointer reaches are grouped as with --by site. "
                    "--by site names each object by where it was allocated (the dump's allocation "
                    "sample: the first frame outside the runtime), else by the type an interface "
                    "pointing at it gives, else by its shape; --by shape groups by slot size and "
@@ -33,7 +36,7 @@ CommandSpec topSpec() {
   spec.example("goheap top heap.dump --by shape --sort count -n 50",
                "the 50 most numerous object shapes");
   spec.example("goheap top heap.dump --csv -n 0 > sites.csv", "every group, for a spreadsheet");
-  spec.example("goheap top heap.dump ./server", "closures named by their function too");
+  spec.example("goheap top heap.dump ./server", "the 20 Go types that keep the most memory alive");
   return spec;
 }
 

@@ -768,6 +768,14 @@ uint64_t typeSize(const bin::DebugInfo& dwarf, TypeId t, uint32_t ptr_size) {
 }
 
 std::string goTypeName(std::string_view n) {
+  // Pointer and array prefixes of a synthesized type: "*table<K,V>".
+  if (n.starts_with("*")) return "*" + goTypeName(n.substr(1));
+  if (n.starts_with("[") && n.ends_with(">")) {
+    const size_t close = n.find(']');
+    if (close != std::string_view::npos) {
+      return std::string(n.substr(0, close + 1)) + goTypeName(n.substr(close + 1));
+    }
+  }
   if (n.starts_with("noalg.")) n.remove_prefix(6);
   auto inner = [&](std::string_view prefix) -> std::optional<std::string_view> {
     if (!n.starts_with(prefix) || !n.ends_with(">")) return std::nullopt;
