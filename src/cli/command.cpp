@@ -17,6 +17,7 @@ std::span<const Command> allCommands() {
       {"obj", "one object: contents, pointers, referrers, allocation stack, retained size", runObj},
       {"goroutines", "goroutines with their frames and the bytes each stack retains",
        runGoroutines},
+      {"convert", "the heap in another tool's format: JSON Lines, Graphviz, ...", runConvert},
       {"bin", "a Go executable: version, target, pclntab, functions, address to file:line", runBin},
   };
   return kCommands;

@@ -1,0 +1,22 @@
+#include "export/formats.h"
+
+namespace goheap::exporting {
+
+std::span<const Format> allFormats() {
+  static const Format kFormats[] = {
+      {"jsonl", ".jsonl", "the whole graph as JSON Lines (docs/jsonl-format.md)", writeJsonLines},
+      {"dot", ".dot",
+       "Graphviz: one object's paths to roots and what it dominates (needs --object)", writeDot,
+       true},
+  };
+  return kFormats;
+}
+
+const Format* findFormat(std::string_view name) {
+  for (const Format& f : allFormats()) {
+    if (name == f.name) return &f;
+  }
+  return nullptr;
+}
+
+}  // namespace goheap::exporting
