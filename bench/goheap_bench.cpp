@@ -1,7 +1,10 @@
 // Times each phase of `goheap summary` (and of `top`) on one dump, against
 // reading the file once, and reports peak memory per object and pointer.
+// With the executable (DUMP.exe beside the dump, as make-bench-dump.sh
+// writes it) also the DWARF typing pass and `top --by type`; then every
+// `goheap convert` format, written to /dev/null.
 //
-//   goheap_bench DUMP
+//   goheap_bench DUMP [EXE]
 //
 // Numbers are printed, never asserted: speed is measured here, not tested.
 #include <fcntl.h>
@@ -16,6 +19,7 @@
 
 #include "analysis/queries.h"
 #include "analysis/snapshot.h"
+#include "export/formats.h"
 
 namespace {
 
@@ -59,12 +63,14 @@ double readOnce(const std::string& path, uint64_t& bytes) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
+  if (argc != 2 && argc != 3) {
     std::fprintf(stderr,
-                 "usage: goheap_bench DUMP\n(bench/run.sh makes a 10-million-object dump)\n");
+                 "usage: goheap_bench DUMP [EXE]\n(bench/run.sh makes a 10-million-object dump)\n");
     return 2;
   }
   const std::string path = argv[1];
+  std::string exe_path = argc == 3 ? argv[2] : path + ".exe";
+  if (access(exe_path.c_str(), R_OK) != 0) exe_path.clear();
   uint64_t file_bytes = 0;
   readOnce(path, file_bytes);  // warm the page cache
   const double read_s = readOnce(path, file_bytes);
@@ -95,13 +101,25 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s\n", snap.error().message().c_str());
     return 1;
   }
-  const goheap::analysis::Snapshot& s = **snap;
-  auto timed = [&](const char* name, auto&& work) {
+  goheap::analysis::Snapshot& s = **snap;
+  auto timed = [&](const std::string& name, auto&& work) {
     auto a = Clock::now();
     const double a_cpu = cpuSeconds();
     work();
     phases.push_back({name, seconds(a, Clock::now()), cpuSeconds() - a_cpu});
   };
+  if (!exe_path.empty()) {
+    timed("read executable", [&] {
+      if (goheap::Status st = goheap::analysis::attachExecutable(s, exe_path); !st) {
+        std::fprintf(stderr, "executable: %s\n", st.error().message().c_str());
+      }
+    });
+    timed("type objects (DWARF)", [&] {
+      if (goheap::Status st = goheap::analysis::typeObjects(s); !st) {
+        std::fprintf(stderr, "types: %s\n", st.error().message().c_str());
+      }
+    });
+  }
   timed("summary (top retainers)", [&] { goheap::analysis::summarize(s, 10); });
   const double summary_s = seconds(t0, Clock::now());
   const double summary_cpu_s = cpuSeconds() - cpu0;
@@ -109,7 +127,40 @@ int main(int argc, char** argv) {
     goheap::analysis::histogram(s, goheap::typing::GroupKind::Name,
                                 goheap::analysis::SortKey::Retained, 20);
   });
+  if (s.types) {
+    timed("top --by type", [&] {
+      goheap::analysis::histogram(s, goheap::typing::GroupKind::Type,
+                                  goheap::analysis::SortKey::Retained, 20);
+    });
+  }
   const uint64_t peak = peakRssBytes();
+
+  // Conversions, to /dev/null: throughput in MiB of output per second.
+  struct Conversion {
+    std::string format;
+    double s = 0;
+    uint64_t bytes = 0;
+    uint64_t peak = 0;
+  };
+  std::vector<Conversion> conversions;
+  for (const goheap::exporting::Format& f : goheap::exporting::allFormats()) {
+    if (f.needs_focus) continue;
+    std::FILE* null = std::fopen("/dev/null", "wb");
+    if (null == nullptr) break;
+    Conversion c{f.name};
+    auto a = Clock::now();
+    {
+      goheap::exporting::Output out(null, "/dev/null");
+      goheap::Status st = f.write(s, {}, out);
+      if (!st) std::fprintf(stderr, "convert %s: %s\n", f.name, st.error().message().c_str());
+      (void)out.finish();
+      c.bytes = out.written();
+    }
+    c.s = seconds(a, Clock::now());
+    c.peak = peakRssBytes();
+    std::fclose(null);
+    conversions.push_back(c);
+  }
 
   const double objects = s.heap.objectCount();
   const double pointers = s.heap.successors.begin[s.heap.objectCount()];
@@ -132,5 +183,14 @@ int main(int argc, char** argv) {
               static_cast<double>(peak) / (1 << 20), beyond / (1 << 20));
   std::printf("beyond file     %.1f bytes/object, or %.1f bytes/object + 12 bytes/pointer\n",
               beyond / objects, (beyond - 12 * pointers) / objects);
+  if (!conversions.empty()) {
+    std::printf("\n%-26s %9s %10s %10s %12s\n", "convert --to", "seconds", "out MiB", "MiB/s",
+                "peak RSS MiB");
+    for (const Conversion& c : conversions) {
+      const double mib = static_cast<double>(c.bytes) / (1 << 20);
+      std::printf("%-26s %9.3f %10.1f %10.1f %12.1f\n", c.format.c_str(), c.s, mib, mib / c.s,
+                  static_cast<double>(c.peak) / (1 << 20));
+    }
+  }
   return 0;
 }
