@@ -11,7 +11,7 @@ namespace goheap::cli {
 std::span<const Command> allCommands() {
   static constexpr Command kCommands[] = {
       {"summary", "what the dump holds, reachable vs garbage, memstats, top retainers", runSummary},
-      {"top", "histogram of objects by allocation site or shape, by retained size", runTop},
+      {"top", "histogram of objects by type, allocation site or shape, by retained size", runTop},
       {"dom", "the dominator tree's biggest subtrees", runDom},
       {"paths", "shortest paths from GC roots to an object", runPaths},
       {"obj", "one object: contents, pointers, referrers, allocation stack, retained size", runObj},

@@ -17,7 +17,9 @@ void printUsage(std::FILE* out) {
       "goheap %.*s: reads Go heap dumps (runtime/debug.WriteHeapDump) and shows what\n"
       "holds the memory: histograms, the dominator tree and retained sizes, paths from\n"
       "GC roots, goroutines.\n\n"
-      "usage: goheap COMMAND DUMP [flags]   (goheap bin EXE for an executable)\n\ncommands:\n",
+      "usage: goheap COMMAND DUMP [EXE] [flags]   (goheap bin EXE for an executable)\n\n"
+      "EXE, the program's executable, adds Go types, fields, globals and source lines.\n\n"
+      "commands:\n",
       static_cast<int>(kVersion.size()), kVersion.data());
   for (const goheap::cli::Command& c : goheap::cli::allCommands()) {
     std::fprintf(out, "  %-11s %s\n", c.name, c.summary);
@@ -26,7 +28,8 @@ void printUsage(std::FILE* out) {
                "\nexamples:\n"
                "  goheap summary heap.dump             overview and top retainers\n"
                "  goheap top heap.dump -n 30           the 30 allocation sites retaining most\n"
-               "  goheap paths heap.dump 0xc000123450  why that object is still alive\n\n"
+               "  goheap paths heap.dump 0xc000123450  why that object is still alive\n"
+               "  goheap top heap.dump ./server        the Go types retaining most\n\n"
                "'goheap COMMAND --help' explains a command and its flags.\n"
                "To write a dump from a Go program:\n"
                "  f, _ := os.Create(\"heap.dump\"); debug.WriteHeapDump(f.Fd()); f.Close()\n");
