@@ -43,6 +43,18 @@ struct Memory {
   std::span<const NodeId> reached;
 };
 
+// One step of scanning a value of some type (see Typer::layoutOf).
+struct ScanOp {
+  uint64_t offset;
+  TypeId type;
+  enum Kind : uint8_t { Leaf, Special, Loop } kind;
+  uint64_t count;   // Loop: elements
+  uint64_t stride;  // Loop: element size
+};
+
+// Arrays up to this long are flattened into their elements' steps.
+constexpr uint64_t kUnrolledElements = 8;
+
 class Typer {
  public:
   Typer(const dump::Dump& d, const graph::Heap& h, const bin::BoundExecutable& exe,
@@ -56,6 +68,7 @@ class Typer {
     out.data_offset.assign(n, 0);
     approximate_.assign(n, 0);
     has_pointers_.assign(dw.types().size(), -1);
+    special_.assign(dw.types().size(), -1);
     for (const dump::ItabRecord& it : d.itabs) itab_type_.emplace(it.addr, it.type_addr);
     if (const auto& m = exe.binary().moduleLayout()) types_base_ = m->types;
   }
@@ -112,6 +125,10 @@ class Typer {
   bool directIface(uint64_t runtime_type_addr, TypeId t) const;
 
   void scanValue(const Memory& m, uint64_t addr, TypeId t, TypeId shown, int depth);
+  void scanLeaf(const Memory& m, uint64_t addr, TypeId t);
+  bool special(TypeId r);  // a runtime or library struct scanned by its own rules
+  const std::vector<ScanOp>& layoutOf(TypeId t);
+  void buildLayout(TypeId t, uint64_t base, int depth, std::vector<ScanOp>& out);
   void scanStruct(const Memory& m, uint64_t addr, TypeId r, TypeId shown, int depth);
   void scanInterface(const Memory& m, uint64_t addr, TypeId r);
   void scanObject(NodeId o);
@@ -134,7 +151,9 @@ class Typer {
   std::vector<int8_t> has_pointers_;  // per TypeId: -1 unknown
   std::unordered_map<uint64_t, uint64_t> itab_type_;
   std::unordered_map<TypeId, TypeId> group_of_map_;
-  uint64_t types_base_ = 0;  // link-time runtime.types
+  std::unordered_map<TypeId, std::vector<ScanOp>> layouts_;
+  std::vector<int8_t> special_;  // per TypeId: -1 unknown
+  uint64_t types_base_ = 0;      // link-time runtime.types
 };
 
 GoKind Typer::kindOf(TypeId t) const {
@@ -306,8 +325,9 @@ void Typer::assignWeak(uint64_t ptr, TypeForm form) {
   out_.form[o] = form;
 }
 
-void Typer::scanValue(const Memory& m, uint64_t addr, TypeId t, TypeId shown, int depth) {
-  if (t == kNoType || depth > kMaxDepth || !hasPointers(t)) return;
+// One pointer-holding leaf of a value: a pointer, slice, string, interface,
+// map, chan or func at `addr`.
+void Typer::scanLeaf(const Memory& m, uint64_t addr, TypeId t) {
   const TypeId r = dw_.resolve(t);
   if (r == kNoType) return;
   const bin::Type& rt = dw_.type(r);
@@ -347,16 +367,92 @@ void Typer::scanValue(const Memory& m, uint64_t addr, TypeId t, TypeId shown, in
         assign(pointerAt(m, addr), rt.elem, rt.elem, 0, TypeForm::Value);
       }
       return;
+    default:
+      return;
+  }
+}
+
+void Typer::scanValue(const Memory& m, uint64_t addr, TypeId t, TypeId shown, int depth) {
+  if (t == kNoType || depth > kMaxDepth) return;
+  const TypeId r = dw_.resolve(t);
+  if (r != kNoType && special(r)) {
+    scanStruct(m, addr, r, shown, depth);
+    return;
+  }
+  for (const ScanOp& op : layoutOf(t)) {
+    const uint64_t at = addr + op.offset;
+    switch (op.kind) {
+      case ScanOp::Leaf:
+        scanLeaf(m, at, op.type);
+        break;
+      case ScanOp::Special:
+        scanStruct(m, at, dw_.resolve(op.type), op.type, depth + 1);
+        break;
+      case ScanOp::Loop:
+        for (uint64_t i = 0; i < op.count; i++) {
+          scanValue(m, at + i * op.stride, op.type, op.type, depth + 1);
+        }
+        break;
+    }
+  }
+}
+
+bool Typer::special(TypeId r) {
+  if (special_[r] < 0) {
+    const std::string_view n = dw_.type(r).name;
+    const bool yes =
+        dw_.type(r).tag == DwarfTag::Struct &&
+        (n.starts_with("hash<") || n.starts_with("map<") || n.starts_with("table<") ||
+         n.starts_with("hchan<") || n == "sync.eface" || n == "sync.Pool" ||
+         n.starts_with("sync/atomic.Pointer[") || n.starts_with("internal/sync.HashTrieMap[") ||
+         n.starts_with("internal/sync.indirect["));
+    special_[r] = yes ? 1 : 0;
+  }
+  return special_[r] != 0;
+}
+
+// A type's pointer-holding parts, flattened through structs and short
+// arrays, computed once per type: scanning a value is then a loop, not a
+// walk of its DWARF.
+const std::vector<ScanOp>& Typer::layoutOf(TypeId t) {
+  auto [it, inserted] = layouts_.try_emplace(t);
+  if (inserted) buildLayout(t, 0, 0, it->second);
+  return it->second;
+}
+
+void Typer::buildLayout(TypeId t, uint64_t base, int depth, std::vector<ScanOp>& out) {
+  if (t == kNoType || depth > kMaxDepth || !hasPointers(t)) return;
+  const TypeId r = dw_.resolve(t);
+  if (r == kNoType) return;
+  const bin::Type& rt = dw_.type(r);
+  switch (kindOf(t)) {
+    case GoKind::Map:
+    case GoKind::Chan:
+    case GoKind::Func:
+    case GoKind::Interface:
+    case GoKind::String:
+    case GoKind::Slice:
+    case GoKind::Pointer:
+      out.push_back({base, t, ScanOp::Leaf, 0, 0});
+      return;
     case GoKind::Array: {
       const uint64_t esize = sizeOf(rt.elem);
       const uint64_t n = std::min(rt.count, kMaxScannedElements);
-      for (uint64_t i = 0; i < n && esize > 0; i++) {
-        scanValue(m, addr + i * esize, rt.elem, rt.elem, depth + 1);
+      if (esize == 0 || n == 0) return;
+      if (n <= kUnrolledElements) {
+        for (uint64_t i = 0; i < n; i++) buildLayout(rt.elem, base + i * esize, depth + 1, out);
+      } else {
+        out.push_back({base, rt.elem, ScanOp::Loop, n, esize});
       }
       return;
     }
     case GoKind::Struct:
-      scanStruct(m, addr, r, shown, depth);
+      if (special(r)) {
+        out.push_back({base, t, ScanOp::Special, 0, 0});
+        return;
+      }
+      for (const bin::Field& f : dw_.fields(rt))
+        buildLayout(f.type, base + f.offset, depth + 1, out);
       return;
     default:
       return;
