@@ -114,6 +114,7 @@ class Typer {
   // Whether `big` holds `small` at its offset 0 (a struct's first field, an
   // array's first element, recursively): a pointer to either is the same.
   bool startsWith(TypeId big, TypeId small) const;
+  bool instantiates(TypeId specific, TypeId generic) const;
   const bin::Field* field(TypeId struct_type, std::string_view name) const;
   TypeId groupTypeOfMap(TypeId map_struct);
   // DWARF knows a type descriptor by its offset from runtime.types.
@@ -190,6 +191,18 @@ bool Typer::hasPointers(TypeId t) {
   }
   has_pointers_[t] = result ? 1 : 0;
   return result;
+}
+
+// The linker's synthesized instantiation of a runtime type (hchan<int>,
+// sudog<int>, waitq<int>) and the runtime's own declaration of it
+// (runtime.hchan): the same memory, the first knowing the element type.
+bool Typer::instantiates(TypeId specific, TypeId generic) const {
+  const std::string_view s = dw_.type(dw_.resolve(specific)).name;
+  std::string_view g = dw_.type(dw_.resolve(generic)).name;
+  if (!g.starts_with("runtime.")) return false;
+  g.remove_prefix(8);
+  return s.size() > g.size() && s.starts_with(g) && s[g.size()] == '<' &&
+         sizeOf(specific) == sizeOf(generic);
 }
 
 bool Typer::startsWith(TypeId big, TypeId small) const {
@@ -306,6 +319,8 @@ void Typer::assign(uint64_t ptr, TypeId layout, TypeId shown, uint64_t count, Ty
       }
       if (startsWith(layout, old) && cover >= old_cover) break;  // a bigger view of the same
       if (startsWith(old, layout)) return;                       // we know more already
+      if (instantiates(layout, old)) break;  // hchan<int> says more than runtime.hchan
+      if (instantiates(old, layout)) return;
       out_.conflicts++;
       return;
     }
