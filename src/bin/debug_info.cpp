@@ -392,12 +392,7 @@ class DebugInfoBuilder {
         break;
       case dwarf::kFormSecOffset:
         p.var.cfa_offset = dwarf::locListCfaOffset(u, loc.u, cfa);
-        if (!p.var.cfa_offset && u.unit().version < 5) {
-          p.var.first_location = static_cast<uint32_t>(out_.locations_.size());
-          dwarf::locListRangesV4(u, loc.u, cfa, out_.locations_);
-          p.var.location_count =
-              static_cast<uint32_t>(out_.locations_.size() - p.var.first_location);
-        }
+        if (!p.var.cfa_offset) addRanges(u, loc.u, cfa, p.var);
         break;
       case dwarf::kFormData4:
       case dwarf::kFormData8:  // DWARF 2 and 3 point at location lists so
@@ -406,12 +401,24 @@ class DebugInfoBuilder {
       case dwarf::kFormLoclistx:
         if (auto off = dwarf::locListxOffset(u, loc.u)) {
           p.var.cfa_offset = dwarf::locListCfaOffset(u, *off, cfa);
+          if (!p.var.cfa_offset) addRanges(u, *off, cfa, p.var);
         }
         break;
       default:
         break;
     }
     pending_variables_.push_back(p);
+  }
+
+  // The per-PC places of a variable whose location list has no one offset.
+  void addRanges(const UnitContext& u, uint64_t list, bool cfa, FrameVariable& v) {
+    v.first_location = static_cast<uint32_t>(out_.locations_.size());
+    if (u.unit().version >= 5) {
+      dwarf::locListRangesV5(u, list, cfa, out_.locations_);
+    } else {
+      dwarf::locListRangesV4(u, list, cfa, out_.locations_);
+    }
+    v.location_count = static_cast<uint32_t>(out_.locations_.size() - v.first_location);
   }
 
   void addGlobal(const UnitContext& u, const Attrs& at) {

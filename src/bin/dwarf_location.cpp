@@ -190,6 +190,64 @@ void locListRangesV4(const UnitContext& u, uint64_t offset, bool frame_base_is_c
   }
 }
 
+void locListRangesV5(const UnitContext& u, uint64_t offset, bool frame_base_is_cfa,
+                     std::vector<LocationRange>& out) {
+  Cursor c(u.sections().loclists, offset, ".debug_loclists");
+  const uint32_t w = u.unit().addr_size;
+  uint64_t base = u.unit().low_pc;
+  auto indexed = [&](uint64_t i) {
+    uint64_t a = 0;
+    return u.indexedAddress(i, a) ? std::optional<uint64_t>(a) : std::nullopt;
+  };
+  while (c.ok()) {
+    const uint8_t kind = c.u8();
+    uint64_t lo = 0, hi = 0;
+    bool ranged = true;
+    switch (kind) {
+      case kLleEndOfList:
+        return;
+      case kLleBaseAddressx:
+        if (auto a = indexed(c.uleb())) base = *a;
+        continue;
+      case kLleBaseAddress:
+        base = c.sized(w);
+        continue;
+      case kLleStartxEndx: {
+        auto a = indexed(c.uleb()), b = indexed(c.uleb());
+        if (!a || !b) ranged = false;
+        lo = a.value_or(0), hi = b.value_or(0);
+        break;
+      }
+      case kLleStartxLength: {
+        auto a = indexed(c.uleb());
+        const uint64_t len = c.uleb();
+        if (!a) ranged = false;
+        lo = a.value_or(0), hi = lo + len;
+        break;
+      }
+      case kLleOffsetPair:
+        lo = base + c.uleb();
+        hi = base + c.uleb();
+        break;
+      case kLleDefaultLocation:
+        ranged = false;  // where no other entry applies: not a PC range to trust
+        break;
+      case kLleStartEnd:
+        lo = c.sized(w);
+        hi = c.sized(w);
+        break;
+      case kLleStartLength:
+        lo = c.sized(w);
+        hi = lo + c.uleb();
+        break;
+      default:
+        return;
+    }
+    const std::span<const uint8_t> expr = c.block(c.uleb());
+    if (c.ok() && ranged) piecesOf(expr, frame_base_is_cfa, lo, hi, out);
+  }
+}
+
 std::optional<uint64_t> locListxOffset(const UnitContext& u, uint64_t i) {
   // DW_AT_loclists_base points past the table header, at the offsets array;
   // each entry is relative to that same base.

@@ -35,6 +35,11 @@ std::optional<int64_t> locListCfaOffset(const UnitContext& u, uint64_t offset,
 void locListRangesV4(const UnitContext& u, uint64_t offset, bool frame_base_is_cfa,
                      std::vector<LocationRange>& out);
 
+// The same for a DWARF 5 list at `offset` of .debug_loclists (Go 1.25+
+// writes DWARF 5).
+void locListRangesV5(const UnitContext& u, uint64_t offset, bool frame_base_is_cfa,
+                     std::vector<LocationRange>& out);
+
 // The .debug_loclists offset of DW_FORM_loclistx index `i` in this unit.
 std::optional<uint64_t> locListxOffset(const UnitContext& u, uint64_t i);
 
