@@ -8,6 +8,8 @@ std::span<const Format> allFormats() {
       {"dot", ".dot",
        "Graphviz: one object's paths to roots and what it dominates (needs --object)", writeDot,
        true},
+      {"hprof", ".hprof", "Java heap dump for VisualVM and Eclipse MAT (docs/export-formats.md)",
+       writeHprof},
   };
   return kFormats;
 }
