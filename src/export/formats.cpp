@@ -8,6 +8,14 @@ std::span<const Format> allFormats() {
       {"dot", ".dot",
        "Graphviz: one object's paths to roots and what it dominates (needs --object)", writeDot,
        true},
+      {"pprof", ".pb.gz",
+       "for go tool pprof: reachable objects by type and allocation stack, with in-use and "
+       "retained bytes",
+       writePprof},
+      {"pprof-retention", ".pb.gz",
+       "for go tool pprof: reachable objects by chain of dominators (flame graph widths are "
+       "retained bytes)",
+       writePprofRetention},
   };
   return kFormats;
 }
