@@ -42,6 +42,10 @@ CommandSpec convertSpec() {
   spec.boolFlag("svg", "dot: render to SVG with Graphviz's dot (apt-get install graphviz)");
   spec.example("goheap convert heap.dump ./server --to jsonl -o heap.jsonl",
                "the whole graph as JSON Lines");
+  spec.example("goheap convert heap.dump ./server --to pprof -o heap.pb.gz",
+               "types and allocation sites for go tool pprof (docs/export-formats.md)");
+  spec.example("goheap convert heap.dump ./server --to pprof-retention -o retention.pb.gz",
+               "a flame graph of what retains what: go tool pprof -http=: retention.pb.gz");
   spec.example("goheap convert heap.dump ./server --to dot --object 0xc000123450 -o obj.dot",
                "why one object is alive and what it keeps alive, for Graphviz");
   spec.example("goheap convert heap.dump --to dot --object 0xc000123450 --svg -o obj.svg",

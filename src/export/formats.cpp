@@ -10,6 +10,14 @@ std::span<const Format> allFormats() {
        true},
       {"hprof", ".hprof", "Java heap dump for VisualVM and Eclipse MAT (docs/export-formats.md)",
        writeHprof},
+      {"pprof", ".pb.gz",
+       "for go tool pprof: reachable objects by type and allocation stack, with in-use and "
+       "retained bytes",
+       writePprof},
+      {"pprof-retention", ".pb.gz",
+       "for go tool pprof: reachable objects by chain of dominators (flame graph widths are "
+       "retained bytes)",
+       writePprofRetention},
   };
   return kFormats;
 }

@@ -42,5 +42,8 @@ const Format* findFormat(std::string_view name);
 Status writeJsonLines(const analysis::Snapshot& snap, const ConvertOptions& options, Output& out);
 Status writeDot(const analysis::Snapshot& snap, const ConvertOptions& options, Output& out);
 Status writeHprof(const analysis::Snapshot& snap, const ConvertOptions& options, Output& out);
+Status writePprof(const analysis::Snapshot& snap, const ConvertOptions& options, Output& out);
+Status writePprofRetention(const analysis::Snapshot& snap, const ConvertOptions& options,
+                           Output& out);
 
 }  // namespace goheap::exporting
