@@ -7,9 +7,11 @@
 
 #include <cstdio>
 #include <memory>
+#include <optional>
 
 #include "analysis/queries.h"
 #include "cli/command.h"
+#include "cli/progress.h"
 #include "export/formats.h"
 #include "util/format.h"
 
@@ -104,11 +106,23 @@ int runConvert(int argc, const char* const* argv) {
         const std::string target = svg ? path + ".dot" : path;
         std::FILE* file = to_stdout ? stdout : std::fopen(target.c_str(), "wb");
         if (file == nullptr) return fail(Error("cannot create " + target));
+        // A progress line of its own: writing a big dump takes seconds.
+        Progress progress(stderr, Progress::wanted(stderr, args.getBool("no-progress")));
+        PhaseTimer timer;
+        std::optional<Phase> phase;
+        options.progress = [&](uint64_t done, uint64_t total) {
+          if (!phase) {
+            phase.emplace(timer.phase(std::string("write ") + format->name, &progress, total,
+                                      ProgressUnit::Items));
+          }
+          phase->update(done);
+        };
         Status written = [&] {
           exporting::Output out(file, to_stdout ? "standard output" : target);
           if (Status s = format->write(snap, options, out); !s) return s;
           return out.finish();
         }();
+        phase.reset();
         if (!to_stdout) std::fclose(file);
         if (!written) return fail(written.error());
         if (svg) {
