@@ -8,6 +8,10 @@ std::span<const Format> allFormats() {
       {"dot", ".dot",
        "Graphviz: one object's paths to roots and what it dominates (needs --object)", writeDot,
        true},
+      {"heapsnapshot", ".heapsnapshot",
+       "Chrome DevTools' Memory tab and memlab (V8 heap snapshot JSON)", writeHeapSnapshot},
+      {"dartheap", ".dartheap", "Dart DevTools' memory view (the Dart VM's binary heap snapshot)",
+       writeDartHeap},
   };
   return kFormats;
 }

@@ -41,5 +41,8 @@ const Format* findFormat(std::string_view name);
 // The writers (src/export/<format>.cpp).
 Status writeJsonLines(const analysis::Snapshot& snap, const ConvertOptions& options, Output& out);
 Status writeDot(const analysis::Snapshot& snap, const ConvertOptions& options, Output& out);
+Status writeHeapSnapshot(const analysis::Snapshot& snap, const ConvertOptions& options,
+                         Output& out);
+Status writeDartHeap(const analysis::Snapshot& snap, const ConvertOptions& options, Output& out);
 
 }  // namespace goheap::exporting
