@@ -42,6 +42,8 @@ CommandSpec convertSpec() {
   spec.boolFlag("svg", "dot: render to SVG with Graphviz's dot (apt-get install graphviz)");
   spec.example("goheap convert heap.dump ./server --to jsonl -o heap.jsonl",
                "the whole graph as JSON Lines");
+  spec.example("goheap convert heap.dump ./server --to heapsnapshot -o heap.heapsnapshot",
+               "for Chrome DevTools' Memory tab (Load profile) or memlab");
   spec.example("goheap convert heap.dump ./server --to dot --object 0xc000123450 -o obj.dot",
                "why one object is alive and what it keeps alive, for Graphviz");
   spec.example("goheap convert heap.dump --to dot --object 0xc000123450 --svg -o obj.svg",
