@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <deque>
 
+#include "analysis/slots.h"
 #include "util/mapped_file.h"
 
 namespace goheap::analysis {
@@ -13,42 +14,6 @@ std::string hex(uint64_t v) {
   char buf[24];
   std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
   return buf;
-}
-
-// Calls fn(offset, word, slot_address) for every pointer slot of a node that
-// has contents (object, stack frame, data or bss segment). Other roots hold
-// their pointers in record fields and have no slots.
-template <class Fn>
-void forEachNodeSlot(const Snapshot& s, NodeId n, Fn&& fn) {
-  const dump::Dump& d = s.dump;
-  const WordReader words = d.words();
-  const uint8_t* file = d.file().data();
-  if (s.heap.isObject(n)) {
-    const uint8_t* contents = file + d.objects.contents_offset[n];
-    const uint64_t base = d.objects.addr[n];
-    d.forEachObjectSlot(n, [&](uint64_t off) { fn(off, words.read(contents + off), base + off); });
-    return;
-  }
-  auto range = [&](dump::FileRange contents, uint64_t fieldlist, uint64_t base) {
-    const uint8_t* p = file + contents.offset;
-    d.forEachFieldListSlot(fieldlist, contents.size,
-                           [&](uint64_t off) { fn(off, words.read(p + off), base + off); });
-  };
-  switch (s.heap.rootKind(n)) {
-    case graph::RootKind::DataSegment:
-      range(d.data.contents, d.data.fieldlist_offset, d.data.addr);
-      break;
-    case graph::RootKind::BssSegment:
-      range(d.bss.contents, d.bss.fieldlist_offset, d.bss.addr);
-      break;
-    case graph::RootKind::StackFrame: {
-      const dump::StackFrame& f = d.frames[s.heap.rootRecord(n)];
-      range(f.contents, f.fieldlist_offset, f.sp);
-      break;
-    }
-    default:
-      break;
-  }
 }
 
 // The first slot of `from` that points into `to`.
@@ -196,9 +161,6 @@ NodeLabel labelHolder(const Snapshot& s, NodeId n, uint64_t slot_address) {
   return l;
 }
 
-namespace {
-
-// What the word at `slot_address` (at `offset` in node n) is, from DWARF.
 std::string slotField(const Snapshot& s, NodeId n, uint64_t offset, uint64_t slot_address) {
   if (!s.types || n == kNoNode) return {};
   const bin::DebugInfo& dwarf = *s.exe->debugInfo();
@@ -236,8 +198,6 @@ std::string slotField(const Snapshot& s, NodeId n, uint64_t offset, uint64_t slo
       return {};
   }
 }
-
-}  // namespace
 
 // ---- summary ---------------------------------------------------------------
 

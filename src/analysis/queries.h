@@ -29,6 +29,9 @@ NodeLabel labelNode(const Snapshot& s, NodeId n);
 // The same, for the holder of the word at `slot_address`: a data or bss
 // segment becomes the global variable there, when the executable names it.
 NodeLabel labelHolder(const Snapshot& s, NodeId n, uint64_t slot_address);
+// With DWARF types: what the word at `offset` (address `slot_address`) of
+// node n is, as PathStep::field; empty when unknown or without types.
+std::string slotField(const Snapshot& s, NodeId n, uint64_t offset, uint64_t slot_address);
 
 // ---- summary ---------------------------------------------------------------
 

@@ -48,6 +48,8 @@ CommandSpec convertSpec() {
                "types and allocation sites for go tool pprof (docs/export-formats.md)");
   spec.example("goheap convert heap.dump ./server --to pprof-retention -o retention.pb.gz",
                "a flame graph of what retains what: go tool pprof -http=: retention.pb.gz");
+  spec.example("goheap convert heap.dump ./server --to heapsnapshot -o heap.heapsnapshot",
+               "for Chrome DevTools' Memory tab (Load profile) or memlab");
   spec.example("goheap convert heap.dump ./server --to dot --object 0xc000123450 -o obj.dot",
                "why one object is alive and what it keeps alive, for Graphviz");
   spec.example("goheap convert heap.dump --to dot --object 0xc000123450 --svg -o obj.svg",

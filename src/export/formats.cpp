@@ -18,6 +18,10 @@ std::span<const Format> allFormats() {
        "for go tool pprof: reachable objects by chain of dominators (flame graph widths are "
        "retained bytes)",
        writePprofRetention},
+      {"heapsnapshot", ".heapsnapshot",
+       "Chrome DevTools' Memory tab and memlab (V8 heap snapshot JSON)", writeHeapSnapshot},
+      {"dartheap", ".dartheap", "Dart DevTools' memory view (the Dart VM's binary heap snapshot)",
+       writeDartHeap},
   };
   return kFormats;
 }

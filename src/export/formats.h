@@ -45,5 +45,8 @@ Status writeHprof(const analysis::Snapshot& snap, const ConvertOptions& options,
 Status writePprof(const analysis::Snapshot& snap, const ConvertOptions& options, Output& out);
 Status writePprofRetention(const analysis::Snapshot& snap, const ConvertOptions& options,
                            Output& out);
+Status writeHeapSnapshot(const analysis::Snapshot& snap, const ConvertOptions& options,
+                         Output& out);
+Status writeDartHeap(const analysis::Snapshot& snap, const ConvertOptions& options, Output& out);
 
 }  // namespace goheap::exporting

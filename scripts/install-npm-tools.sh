@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs the Node.js tools goheap's export tests check against into DIR
+# (the build directory's npm/): memlab's core, which loads .heapsnapshot
+# files and computes retained sizes the way Chrome DevTools does. Pinned;
+# run once, then cached (nothing is done when the version is there).
+# Without npm, or offline, it says so and succeeds, so that a developer's
+# test run skips those tests; under CI=true it fails instead.
+#   scripts/install-npm-tools.sh build/npm
+set -euo pipefail
+dir=${1:?usage: install-npm-tools.sh DIR}
+mkdir -p "$dir"
+dir=$(cd "$dir" && pwd)
+memlab_version=2.0.5
+
+fail() {
+  echo "install-npm-tools: $*" >&2
+  if [ "${CI:-}" = true ]; then exit 1; fi
+  echo "install-npm-tools: the tests that need it will be skipped" >&2
+  exit 0
+}
+
+installed=$(node -p "require('$dir/node_modules/@memlab/core/package.json').version" 2>/dev/null || true)
+if [ "$installed" = "$memlab_version" ]; then exit 0; fi
+command -v npm >/dev/null || fail "npm is not installed (scripts/install-deps.sh installs it)"
+# --ignore-scripts: memlab depends on puppeteer, whose install script
+# downloads a browser; loading a snapshot needs none.
+PUPPETEER_SKIP_DOWNLOAD=1 npm install --prefix "$dir" --no-audit --no-fund --ignore-scripts \
+  --loglevel=error "@memlab/core@$memlab_version" >&2 || fail "npm install @memlab/core@$memlab_version failed"

@@ -1,0 +1,48 @@
+// The pointer slots of a node, shared by the queries and the exporters
+// (moved here from queries.cpp so that src/export/ names edges the way
+// `goheap obj` and `paths` do).
+#pragma once
+
+#include <cstdint>
+
+#include "analysis/snapshot.h"
+
+namespace goheap::analysis {
+
+// Calls fn(offset, word, slot_address) for every pointer slot of a node that
+// has contents (object, stack frame, data or bss segment). Other roots hold
+// their pointers in record fields and have no slots.
+template <class Fn>
+inline void forEachNodeSlot(const Snapshot& s, NodeId n, Fn&& fn) {
+  const dump::Dump& d = s.dump;
+  const WordReader words = d.words();
+  const uint8_t* file = d.file().data();
+  if (s.heap.isObject(n)) {
+    const uint8_t* contents = file + d.objects.contents_offset[n];
+    const uint64_t base = d.objects.addr[n];
+    d.forEachObjectSlot(n, [&](uint64_t off) { fn(off, words.read(contents + off), base + off); });
+    return;
+  }
+  auto range = [&](dump::FileRange contents, uint64_t fieldlist, uint64_t base) {
+    const uint8_t* p = file + contents.offset;
+    d.forEachFieldListSlot(fieldlist, contents.size,
+                           [&](uint64_t off) { fn(off, words.read(p + off), base + off); });
+  };
+  switch (s.heap.rootKind(n)) {
+    case graph::RootKind::DataSegment:
+      range(d.data.contents, d.data.fieldlist_offset, d.data.addr);
+      break;
+    case graph::RootKind::BssSegment:
+      range(d.bss.contents, d.bss.fieldlist_offset, d.bss.addr);
+      break;
+    case graph::RootKind::StackFrame: {
+      const dump::StackFrame& f = d.frames[s.heap.rootRecord(n)];
+      range(f.contents, f.fieldlist_offset, f.sp);
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+}  // namespace goheap::analysis

@@ -1,0 +1,79 @@
+#include "support/export_support.h"
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace goheap::testing {
+
+std::unique_ptr<analysis::Snapshot> loadTypedDump(const std::string& exe, std::string& why) {
+  if (!std::filesystem::exists(exe + ".dump")) {
+    why = exe + ".dump is missing (tests/programs/make-dumps.sh writes it)";
+    return nullptr;
+  }
+  auto snap = analysis::loadSnapshot(exe + ".dump");
+  if (!snap.ok()) {
+    why = snap.error().message();
+    return nullptr;
+  }
+  std::unique_ptr<analysis::Snapshot> s = snap.take();
+  if (Status a = analysis::attachExecutable(*s, exe); !a.ok()) {
+    why = a.error().message();
+    return nullptr;
+  }
+  if (Status t = analysis::typeObjects(*s); !t.ok()) {
+    why = t.error().message();
+    return nullptr;
+  }
+  return s;
+}
+
+std::string writeFormat(const analysis::Snapshot& s, const std::string& format,
+                        const exporting::ConvertOptions& options) {
+  const exporting::Format* f = exporting::findFormat(format);
+  EXPECT_NE(f, nullptr) << format;
+  if (f == nullptr) return {};
+  const ::testing::TestInfo* t = ::testing::UnitTest::GetInstance()->current_test_info();
+  std::string name = std::string(t->test_suite_name()) + "." + t->name() + f->extension;
+  for (char& c : name) {
+    if (c == '/') c = '_';
+  }
+  const std::string path = ::testing::TempDir() + name;
+  std::FILE* file = std::fopen(path.c_str(), "wb");
+  EXPECT_NE(file, nullptr) << path;
+  if (file == nullptr) return {};
+  {
+    exporting::Output out(file, path);
+    Status w = f->write(s, options, out);
+    EXPECT_TRUE(w.ok()) << w.error().message();
+    Status done = out.finish();
+    EXPECT_TRUE(done.ok()) << done.error().message();
+  }
+  std::fclose(file);
+  return path;
+}
+
+std::string readWholeFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+bool toolsRequired() {
+  const char* ci = std::getenv("CI");
+  return ci != nullptr && std::string(ci) == "true";
+}
+
+int runCommand(const std::string& command) {
+  const int status = std::system(command.c_str());
+  if (status == -1 || !WIFEXITED(status)) return -1;
+  return WEXITSTATUS(status);
+}
+
+}  // namespace goheap::testing

@@ -1,0 +1,41 @@
+// Helpers for the tests of `goheap convert`'s formats (tests/export/): a
+// real dump loaded with its executable, a format written to a file, and
+// the rule for external tools (node, memlab, Graphviz): a test that needs
+// one fails under CI=true when it is missing and skips elsewhere.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "analysis/snapshot.h"
+#include "export/formats.h"
+
+namespace goheap::testing {
+
+// EXE.dump analysed, with EXE attached and typed; null (and a message in
+// `why`) when the dump is missing.
+std::unique_ptr<analysis::Snapshot> loadTypedDump(const std::string& exe, std::string& why);
+
+// Writes `format` to a fresh file under the test's temporary directory and
+// returns its path.
+std::string writeFormat(const analysis::Snapshot& s, const std::string& format,
+                        const exporting::ConvertOptions& options = {});
+
+std::string readWholeFile(const std::string& path);
+
+// True when CI=true: a missing tool is then a failure, not a skip.
+bool toolsRequired();
+
+// Runs a shell command line; its exit status (-1 when it could not run).
+int runCommand(const std::string& command);
+
+}  // namespace goheap::testing
+
+// Inside a test: skip, or under CI fail, when a tool is missing.
+#define GOHEAP_REQUIRE_TOOL(available, message)                    \
+  do {                                                             \
+    if (!(available)) {                                            \
+      if (::goheap::testing::toolsRequired()) FAIL() << (message); \
+      GTEST_SKIP() << (message);                                   \
+    }                                                              \
+  } while (0)
