@@ -66,6 +66,7 @@ TEST(HprofExport, VisualVmSeesGoheapsObjectsSizesAndRetainedSizes) {
     uint64_t size = 0, retained = 0, node = 0;
     bool reachable = false;
     int64_t idom = -1;
+    std::string java_name;  // goheap's name as Java shows it
   };
   std::map<uint64_t, Obj> objects;       // by address
   std::map<uint64_t, uint64_t> by_node;  // node id -> address
@@ -79,10 +80,32 @@ TEST(HprofExport, VisualVmSeesGoheapsObjectsSizesAndRetainedSizes) {
     o.node = v["id"].u64();
     o.reachable = v["reachable"].boolean();
     if (!v["idom"].isNull()) o.idom = static_cast<int64_t>(v["idom"].u64());
+    // Java shows "[4]main.T" as "main.T[4]" and '/' as '.'.
+    std::string name = v["name"].str();
+    while (!name.empty() && name[0] == '[' && name.find(']') != std::string::npos) {
+      const size_t close = name.find(']');
+      name = name.substr(close + 1) + name.substr(0, close + 1);
+    }
+    for (char& c : name) {
+      if (c == '/') c = '.';
+    }
+    o.java_name = name;
     objects[v["address"].hexAddress()] = o;
     by_node[o.node] = v["address"].hexAddress();
   }
   ASSERT_EQ(check["instances"].u64(), objects.size());
+
+  // The class histogram: every object that is an instance (not a Java
+  // array, as string bytes and arrays of numbers and pointers are) is of the
+  // class named as goheap names it.
+  size_t named = 0;
+  for (const JsonValue& row : check["all"].items()) {
+    const std::string cls = row[3].str();
+    if (cls.ends_with("[]")) continue;
+    named++;
+    EXPECT_EQ(cls, objects[row[0].u64()].java_name) << "object " << row[0].u64();
+  }
+  EXPECT_GT(named, objects.size() / 2);
 
   std::map<uint64_t, uint64_t> vsize;
   size_t arrays = 0;

@@ -67,7 +67,8 @@ public class HprofCheck {
         if (!first) out.append(',');
         first = false;
         out.append('[').append(i.getInstanceId()).append(',').append(i.getSize()).append(',')
-            .append(i.getRetainedSize()).append(']');
+            .append(i.getRetainedSize()).append(',').append(quote(i.getJavaClass().getName()))
+            .append(']');
       }
       out.append(']');
     }
