@@ -16,7 +16,7 @@ if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
 packages=(build-essential cmake ninja-build clang clang-format libclang-rt-14-dev
           libgtest-dev libgmock-dev libbenchmark-dev zlib1g-dev
           golang-go qemu-user-static python3 ca-certificates
-          default-jdk-headless visualvm nodejs npm graphviz)
+          default-jdk-headless visualvm nodejs graphviz)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -25,6 +25,13 @@ if [ ${#missing[@]} -gt 0 ]; then
   echo "install-deps: installing ${missing[*]}"
   $SUDO apt-get update -q
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+# npm: NodeSource's nodejs package brings its own and conflicts with
+# Debian's npm package, which Debian's nodejs needs beside it.
+if ! command -v npm >/dev/null; then
+  echo "install-deps: installing npm"
+  $SUDO apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends npm
 fi
 
 if [ ! -x "$GO124_ROOT/usr/lib/go-1.24/bin/go" ]; then
