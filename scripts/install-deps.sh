@@ -6,7 +6,7 @@
 # system), a JDK with VisualVM,
 # whose heap library reads back the hprof export (tests/export), Node.js and
 # npm (the export tests install memlab with them: scripts/install-npm-tools.sh)
-# and Graphviz (dot, for --to dot). Safe to run again.
+# Graphviz (dot, for --to dot) and cpp-httplib (goheap serve). Safe to run again.
 set -euo pipefail
 
 GO124_ROOT=${GOHEAP_GO124_DIR:-/opt/goheap/go1.24}
@@ -15,6 +15,7 @@ if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
 
 packages=(build-essential cmake ninja-build clang clang-format libclang-rt-14-dev
           libgtest-dev libgmock-dev libbenchmark-dev zlib1g-dev
+          libcpp-httplib-dev pkg-config
           golang-go qemu-user-static python3 ca-certificates
           default-jdk-headless visualvm nodejs graphviz)
 missing=()

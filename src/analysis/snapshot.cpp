@@ -1,5 +1,6 @@
 #include "analysis/snapshot.h"
 
+#include "bin/dump_binding.h"
 #include "dump/object_order.h"
 #include "dump/reader.h"
 
@@ -30,6 +31,12 @@ const typing::ObjectNamer& Snapshot::namer() const {
 const Csr& Snapshot::dominatorChildren() const {
   if (!children_) children_ = std::make_unique<Csr>(analysis::dominatorChildren(dom, retained));
   return *children_;
+}
+
+void Snapshot::prepareForConcurrentReads() const {
+  namer().scanAllInterfaces();
+  dominatorChildren();
+  if (exe) exe->debugInfo();
 }
 
 Expected<std::unique_ptr<Snapshot>> analyseDump(dump::Dump d, const LoadHooks& hooks,

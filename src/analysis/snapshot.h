@@ -59,6 +59,11 @@ class Snapshot {
   // Built on first use.
   const typing::ObjectNamer& namer() const;
   const Csr& dominatorChildren() const;
+  // Builds everything the const accessors would build on first use (the
+  // namer and its interface scan, the dominator children, the executable's
+  // DWARF), so that afterwards the Snapshot is only read and any number of
+  // threads may query it at once. Call once, after typeObjects().
+  void prepareForConcurrentReads() const;
 
  private:
   mutable std::unique_ptr<typing::ObjectNamer> namer_;

@@ -2,10 +2,10 @@
 // first. A node's retained size is what would be freed if it were gone.
 #include "analysis/queries.h"
 #include "cli/command.h"
+#include "cli/json_render.h"
 #include "cli/render.h"
 #include "cli/table.h"
 #include "util/format.h"
-#include "util/json_writer.h"
 
 namespace goheap::cli {
 
@@ -42,44 +42,18 @@ int runDom(int argc, const char* const* argv) {
   return runWithSnapshot(
       domSpec(), argc, argv,
       [](const ParsedArgs& args, const analysis::Snapshot& snap, OutputFormat format) {
-        NodeId start = kNoNode;
-        if (args.has("from")) {
-          auto o = analysis::objectAt(snap, args.getUint("from"));
-          if (!o) {
-            return fail(Error("no object contains address " + formatHex(args.getUint("from"))));
-          }
-          if (!snap.reachable(*o)) {
-            return fail(Error("the object at " + formatHex(snap.address(*o)) +
-                              " is garbage (unreachable): it has no place in the dominator tree"));
-          }
-          start = *o;
-        }
-        const uint64_t max_children = args.getUint("max-children");
-        std::vector<analysis::DomRow> rows = analysis::dominatorRows(
-            snap, static_cast<uint32_t>(std::min<uint64_t>(args.getUint("depth"), UINT32_MAX)),
-            args.getUint("min-bytes"),
-            static_cast<uint32_t>(std::min<uint64_t>(max_children, UINT32_MAX)), start);
+        DomQuery q;
+        if (args.has("from")) q.from = args.getUint("from");
+        q.depth = args.getUint("depth");
+        q.min_bytes = args.getUint("min-bytes");
+        q.max_children = args.getUint("max-children");
+        std::optional<QueryError> error;
+        auto found = queryDom(snap, q, error);
+        if (!found) return fail(error->error);
+        const std::vector<analysis::DomRow>& rows = *found;
         const uint64_t total = snap.retained[snap.heap.superRoot()];
-
         if (format == OutputFormat::Json) {
-          std::string out;
-          JsonWriter w(out, JsonWriter::Style::Pretty);
-          w.beginObject();
-          w.field("schema_version", 1);
-          w.field("total_retained", total);
-          w.key("rows").beginArray();
-          for (const analysis::DomRow& r : rows) {
-            w.beginObject();
-            w.field("depth", r.depth);
-            w.key("node");
-            writeLabel(w, r.node);
-            w.field("retained", r.retained).field("shallow", r.shallow);
-            w.field("children", r.children).field("hidden_children", r.hidden_children);
-            w.endObject();
-          }
-          w.endArray();
-          w.endObject();
-          print(out);
+          print(domJson(snap, rows));
           return kExitOk;
         }
         Table t;

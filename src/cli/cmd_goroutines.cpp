@@ -4,9 +4,9 @@
 
 #include "analysis/queries.h"
 #include "cli/command.h"
+#include "cli/json_render.h"
 #include "cli/table.h"
 #include "util/format.h"
-#include "util/json_writer.h"
 
 namespace goheap::cli {
 
@@ -42,14 +42,6 @@ std::string state(const analysis::GoroutineInfo& g) {
 // that found it blocked (0 if no GC has run since it blocked), on a clock the
 // dump gives no "now" for. Relative to the earliest such time in the dump,
 // "t+0s" has waited longest, and differences between goroutines are real.
-uint64_t earliestWaitSince(const std::vector<analysis::GoroutineInfo>& gs) {
-  uint64_t earliest = 0;
-  for (const analysis::GoroutineInfo& g : gs) {
-    if (g.wait_since != 0 && (earliest == 0 || g.wait_since < earliest)) earliest = g.wait_since;
-  }
-  return earliest;
-}
-
 std::string seenBlocked(const analysis::GoroutineInfo& g, uint64_t earliest) {
   if (g.wait_since == 0 || earliest == 0) return "-";
   return "t+" + formatDuration(static_cast<double>(g.wait_since - earliest) / 1e9);
@@ -59,74 +51,21 @@ std::string sourcePosition(const std::string& file, int64_t line) {
   return file.empty() ? "?" : file + ":" + std::to_string(line);
 }
 
-void writeSourceLine(JsonWriter& w, const analysis::SourceLine& l) {
-  w.beginObject();
-  w.field("function", l.function).field("file", l.file).field("line", l.line);
-  w.endObject();
-}
-
 }  // namespace
 
 int runGoroutines(int argc, const char* const* argv) {
   return runWithSnapshot(
       goroutinesSpec(), argc, argv,
       [](const ParsedArgs& args, const analysis::Snapshot& snap, OutputFormat format) {
-        std::vector<analysis::GoroutineInfo> gs = analysis::goroutines(snap);
-        if (args.getBool("user")) {
-          std::erase_if(gs, [](const analysis::GoroutineInfo& g) { return g.is_system; });
-        }
-        if (args.getString("sort") == "retained") {
-          std::stable_sort(gs.begin(), gs.end(),
-                           [](const auto& a, const auto& b) { return a.retained > b.retained; });
-        } else {
-          std::stable_sort(gs.begin(), gs.end(),
-                           [](const auto& a, const auto& b) { return a.id < b.id; });
-        }
-        const bool frames = !args.getBool("no-frames");
+        GoroutinesQuery q;
+        q.sort = args.getString("sort");
+        q.user = args.getBool("user");
+        q.frames = !args.getBool("no-frames");
+        const std::vector<analysis::GoroutineInfo> gs = queryGoroutines(snap, q);
+        const bool frames = q.frames;
         const uint64_t earliest = earliestWaitSince(gs);
-
         if (format == OutputFormat::Json) {
-          std::string out;
-          JsonWriter w(out, JsonWriter::Style::Pretty);
-          w.beginObject();
-          w.field("schema_version", 1);
-          w.key("goroutines").beginArray();
-          for (const analysis::GoroutineInfo& g : gs) {
-            w.beginObject();
-            w.field("id", g.id).field("status", g.status).field("status_name", g.status_name);
-            w.field("wait_reason", g.wait_reason).field("wait_since_ns", g.wait_since);
-            if (g.wait_since != 0 && earliest != 0) {
-              w.field("wait_since_relative_ns", g.wait_since - earliest);
-            }
-            w.field("system", g.is_system).field("retained", g.retained);
-            w.field("g_address", formatHex(g.g_addr));
-            if (g.created_pc != 0) w.field("created_pc", formatHex(g.created_pc));
-            if (g.created_by) {
-              w.key("created_by");
-              writeSourceLine(w, *g.created_by);
-            }
-            if (frames) {
-              w.key("frames").beginArray();
-              for (const analysis::FrameInfo& f : g.frames) {
-                w.beginObject();
-                w.field("function", f.function).field("pc", formatHex(f.pc));
-                if (!f.file.empty()) w.field("file", f.file).field("line", f.line);
-                if (!f.inlined.empty()) {
-                  w.key("inlined").beginArray();
-                  for (const analysis::SourceLine& in : f.inlined) writeSourceLine(w, in);
-                  w.endArray();
-                }
-                w.field("depth", f.depth).field("frame_size", f.frame_size);
-                w.field("retained", f.retained);
-                w.endObject();
-              }
-              w.endArray();
-            }
-            w.endObject();
-          }
-          w.endArray();
-          w.endObject();
-          print(out);
+          print(goroutinesJson(gs, frames));
           return kExitOk;
         }
         if (format == OutputFormat::Csv || !frames) {

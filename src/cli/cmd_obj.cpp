@@ -3,10 +3,10 @@
 
 #include "analysis/queries.h"
 #include "cli/command.h"
+#include "cli/json_render.h"
 #include "cli/render.h"
 #include "cli/table.h"
 #include "util/format.h"
-#include "util/json_writer.h"
 
 namespace goheap::cli {
 
@@ -57,17 +57,6 @@ std::string hexDump(std::span<const uint8_t> bytes, uint64_t base) {
   return out;
 }
 
-std::string hexString(std::span<const uint8_t> bytes) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(bytes.size() * 2);
-  for (uint8_t b : bytes) {
-    out += kDigits[b >> 4];
-    out += kDigits[b & 15];
-  }
-  return out;
-}
-
 }  // namespace
 
 int runObj(int argc, const char* const* argv) {
@@ -75,75 +64,16 @@ int runObj(int argc, const char* const* argv) {
       objSpec(), argc, argv,
       [](const ParsedArgs& args, const analysis::Snapshot& snap, OutputFormat format) {
         const uint64_t addr = args.getUint("ADDR");
-        auto o = analysis::objectAt(snap, addr);
-        if (!o) return fail(Error("no object contains address " + formatHex(addr)));
+        std::optional<QueryError> error;
+        auto o = findObject(snap, addr, error);
+        if (!o) return fail(error->error);
         analysis::ObjectInfo info = analysis::objectInfo(snap, *o, args.getUint("referrers"));
-        const uint64_t shown = std::min(info.size, args.getUint("bytes"));
-        auto contents = snap.dump.bytes({info.contents_offset, shown});
-
         if (format == OutputFormat::Json) {
-          std::string out;
-          JsonWriter w(out, JsonWriter::Style::Pretty);
-          w.beginObject();
-          w.field("schema_version", 1);
-          w.key("object");
-          writeLabel(w, info.label);
-          if (!info.type.empty()) {
-            w.field("type", info.type);
-            w.key("fields").beginArray();
-            for (const typing::FieldValue& f : info.fields) {
-              w.beginObject();
-              w.field("path", f.path).field("offset", f.offset).field("type", f.type);
-              w.field("value", f.value);
-              if (f.points_to != 0) w.field("points_to", formatHex(f.points_to));
-              w.endObject();
-            }
-            w.endArray();
-          }
-          w.field("size", info.size).field("retained", info.retained);
-          w.field("reachable", info.reachable).field("shape", info.shape);
-          w.key("immediate_dominator");
-          writeLabel(w, info.idom);
-          w.field("contents_hex", hexString(contents));
-          w.field("contents_truncated", shown < info.size);
-          w.key("pointers").beginArray();
-          for (const analysis::Reference& r : info.pointers) {
-            w.beginObject();
-            w.field("offset", *r.offset).field("slot_address", formatHex(r.slot_address));
-            w.field("value", formatHex(r.value));
-            if (!r.field.empty()) w.field("field", r.field);
-            w.key("target");
-            writeLabel(w, r.target);
-            w.endObject();
-          }
-          w.endArray();
-          w.field("referrer_count", info.referrer_count);
-          w.key("referrers").beginArray();
-          for (const analysis::Reference& r : info.referrers) {
-            w.beginObject();
-            w.key("holder");
-            writeLabel(w, r.target);
-            if (r.offset) {
-              w.field("offset", *r.offset).field("slot_address", formatHex(r.slot_address));
-            }
-            if (!r.field.empty()) w.field("field", r.field);
-            w.endObject();
-          }
-          w.endArray();
-          w.key("alloc_stack").beginArray();
-          for (const analysis::AllocFrame& f : info.alloc_stack) {
-            w.beginObject();
-            w.field("function", std::string(f.function)).field("file", std::string(f.file));
-            w.field("line", f.line);
-            if (f.function_start_line > 0) w.field("function_start_line", f.function_start_line);
-            if (f.inlined) w.field("inlined", true);
-            w.endObject();
-          }
-          w.endArray();
-          w.endObject();
-          print(out);
+          print(objJson(snap, info, args.getUint("bytes")));
           return kExitOk;
         }
+        const uint64_t shown = std::min(info.size, args.getUint("bytes"));
+        auto contents = snap.dump.bytes({info.contents_offset, shown});
         std::string out = labelText(info.label) + "\n";
         if (!info.type.empty()) out += "  type        " + info.type + " (from DWARF)\n";
         out += "  size        " + formatBytes(info.size) + " (" + info.shape + ")\n";

@@ -2,9 +2,9 @@
 // references from GC roots to it, each step with the offset of the pointer.
 #include "analysis/queries.h"
 #include "cli/command.h"
+#include "cli/json_render.h"
 #include "cli/render.h"
 #include "util/format.h"
-#include "util/json_writer.h"
 
 namespace goheap::cli {
 
@@ -40,38 +40,13 @@ int runPaths(int argc, const char* const* argv) {
       pathsSpec(), argc, argv,
       [](const ParsedArgs& args, const analysis::Snapshot& snap, OutputFormat format) {
         const uint64_t addr = args.getUint("ADDR");
-        auto target = analysis::objectAt(snap, addr);
-        if (!target) return fail(Error("no object contains address " + formatHex(addr)));
+        std::optional<QueryError> error;
+        auto target = findObject(snap, addr, error);
+        if (!target) return fail(error->error);
         std::vector<analysis::Path> paths =
             analysis::pathsToRoots(snap, *target, args.getUint("limit"));
-
         if (format == OutputFormat::Json) {
-          std::string out;
-          JsonWriter w(out, JsonWriter::Style::Pretty);
-          w.beginObject();
-          w.field("schema_version", 1);
-          w.key("target");
-          writeLabel(w, analysis::labelNode(snap, *target));
-          w.field("reachable", snap.reachable(*target));
-          w.key("paths").beginArray();
-          for (const analysis::Path& p : paths) {
-            w.beginArray();
-            for (const analysis::PathStep& step : p.steps) {
-              w.beginObject();
-              w.key("node");
-              writeLabel(w, step.node);
-              if (step.offset) {
-                w.field("offset", *step.offset);
-                w.field("slot_address", formatHex(step.slot_address));
-                if (!step.field.empty()) w.field("field", step.field);
-              }
-              w.endObject();
-            }
-            w.endArray();
-          }
-          w.endArray();
-          w.endObject();
-          print(out);
+          print(pathsJson(snap, *target, paths));
           return kExitOk;
         }
         std::string out =

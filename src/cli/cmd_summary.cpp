@@ -2,10 +2,10 @@
 // objects through which most memory is retained.
 #include "analysis/queries.h"
 #include "cli/command.h"
+#include "cli/json_render.h"
 #include "cli/render.h"
 #include "cli/table.h"
 #include "util/format.h"
-#include "util/json_writer.h"
 
 namespace goheap::cli {
 
@@ -29,79 +29,6 @@ CommandSpec summarySpec() {
   spec.example("goheap summary heap.dump ./server",
                "with the executable: globals named, frames with file:line");
   return spec;
-}
-
-void writeJson(const analysis::Summary& s) {
-  std::string out;
-  JsonWriter w(out, JsonWriter::Style::Pretty);
-  w.beginObject();
-  w.field("schema_version", 1);
-  w.field("file", s.file).field("file_size", s.file_size);
-  w.field("format_version", s.format_version).field("go_version", s.go_version);
-  w.field("arch", s.arch).field("ptr_size", s.ptr_size).field("big_endian", s.big_endian);
-  if (s.executable) {
-    const analysis::ExecutableSummary& e = *s.executable;
-    w.key("executable").beginObject();
-    w.field("path", e.path).field("used", e.used);
-    if (!e.used) w.field("problem", e.problem);
-    if (e.used) {
-      w.field("go_version", e.go_version).field("container", e.container).field("arch", e.arch);
-      w.field("pclntab_layout", e.pclntab_layout).field("load_bias", formatHex(e.load_bias));
-      w.field("frames_checked", e.frames_checked).field("frames_matched", e.frames_matched);
-      w.field("has_symbols", e.has_symbols);
-    }
-    w.endObject();
-  }
-  if (s.typed) {
-    w.key("types").beginObject();
-    w.field("typed_reachable_count", s.typed_objects);
-    w.field("typed_reachable_bytes", s.typed_bytes);
-    w.field("conflicts", s.type_conflicts);
-    w.endObject();
-  }
-  w.key("objects").beginObject();
-  w.field("count", s.objects).field("bytes", s.bytes);
-  w.field("reachable_count", s.reachable_objects).field("reachable_bytes", s.reachable_bytes);
-  w.field("garbage_count", s.garbage_objects).field("garbage_bytes", s.garbage_bytes);
-  w.endObject();
-  w.key("pointers").beginObject();
-  w.field("between_objects", s.pointers).field("to_non_heap", s.non_heap_pointers);
-  w.endObject();
-  w.key("roots").beginObject();
-  w.field("goroutines", s.goroutines).field("stack_frames", s.stack_frames);
-  w.field("finalizers", s.finalizers).field("root_nodes", s.roots);
-  w.endObject();
-  w.key("memstats");
-  if (s.have_memstats) {
-    w.beginObject();
-    w.field("heap_alloc", s.heap_alloc).field("heap_sys", s.heap_sys);
-    w.field("heap_inuse", s.heap_inuse).field("heap_objects", s.heap_objects);
-    w.field("sys", s.sys).field("stack_inuse", s.stack_inuse).field("next_gc", s.next_gc);
-    w.field("num_gc", s.num_gc).field("pause_total_ns", s.pause_total_ns);
-    w.endObject();
-  } else {
-    w.null();
-  }
-  w.key("top_retainers").beginArray();
-  for (const analysis::Retainer& r : s.top_retainers) {
-    w.beginObject();
-    w.key("object");
-    writeLabel(w, r.object);
-    w.field("retained", r.retained).field("shallow", r.shallow);
-    w.key("held_by");
-    writeLabel(w, r.held_by);
-    if (r.held_at_offset) {
-      w.field("offset", *r.held_at_offset);
-      w.field("slot_address", formatHex(r.held_at_address));
-    }
-    w.endObject();
-  }
-  w.endArray();
-  w.key("warnings").beginArray();
-  for (const std::string& warning : s.warnings) w.value(warning);
-  w.endArray();
-  w.endObject();
-  print(out);
 }
 
 // Short: "bss 0x5a2230" (the global's address), "goroutine 18 main.serve",
@@ -194,7 +121,7 @@ int runSummary(int argc, const char* const* argv) {
       [](const ParsedArgs& args, const analysis::Snapshot& snap, OutputFormat format) {
         analysis::Summary s = analysis::summarize(snap, args.getUint("top"));
         if (format == OutputFormat::Json) {
-          writeJson(s);
+          print(summaryJson(s));
         } else {
           writeText(s);
         }

@@ -2,9 +2,9 @@
 // allocation site or by shape.
 #include "analysis/queries.h"
 #include "cli/command.h"
+#include "cli/json_render.h"
 #include "cli/table.h"
 #include "util/format.h"
-#include "util/json_writer.h"
 
 namespace goheap::cli {
 
@@ -32,10 +32,16 @@ CommandSpec topSpec() {
       .alias('n')
       .kind(ValueKind::Uint)
       .defaultValue("20");
+  spec.flag("offset", "N", "skip this many rows first (to page through the groups)")
+      .kind(ValueKind::Uint)
+      .defaultValue("0");
+  spec.flag("filter", "TEXT", "only groups whose name contains TEXT (any case)").defaultValue("");
   spec.example("goheap top heap.dump", "the 20 allocation sites that keep the most memory alive");
   spec.example("goheap top heap.dump --by shape --sort count -n 50",
                "the 50 most numerous object shapes");
   spec.example("goheap top heap.dump --csv -n 0 > sites.csv", "every group, for a spreadsheet");
+  spec.example("goheap top heap.dump --filter session --offset 20",
+               "the groups named like *session*, from the 21st on");
   spec.example("goheap top heap.dump ./server", "the 20 Go types that keep the most memory alive");
   return spec;
 }
@@ -46,37 +52,17 @@ int runTop(int argc, const char* const* argv) {
   return runWithSnapshot(
       topSpec(), argc, argv,
       [](const ParsedArgs& args, const analysis::Snapshot& snap, OutputFormat format) {
-        std::string by_name(args.getString("by"));
-        if (by_name == "auto") by_name = snap.types ? "type" : "site";
-        const auto by = by_name == "shape"  ? typing::GroupKind::Shape
-                        : by_name == "type" ? typing::GroupKind::Type
-                                            : typing::GroupKind::Name;
-        analysis::SortKey sort = analysis::SortKey::Retained;
-        if (args.getString("sort") == "shallow") sort = analysis::SortKey::Shallow;
-        if (args.getString("sort") == "count") sort = analysis::SortKey::Count;
-        uint64_t limit = args.getUint("limit");
-        if (limit == 0) limit = UINT64_MAX;
-        analysis::Histogram h = analysis::histogram(snap, by, sort, limit);
-
+        TopQuery q;
+        q.by = args.getString("by");
+        q.sort = args.getString("sort");
+        q.limit = args.getUint("limit");
+        q.offset = args.getUint("offset");
+        q.filter = args.getString("filter");
+        const TopResult result = queryTop(snap, q);
+        const std::string& by_name = result.by;
+        const analysis::Histogram& h = result.histogram;
         if (format == OutputFormat::Json) {
-          std::string out;
-          JsonWriter w(out, JsonWriter::Style::Pretty);
-          w.beginObject();
-          w.field("schema_version", 1);
-          w.field("by", by_name);
-          w.field("sort", std::string(args.getString("sort")));
-          w.field("groups", h.groups).field("total_count", h.total_count);
-          w.field("total_shallow", h.total_shallow);
-          w.key("rows").beginArray();
-          for (const analysis::HistogramRow& r : h.rows) {
-            w.beginObject();
-            w.field("name", r.name).field("source", r.source).field("count", r.count);
-            w.field("shallow", r.shallow).field("retained", r.retained);
-            w.endObject();
-          }
-          w.endArray();
-          w.endObject();
-          print(out);
+          print(topJson(q, result));
           return kExitOk;
         }
         Table t;

@@ -36,6 +36,7 @@ int runObj(int argc, const char* const* argv);
 int runGoroutines(int argc, const char* const* argv);
 int runBin(int argc, const char* const* argv);
 int runConvert(int argc, const char* const* argv);
+int runServe(int argc, const char* const* argv);
 
 // How a command prints its result.
 enum class OutputFormat : uint8_t { Text, Json, Csv };

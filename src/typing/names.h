@@ -66,6 +66,11 @@ class ObjectNamer {
 
   Grouping group(GroupKind kind) const;
 
+  // Runs the one full interface scan now. Until it has run, naming an object
+  // updates the namer's lazy state; after it, every const call only reads,
+  // so threads may share the namer (goheap serve calls this before serving).
+  void scanAllInterfaces() const { scanInterfaces(); }
+
  private:
   struct SiteFrame;
   SiteFrame siteFrame(const dump::ProfileFrame& f,

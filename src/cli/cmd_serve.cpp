@@ -1,0 +1,78 @@
+// goheap serve DUMP [EXE]: the analyses over HTTP, for the web UI and for
+// scripts: a JSON API whose answers are the commands' --json documents
+// (docs/web-api.md), and the web pages compiled into the binary.
+#include <cstdio>
+
+#include "cli/command.h"
+#include "serve/server.h"
+
+namespace goheap::cli {
+
+namespace {
+
+CommandSpec serveSpec() {
+  CommandSpec spec(
+      "serve",
+      "Serves the heap dump over HTTP: the web UI at / and a JSON API under /api/ that "
+      "answers the questions of summary, top, dom, paths, obj and goroutines with the same "
+      "JSON their --json prints (docs/web-api.md). The server listens at once and loads "
+      "the dump in the background; /api/status tells how far loading got. It listens on "
+      "the loopback address unless --http says otherwise: the API shows the dump's contents "
+      "to anyone who can reach it. Stop it with Ctrl-C.");
+  spec.positional("DUMP", "heap dump written by runtime/debug.WriteHeapDump");
+  spec.positional("EXE",
+                  "the program's executable (the same build that wrote the dump): Go types, "
+                  "named globals, frames with file:line")
+      .optional();
+  spec.flag("http", "HOST:PORT", "where to listen; port 0 picks a free port")
+      .defaultValue("127.0.0.1:8080");
+  spec.example("goheap serve heap.dump", "open http://127.0.0.1:8080/ in a browser");
+  spec.example("goheap serve heap.dump ./server --http 127.0.0.1:0",
+               "with the executable, on a free port (printed on stderr)");
+  spec.example("curl 'http://127.0.0.1:8080/api/top?by=site&n=5'",
+               "the API from a script: the 5 allocation sites retaining most");
+  return spec;
+}
+
+}  // namespace
+
+int runServe(int argc, const char* const* argv) {
+  const CommandSpec spec = serveSpec();
+  Expected<ParsedArgs> parsed = spec.parse(argc, argv);
+  if (!parsed) return fail(parsed.error(), kExitUsage);
+  const ParsedArgs& args = *parsed;
+  if (args.helpRequested()) {
+    std::string help = spec.help();
+    if (!help.ends_with('\n')) help += '\n';
+    print(help);
+    return kExitOk;
+  }
+  Expected<serve::HostPort> where = serve::parseHostPort(args.getString("http"));
+  if (!where) return fail(args.usageError(where.error().message()), kExitUsage);
+
+  auto server = serve::Server::start(*where);
+  if (!server) return fail(server.error());
+  // Tests and scripts read the port from this line (with --http HOST:0).
+  std::fprintf(stderr, "goheap: serving %s\n", (*server)->url().c_str());
+  std::fflush(stderr);
+
+  const std::string dump_path(args.getString("DUMP"));
+  (*server)->loadInBackground(
+      dump_path, args.has("EXE") ? std::string(args.getString("EXE")) : std::string(),
+      [](const std::string& warning) {
+        std::fprintf(stderr, "goheap: warning: %s\n", warning.c_str());
+      },
+      [dump_path](const Error* failure) {
+        // The server keeps answering (/api/status says what failed), so a
+        // browser already open shows the reason.
+        if (failure != nullptr) {
+          std::fprintf(stderr, "goheap: %s\n", failure->message().c_str());
+        } else {
+          std::fprintf(stderr, "goheap: loaded %s\n", dump_path.c_str());
+        }
+      });
+  (*server)->wait();
+  return kExitOk;
+}
+
+}  // namespace goheap::cli

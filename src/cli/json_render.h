@@ -1,0 +1,86 @@
+// The --json documents of the analysis commands (docs/cli-json.md), written
+// by one function each so that `goheap CMD --json` and the HTTP API of
+// `goheap serve` (docs/web-api.md) give the same answer by construction.
+// Each question is a small query struct with the CLI's defaults; running it
+// gives the analysis result, which the JSON renderer (or the command's text
+// renderer) turns into output.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/queries.h"
+#include "analysis/snapshot.h"
+#include "util/error.h"
+
+namespace goheap::cli {
+
+// A query that names an object by an address in it can fail in two ways the
+// server answers differently: nothing is there (404), or the object cannot
+// answer that question (400).
+struct QueryError {
+  enum class Kind : uint8_t { NotFound, BadRequest };
+  Kind kind;
+  Error error;
+};
+
+// The object containing `address`, or a NotFound error saying so.
+std::optional<NodeId> findObject(const analysis::Snapshot& snap, uint64_t address,
+                                 std::optional<QueryError>& error);
+
+// ---- summary ----
+std::string summaryJson(const analysis::Summary& s);
+
+// ---- top ----
+struct TopQuery {
+  std::string by = "auto";        // auto, type, site, shape
+  std::string sort = "retained";  // retained, shallow, count
+  uint64_t limit = 20;            // 0: all
+  uint64_t offset = 0;            // rows skipped before the first one shown
+  std::string filter;             // only groups whose name contains this (any case)
+};
+struct TopResult {
+  std::string by;                 // "auto" resolved
+  analysis::Histogram histogram;  // groups counts the groups the filter keeps
+};
+// `q.by` and `q.sort` must be among the values above (the caller checks).
+TopResult queryTop(const analysis::Snapshot& snap, const TopQuery& q);
+std::string topJson(const TopQuery& q, const TopResult& r);
+
+// ---- dom ----
+struct DomQuery {
+  std::optional<uint64_t> from;  // an address in the start object; none: the super-root
+  uint64_t depth = 4;
+  uint64_t min_bytes = 64 * 1024;
+  uint64_t max_children = 10;
+};
+std::optional<std::vector<analysis::DomRow>> queryDom(const analysis::Snapshot& snap,
+                                                      const DomQuery& q,
+                                                      std::optional<QueryError>& error);
+std::string domJson(const analysis::Snapshot& snap, const std::vector<analysis::DomRow>& rows);
+
+// ---- paths ----
+std::string pathsJson(const analysis::Snapshot& snap, NodeId target,
+                      const std::vector<analysis::Path>& paths);
+
+// ---- obj ----
+// `max_bytes`: how much of the contents to show.
+std::string objJson(const analysis::Snapshot& snap, const analysis::ObjectInfo& info,
+                    uint64_t max_bytes);
+
+// ---- goroutines ----
+struct GoroutinesQuery {
+  std::string sort = "id";  // id, retained
+  bool user = false;        // hide the runtime's goroutines
+  bool frames = true;
+};
+std::vector<analysis::GoroutineInfo> queryGoroutines(const analysis::Snapshot& snap,
+                                                     const GoroutinesQuery& q);
+// When a GC first saw the earliest-blocked goroutine blocked (0: none did):
+// wait times are shown relative to it.
+uint64_t earliestWaitSince(const std::vector<analysis::GoroutineInfo>& gs);
+std::string goroutinesJson(const std::vector<analysis::GoroutineInfo>& gs, bool frames);
+
+}  // namespace goheap::cli

@@ -1,0 +1,63 @@
+// The HTTP server behind `goheap serve`: a JSON API over one heap dump
+// (docs/web-api.md) and the web pages compiled into the binary. It listens
+// as soon as it starts and loads the dump in a thread of its own, answering
+// /api/status meanwhile; once loaded the Snapshot is only read, so requests
+// are answered concurrently.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "analysis/snapshot.h"
+#include "util/error.h"
+
+namespace goheap::serve {
+
+struct HostPort {
+  std::string host;  // "127.0.0.1", "::1" (without brackets)
+  uint16_t port = 0;
+};
+// "127.0.0.1:8080", "localhost:0", "[::1]:8080". Port 0 asks for a free one.
+Expected<HostPort> parseHostPort(std::string_view text);
+// "http://127.0.0.1:8080/", with brackets around an IPv6 host.
+std::string urlOf(const HostPort& where);
+
+class Server {
+ public:
+  // Binds `where` (port 0: any free port) and starts answering; the API
+  // endpoints answer 503 until the dump is loaded or given.
+  static Expected<std::unique_ptr<Server>> start(const HostPort& where);
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // Loads the dump (and the executable, when `exe_path` is not empty) in a
+  // background thread, as the analysis commands load it. `on_loaded` (may be
+  // empty) runs in that thread once loading ends, with the load error if
+  // any, and warnings about the dump or executable are passed to `warn`.
+  void loadInBackground(std::string dump_path, std::string exe_path,
+                        std::function<void(const std::string& warning)> warn = {},
+                        std::function<void(const Error* failure)> on_loaded = {});
+  // Serves a Snapshot loaded by the caller.
+  void serve(std::unique_ptr<analysis::Snapshot> snapshot);
+
+  // Where it listens, with the port it actually got.
+  const HostPort& where() const;
+  std::string url() const { return urlOf(where()); }
+
+  // Blocks until stop() is called (by another thread).
+  void wait();
+  // Stops listening, finishes the requests under way and waits for the
+  // loading thread. Safe to call more than once.
+  void stop();
+
+ private:
+  struct State;
+  explicit Server(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace goheap::serve
