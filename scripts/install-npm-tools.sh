@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Node.js tools goheap's export tests check against into DIR
 # (the build directory's npm/): memlab's core, which loads .heapsnapshot
-# files and computes retained sizes the way Chrome DevTools does. Pinned;
+# files and computes retained sizes the way Chrome DevTools does, and
+# playwright-core, which drives Debian's chromium through the web UI
+# (tests/serve/ui_check.js). Pinned;
 # run once, then cached (nothing is done when the version is there).
 # Without npm, or offline, it says so and succeeds, so that a developer's
 # test run skips those tests; under CI=true it fails instead.
@@ -11,6 +13,7 @@ dir=${1:?usage: install-npm-tools.sh DIR}
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
 memlab_version=2.0.5
+playwright_version=1.56.1
 
 fail() {
   echo "install-npm-tools: $*" >&2
@@ -20,9 +23,11 @@ fail() {
 }
 
 installed=$(node -p "require('$dir/node_modules/@memlab/core/package.json').version" 2>/dev/null || true)
-if [ "$installed" = "$memlab_version" ]; then exit 0; fi
+installed_pw=$(node -p "require('$dir/node_modules/playwright-core/package.json').version" 2>/dev/null || true)
+if [ "$installed" = "$memlab_version" ] && [ "$installed_pw" = "$playwright_version" ]; then exit 0; fi
 command -v npm >/dev/null || fail "npm is not installed (scripts/install-deps.sh installs it)"
 # --ignore-scripts: memlab depends on puppeteer, whose install script
 # downloads a browser; loading a snapshot needs none.
 PUPPETEER_SKIP_DOWNLOAD=1 npm install --prefix "$dir" --no-audit --no-fund --ignore-scripts \
-  --loglevel=error "@memlab/core@$memlab_version" >&2 || fail "npm install @memlab/core@$memlab_version failed"
+  --loglevel=error "@memlab/core@$memlab_version" "playwright-core@$playwright_version" >&2 ||
+  fail "npm install @memlab/core@$memlab_version playwright-core@$playwright_version failed"

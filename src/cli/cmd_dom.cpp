@@ -30,6 +30,9 @@ CommandSpec domSpec() {
       .kind(ValueKind::Uint)
       .defaultValue("10");
   spec.flag("from", "ADDR", "start at the object containing ADDR").kind(ValueKind::Address);
+  spec.flag("from-node", "N",
+            "start at node N (a label's \"node\" in --json output: roots have no address)")
+      .kind(ValueKind::Uint);
   spec.example("goheap dom heap.dump", "four levels, subtrees of 64 KiB and more");
   spec.example("goheap dom heap.dump --depth 8 --min-bytes 1M", "deeper, only the big subtrees");
   spec.example("goheap dom heap.dump --from 0xc000123450 -d 2", "what one object keeps alive");
@@ -44,6 +47,11 @@ int runDom(int argc, const char* const* argv) {
       [](const ParsedArgs& args, const analysis::Snapshot& snap, OutputFormat format) {
         DomQuery q;
         if (args.has("from")) q.from = args.getUint("from");
+        if (args.has("from-node")) {
+          if (q.from)
+            return fail(args.usageError("--from and --from-node do not go together"), kExitUsage);
+          q.from_node = args.getUint("from-node");
+        }
         q.depth = args.getUint("depth");
         q.min_bytes = args.getUint("min-bytes");
         q.max_children = args.getUint("max-children");

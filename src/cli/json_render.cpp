@@ -187,6 +187,16 @@ std::optional<std::vector<analysis::DomRow>> queryDom(const analysis::Snapshot& 
       return std::nullopt;
     }
     start = *o;
+  } else if (q.from_node) {
+    const uint64_t n = *q.from_node;
+    if (n >= snap.heap.nodeCount() ||
+        (!snap.reachable(static_cast<NodeId>(n)) && n != snap.heap.superRoot())) {
+      error = QueryError{QueryError::Kind::NotFound,
+                         Error("no reachable node " + std::to_string(n) + " (there are " +
+                               std::to_string(snap.heap.nodeCount()) + ")")};
+      return std::nullopt;
+    }
+    start = static_cast<NodeId>(n);
   }
   return analysis::dominatorRows(
       snap, static_cast<uint32_t>(std::min<uint64_t>(q.depth, UINT32_MAX)), q.min_bytes,

@@ -52,6 +52,9 @@ std::string topJson(const TopQuery& q, const TopResult& r);
 // ---- dom ----
 struct DomQuery {
   std::optional<uint64_t> from;  // an address in the start object; none: the super-root
+  // Or the start node by its number (the `node` of JSON labels): a root,
+  // which has no address, can be expanded too.
+  std::optional<uint64_t> from_node;
   uint64_t depth = 4;
   uint64_t min_bytes = 64 * 1024;
   uint64_t max_children = 10;

@@ -240,9 +240,13 @@ void Server::State::routes() {
 
   http.Get("/api/dom", guarded([](const analysis::Snapshot& snap, const httplib::Request& req,
                                   httplib::Response& res) {
-             Params p(req, {"from", "depth", "min_bytes", "max_children"});
+             Params p(req, {"from", "node", "depth", "min_bytes", "max_children"});
              cli::DomQuery q;
              if (p.has("from")) q.from = p.address("from");
+             if (p.has("node")) q.from_node = p.number("node", 0);
+             if (q.from && q.from_node) {
+               return replyError(res, 400, "give from or node, not both");
+             }
              q.depth = p.number("depth", q.depth);
              q.min_bytes = p.byteSize("min_bytes", q.min_bytes);
              q.max_children = p.number("max_children", q.max_children);

@@ -1,0 +1,92 @@
+// Browser test of goheap's web UI (tests/serve/ui_test.cpp runs it): drives
+// Debian's chromium through playwright-core against a running `goheap serve`,
+// walks the pages a leak hunter uses, and checks that the numbers the pages
+// show equal the JSON API's. Screenshots go to OUT_DIR.
+//
+//   node ui_check.js PLAYWRIGHT_CORE_DIR CHROMIUM URL OUT_DIR
+"use strict";
+const [, , pwDir, chromiumPath, base, outDir] = process.argv;
+const { chromium } = require(pwDir);
+
+function check(cond, what) {
+  if (!cond) throw new Error("check failed: " + what);
+  console.log("ok: " + what);
+}
+
+(async () => {
+  const browser = await chromium.launch({ executablePath: chromiumPath, args: ["--no-sandbox"] });
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(String(e)));
+  const api = (path) => page.evaluate(async (p) => (await fetch("/api/" + p)).json(), path);
+
+  // Overview: the reachable bytes shown are the API's.
+  await page.goto(base + "/#/overview");
+  await page.waitForSelector("#retainers");
+  const summary = await api("summary?n=20");
+  const shown = Number(await page.getAttribute("#reachable-bytes", "data-value"));
+  check(shown === summary.objects.reachable_bytes, "overview shows the reachable bytes of /api/summary");
+  const firstRetained = Number(await page.getAttribute("#retainers tr:nth-child(2) td", "data-value"));
+  check(firstRetained === summary.top_retainers[0].retained, "the first top retainer's retained size");
+  await page.screenshot({ path: outDir + "/overview.png", fullPage: true });
+
+  // Histogram, sorted by count by clicking the header.
+  await page.goto(base + "/#/top");
+  await page.waitForSelector("#histogram");
+  await page.click('th[data-sort="count"]');
+  await page.waitForFunction(() => location.hash.includes("sort=count"));
+  await page.waitForSelector("#histogram th.sorted[data-sort=count]");
+  const counts = await page.$$eval("#histogram tr td:nth-child(3)", (tds) => tds.map((td) => Number(td.dataset.value)));
+  const top = await api("top?by=auto&sort=count&n=100&offset=0");
+  check(counts.length === top.rows.length && counts.every((c, i) => c === top.rows[i].count), "histogram by count equals /api/top");
+  check(counts.every((c, i) => i === 0 || counts[i - 1] >= c), "histogram rows are sorted by count");
+  await page.screenshot({ path: outDir + "/histogram.png" });
+
+  // Treemap: zoom two levels, then open an object.
+  const drawn = () => page.waitForFunction(() => {
+    const t = document.querySelector("#treemap");
+    return t && t.dataset.view === location.hash;
+  });
+  await page.goto(base + "/#/treemap");
+  await drawn();
+  for (let level = 1; level <= 2; level++) {
+    const before = await page.evaluate(() => location.hash);
+    // The biggest tile that has something inside to zoom into.
+    const tile = await page.$('#treemap > .tile:not([data-children="0"])');
+    check(tile !== null, `treemap level ${level} has a tile to zoom into`);
+    const box = await tile.boundingBox();
+    // Its own margin, below the tiles nested in it and away from its name.
+    await page.mouse.click(box.x + box.width / 2, box.y + box.height - 2);
+    await page.waitForFunction((b) => location.hash !== b, before);
+    await drawn();
+    console.log("zoomed into " + (await page.evaluate(() => location.hash)));
+  }
+  await page.screenshot({ path: outDir + "/treemap.png" });
+  const link = await page.$("#treemap a.open");
+  check(link !== null, "the zoomed treemap has an object to open");
+  await link.click();
+  await page.waitForSelector("#retained");
+  const addr = decodeURIComponent((await page.evaluate(() => location.hash)).replace("#/obj/", ""));
+  const obj = await api("obj?addr=" + addr);
+  check(Number(await page.getAttribute("#retained", "data-value")) === obj.retained, "object page shows /api/obj's retained size");
+  await page.screenshot({ path: outDir + "/object.png", fullPage: true });
+
+  // A path to a root: its first step is the API's root.
+  const paths = await api("paths?n=5&addr=" + addr);
+  const rootText = await page.textContent("#paths ol.path li:first-child");
+  check(rootText.includes(paths.paths[0][0].node.name), "the first path starts at the API's root");
+
+  // Goroutines: every goroutine is in one group; open the first.
+  await page.goto(base + "/#/goroutines");
+  await page.waitForSelector("details.goroutine");
+  const g = await api("goroutines?sort=retained&user=false");
+  const ids = await page.$$eval("details.goroutine summary", (s) => s.map((x) => x.textContent));
+  check(ids.length > 0 && ids.length <= g.goroutines.length, "goroutines are grouped by stack");
+  await page.click("details.goroutine summary");
+  await page.waitForSelector("details.goroutine[open] ol.stack li");
+  await page.screenshot({ path: outDir + "/goroutines.png", fullPage: true });
+
+  check(errors.length === 0, "no JavaScript errors (" + errors.join("; ") + ")");
+  await browser.close();
+  console.log("all UI checks passed");
+})().catch((e) => { console.error(String(e.stack || e)); process.exit(1); });

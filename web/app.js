@@ -1,0 +1,405 @@
+// goheap's web UI: a small single-page app over the JSON API (docs/web-api.md).
+// Every view is a URL (#/page?params), so a view can be shared and reloaded.
+// The server pages and aggregates; the browser never holds the whole graph.
+"use strict";
+
+const main = document.getElementById("main");
+
+// ---- helpers ---------------------------------------------------------------
+
+function esc(s) {
+  return String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+}
+
+function fmtBytes(n) {
+  const units = ["B", "KiB", "MiB", "GiB", "TiB"];
+  let i = 0;
+  let v = Number(n);
+  while (v >= 1024 && i < units.length - 1) { v /= 1024; i++; }
+  return (i === 0 ? v.toFixed(0) : v < 10 ? v.toFixed(2) : v < 100 ? v.toFixed(1) : v.toFixed(0)) + " " + units[i];
+}
+
+function fmtCount(n) { return Number(n).toLocaleString("en-US"); }
+
+function pct(part, whole) { return whole > 0 ? (100 * part / whole).toFixed(1) + "%" : "-"; }
+
+// A node label (docs/cli-json.md "Node labels") as HTML: objects link to their page.
+function labelHtml(l) {
+  if (!l) return "";
+  if (l.kind === "object") {
+    return `<a href="#/obj/${esc(l.address)}">${esc(l.name)}</a> <span class="muted mono">${esc(l.address)}</span>`;
+  }
+  return esc(l.name || l.kind);
+}
+
+class ApiError extends Error {
+  constructor(status, message) { super(message); this.status = status; }
+}
+
+async function api(path) {
+  const r = await fetch("/api/" + path);
+  let body = null;
+  try { body = await r.json(); } catch (e) { /* not JSON */ }
+  if (!r.ok) throw new ApiError(r.status, (body && body.error) || r.statusText);
+  return body;
+}
+
+function parseHash() {
+  const h = location.hash.replace(/^#\/?/, "") || "overview";
+  const [path, query] = h.split("?");
+  const parts = path.split("/");
+  return { page: parts[0], arg: decodeURIComponent(parts.slice(1).join("/")), params: new URLSearchParams(query || "") };
+}
+
+function go(page, params) {
+  const q = params ? new URLSearchParams(params).toString() : "";
+  location.hash = "#/" + page + (q ? "?" + q : "");
+}
+
+function setActive(page) {
+  for (const a of document.querySelectorAll("header nav a")) a.classList.toggle("active", a.dataset.page === page);
+}
+
+// ---- pages -----------------------------------------------------------------
+
+async function overview() {
+  const s = await api("summary?n=20");
+  const o = s.objects;
+  let rows = [
+    ["file", `${esc(s.file)} (${fmtBytes(s.file_size)})`],
+    ["format", `${esc(s.format_version)} heap dump, ${esc(s.go_version || "")} ${esc(s.arch)}, ${s.ptr_size}-byte pointers`],
+  ];
+  if (s.executable) {
+    rows.push(["executable", s.executable.used
+      ? `${esc(s.executable.path)}: ${esc(s.executable.go_version)}, ${fmtCount(s.executable.frames_matched)} of ${fmtCount(s.executable.frames_checked)} frames match`
+      : `not used: ${esc(s.executable.problem)}`]);
+  }
+  rows.push(["objects", `${fmtCount(o.count)} objects, ${fmtBytes(o.bytes)}`]);
+  rows.push(["reachable", `<span id="reachable-bytes" data-value="${o.reachable_bytes}">${fmtCount(o.reachable_count)} objects, ${fmtBytes(o.reachable_bytes)}</span> (${pct(o.reachable_bytes, o.bytes)} of bytes)`]);
+  rows.push(["garbage", `${fmtCount(o.garbage_count)} objects, ${fmtBytes(o.garbage_bytes)} (${pct(o.garbage_bytes, o.bytes)}; unreachable, not yet collected)`]);
+  if (s.types) {
+    rows.push(["typed", `${fmtCount(s.types.typed_reachable_count)} objects, ${fmtBytes(s.types.typed_reachable_bytes)} (${pct(s.types.typed_reachable_bytes, o.reachable_bytes)} of reachable bytes)`]);
+  }
+  rows.push(["roots", `${fmtCount(s.roots.goroutines)} goroutines, ${fmtCount(s.roots.stack_frames)} frames, ${fmtCount(s.roots.finalizers)} finalizers`]);
+  if (s.memstats) {
+    const m = s.memstats;
+    rows.push(["memstats", `HeapAlloc ${fmtBytes(m.heap_alloc)}, HeapInuse ${fmtBytes(m.heap_inuse)}, HeapSys ${fmtBytes(m.heap_sys)}, Sys ${fmtBytes(m.sys)}, NumGC ${fmtCount(m.num_gc)}`]);
+  }
+  let html = `<h2>Overview</h2><table class="kv">${rows.map(([k, v]) => `<tr><td>${k}</td><td>${v}</td></tr>`).join("")}</table>`;
+  html += `<h3>Top retainers</h3><p class="muted">Objects a root holds directly, by the bytes they keep alive.</p>`;
+  html += `<table id="retainers"><tr><th class="num">retained</th><th class="num">%</th><th class="num">shallow</th><th>object</th><th>held by</th></tr>`;
+  for (const r of s.top_retainers) {
+    html += `<tr><td class="num" data-value="${r.retained}">${fmtBytes(r.retained)}</td><td class="num">${pct(r.retained, o.reachable_bytes)}</td>` +
+      `<td class="num">${fmtBytes(r.shallow)}</td><td>${labelHtml(r.object)}</td><td>${labelHtml(r.held_by)}</td></tr>`;
+  }
+  main.innerHTML = html + "</table>";
+}
+
+async function histogram(params) {
+  const by = params.get("by") || "auto";
+  const sort = params.get("sort") || "retained";
+  const filter = params.get("filter") || "";
+  const offset = Number(params.get("offset") || 0);
+  const n = 100;
+  const q = new URLSearchParams({ by, sort, n, offset });
+  if (filter) q.set("filter", filter);
+  const h = await api("top?" + q);
+  const total = h.total_shallow || 1;
+  const head = (key, text) => `<th class="num sortable${sort === key ? " sorted" : ""}" data-sort="${key}">${text}</th>`;
+  let html = `<h2>Histogram</h2><p>Group by <select id="by">${["auto", "type", "site", "shape"].map((b) => `<option${b === by ? " selected" : ""}>${b}</option>`).join("")}</select> ` +
+    `filter <input id="filter" value="${esc(filter)}" placeholder="name contains"> <span class="muted">${fmtCount(h.groups)} groups, ${fmtCount(h.total_count)} reachable objects, ${fmtBytes(h.total_shallow)}</span></p>`;
+  html += `<table id="histogram"><tr>${head("retained", "retained")}${head("shallow", "shallow")}${head("count", "count")}<th>from</th><th>group</th></tr>`;
+  for (const r of h.rows) {
+    html += `<tr><td class="num" data-value="${r.retained}">${fmtBytes(r.retained)}</td><td class="num"><span class="bar" style="width:${Math.max(1, 60 * r.shallow / total)}px"></span> ${fmtBytes(r.shallow)}</td>` +
+      `<td class="num" data-value="${r.count}">${fmtCount(r.count)}</td><td class="muted">${esc(r.source)}</td><td class="group">${esc(r.name)}</td></tr>`;
+  }
+  html += `</table><p class="pager">${offset > 0 ? `<button id="prev">previous ${n}</button>` : ""}${h.rows.length === n ? `<button id="next">next ${n}</button>` : ""}</p>`;
+  main.innerHTML = html;
+  const state = { by, sort, filter, offset };
+  const update = (change) => go("top", Object.fromEntries(Object.entries({ ...state, ...change }).filter(([, v]) => v !== "" && v !== 0)));
+  for (const th of main.querySelectorAll("th.sortable")) th.onclick = () => update({ sort: th.dataset.sort, offset: 0 });
+  main.querySelector("#by").onchange = (e) => update({ by: e.target.value, offset: 0 });
+  main.querySelector("#filter").onchange = (e) => update({ filter: e.target.value, offset: 0 });
+  const prev = main.querySelector("#prev");
+  if (prev) prev.onclick = () => update({ offset: Math.max(0, offset - n) });
+  const next = main.querySelector("#next");
+  if (next) next.onclick = () => update({ offset: offset + n });
+}
+
+// The dominator tree, one level at a time: a row's children load when it opens.
+async function domTree(params) {
+  main.innerHTML = `<h2>Dominator tree</h2><p class="muted">Each node keeps alive everything below it. Open a row to load its children.</p><div id="tree"></div>`;
+  const from = params.get("from");
+  await domLevel(main.querySelector("#tree"), from);
+}
+
+async function domLevel(container, from, node) {
+  const q = new URLSearchParams({ depth: 1, max_children: 50, min_bytes: 0 });
+  if (from) q.set("from", from);
+  else if (node !== undefined && node !== null) q.set("node", node);
+  const d = await api("dom?" + q);
+  const [top, ...kids] = d.rows;
+  const list = document.createElement("ul");
+  for (const r of kids) {
+    const li = document.createElement("li");
+    const canOpen = r.children > 0;
+    li.innerHTML = `${canOpen ? '<button class="open">+</button> ' : ""}<span class="num">${fmtBytes(r.retained)}</span> ${labelHtml(r.node)}` +
+      `${r.children ? ` <span class="muted">(${fmtCount(r.children)} children)</span>` : ""}`;
+    if (canOpen) {
+      const b = li.querySelector("button.open");
+      b.onclick = async () => {
+        if (b.textContent === "+") {
+          b.textContent = "-";
+          const sub = document.createElement("div");
+          li.appendChild(sub);
+          await domLevel(sub, r.node.kind === "object" ? r.node.address : null, r.node.node);
+        } else {
+          b.textContent = "+";
+          li.lastChild.remove();
+        }
+      };
+    }
+    list.appendChild(li);
+  }
+  if (top && top.hidden_children > 0) {
+    const li = document.createElement("li");
+    li.className = "muted";
+    li.textContent = `+${fmtCount(top.hidden_children)} more`;
+    list.appendChild(li);
+  }
+  container.appendChild(list);
+}
+
+// Squarified treemap layout (Bruls, Huizing, van Wijk): rows of tiles whose
+// aspect ratios stay near 1. Returns [x, y, w, h] per item, in item order.
+function squarify(values, x, y, w, h) {
+  const total = values.reduce((a, b) => a + b, 0);
+  const out = new Array(values.length);
+  if (total <= 0 || w <= 0 || h <= 0) return values.map(() => [x, y, 0, 0]);
+  const scale = (w * h) / total;
+  const items = values.map((v, i) => ({ i, a: v * scale })).filter((it) => it.a > 0);
+  let row = [];
+  const worst = (r, side) => {
+    const s = r.reduce((a, it) => a + it.a, 0);
+    let m = 0;
+    for (const it of r) m = Math.max(m, (side * side * it.a) / (s * s), (s * s) / (side * side * it.a));
+    return m;
+  };
+  const place = (r) => {
+    const s = r.reduce((a, it) => a + it.a, 0);
+    if (w >= h) {
+      const cw = s / h;
+      let cy = y;
+      for (const it of r) { const ch = it.a / cw; out[it.i] = [x, cy, cw, ch]; cy += ch; }
+      x += cw; w -= cw;
+    } else {
+      const ch = s / w;
+      let cx = x;
+      for (const it of r) { const cw = it.a / ch; out[it.i] = [cx, y, cw, ch]; cx += cw; }
+      y += ch; h -= ch;
+    }
+  };
+  for (const it of items) {
+    const side = Math.min(w, h);
+    if (row.length === 0 || worst([...row, it], side) <= worst(row, side)) {
+      row.push(it);
+    } else {
+      place(row);
+      row = [it];
+    }
+  }
+  if (row.length) place(row);
+  for (let i = 0; i < out.length; i++) if (!out[i]) out[i] = [x, y, 0, 0];
+  return out;
+}
+
+function packageOf(name) {
+  const n = name.replace(/^[\[\]\d*]+/, "").replace(/^(closure|global) /, "");
+  const slash = n.lastIndexOf("/");
+  const dot = n.indexOf(".", slash + 1);
+  return dot > 0 ? n.slice(0, dot) : n.split(" ")[0];
+}
+
+function colour(name) {
+  let h = 0;
+  for (const c of packageOf(name)) h = (h * 31 + c.charCodeAt(0)) >>> 0;
+  return `hsl(${h % 360}, 55%, 78%)`;
+}
+
+// The treemap of the dominator tree below `from` (the whole heap without it):
+// two levels, areas by retained bytes, coloured by package. A click zooms
+// into an object; "open" shows it.
+async function treemap(params) {
+  const from = params.get("from");
+  const node = params.get("node");
+  const q = new URLSearchParams({ depth: 2, max_children: 40, min_bytes: 0 });
+  if (from) q.set("from", from);
+  if (node) q.set("node", node);
+  const d = await api("dom?" + q);
+  const [top] = d.rows;
+  main.innerHTML = `<h2>Treemap</h2><p>${from || node ? `<a href="#/treemap">whole heap</a> › ${labelHtml(top.node)} ` : ""}<span class="muted">areas are retained bytes; click a tile to zoom in, its name to open the object</span></p><div id="treemap"></div>`;
+  const box = main.querySelector("#treemap");
+  // Rows in pre-order: depth 1 are tiles, depth 2 their inner tiles.
+  const tiles = [];
+  for (const r of d.rows) {
+    if (r.depth === 1) tiles.push({ row: r, kids: [] });
+    else if (r.depth === 2 && tiles.length) tiles[tiles.length - 1].kids.push(r);
+  }
+  // `whole` is the retained size of the node whose children these are: its
+  // own bytes and the children not shown keep their share of the area, empty.
+  const draw = (parent, entries, W, H, depth, whole) => {
+    const values = entries.map((e) => e.row.retained);
+    const shown = values.reduce((a, b) => a + b, 0);
+    const rects = squarify(whole > shown ? [...values, whole - shown] : values, 0, 0, W, H);
+    entries.forEach((e, i) => {
+      const [x, y, w, h] = rects[i];
+      if (w < 2 || h < 2) return;
+      const t = document.createElement("div");
+      t.className = "tile";
+      t.style.cssText = `left:${x}px;top:${y}px;width:${w}px;height:${h}px;background:${colour(e.row.node.name)}`;
+      t.title = `${e.row.node.name}\n${fmtBytes(e.row.retained)} retained`;
+      t.dataset.retained = e.row.retained;
+      if (e.row.node.address) t.dataset.address = e.row.node.address;
+      t.dataset.node = e.row.node.node;
+      t.dataset.children = e.row.children;
+      const name = e.row.node.kind === "object"
+        ? `<a class="open" href="#/obj/${esc(e.row.node.address)}">${esc(e.row.node.name)}</a>` : esc(e.row.node.name);
+      if (w > 40 && h > 14) t.innerHTML = `${name} <span class="muted">${fmtBytes(e.row.retained)}</span>`;
+      t.onclick = (ev) => {
+        if (ev.target.closest("a")) return;
+        ev.stopPropagation();
+        if (e.row.children === 0) return;
+        if (e.row.node.kind === "object") go("treemap", { from: e.row.node.address });
+        else go("treemap", { node: e.row.node.node });  // a root: no address
+      };
+      parent.appendChild(t);
+      if (depth === 1 && e.kids.length && w > 60 && h > 40) {
+        const inner = document.createElement("div");
+        inner.style.cssText = `position:absolute;left:2px;top:16px;width:${w - 6}px;height:${h - 20}px`;
+        t.appendChild(inner);
+        draw(inner, e.kids.map((k) => ({ row: k, kids: [] })), w - 6, h - 20, 2, e.row.retained);
+      }
+    });
+  };
+  draw(box, tiles, box.clientWidth, box.clientHeight, 1, top.retained);
+  box.dataset.view = location.hash;  // drawn: tests wait for this
+}
+
+async function objectPage(addr) {
+  const [o, p] = await Promise.all([api("obj?" + new URLSearchParams({ addr, referrers: 50 })), api("paths?" + new URLSearchParams({ addr, n: 5 }))]);
+  let html = `<h2>${esc(o.type || o.object.name)} <span class="muted mono">${esc(o.object.address)}</span></h2>`;
+  html += `<table class="kv"><tr><td>name</td><td>${esc(o.object.name)} <span class="muted">(${esc(o.object.source)})</span></td></tr>` +
+    `<tr><td>size</td><td>${fmtBytes(o.size)} <span class="muted">${esc(o.shape)}</span></td></tr>` +
+    `<tr><td>retained</td><td id="retained" data-value="${o.retained}">${o.reachable ? fmtBytes(o.retained) : "garbage: unreachable"}</td></tr>` +
+    `<tr><td>dominator</td><td>${labelHtml(o.immediate_dominator)}</td></tr></table>`;
+  if (o.fields && o.fields.length) {
+    html += `<h3>Fields</h3><table id="fields"><tr><th class="num">offset</th><th>field</th><th>type</th><th>value</th></tr>`;
+    for (const f of o.fields) {
+      const v = f.points_to ? `<a href="#/obj/${esc(f.points_to)}">${esc(f.value)}</a>` : esc(f.value);
+      html += `<tr><td class="num">+${f.offset}</td><td class="mono">${esc(f.path || "(value)")}</td><td class="mono">${esc(f.type)}</td><td>${v}</td></tr>`;
+    }
+    html += `</table>`;
+  }
+  html += `<h3>Paths from GC roots</h3><div id="paths">`;
+  p.paths.forEach((path, i) => {
+    html += `<ol class="path" data-index="${i}">` + path.map((s) => `<li>${labelHtml(s.node)}${s.field ? ` <code>${esc(s.field)}</code>` : s.offset !== undefined ? ` <span class="muted">+${s.offset}</span>` : ""}</li>`).join("") + `</ol>`;
+  });
+  html += `</div><h3>Pointers</h3><table><tr><th class="num">offset</th><th>field</th><th>target</th></tr>`;
+  for (const r of o.pointers) {
+    html += `<tr><td class="num">+${r.offset}</td><td class="mono">${esc(r.field || "")}</td><td>${r.target.kind === "non-heap" ? `<span class="muted mono">${esc(r.value)} (outside the heap)</span>` : labelHtml(r.target)}</td></tr>`;
+  }
+  html += `</table><h3>Referrers <span class="muted">(${fmtCount(o.referrer_count)})</span></h3><table>`;
+  for (const r of o.referrers) html += `<tr><td>${labelHtml(r.holder)}</td><td class="mono">${esc(r.field || (r.offset !== undefined ? "+" + r.offset : ""))}</td></tr>`;
+  html += `</table><h3>Allocated at</h3>`;
+  html += o.alloc_stack.length
+    ? `<ol>${o.alloc_stack.map((f) => `<li><code>${esc(f.function)}</code>${f.inlined ? " <span class=muted>(inlined)</span>" : ""} <span class="muted">${esc(f.file)}:${f.line}</span></li>`).join("")}</ol>`
+    : `<p class="muted">No allocation sample (set runtime.MemProfileRate = 1 to record every allocation).</p>`;
+  html += `<h3>Contents</h3><pre class="mono">${hexDump(o.contents_hex, o.object.address)}</pre>`;
+  main.innerHTML = html;
+}
+
+function hexDump(hex, base) {
+  let out = "";
+  const start = BigInt(base);
+  for (let i = 0; i < hex.length; i += 32) {
+    const line = hex.slice(i, i + 32).replace(/(..)/g, "$1 ");
+    out += "0x" + (start + BigInt(i / 2)).toString(16) + "  " + line + "\n";
+  }
+  return esc(out);
+}
+
+// Goroutines grouped by identical stacks, the biggest retainers first.
+async function goroutinesPage(params) {
+  const user = params.get("user") === "1";
+  const g = await api("goroutines?" + new URLSearchParams({ sort: "retained", user: user ? "true" : "false" }));
+  const groups = new Map();
+  for (const r of g.goroutines) {
+    const key = (r.frames || []).map((f) => f.function + ":" + (f.line || "")).join("|") + "#" + r.status_name + r.wait_reason;
+    if (!groups.has(key)) groups.set(key, []);
+    groups.get(key).push(r);
+  }
+  let html = `<h2>Goroutines</h2><p><label><input type="checkbox" id="user"${user ? " checked" : ""}> hide the runtime's own</label> <span class="muted">${fmtCount(g.goroutines.length)} goroutines in ${fmtCount(groups.size)} groups of identical stacks</span></p>`;
+  const sorted = [...groups.values()].sort((a, b) => b.reduce((s, x) => s + x.retained, 0) - a.reduce((s, x) => s + x.retained, 0));
+  for (const list of sorted) {
+    const r = list[0];
+    const retained = list.reduce((s, x) => s + x.retained, 0);
+    html += `<details class="goroutine" data-id="${r.id}"><summary>${list.length > 1 ? `<b>${list.length}×</b> ` : ""}goroutine ${list.map((x) => x.id).slice(0, 8).join(", ")}${list.length > 8 ? ", …" : ""} ` +
+      `[${esc(r.status_name)}${r.wait_reason ? ": " + esc(r.wait_reason) : ""}] <span class="num">retains ${fmtBytes(retained)}</span></summary><ol class="stack">`;
+    for (const f of r.frames || []) {
+      for (const inl of f.inlined || []) html += `<li><code>${esc(inl.function)}</code> <span class="muted">${esc(inl.file)}:${inl.line} (inlined)</span></li>`;
+      html += `<li><code>${esc(f.function)}</code> <span class="muted">${f.file ? esc(f.file) + ":" + f.line : ""}</span>${f.retained ? ` retains ${fmtBytes(f.retained)}` : ""}</li>`;
+    }
+    if (r.created_by) html += `<li class="muted">created by ${esc(r.created_by.function)} at ${esc(r.created_by.file)}:${r.created_by.line}</li>`;
+    html += `</ol></details>`;
+  }
+  main.innerHTML = html;
+  main.querySelector("#user").onchange = (e) => go("goroutines", e.target.checked ? { user: 1 } : {});
+}
+
+// ---- routing ---------------------------------------------------------------
+
+// While the server loads the dump (/api/status), a progress line.
+async function waitForLoad() {
+  for (;;) {
+    let s = null;
+    try { s = await api("status"); } catch (e) { /* not up yet */ }
+    if (s && s.state === "ready") return;
+    if (s && s.state === "failed") throw new ApiError(500, "the dump could not be loaded: " + s.error);
+    main.innerHTML = `<p id="loading">Loading the dump… ${s ? esc(s.phase || "") + (s.fraction ? " " + (100 * s.fraction).toFixed(0) + "%" : "") : ""}</p>`;
+    await new Promise((r) => setTimeout(r, 300));
+  }
+}
+
+async function route() {
+  const { page, arg, params } = parseHash();
+  setActive(page === "obj" ? "" : page);
+  try {
+    switch (page) {
+      case "top": await histogram(params); break;
+      case "dom": await domTree(params); break;
+      case "treemap": await treemap(params); break;
+      case "obj": await objectPage(arg); break;
+      case "goroutines": await goroutinesPage(params); break;
+      default: await overview();
+    }
+  } catch (e) {
+    if (e.status === 503) {
+      try {
+        await waitForLoad();
+        return route();
+      } catch (failed) {
+        e = failed;
+      }
+    }
+    main.innerHTML = `<p class="error">${esc(e.message)}</p>`;
+  }
+}
+
+document.getElementById("search").onsubmit = (e) => {
+  e.preventDefault();
+  const q = e.target.q.value.trim();
+  if (/^(0x[0-9a-f]+|\d+)$/i.test(q)) go("obj/" + q);
+  else go("top", { by: "auto", filter: q });
+};
+window.addEventListener("hashchange", route);
+route();
