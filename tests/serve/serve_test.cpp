@@ -230,8 +230,13 @@ TEST_F(ServeTest, ServesTheEmbeddedPageAtTheRoot) {
   const Answer a = api("/");
   EXPECT_EQ(a.status, 200);
   EXPECT_EQ(a.content_type, "text/html; charset=utf-8");
-  EXPECT_NE(a.body.find("/api/summary"), std::string::npos);
+  EXPECT_NE(a.body.find("/app.js"), std::string::npos);
   EXPECT_EQ(api("/index.html").body, a.body);
+  const Answer js = api("/app.js");
+  EXPECT_EQ(js.status, 200);
+  EXPECT_NE(js.content_type.find("javascript"), std::string::npos) << js.content_type;
+  EXPECT_NE(js.body.find("/api/"), std::string::npos);
+  EXPECT_NE(api("/style.css").content_type.find("text/css"), std::string::npos);
   EXPECT_EQ(api("/no-such-page.js").status, 404);
 }
 
