@@ -19,6 +19,7 @@
 
 #include "analysis/queries.h"
 #include "analysis/snapshot.h"
+#include "cli/json_render.h"
 #include "export/formats.h"
 
 namespace {
@@ -135,6 +136,61 @@ int main(int argc, char** argv) {
   }
   const uint64_t peak = peakRssBytes();
 
+  // The web UI's API calls (goheap serve answers each with these), after
+  // the server's preparation; each is what one page asks for.
+  struct ApiCall {
+    std::string name;
+    double ms = 0;
+    size_t bytes = 0;
+  };
+  std::vector<ApiCall> api_calls;
+  {
+    auto a0 = Clock::now();
+    s.prepareForConcurrentReads();
+    api_calls.push_back({"(prepare after load)", seconds(a0, Clock::now()) * 1e3, 0});
+    auto call = [&](const std::string& name, auto&& work) {
+      auto a = Clock::now();
+      const std::string body = work();
+      api_calls.push_back({name, seconds(a, Clock::now()) * 1e3, body.size()});
+    };
+    namespace cli = goheap::cli;
+    call("summary?n=20", [&] { return cli::summaryJson(goheap::analysis::summarize(s, 20)); });
+    for (const char* sort : {"retained", "count"}) {
+      cli::TopQuery q;
+      q.sort = sort;
+      q.limit = 100;
+      call(std::string("top?n=100&sort=") + sort,
+           [&] { return cli::topJson(q, cli::queryTop(s, q)); });
+    }
+    {
+      cli::TopQuery q;
+      q.limit = 100;
+      q.filter = "main.";
+      call("top?n=100&filter=main.", [&] { return cli::topJson(q, cli::queryTop(s, q)); });
+    }
+    cli::DomQuery dq;
+    dq.depth = 2;
+    dq.max_children = 40;
+    dq.min_bytes = 0;
+    std::optional<cli::QueryError> error;
+    call("dom?depth=2&max_children=40 (treemap)", [&] {
+      auto rows = cli::queryDom(s, dq, error);
+      return rows ? cli::domJson(s, *rows) : std::string();
+    });
+    const goheap::analysis::Summary sum = goheap::analysis::summarize(s, 1);
+    if (!sum.top_retainers.empty()) {
+      const goheap::NodeId o = sum.top_retainers[0].object.node;
+      call("obj (top retainer)",
+           [&] { return cli::objJson(s, goheap::analysis::objectInfo(s, o, 50), 256); });
+      call("paths?n=5 (top retainer)",
+           [&] { return cli::pathsJson(s, o, goheap::analysis::pathsToRoots(s, o, 5)); });
+    }
+    cli::GoroutinesQuery gq;
+    gq.sort = "retained";
+    call("goroutines?sort=retained",
+         [&] { return cli::goroutinesJson(cli::queryGoroutines(s, gq), true); });
+  }
+
   // Conversions, to /dev/null: throughput in MiB of output per second.
   struct Conversion {
     std::string format;
@@ -183,6 +239,10 @@ int main(int argc, char** argv) {
               static_cast<double>(peak) / (1 << 20), beyond / (1 << 20));
   std::printf("beyond file     %.1f bytes/object, or %.1f bytes/object + 12 bytes/pointer\n",
               beyond / objects, (beyond - 12 * pointers) / objects);
+  std::printf("\n%-40s %9s %10s\n", "api call (goheap serve)", "ms", "bytes");
+  for (const ApiCall& c : api_calls) {
+    std::printf("%-40s %9.1f %10zu\n", c.name.c_str(), c.ms, c.bytes);
+  }
   if (!conversions.empty()) {
     std::printf("\n%-26s %9s %10s %10s %12s\n", "convert --to", "seconds", "out MiB", "MiB/s",
                 "peak RSS MiB");

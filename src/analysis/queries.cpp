@@ -289,7 +289,9 @@ Summary summarize(const Snapshot& s, size_t top_n) {
 
 // ---- histogram -------------------------------------------------------------
 
-Histogram histogram(const Snapshot& s, typing::GroupKind by, SortKey sort, size_t limit) {
+namespace {
+
+Histogram computeGroups(const Snapshot& s, typing::GroupKind by) {
   const typing::Grouping g = s.namer().group(by);
   const size_t groups = g.names.size();
   std::vector<HistogramRow> rows(groups);
@@ -336,6 +338,22 @@ Histogram histogram(const Snapshot& s, typing::GroupKind by, SortKey sort, size_
       std::remove_if(rows.begin(), rows.end(), [](const HistogramRow& r) { return r.count == 0; }),
       rows.end());
   h.groups = rows.size();
+  h.rows = std::move(rows);
+  return h;
+}
+
+}  // namespace
+
+std::shared_ptr<const Histogram> allGroups(const Snapshot& s, typing::GroupKind by) {
+  std::lock_guard<std::mutex> lock(s.group_cache_mutex_);
+  std::shared_ptr<const Histogram>& slot = s.group_cache_[static_cast<size_t>(by)];
+  if (!slot) slot = std::make_shared<const Histogram>(computeGroups(s, by));
+  return slot;
+}
+
+Histogram histogram(const Snapshot& s, typing::GroupKind by, SortKey sort, size_t limit) {
+  Histogram h = *allGroups(s, by);
+  std::vector<HistogramRow>& rows = h.rows;
   auto key = [sort](const HistogramRow& r) {
     switch (sort) {
       case SortKey::Shallow:
@@ -352,7 +370,6 @@ Histogram histogram(const Snapshot& s, typing::GroupKind by, SortKey sort, size_
     return a.name < b.name;
   });
   if (rows.size() > limit) rows.resize(limit);
-  h.rows = std::move(rows);
   return h;
 }
 

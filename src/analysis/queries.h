@@ -105,6 +105,9 @@ struct Histogram {
   uint64_t total_count = 0, total_shallow = 0;
 };
 Histogram histogram(const Snapshot& s, typing::GroupKind by, SortKey sort, size_t limit);
+// Every group with its totals, unsorted; computed once per grouping and kept
+// (safe to call from several threads).
+std::shared_ptr<const Histogram> allGroups(const Snapshot& s, typing::GroupKind by);
 
 // ---- dominator tree --------------------------------------------------------
 

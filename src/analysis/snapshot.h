@@ -3,9 +3,11 @@
 // run in order and each is timed through LoadHooks.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 
@@ -28,6 +30,8 @@ struct LoadOptions {
   unsigned threads = 2;             // for the graph build
   bool conservative_stacks = true;  // see graph::BuildOptions
 };
+
+struct Histogram;  // queries.h
 
 class Snapshot {
  public:
@@ -66,6 +70,11 @@ class Snapshot {
   void prepareForConcurrentReads() const;
 
  private:
+  friend std::shared_ptr<const Histogram> allGroups(const Snapshot& s, typing::GroupKind by);
+  // Every group's totals per grouping (queries.cpp), built on first use: a
+  // server answers `top` with another sort, filter or page from them.
+  mutable std::mutex group_cache_mutex_;
+  mutable std::array<std::shared_ptr<const Histogram>, 4> group_cache_;
   mutable std::unique_ptr<typing::ObjectNamer> namer_;
   mutable std::unique_ptr<Csr> children_;
 };
