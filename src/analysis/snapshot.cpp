@@ -1,5 +1,7 @@
 #include "analysis/snapshot.h"
 
+#include "analysis/queries.h"
+
 #include "bin/dump_binding.h"
 #include "dump/object_order.h"
 #include "dump/reader.h"
@@ -37,6 +39,9 @@ void Snapshot::prepareForConcurrentReads() const {
   namer().scanAllInterfaces();
   dominatorChildren();
   if (exe) exe->debugInfo();
+  // The histogram a UI shows first (top --by auto): ready before the first
+  // request, not computed during it.
+  allGroups(*this, types ? typing::GroupKind::Type : typing::GroupKind::Name);
 }
 
 Expected<std::unique_ptr<Snapshot>> analyseDump(dump::Dump d, const LoadHooks& hooks,
