@@ -285,6 +285,48 @@ async function treemap(params) {
   box.dataset.view = location.hash;  // drawn: tests wait for this
 }
 
+// Retained bytes by chain of types (the dominator tree named by type): an
+// icicle, widths are retained bytes, the roots at the top. Click a frame to
+// zoom into it (the zoom is a path of child indices in the URL).
+async function flamePage(params) {
+  const f = await api("flame");
+  const zoom = (params.get("zoom") || "").split(".").filter((x) => x !== "").map(Number);
+  let node = f.root;
+  const trail = [node];
+  for (const i of zoom) {
+    if (!node.children[i]) break;
+    node = node.children[i];
+    trail.push(node);
+  }
+  const crumbs = trail.map((n, i) => i === trail.length - 1 ? esc(n.name)
+    : `<a href="#/flame${i ? "?zoom=" + zoom.slice(0, i).join(".") : ""}">${esc(n.name)}</a>`).join(" › ");
+  main.innerHTML = `<h2>Flame graph</h2><p>${crumbs} <span class="muted">${fmtBytes(node.value)} retained; widths are retained bytes by chain of dominators, named by type</span></p><div id="flame"></div>`;
+  const box = main.querySelector("#flame");
+  const W = box.clientWidth;
+  let maxDepth = 0;
+  const draw = (n, x, w, depth, path) => {
+    if (w < 1) return;
+    maxDepth = Math.max(maxDepth, depth);
+    const d = document.createElement("div");
+    d.className = "frame";
+    d.style.cssText = `left:${x}px;top:${depth * 20}px;width:${Math.max(w - 1, 1)}px;background:${colour(n.name)}`;
+    d.title = `${n.name}\n${fmtBytes(n.value)} retained, ${fmtBytes(n.self)} in ${fmtCount(n.count)} objects here`;
+    d.dataset.value = n.value;
+    d.dataset.zoom = path.join(".");
+    if (w > 30) d.textContent = `${n.name} ${fmtBytes(n.value)}`;
+    d.onclick = () => go("flame", path.length ? { zoom: path.join(".") } : {});
+    box.appendChild(d);
+    let cx = x;
+    n.children.forEach((c, i) => {
+      const cw = (w * c.value) / (n.value || 1);
+      draw(c, cx, cw, depth + 1, [...path, i]);
+      cx += cw;
+    });
+  };
+  draw(node, 0, W, 0, zoom);
+  box.style.height = `${(maxDepth + 1) * 20 + 4}px`;
+}
+
 async function objectPage(addr) {
   const [o, p] = await Promise.all([api("obj?" + new URLSearchParams({ addr, referrers: 50 })), api("paths?" + new URLSearchParams({ addr, n: 5 }))]);
   let html = `<h2>${esc(o.type || o.object.name)} <span class="muted mono">${esc(o.object.address)}</span></h2>`;
@@ -380,6 +422,7 @@ async function route() {
       case "treemap": await treemap(params); break;
       case "obj": await objectPage(arg); break;
       case "goroutines": await goroutinesPage(params); break;
+      case "flame": await flamePage(params); break;
       default: await overview();
     }
   } catch (e) {

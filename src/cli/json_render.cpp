@@ -203,6 +203,32 @@ std::optional<std::vector<analysis::DomRow>> queryDom(const analysis::Snapshot& 
       static_cast<uint32_t>(std::min<uint64_t>(q.max_children, UINT32_MAX)), start);
 }
 
+namespace {
+
+void writeFlameNode(JsonWriter& w, const analysis::Flame& f, uint32_t i) {
+  const analysis::FlameNode& n = f.nodes[i];
+  w.beginObject();
+  w.field("name", n.name).field("value", n.value).field("self", n.self).field("count", n.count);
+  w.key("children").beginArray();
+  for (uint32_t c : n.children) writeFlameNode(w, f, c);
+  w.endArray();
+  w.endObject();
+}
+
+}  // namespace
+
+std::string flameJson(const analysis::Snapshot& snap, const analysis::Flame& flame) {
+  std::string out;
+  JsonWriter w(out, JsonWriter::Style::Compact);
+  w.beginObject();
+  w.field("schema_version", 1);
+  w.field("total", snap.retained[snap.heap.superRoot()]);
+  w.key("root");
+  writeFlameNode(w, flame, 0);
+  w.endObject();
+  return out;
+}
+
 std::string domJson(const analysis::Snapshot& snap, const std::vector<analysis::DomRow>& rows) {
   std::string out;
   JsonWriter w(out, JsonWriter::Style::Pretty);

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/flame.h"
 #include "analysis/queries.h"
 #include "analysis/snapshot.h"
 #include "util/error.h"
@@ -63,6 +64,9 @@ std::optional<std::vector<analysis::DomRow>> queryDom(const analysis::Snapshot& 
                                                       const DomQuery& q,
                                                       std::optional<QueryError>& error);
 std::string domJson(const analysis::Snapshot& snap, const std::vector<analysis::DomRow>& rows);
+
+// ---- flame (the web UI's flame graph of retained bytes by chain of types) ----
+std::string flameJson(const analysis::Snapshot& snap, const analysis::Flame& flame);
 
 // ---- paths ----
 std::string pathsJson(const analysis::Snapshot& snap, NodeId target,

@@ -257,6 +257,24 @@ void Server::State::routes() {
              reply(res, 200, cli::domJson(snap, *rows));
            }));
 
+  http.Get("/api/flame", guarded([](const analysis::Snapshot& snap, const httplib::Request& req,
+                                    httplib::Response& res) {
+             Params p(req, {"min_bytes", "max_depth"});
+             // By default frames of less than 1/1000 of the heap fold into
+             // their parents: enough for a screen, small for the browser.
+             const uint64_t total = snap.retained[snap.heap.superRoot()];
+             const uint64_t min_bytes =
+                 p.byteSize("min_bytes", std::max<uint64_t>(total / 1000, 1));
+             const uint64_t max_depth = p.number("max_depth", 64);
+             if (p.error()) return replyError(res, 400, *p.error());
+             if (max_depth == 0 || max_depth > 1024) {
+               return replyError(res, 400, "max_depth must be between 1 and 1024");
+             }
+             reply(res, 200,
+                   cli::flameJson(snap, analysis::retentionFlame(
+                                            snap, min_bytes, static_cast<uint32_t>(max_depth))));
+           }));
+
   http.Get("/api/paths", guarded([](const analysis::Snapshot& snap, const httplib::Request& req,
                                     httplib::Response& res) {
              Params p(req, {"addr", "n"});

@@ -226,6 +226,45 @@ TEST_F(ServeTest, BadParametersGetAJsonErrorNotACrash) {
   EXPECT_EQ(api("/api/summary").status, 200);
 }
 
+// The flame graph: the root is every reachable byte; a frame's children
+// never hold more than it; with min_bytes 0 nothing is folded, so the
+// frames' own bytes add up to the whole.
+void checkFlame(const JsonValue& n, uint64_t& self_total) {
+  uint64_t children = 0;
+  self_total += n["self"].u64();
+  for (const JsonValue& c : n["children"].items()) {
+    children += c["value"].u64();
+    EXPECT_LE(c["value"].u64(), n["value"].u64()) << c["name"].str();
+    checkFlame(c, self_total);
+  }
+  EXPECT_EQ(children + n["self"].u64(), n["value"].u64()) << n["name"].str();
+}
+
+TEST_F(ServeTest, FlameGraphAddsUpToTheReachableBytes) {
+  const JsonValue summary = JsonValue::parse(api("/api/summary").body);
+  const Answer a = api("/api/flame?min_bytes=0");
+  ASSERT_EQ(a.status, 200) << a.body;
+  const JsonValue flame = JsonValue::parse(a.body);
+  const uint64_t reachable = summary["objects"]["reachable_bytes"].u64();
+  EXPECT_EQ(flame["root"]["value"].u64(), reachable);
+  EXPECT_EQ(flame["total"].u64(), reachable);
+  uint64_t self_total = 0;
+  checkFlame(flame["root"], self_total);
+  EXPECT_EQ(self_total, reachable);
+  // The structures the retention program builds are frames of their type.
+  bool tree = false;
+  std::vector<const JsonValue*> todo{&flame["root"]};
+  while (!todo.empty()) {
+    const JsonValue* n = todo.back();
+    todo.pop_back();
+    tree |= (*n)["name"].str() == "main.treeNode";
+    for (const JsonValue& c : (*n)["children"].items()) todo.push_back(&c);
+  }
+  EXPECT_TRUE(tree);
+  EXPECT_EQ(api("/api/flame?max_depth=0").status, 400);
+  EXPECT_EQ(api("/api/flame?min_bytes=lots").status, 400);
+}
+
 TEST_F(ServeTest, ServesTheEmbeddedPageAtTheRoot) {
   const Answer a = api("/");
   EXPECT_EQ(a.status, 200);

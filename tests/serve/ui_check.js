@@ -76,6 +76,20 @@ function check(cond, what) {
   const rootText = await page.textContent("#paths ol.path li:first-child");
   check(rootText.includes(paths.paths[0][0].node.name), "the first path starts at the API's root");
 
+  // Flame graph: the root frame is all reachable bytes; zoom into the widest
+  // child.
+  await page.goto(base + "/#/flame");
+  await page.waitForSelector("#flame .frame");
+  const rootValue = Number(await page.getAttribute('#flame .frame[data-zoom=""]', "data-value"));
+  check(rootValue === summary.objects.reachable_bytes, "the flame graph's root is all reachable bytes");
+  await page.click('#flame .frame[data-zoom="0"]');
+  await page.waitForFunction(() => location.hash.includes("zoom=0"));
+  await page.waitForSelector('#flame .frame[data-zoom="0"]');
+  const zoomed = Number(await page.getAttribute('#flame .frame[data-zoom="0"]', "data-value"));
+  const flame = await api("flame");
+  check(zoomed === flame.root.children[0].value, "zooming shows the widest child's retained bytes");
+  await page.screenshot({ path: outDir + "/flame.png" });
+
   // Goroutines: every goroutine is in one group; open the first.
   await page.goto(base + "/#/goroutines");
   await page.waitForSelector("details.goroutine");

@@ -1,0 +1,91 @@
+#include "analysis/flame.h"
+
+#include <algorithm>
+#include <map>
+
+#include "analysis/queries.h"
+
+namespace goheap::analysis {
+
+namespace {
+
+// A root's frame: what kind of root, and for a stack frame its function (not
+// the goroutine or depth, so that goroutines running the same code merge).
+std::string rootFrame(const Snapshot& s, NodeId n) {
+  switch (s.heap.rootKind(n)) {
+    case graph::RootKind::StackFrame:
+      return "frame " + std::string(s.dump.frames[s.heap.rootRecord(n)].function);
+    case graph::RootKind::Goroutine:
+      return "goroutine";
+    case graph::RootKind::DataSegment:
+      return "globals (data)";
+    case graph::RootKind::BssSegment:
+      return "globals (bss)";
+    default:
+      return std::string(graph::rootKindName(s.heap.rootKind(n)));
+  }
+}
+
+}  // namespace
+
+Flame retentionFlame(const Snapshot& s, uint64_t min_bytes, uint32_t max_depth) {
+  Flame f;
+  f.nodes.push_back({"all", 0, 0, 0, UINT32_MAX, {}});
+  std::map<std::pair<uint32_t, std::string>, uint32_t> child_of;
+  const Csr& children = s.dominatorChildren();
+  // The dominator tree, depth first; each tree node maps to a flame node.
+  struct Frame {
+    NodeId node;
+    uint32_t next;
+    uint32_t flame;
+    uint32_t depth;
+  };
+  std::vector<Frame> stack{{s.heap.superRoot(), children.begin[s.heap.superRoot()], 0, 0}};
+  while (!stack.empty()) {
+    Frame& top = stack.back();
+    if (top.next == children.begin[top.node + 1]) {
+      stack.pop_back();
+      continue;
+    }
+    const NodeId c = children.targets[top.next++];
+    const uint32_t parent = top.flame;
+    const uint32_t depth = top.depth;
+    std::string name = s.heap.isObject(c) ? s.namer().name(c) : rootFrame(s, c);
+    uint32_t at = parent;
+    if (depth < max_depth && name != f.nodes[parent].name) {
+      auto [it, inserted] = child_of.try_emplace({parent, name}, 0);
+      if (inserted) {
+        it->second = static_cast<uint32_t>(f.nodes.size());
+        f.nodes.push_back({std::move(name), 0, 0, 0, parent, {}});
+        f.nodes[parent].children.push_back(it->second);
+      }
+      at = it->second;
+    }
+    if (s.heap.isObject(c)) {
+      f.nodes[at].self += s.dump.objects.size[c];
+      f.nodes[at].count++;
+    }
+    stack.push_back({c, children.begin[c], at, at == parent ? depth : depth + 1});
+  }
+  // Values bottom-up: children come after their parents in `nodes`.
+  for (size_t i = f.nodes.size(); i-- > 0;) {
+    FlameNode& n = f.nodes[i];
+    n.value += n.self;
+    if (n.parent != UINT32_MAX) f.nodes[n.parent].value += n.value;
+  }
+  // Small frames fold into their parents' self; children biggest first.
+  for (FlameNode& n : f.nodes) {
+    std::erase_if(n.children, [&](uint32_t c) {
+      if (f.nodes[c].value >= min_bytes) return false;
+      n.self += f.nodes[c].value;
+      return true;
+    });
+    std::sort(n.children.begin(), n.children.end(), [&](uint32_t a, uint32_t b) {
+      if (f.nodes[a].value != f.nodes[b].value) return f.nodes[a].value > f.nodes[b].value;
+      return f.nodes[a].name < f.nodes[b].name;
+    });
+  }
+  return f;
+}
+
+}  // namespace goheap::analysis
