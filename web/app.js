@@ -423,6 +423,7 @@ async function route() {
       case "obj": await objectPage(arg); break;
       case "goroutines": await goroutinesPage(params); break;
       case "flame": await flamePage(params); break;
+      case "search": await searchPage(params); break;
       default: await overview();
     }
   } catch (e) {
@@ -438,11 +439,30 @@ async function route() {
   }
 }
 
+// Search: an address opens its object; a name finds types, sites and globals.
+async function searchPage(params) {
+  const q = params.get("q") || "";
+  const r = await api("search?" + new URLSearchParams({ q, n: 30 }));
+  let html = `<h2>Search: ${esc(q)}</h2>`;
+  if (r.object) html += `<h3>Object</h3><p id="found-object">${labelHtml(r.object)}</p>`;
+  html += `<h3>Groups <span class="muted">(by ${esc(r.by)})</span></h3>`;
+  html += r.groups.length
+    ? `<table id="found-groups"><tr><th class="num">retained</th><th class="num">count</th><th>group</th></tr>` +
+      r.groups.map((g) => `<tr><td class="num">${fmtBytes(g.retained)}</td><td class="num">${fmtCount(g.count)}</td><td><a href="#/top?${new URLSearchParams({ filter: g.name })}">${esc(g.name)}</a></td></tr>`).join("") + `</table>`
+    : `<p class="muted">none</p>`;
+  html += `<h3>Global variables</h3>`;
+  html += r.globals.length
+    ? `<table id="found-globals"><tr><th>global</th><th>type</th><th>points to</th></tr>` +
+      r.globals.map((g) => `<tr><td class="mono">${esc(g.name)}</td><td class="mono">${esc(g.type || "")}</td><td>${g.points_to.map(labelHtml).join("<br>")}${g.pointer_count > g.points_to.length ? `<br><span class="muted">+${fmtCount(g.pointer_count - g.points_to.length)} more</span>` : ""}</td></tr>`).join("") + `</table>`
+    : `<p class="muted">none${r.globals ? "" : ""}</p>`;
+  main.innerHTML = html;
+}
+
 document.getElementById("search").onsubmit = (e) => {
   e.preventDefault();
   const q = e.target.q.value.trim();
-  if (/^(0x[0-9a-f]+|\d+)$/i.test(q)) go("obj/" + q);
-  else go("top", { by: "auto", filter: q });
+  if (!q) return;
+  go("search", { q });
 };
 window.addEventListener("hashchange", route);
 route();

@@ -1,5 +1,7 @@
 #include "cli/json_render.h"
 
+#include "analysis/globals.h"
+
 #include <algorithm>
 #include <cctype>
 
@@ -216,6 +218,48 @@ void writeFlameNode(JsonWriter& w, const analysis::Flame& f, uint32_t i) {
 }
 
 }  // namespace
+
+std::string searchJson(const analysis::Snapshot& snap, const std::string& q, uint64_t limit) {
+  std::string out;
+  JsonWriter w(out, JsonWriter::Style::Pretty);
+  w.beginObject();
+  w.field("schema_version", 1).field("q", q);
+  w.key("object");
+  std::optional<NodeId> object;
+  if (Expected<uint64_t> addr = parseAddress(q)) object = analysis::objectAt(snap, *addr);
+  if (object) {
+    writeLabel(w, analysis::labelNode(snap, *object));
+  } else {
+    w.null();
+  }
+  TopQuery tq;
+  tq.filter = q;
+  tq.limit = limit;
+  const TopResult top = queryTop(snap, tq);
+  w.field("by", top.by);
+  w.key("groups").beginArray();
+  for (const analysis::HistogramRow& r : top.histogram.rows) {
+    w.beginObject();
+    w.field("name", r.name).field("source", r.source).field("count", r.count);
+    w.field("shallow", r.shallow).field("retained", r.retained);
+    w.endObject();
+  }
+  w.endArray();
+  w.key("globals").beginArray();
+  for (const analysis::GlobalInfo& g : analysis::findGlobals(snap, q, limit)) {
+    w.beginObject();
+    w.field("name", g.name).field("address", formatHex(g.address)).field("size", g.size);
+    if (!g.type.empty()) w.field("type", g.type);
+    w.field("pointer_count", g.pointer_count);
+    w.key("points_to").beginArray();
+    for (const analysis::NodeLabel& l : g.points_to) writeLabel(w, l);
+    w.endArray();
+    w.endObject();
+  }
+  w.endArray();
+  w.endObject();
+  return out;
+}
 
 std::string flameJson(const analysis::Snapshot& snap, const analysis::Flame& flame) {
   std::string out;

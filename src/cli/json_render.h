@@ -68,6 +68,11 @@ std::string domJson(const analysis::Snapshot& snap, const std::vector<analysis::
 // ---- flame (the web UI's flame graph of retained bytes by chain of types) ----
 std::string flameJson(const analysis::Snapshot& snap, const analysis::Flame& flame);
 
+// ---- search (the web UI's search box) ----
+// An object at `q` when it is an address, the groups whose name contains it
+// (as `top --filter`), and the global variables whose name contains it.
+std::string searchJson(const analysis::Snapshot& snap, const std::string& q, uint64_t limit);
+
 // ---- paths ----
 std::string pathsJson(const analysis::Snapshot& snap, NodeId target,
                       const std::vector<analysis::Path>& paths);

@@ -257,6 +257,18 @@ void Server::State::routes() {
              reply(res, 200, cli::domJson(snap, *rows));
            }));
 
+  http.Get("/api/search", guarded([](const analysis::Snapshot& snap, const httplib::Request& req,
+                                     httplib::Response& res) {
+             Params p(req, {"q", "n"});
+             p.require("q");
+             const uint64_t n = p.number("n", 20);
+             if (p.error()) return replyError(res, 400, *p.error());
+             const std::string q = req.get_param_value("q");
+             if (q.empty())
+               return replyError(res, 400, "q is empty: search for an address or a name");
+             reply(res, 200, cli::searchJson(snap, q, n == 0 ? 20 : n));
+           }));
+
   http.Get("/api/flame", guarded([](const analysis::Snapshot& snap, const httplib::Request& req,
                                     httplib::Response& res) {
              Params p(req, {"min_bytes", "max_depth"});

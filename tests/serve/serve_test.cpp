@@ -265,6 +265,32 @@ TEST_F(ServeTest, FlameGraphAddsUpToTheReachableBytes) {
   EXPECT_EQ(api("/api/flame?min_bytes=lots").status, 400);
 }
 
+// The search box: an address finds its object, a name the groups and the
+// globals (the retention program's chainHead global holds its chain).
+TEST_F(ServeTest, SearchFindsObjectsGroupsAndGlobals) {
+  const std::string addr = someAddress();
+  const JsonValue by_addr = JsonValue::parse(api("/api/search?q=" + addr).body);
+  EXPECT_EQ(by_addr["object"]["address"].str(), addr);
+  const Answer a = api("/api/search?q=chainHead");
+  ASSERT_EQ(a.status, 200) << a.body;
+  const JsonValue found = JsonValue::parse(a.body);
+  ASSERT_EQ(found["globals"].size(), 1u) << a.body;
+  const JsonValue& g = found["globals"][0];
+  EXPECT_EQ(g["name"].str(), "main.chainHead");
+  EXPECT_EQ(g["type"].str(), "*main.chainNode");
+  ASSERT_EQ(g["points_to"].size(), 1u);
+  EXPECT_EQ(g["points_to"][0]["name"].str(), "main.chainNode");
+  const JsonValue groups = JsonValue::parse(api("/api/search?q=main.Session").body);
+  bool session = false;
+  for (const JsonValue& row : groups["groups"].items()) {
+    EXPECT_NE(row["name"].str().find("main.Session"), std::string::npos) << row["name"].str();
+    session |= row["name"].str() == "main.Session";
+  }
+  EXPECT_TRUE(session);
+  EXPECT_EQ(api("/api/search").status, 400);
+  EXPECT_EQ(api("/api/search?q=").status, 400);
+}
+
 TEST_F(ServeTest, ServesTheEmbeddedPageAtTheRoot) {
   const Answer a = api("/");
   EXPECT_EQ(a.status, 200);

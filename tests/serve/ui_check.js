@@ -90,6 +90,15 @@ function check(cond, what) {
   check(zoomed === flame.root.children[0].value, "zooming shows the widest child's retained bytes");
   await page.screenshot({ path: outDir + "/flame.png" });
 
+  // Search by global name: the search box finds main.server and what it holds.
+  await page.fill("#search input", "main.server");
+  await page.press("#search input", "Enter");
+  await page.waitForSelector("#found-globals");
+  const found = await api("search?q=main.server&n=30");
+  const globals = await page.$$eval("#found-globals tr td:first-child", (tds) => tds.map((td) => td.textContent));
+  check(found.globals.length > 0 && globals.length === found.globals.length &&
+        globals.every((g, i) => g === found.globals[i].name), "search lists the API's globals");
+
   // Goroutines: every goroutine is in one group; open the first.
   await page.goto(base + "/#/goroutines");
   await page.waitForSelector("details.goroutine");
