@@ -185,6 +185,11 @@ int main(int argc, char** argv) {
       call("paths?n=5 (top retainer)",
            [&] { return cli::pathsJson(s, o, goheap::analysis::pathsToRoots(s, o, 5)); });
     }
+    call("flame (min 1/1000)", [&] {
+      const uint64_t total = s.retained[s.heap.superRoot()];
+      return cli::flameJson(s, goheap::analysis::retentionFlame(s, total / 1000, 64));
+    });
+    call("search?q=main.", [&] { return cli::searchJson(s, "main.", 20); });
     cli::GoroutinesQuery gq;
     gq.sort = "retained";
     call("goroutines?sort=retained",

@@ -28,7 +28,9 @@ std::string rootFrame(const Snapshot& s, NodeId n) {
 
 }  // namespace
 
-Flame retentionFlame(const Snapshot& s, uint64_t min_bytes, uint32_t max_depth) {
+namespace {
+
+Flame buildFlame(const Snapshot& s, uint32_t max_depth) {
   Flame f;
   f.nodes.push_back({"all", 0, 0, 0, UINT32_MAX, {}});
   std::map<std::pair<uint32_t, std::string>, uint32_t> child_of;
@@ -73,19 +75,54 @@ Flame retentionFlame(const Snapshot& s, uint64_t min_bytes, uint32_t max_depth) 
     n.value += n.self;
     if (n.parent != UINT32_MAX) f.nodes[n.parent].value += n.value;
   }
-  // Small frames fold into their parents' self; children biggest first.
   for (FlameNode& n : f.nodes) {
-    std::erase_if(n.children, [&](uint32_t c) {
-      if (f.nodes[c].value >= min_bytes) return false;
-      n.self += f.nodes[c].value;
-      return true;
-    });
     std::sort(n.children.begin(), n.children.end(), [&](uint32_t a, uint32_t b) {
       if (f.nodes[a].value != f.nodes[b].value) return f.nodes[a].value > f.nodes[b].value;
       return f.nodes[a].name < f.nodes[b].name;
     });
   }
   return f;
+}
+
+}  // namespace
+
+Flame pruneFlame(const Flame& full, uint64_t min_bytes) {
+  // Copies the frames worth showing, from the root down; a frame's folded
+  // children add to its self.
+  Flame out;
+  out.nodes.push_back(full.nodes[0]);
+  out.nodes[0].children.clear();
+  std::vector<std::pair<uint32_t, uint32_t>> todo{{0, 0}};  // (in full, in out)
+  while (!todo.empty()) {
+    const auto [from, to] = todo.back();
+    todo.pop_back();
+    for (uint32_t c : full.nodes[from].children) {
+      const FlameNode& child = full.nodes[c];
+      if (child.value < min_bytes) {
+        out.nodes[to].self += child.value;
+        continue;
+      }
+      const auto at = static_cast<uint32_t>(out.nodes.size());
+      out.nodes.push_back(child);
+      out.nodes.back().children.clear();
+      out.nodes.back().parent = to;
+      out.nodes[to].children.push_back(at);
+      todo.emplace_back(c, at);
+    }
+  }
+  return out;
+}
+
+Flame retentionFlame(const Snapshot& s, uint64_t min_bytes, uint32_t max_depth) {
+  if (max_depth == kMaxFlameDepth) return pruneFlame(*fullFlame(s), min_bytes);
+  return pruneFlame(buildFlame(s, max_depth), min_bytes);
+}
+
+std::shared_ptr<const Flame> fullFlame(const Snapshot& s) {
+  std::lock_guard<std::mutex> lock(s.flame_cache_mutex_);
+  if (!s.flame_cache_)
+    s.flame_cache_ = std::make_shared<const Flame>(buildFlame(s, kMaxFlameDepth));
+  return s.flame_cache_;
 }
 
 }  // namespace goheap::analysis

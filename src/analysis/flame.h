@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -31,5 +32,13 @@ struct Flame {
 // self; chains deeper than `max_depth` likewise. A run of frames of one name
 // (a linked list) is one frame.
 Flame retentionFlame(const Snapshot& s, uint64_t min_bytes, uint32_t max_depth);
+
+// The whole flame (nothing folded, chains to kMaxFlameDepth), built once per
+// snapshot and kept (safe from several threads): a server prunes it per
+// request instead of walking the heap again.
+constexpr uint32_t kMaxFlameDepth = 64;
+std::shared_ptr<const Flame> fullFlame(const Snapshot& s);
+// `full` with frames below `min_bytes` folded into their parents.
+Flame pruneFlame(const Flame& full, uint64_t min_bytes);
 
 }  // namespace goheap::analysis

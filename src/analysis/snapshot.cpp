@@ -1,5 +1,6 @@
 #include "analysis/snapshot.h"
 
+#include "analysis/flame.h"
 #include "analysis/queries.h"
 
 #include "bin/dump_binding.h"
@@ -42,6 +43,7 @@ void Snapshot::prepareForConcurrentReads() const {
   // The histogram a UI shows first (top --by auto): ready before the first
   // request, not computed during it.
   allGroups(*this, types ? typing::GroupKind::Type : typing::GroupKind::Name);
+  fullFlame(*this);  // the flame graph page, likewise
 }
 
 Expected<std::unique_ptr<Snapshot>> analyseDump(dump::Dump d, const LoadHooks& hooks,

@@ -32,6 +32,7 @@ struct LoadOptions {
 };
 
 struct Histogram;  // queries.h
+struct Flame;      // flame.h
 
 class Snapshot {
  public:
@@ -75,6 +76,9 @@ class Snapshot {
   // server answers `top` with another sort, filter or page from them.
   mutable std::mutex group_cache_mutex_;
   mutable std::array<std::shared_ptr<const Histogram>, 4> group_cache_;
+  friend std::shared_ptr<const Flame> fullFlame(const Snapshot& s);
+  mutable std::mutex flame_cache_mutex_;
+  mutable std::shared_ptr<const Flame> flame_cache_;
   mutable std::unique_ptr<typing::ObjectNamer> namer_;
   mutable std::unique_ptr<Csr> children_;
 };

@@ -277,7 +277,7 @@ void Server::State::routes() {
              const uint64_t total = snap.retained[snap.heap.superRoot()];
              const uint64_t min_bytes =
                  p.byteSize("min_bytes", std::max<uint64_t>(total / 1000, 1));
-             const uint64_t max_depth = p.number("max_depth", 64);
+             const uint64_t max_depth = p.number("max_depth", analysis::kMaxFlameDepth);
              if (p.error()) return replyError(res, 400, *p.error());
              if (max_depth == 0 || max_depth > 1024) {
                return replyError(res, 400, "max_depth must be between 1 and 1024");

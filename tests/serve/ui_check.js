@@ -75,6 +75,17 @@ function check(cond, what) {
   const paths = await api("paths?n=5&addr=" + addr);
   const rootText = await page.textContent("#paths ol.path li:first-child");
   check(rootText.includes(paths.paths[0][0].node.name), "the first path starts at the API's root");
+  // Follow the path one step toward the root: the object there is reached
+  // from the same root.
+  const step = await page.$("#paths ol.path li:nth-child(2) a");
+  if (step !== null) {
+    const before = await page.evaluate(() => location.hash);
+    await step.click();
+    await page.waitForFunction((b) => location.hash !== b, before);
+    await page.waitForSelector("#paths ol.path");
+    const rootAgain = await page.textContent("#paths ol.path li:first-child");
+    check(rootAgain === rootText, "the object one step toward the root is held by the same root");
+  }
 
   // Flame graph: the root frame is all reachable bytes; zoom into the widest
   // child.
