@@ -194,15 +194,27 @@ bool Typer::hasPointers(TypeId t) {
 }
 
 // The linker's synthesized instantiation of a runtime type (hchan<int>,
-// sudog<int>, waitq<int>) and the runtime's own declaration of it
-// (runtime.hchan): the same memory, the first knowing the element type.
+// sudog<int>, bucket<string,int>, table<K,V>) and the runtime's own
+// declaration of it (runtime.hchan, runtime.bmap, maps.table): the same
+// memory, the first knowing the element types (and, for a bucket, the keys
+// and values after the tophash the generic one declares).
 bool Typer::instantiates(TypeId specific, TypeId generic) const {
+  static constexpr std::pair<std::string_view, std::string_view> kPairs[] = {
+      {"runtime.hchan", "hchan<"},
+      {"runtime.sudog", "sudog<"},
+      {"runtime.waitq", "waitq<"},
+      {"runtime.hmap", "hash<"},
+      {"runtime.bmap", "bucket<"},
+      {"internal/runtime/maps.Map", "map<"},
+      {"internal/runtime/maps.table", "table<"},
+      {"internal/runtime/maps.groupReference", "groupReference<"},
+  };
   const std::string_view s = dw_.type(dw_.resolve(specific)).name;
-  std::string_view g = dw_.type(dw_.resolve(generic)).name;
-  if (!g.starts_with("runtime.")) return false;
-  g.remove_prefix(8);
-  return s.size() > g.size() && s.starts_with(g) && s[g.size()] == '<' &&
-         sizeOf(specific) == sizeOf(generic);
+  const std::string_view g = dw_.type(dw_.resolve(generic)).name;
+  for (const auto& [gen, spec] : kPairs) {
+    if (g == gen && s.starts_with(spec)) return sizeOf(specific) >= sizeOf(generic);
+  }
+  return false;
 }
 
 bool Typer::startsWith(TypeId big, TypeId small) const {
