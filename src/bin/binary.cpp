@@ -3,6 +3,7 @@
 #include <cstring>
 #include <string_view>
 
+#include "bin/buildinfo.h"
 #include "bin/inline.h"
 #include "bin/moduledata.h"
 
@@ -19,20 +20,6 @@ bool plausibleVersion(std::string_view v) {
   return true;
 }
 
-// A Go string header (pointer, length) at `addr`, read through the segments.
-std::optional<std::string> stringAt(const Container& c, uint64_t addr, uint32_t ptr_size,
-                                    bool big_endian) {
-  std::optional<ByteView> header = c.readAt(addr, 2 * ptr_size);
-  if (!header) return std::nullopt;
-  const ByteView h(header->bytes(), big_endian);
-  const uint64_t ptr = h.word(0, ptr_size);
-  const uint64_t len = h.word(ptr_size, ptr_size);
-  if (len > kMaxVersionLength) return std::nullopt;
-  std::optional<ByteView> text = c.readAt(ptr, len);
-  if (!text) return std::nullopt;
-  return std::string(reinterpret_cast<const char*>(text->bytes().data()), len);
-}
-
 }  // namespace
 
 std::optional<std::string> goVersionFromBuildInfo(const Container& c) {
@@ -44,7 +31,8 @@ std::optional<std::string> goVersionFromBuildInfo(const Container& c) {
 std::optional<std::string> goVersionFromSymbol(const Container& c) {
   const Symbol* s = c.symbol("runtime.buildVersion");
   if (s == nullptr) return std::nullopt;
-  std::optional<std::string> v = stringAt(c, s->value, c.ptr_size, c.big_endian);
+  std::optional<std::string> v =
+      goStringAt(c, s->value, c.ptr_size, c.big_endian, kMaxVersionLength);
   return v && plausibleVersion(*v) ? v : std::nullopt;
 }
 

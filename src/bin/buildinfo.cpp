@@ -23,20 +23,6 @@ std::string_view asChars(const ByteView& v, uint64_t offset, uint64_t n) {
   return {reinterpret_cast<const char*>(v.bytes().data() + offset), static_cast<size_t>(n)};
 }
 
-// A Go string header (pointer, length) at `addr`, read through the segments.
-std::optional<std::string> stringAt(const Container& c, uint64_t addr, uint32_t ptr_size,
-                                    bool big_endian) {
-  std::optional<ByteView> header = c.readAt(addr, 2 * ptr_size);
-  if (!header) return std::nullopt;
-  const ByteView h(header->bytes(), big_endian);
-  const uint64_t ptr = h.word(0, ptr_size);
-  const uint64_t len = h.word(ptr_size, ptr_size);
-  if (len > kMaxStringLength) return std::nullopt;
-  std::optional<ByteView> text = c.readAt(ptr, len);
-  if (!text) return std::nullopt;
-  return std::string(asChars(*text, 0, len));
-}
-
 // The build info header: the section .go.buildinfo, or the first 16-byte
 // aligned copy of the magic in the file (Go aligns the blob so).
 std::optional<uint64_t> findHeader(const Container& c) {
@@ -227,11 +213,12 @@ std::optional<RawBuildInfo> readRawBuildInfo(const Container& c) {
     if (ptr_size != 4 && ptr_size != 8) return std::nullopt;
     const bool big = (flags & 1) != 0;
     const ByteView h(f.bytes(), big);
-    std::optional<std::string> v = stringAt(c, h.word(*at + 16, ptr_size), ptr_size, big);
+    std::optional<std::string> v =
+        goStringAt(c, h.word(*at + 16, ptr_size), ptr_size, big, kMaxStringLength);
     if (!v) return std::nullopt;
     raw.go_version = *v;
     if (std::optional<std::string> m =
-            stringAt(c, h.word(*at + 16 + ptr_size, ptr_size), ptr_size, big)) {
+            goStringAt(c, h.word(*at + 16 + ptr_size, ptr_size), ptr_size, big, kMaxStringLength)) {
       raw.modinfo = *m;
     }
   }
@@ -362,6 +349,19 @@ std::string readBuildId(const Container& c) {
     if (id) return *id;
   }
   return {};
+}
+
+std::optional<std::string> goStringAt(const Container& c, uint64_t addr, uint32_t ptr_size,
+                                      bool big_endian, uint64_t max_length) {
+  std::optional<ByteView> header = c.readAt(addr, 2 * ptr_size);
+  if (!header) return std::nullopt;
+  const ByteView h(header->bytes(), big_endian);
+  const uint64_t ptr = h.word(0, ptr_size);
+  const uint64_t len = h.word(ptr_size, ptr_size);
+  if (len > max_length) return std::nullopt;
+  std::optional<ByteView> text = c.readAt(ptr, len);
+  if (!text) return std::nullopt;
+  return std::string(asChars(*text, 0, len));
 }
 
 }  // namespace goheap::bin

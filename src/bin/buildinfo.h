@@ -56,4 +56,10 @@ std::string readBuildId(const Container& c);
 // Go's strconv.Unquote for "..." and `...` strings; nullopt when malformed.
 std::optional<std::string> unquoteGoString(std::string_view quoted);
 
+// The contents of the Go string whose header (pointer, length) is at `addr`,
+// read through the file's segments; none when unreadable or longer than
+// `max_length`.
+std::optional<std::string> goStringAt(const Container& c, uint64_t addr, uint32_t ptr_size,
+                                      bool big_endian, uint64_t max_length);
+
 }  // namespace goheap::bin

@@ -904,21 +904,14 @@ std::string goTypeName(std::string_view n) {
     if (!n.starts_with(prefix) || !n.ends_with(">")) return std::nullopt;
     return n.substr(prefix.size(), n.size() - prefix.size() - 1);
   };
-  if (auto in = inner("hash<")) {
-    auto [k, v] = splitPair(*in);
-    return "map[" + std::string(k) + "]" + std::string(v);
-  }
-  if (auto in = inner("map<")) {
-    auto [k, v] = splitPair(*in);
-    return "map[" + std::string(k) + "]" + std::string(v);
-  }
-  if (auto in = inner("bucket<")) {
-    auto [k, v] = splitPair(*in);
-    return "map.bucket[" + std::string(k) + "]" + std::string(v);
-  }
-  if (auto in = inner("table<")) {
-    auto [k, v] = splitPair(*in);
-    return "map.table[" + std::string(k) + "]" + std::string(v);
+  // The runtime's map types, written as Go writes map types.
+  static constexpr std::pair<std::string_view, std::string_view> kMapTypes[] = {
+      {"hash<", "map["}, {"map<", "map["}, {"bucket<", "map.bucket["}, {"table<", "map.table["}};
+  for (const auto& [synthesized, go] : kMapTypes) {
+    if (auto in = inner(synthesized)) {
+      auto [k, v] = splitPair(*in);
+      return std::string(go) + std::string(k) + "]" + std::string(v);
+    }
   }
   if (auto in = inner("hchan<")) return "chan " + std::string(*in);
   return std::string(n);
