@@ -266,15 +266,10 @@ void writeText(const bin::Binary& b, bool funcs, bool deps, const std::vector<Pc
 
 int runBin(int argc, const char* const* argv) {
   const CommandSpec spec = binSpec();
-  Expected<ParsedArgs> parsed = spec.parse(argc, argv);
-  if (!parsed) return fail(parsed.error(), kExitUsage);
+  int exit_code = kExitOk;
+  const std::optional<ParsedArgs> parsed = parseCommandLine(spec, argc, argv, exit_code);
+  if (!parsed) return exit_code;
   const ParsedArgs& args = *parsed;
-  if (args.helpRequested()) {
-    std::string help = spec.help();
-    if (!help.ends_with('\n')) help += '\n';
-    print(help);
-    return kExitOk;
-  }
   Expected<bin::Binary> b = bin::Binary::open(std::string(args.getString("EXE")));
   if (!b) return fail(b.error());
   std::vector<PcResult> pcs;

@@ -38,15 +38,10 @@ CommandSpec serveSpec() {
 
 int runServe(int argc, const char* const* argv) {
   const CommandSpec spec = serveSpec();
-  Expected<ParsedArgs> parsed = spec.parse(argc, argv);
-  if (!parsed) return fail(parsed.error(), kExitUsage);
+  int exit_code = kExitOk;
+  const std::optional<ParsedArgs> parsed = parseCommandLine(spec, argc, argv, exit_code);
+  if (!parsed) return exit_code;
   const ParsedArgs& args = *parsed;
-  if (args.helpRequested()) {
-    std::string help = spec.help();
-    if (!help.ends_with('\n')) help += '\n';
-    print(help);
-    return kExitOk;
-  }
   Expected<serve::HostPort> where = serve::parseHostPort(args.getString("http"));
   if (!where) return fail(args.usageError(where.error().message()), kExitUsage);
 

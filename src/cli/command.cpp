@@ -45,17 +45,29 @@ void print(const std::string& text) {
   std::fwrite(text.data(), 1, text.size(), stdout);
 }
 
-int runWithSnapshot(const CommandSpec& spec, int argc, const char* const* argv,
-                    const CommandBody& body) {
+std::optional<ParsedArgs> parseCommandLine(const CommandSpec& spec, int argc,
+                                           const char* const* argv, int& exit_code) {
   Expected<ParsedArgs> parsed = spec.parse(argc, argv);
-  if (!parsed) return fail(parsed.error(), kExitUsage);
-  const ParsedArgs& args = *parsed;
-  if (args.helpRequested()) {
+  if (!parsed) {
+    exit_code = fail(parsed.error(), kExitUsage);
+    return std::nullopt;
+  }
+  if (parsed->helpRequested()) {
     std::string help = spec.help();
     if (!help.ends_with('\n')) help += '\n';
     print(help);
-    return kExitOk;
+    exit_code = kExitOk;
+    return std::nullopt;
   }
+  return parsed.take();
+}
+
+int runWithSnapshot(const CommandSpec& spec, int argc, const char* const* argv,
+                    const CommandBody& body) {
+  int exit_code = kExitOk;
+  const std::optional<ParsedArgs> parsed = parseCommandLine(spec, argc, argv, exit_code);
+  if (!parsed) return exit_code;
+  const ParsedArgs& args = *parsed;
   OutputFormat format = OutputFormat::Text;
   if (args.getBool("json")) format = OutputFormat::Json;
   if (args.has("csv") && args.getBool("csv")) {

@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -52,6 +53,11 @@ using CommandBody = std::function<int(const ParsedArgs& args, const analysis::Sn
 // phase times with --timings) and runs `body`. Errors are printed here.
 int runWithSnapshot(const CommandSpec& spec, int argc, const char* const* argv,
                     const CommandBody& body);
+
+// Parses a command's words. Answers --help (exit 0) and a usage mistake
+// (exit 2) itself: then returns nothing and sets `exit_code`.
+std::optional<ParsedArgs> parseCommandLine(const CommandSpec& spec, int argc,
+                                           const char* const* argv, int& exit_code);
 
 // Prints "goheap: MESSAGE" on stderr and returns `code`.
 int fail(const Error& error, int code = kExitFailure);

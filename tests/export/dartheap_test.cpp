@@ -7,6 +7,7 @@
 #include <set>
 
 #include "support/export_support.h"
+#include "support/param_names.h"
 
 namespace goheap {
 namespace {
@@ -195,13 +196,7 @@ TEST_P(DartHeapFile, ReadsBackAsTheHeapGraph) {
 
 INSTANTIATE_TEST_SUITE_P(RealDumps, DartHeapFile,
                          ::testing::Values("go1.24/zoo", "go1.19/zoo", "go1.24/retention"),
-                         [](const ::testing::TestParamInfo<std::string>& p) {
-                           std::string n = p.param;
-                           for (char& c : n) {
-                             if (c == '/' || c == '.') c = '_';
-                           }
-                           return n;
-                         });
+                         testing::pathParamName);
 
 }  // namespace
 }  // namespace goheap

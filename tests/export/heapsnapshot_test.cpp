@@ -13,6 +13,7 @@
 
 #include "support/export_support.h"
 #include "support/json_value.h"
+#include "support/param_names.h"
 
 namespace goheap {
 namespace {
@@ -170,13 +171,7 @@ TEST_P(HeapSnapshotFile, MemlabComputesGoheapsRetainedSizes) {
 
 INSTANTIATE_TEST_SUITE_P(RealDumps, HeapSnapshotFile,
                          ::testing::Values("go1.24/zoo", "go1.24/retention", "go1.19/retention"),
-                         [](const ::testing::TestParamInfo<std::string>& p) {
-                           std::string n = p.param;
-                           for (char& c : n) {
-                             if (c == '/' || c == '.') c = '_';
-                           }
-                           return n;
-                         });
+                         testing::pathParamName);
 
 }  // namespace
 }  // namespace goheap

@@ -7,6 +7,7 @@
 
 #include "support/export_support.h"
 #include "support/json_value.h"
+#include "support/param_names.h"
 
 namespace goheap {
 namespace {
@@ -83,13 +84,7 @@ TEST_P(JsonLinesFile, ReadsBackAsTheHeapGraph) {
 
 INSTANTIATE_TEST_SUITE_P(RealDumps, JsonLinesFile,
                          ::testing::Values("go1.24/zoo", "go1.19/retention"),
-                         [](const ::testing::TestParamInfo<std::string>& p) {
-                           std::string n = p.param;
-                           for (char& c : n) {
-                             if (c == '/' || c == '.') c = '_';
-                           }
-                           return n;
-                         });
+                         testing::pathParamName);
 
 }  // namespace
 }  // namespace goheap

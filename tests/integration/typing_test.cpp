@@ -10,6 +10,7 @@
 #include "analysis/queries.h"
 #include "analysis/snapshot.h"
 #include "support/json_value.h"
+#include "support/param_names.h"
 
 namespace goheap {
 namespace {
@@ -201,13 +202,7 @@ INSTANTIATE_TEST_SUITE_P(Programs, ProgramTypes,
                                            "go1.24/funcs", "go1.19/inlining", "go1.24/inlining",
                                            "go1.19/modinfo", "go1.24/modinfo",
                                            "go1.19/pie/retention", "go1.24/pie/retention"),
-                         [](const auto& p) {
-                           std::string n = p.param;
-                           for (char& c : n) {
-                             if (c == '.' || c == '/') c = '_';
-                           }
-                           return n;
-                         });
+                         testing::pathParamName);
 
 // Without DWARF (a stripped build) there are no types, and the reason says so.
 TEST(ProgramTypesStripped, NoDwarfMeansNoTypes) {
