@@ -6,6 +6,8 @@
 #   OUTDIR/<label>/<prog>        the executable (with DWARF, -trimpath)
 #   OUTDIR/<label>/<prog>.dump   the heap dump it wrote
 #   OUTDIR/<label>/<prog>.json   its report of what it built (see retention/main.go)
+#   OUTDIR/<label>/leaks.old.dump  the leaks program's first dump, before its
+#                                leaks grow (leaks.dump is the second)
 #   OUTDIR/<label>/<prog>.symtab.json  what Go's debug/gosym reads from the
 #                                executable (tests/programs/binoracle, built
 #                                with the same toolchain)
@@ -99,7 +101,7 @@ make_program() { # label go root dir outdir [build flags...]
   fi
 
   echo "make-dumps: ${outdir#"$OUT/"}/$prog: building with $("$go" env GOVERSION) $*"
-  rm -f "$exe" "$dump" "$json"
+  rm -f "$exe" "$dump" "$json" "$outdir/$prog.old.dump"
   if ! (cd "$dir" && GOROOT=$root "$go" build -trimpath -buildvcs=false "$@" -o "$exe.tmp" main.go); then
     echo "make-dumps: $label/$prog: build failed" >&2
     rm -f "$exe.tmp"; return 1
@@ -121,6 +123,9 @@ make_program() { # label go root dir outdir [build flags...]
       return 1
     fi
   fi
+  # A program that writes two dumps (leaks: before and after its leaks grow)
+  # writes the first to DUMP.old.
+  if [ -f "$dump.tmp.old" ]; then mv "$dump.tmp.old" "$outdir/$prog.old.dump"; fi
   mv "$json.tmp" "$json"
   mv "$dump.tmp" "$dump"
 }
