@@ -235,6 +235,32 @@ JsonWriter& JsonWriter::value(std::string_view text) {
   return *this;
 }
 
+JsonWriter& JsonWriter::rawValue(std::string_view json) {
+  if (!beforeValue()) return *this;
+  while (!json.empty() && (json.back() == '\n' || json.back() == ' ')) json.remove_suffix(1);
+  if (style_ == Style::Pretty && !stack_.empty()) {
+    const std::string indent(2 * stack_.size(), ' ');
+    size_t start = 0;
+    while (start <= json.size()) {
+      const size_t newline = json.find('\n', start);
+      const std::string_view line =
+          json.substr(start, newline == std::string_view::npos ? json.npos : newline - start);
+      if (start != 0) {
+        *out_ += '\n';
+        *out_ += indent;
+      }
+      *out_ += line;
+      if (newline == std::string_view::npos) break;
+      start = newline + 1;
+    }
+  } else {
+    *out_ += json;
+  }
+  afterValue();
+  maybeFlush();
+  return *this;
+}
+
 JsonWriter& JsonWriter::value(bool b) {
   if (!beforeValue()) return *this;
   *out_ += b ? "true" : "false";

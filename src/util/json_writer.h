@@ -61,6 +61,11 @@ class JsonWriter {
     }
   }
   JsonWriter& null();
+  // A complete JSON value written elsewhere (another command's document),
+  // trusted to be well-formed. Trailing whitespace is dropped and, in Pretty
+  // style, its lines are indented to the current depth, so a document built
+  // of documents reads as if written in one go.
+  JsonWriter& rawValue(std::string_view json);
 
   // key(name) then value(v).
   template <class T>

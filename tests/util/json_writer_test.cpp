@@ -285,6 +285,39 @@ TEST(JsonWriter, PrettyIndentsByTwoAndEndsWithNewline) {
   EXPECT_TRUE(JsonChecker(out).check());
 }
 
+// A document made of documents (goheap report) must read exactly as if it
+// had been written in one go, in both styles.
+TEST(JsonWriter, RawValueOfAWholeDocumentIsIndentedInPlace) {
+  for (JsonWriter::Style style : {JsonWriter::Style::Compact, JsonWriter::Style::Pretty}) {
+    auto inner = [](JsonWriter& w) {
+      w.beginObject().field("n", 1);
+      w.key("list").beginArray().value("a\nb").beginObject().endObject().endArray();
+      w.endObject();
+    };
+    std::string direct;
+    {
+      JsonWriter w(direct, style);
+      w.beginObject().field("x", true).key("doc");
+      inner(w);
+      w.key("docs").beginArray();
+      inner(w);
+      w.endArray().endObject();
+    }
+    std::string part;
+    {
+      JsonWriter w(part, style);
+      inner(w);
+    }
+    std::string composed;
+    JsonWriter w(composed, style);
+    w.beginObject().field("x", true).key("doc").rawValue(part);
+    w.key("docs").beginArray().rawValue(part).endArray().endObject();
+    EXPECT_TRUE(w.complete());
+    EXPECT_EQ(composed, direct);
+    EXPECT_TRUE(JsonChecker(composed).check());
+  }
+}
+
 TEST(JsonWriter, TopLevelScalar) {
   std::string out;
   JsonWriter w(out);
