@@ -12,6 +12,7 @@
 
 #include "analysis/snapshot.h"
 #include "cli/args.h"
+#include "cli/progress.h"
 #include "util/error.h"
 
 namespace goheap::cli {
@@ -21,6 +22,8 @@ namespace goheap::cli {
 constexpr int kExitOk = 0;
 constexpr int kExitFailure = 1;
 constexpr int kExitUsage = 2;
+// goheap report --fail-if-growth: the heap grew by more than allowed.
+constexpr int kExitGrowth = 3;
 
 struct Command {
   const char* name;
@@ -38,6 +41,7 @@ int runGoroutines(int argc, const char* const* argv);
 int runBin(int argc, const char* const* argv);
 int runConvert(int argc, const char* const* argv);
 int runServe(int argc, const char* const* argv);
+int runReport(int argc, const char* const* argv);
 
 // How a command prints its result.
 enum class OutputFormat : uint8_t { Text, Json, Csv };
@@ -48,6 +52,15 @@ void addDumpAndCommonFlags(CommandSpec& spec, bool csv);
 
 using CommandBody = std::function<int(const ParsedArgs& args, const analysis::Snapshot& snapshot,
                                       OutputFormat format)>;
+
+// Loads one dump as every command does: progress on `progress`, each phase
+// timed by `timer`, the dump's warnings shown; then attaches the executable
+// when given (carrying on without it, with a warning, when it does not fit)
+// and types the heap from its DWARF. Commands that read two dumps (diff,
+// report) call it twice.
+Expected<std::unique_ptr<analysis::Snapshot>> loadForCommand(
+    const std::string& path, const std::optional<std::string>& exe_path, Progress& progress,
+    PhaseTimer& timer);
 
 // Parses the arguments, answers --help, loads DUMP (progress on a terminal,
 // phase times with --timings) and runs `body`. Errors are printed here.

@@ -23,44 +23,22 @@
 #include <vector>
 
 #include "dump/reader.h"
+#include "support/goheap_process.h"
 #include "support/json_value.h"
-
-extern char** environ;
 
 namespace goheap {
 namespace {
 
 using testing::JsonValue;
 namespace fs = std::filesystem;
+using testing::RunResult;
+using testing::scratch;
+
+RunResult run(const std::vector<std::string>& args) {
+  return testing::runGoheap(args);
+}
 
 const char* const kCommands[] = {"summary", "top", "dom", "paths", "obj", "goroutines"};
-
-// A directory of its own for each test process (ctest runs them in parallel),
-// removed at exit.
-class ScratchDir {
- public:
-  ScratchDir() {
-    std::string pattern = (fs::temp_directory_path() / "goheap-cli-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
-};
-
-ScratchDir& scratch() {
-  static ScratchDir dir;
-  return dir;
-}
 
 std::string readWholeFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -73,66 +51,6 @@ void writeWholeFile(const std::string& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   ASSERT_TRUE(out.good()) << "cannot write " << path;
-}
-
-struct RunResult {
-  bool exited = false;  // false: killed by a signal (a crash)
-  int code = -1;        // exit status when `exited`
-  int signal = 0;
-  std::string out;
-  std::string err;
-
-  std::string describe() const {
-    std::string s = exited ? "exit " + std::to_string(code) : "signal " + std::to_string(signal);
-    return s + "\n--- stdout ---\n" + out.substr(0, 2000) + "\n--- stderr ---\n" +
-           err.substr(0, 2000);
-  }
-};
-
-// Runs goheap with `args`, stdin from /dev/null, stdout and stderr captured
-// through files (no pipe can fill up while we wait).
-RunResult run(const std::vector<std::string>& args) {
-  static int counter = 0;
-  const std::string out_path = scratch().file("stdout." + std::to_string(counter));
-  const std::string err_path = scratch().file("stderr." + std::to_string(counter));
-  counter++;
-
-  std::vector<std::string> words{GOHEAP_BINARY};
-  words.insert(words.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (std::string& w : words) argv.push_back(w.data());
-  argv.push_back(nullptr);
-
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                   0600);
-  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                   0600);
-  pid_t pid = 0;
-  const int spawn_error = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  RunResult r;
-  if (spawn_error != 0) {
-    ADD_FAILURE() << "cannot run " << GOHEAP_BINARY << ": " << std::strerror(spawn_error);
-    return r;
-  }
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) {
-      ADD_FAILURE() << "waitpid: " << std::strerror(errno);
-      return r;
-    }
-  }
-  r.exited = WIFEXITED(status);
-  if (r.exited) r.code = WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
-  r.out = readWholeFile(out_path);
-  r.err = readWholeFile(err_path);
-  fs::remove(out_path);
-  fs::remove(err_path);
-  return r;
 }
 
 std::vector<std::string> lines(const std::string& text) {

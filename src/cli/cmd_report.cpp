@@ -1,0 +1,242 @@
+// goheap report DUMP [OLD] [EXE]: what a CI job attaches to a failed memory
+// test. One JSON document made of the other commands' documents (summary,
+// top, suspects, dups, waste and, with OLD, diff) and one self-contained
+// HTML page that shows it (web/report/, embedded in the binary like the web
+// UI). --fail-if-growth turns the reachable heap's growth into an exit
+// status.
+#include <cstdio>
+#include <fstream>
+#include <optional>
+#include <string>
+
+#include "analysis/queries.h"
+#include "cli/command.h"
+#include "cli/json_render.h"
+#include "cli/progress.h"
+#include "serve/web_assets.h"
+#include "util/format.h"
+#include "util/json_writer.h"
+
+namespace goheap::cli {
+
+namespace {
+
+CommandSpec reportSpec() {
+  CommandSpec spec(
+      "report",
+      "Writes a report for a person and a CI job: one self-contained HTML page (no network "
+      "needed to open it) and one JSON document holding the summary, the top retainers and "
+      "groups, the leak suspects, the duplicates, the waste and, when OLD is given, what grew "
+      "since OLD. The JSON's sections are the documents `goheap summary|top|suspects|dups|"
+      "waste|diff --json` print (docs/cli-json.md).\n\n"
+      "OLD and EXE may come in either order: a file that starts like a heap dump is OLD, "
+      "anything else is the executable. With --fail-if-growth the exit status is 3 when the "
+      "reachable heap grew by more than the given bytes since OLD, so a memory test can fail "
+      "its build and attach the page.");
+  spec.positional("DUMP", "the heap dump to report on (the newer one, with OLD)");
+  spec.positional("OLD", "an earlier heap dump of the same program: adds what grew").optional();
+  spec.positional("EXE",
+                  "the program's executable (the same build that wrote the dumps): types, "
+                  "globals, frames")
+      .optional();
+  spec.flag("html", "FILE", "where to write the HTML page").defaultValue("goheap-report.html");
+  spec.flag("json-file", "FILE",
+            "where to write the JSON document (default: FILE of --html with .json)")
+      .defaultValue("");
+  spec.flag("fail-if-growth", "BYTES",
+            "exit with status 3 when the reachable heap grew by more than BYTES since OLD")
+      .kind(ValueKind::ByteSize);
+  spec.flag("top", "N", "rows in the top retainers and groups tables")
+      .kind(ValueKind::Uint)
+      .defaultValue("20");
+  spec.boolFlag("json", "print the JSON document on stdout too, instead of the short summary");
+  spec.boolFlag("timings", "print each phase's time and the peak memory on stderr");
+  spec.boolFlag("no-progress", "no progress line on stderr (it shows only on a terminal)");
+  spec.example("goheap report heap.dump ./server", "goheap-report.html and .json for one dump");
+  spec.example("goheap report after.dump before.dump ./server --html leak.html",
+               "the same, with what grew between the two dumps");
+  spec.example("goheap report after.dump before.dump --fail-if-growth 10MB || exit 1",
+               "fail a CI step when the heap grew by more than 10 MB");
+  return spec;
+}
+
+// Whether `path` starts as a heap dump does ("go1.7 heap dump\n").
+bool looksLikeHeapDump(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char head[16] = {};
+  in.read(head, sizeof head);
+  const std::string_view text(head, static_cast<size_t>(in.gcount()));
+  return text.starts_with("go1.") && text.find(" heap dump") != std::string_view::npos;
+}
+
+std::string_view asset(std::string_view path) {
+  for (const serve::WebAsset& a : serve::webAssets()) {
+    if (a.path == path) {
+      // The table adds a zero byte after each file.
+      return {reinterpret_cast<const char*>(a.bytes.data()), a.bytes.size() - 1};
+    }
+  }
+  return {};
+}
+
+// The page: report.html with its style, script and the document put in.
+// Every '<' of the JSON becomes \u003c (it can only be inside a string), so
+// no string in the dump can end the <script> element early.
+std::string renderPage(const std::string& json) {
+  std::string data;
+  data.reserve(json.size());
+  for (char c : json) {
+    if (c == '<') {
+      data += "\\u003c";
+    } else {
+      data += c;
+    }
+  }
+  std::string page(asset("/report/report.html"));
+  auto put = [&page](std::string_view marker, std::string_view text) {
+    const size_t at = page.find(marker);
+    if (at != std::string::npos) page.replace(at, marker.size(), text);
+  };
+  put("/*GOHEAP-REPORT-CSS*/", asset("/report/report.css"));
+  put("/*GOHEAP-REPORT-JS*/", asset("/report/report.js"));
+  put("/*GOHEAP-REPORT-DATA*/", data);
+  return page;
+}
+
+Status writeFile(const std::string& path, std::string_view text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(text.data(), static_cast<std::streamsize>(text.size()));
+  out.close();
+  if (!out) return Error("cannot write " + path);
+  return {};
+}
+
+struct Growth {
+  uint64_t old_bytes = 0, new_bytes = 0;
+  uint64_t old_objects = 0, new_objects = 0;
+  int64_t delta() const {
+    return static_cast<int64_t>(new_bytes) - static_cast<int64_t>(old_bytes);
+  }
+};
+
+}  // namespace
+
+int runReport(int argc, const char* const* argv) {
+  int exit_code = kExitOk;
+  const CommandSpec spec = reportSpec();
+  const std::optional<ParsedArgs> parsed = parseCommandLine(spec, argc, argv, exit_code);
+  if (!parsed) return exit_code;
+  const ParsedArgs& args = *parsed;
+
+  const std::string dump_path(args.getString("DUMP"));
+  std::optional<std::string> old_path, exe_path;
+  for (const char* name : {"OLD", "EXE"}) {
+    if (!args.has(name)) continue;
+    std::string path(args.getString(name));
+    std::optional<std::string>& slot = looksLikeHeapDump(path) ? old_path : exe_path;
+    if (slot) {
+      return fail(args.usageError(old_path ? "two earlier dumps given (" + *old_path + ", " + path +
+                                                 "); give one OLD dump and at most one executable"
+                                           : "two executables given (" + *exe_path + ", " + path +
+                                                 "); give one"),
+                  kExitUsage);
+    }
+    slot = std::move(path);
+  }
+  if (args.has("fail-if-growth") && !old_path) {
+    return fail(args.usageError("--fail-if-growth needs OLD, an earlier dump to compare with"),
+                kExitUsage);
+  }
+  const std::string html_path(args.getString("html"));
+  std::string json_path(args.getString("json-file"));
+  if (json_path.empty()) {
+    json_path =
+        html_path.ends_with(".html") ? html_path.substr(0, html_path.size() - 5) : html_path;
+    json_path += ".json";
+  }
+  if (json_path == html_path) {
+    return fail(args.usageError("--html and --json-file name the same file"), kExitUsage);
+  }
+
+  Progress progress(stderr, Progress::wanted(stderr, args.getBool("no-progress")));
+  PhaseTimer timer;
+  auto snapshot = loadForCommand(dump_path, exe_path, progress, timer);
+  if (!snapshot) return fail(snapshot.error());
+  std::unique_ptr<analysis::Snapshot> base;
+  if (old_path) {
+    auto loaded = loadForCommand(*old_path, exe_path, progress, timer);
+    if (!loaded) return fail(loaded.error());
+    base = loaded.take();
+  }
+  const analysis::Snapshot& snap = **snapshot;
+  const uint64_t top_n = args.getUint("top");
+
+  std::string json;
+  std::optional<Growth> growth;
+  bool failed = false;
+  {
+    Phase p = timer.phase("analyse", &progress, 0);
+    JsonWriter w(json, JsonWriter::Style::Pretty);
+    w.beginObject();
+    w.field("schema_version", 1);
+    w.field("dump", dump_path);
+    if (old_path) w.field("base", *old_path);
+    if (exe_path) w.field("executable", *exe_path);
+    if (base) {
+      growth = Growth{base->reachable_bytes, snap.reachable_bytes, base->reachable_objects,
+                      snap.reachable_objects};
+      w.key("growth").beginObject();
+      w.field("old_reachable_bytes", growth->old_bytes);
+      w.field("new_reachable_bytes", growth->new_bytes);
+      w.field("delta_bytes", growth->delta());
+      w.field("old_reachable_objects", growth->old_objects);
+      w.field("new_reachable_objects", growth->new_objects);
+      w.field("delta_objects", static_cast<int64_t>(growth->new_objects) -
+                                   static_cast<int64_t>(growth->old_objects));
+      if (args.has("fail-if-growth")) {
+        const uint64_t limit = args.getUint("fail-if-growth");
+        failed = growth->delta() > 0 && static_cast<uint64_t>(growth->delta()) > limit;
+        w.field("fail_if_growth", limit);
+        w.field("failed", failed);
+      }
+      w.endObject();
+    }
+    w.key("summary").rawValue(summaryJson(analysis::summarize(snap, top_n)));
+    TopQuery top;
+    top.limit = top_n;
+    w.key("top").rawValue(topJson(top, queryTop(snap, top)));
+    w.endObject();
+  }
+
+  {
+    Phase p = timer.phase("write report", &progress, 0);
+    if (Status s = writeFile(json_path, json); !s) return fail(s.error());
+    if (Status s = writeFile(html_path, renderPage(json)); !s) return fail(s.error());
+  }
+  if (args.getBool("json")) {
+    print(json);
+  } else {
+    std::string text = "wrote " + html_path + " and " + json_path + "\n";
+    text += "reachable heap " + formatBytes(snap.reachable_bytes) + " in " +
+            formatCount(snap.reachable_objects) + " objects";
+    if (growth) {
+      const int64_t d = growth->delta();
+      text += std::string(d >= 0 ? "; grew by " : "; shrank by ") +
+              formatBytes(static_cast<uint64_t>(d >= 0 ? d : -d)) + " since " + *old_path;
+    }
+    print(text + "\n");
+  }
+  if (args.getBool("timings")) {
+    std::string t = timer.render(peakRssBytes());
+    std::fwrite(t.data(), 1, t.size(), stderr);
+  }
+  if (failed) {
+    std::fprintf(stderr, "goheap: the reachable heap grew by %s, more than --fail-if-growth %s\n",
+                 formatBytes(static_cast<uint64_t>(growth->delta())).c_str(),
+                 formatBytes(args.getUint("fail-if-growth")).c_str());
+    return kExitGrowth;
+  }
+  return kExitOk;
+}
+
+}  // namespace goheap::cli

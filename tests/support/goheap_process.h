@@ -1,0 +1,48 @@
+// Running the goheap binary (GOHEAP_BINARY) as a user does, for the tests
+// of its command line: exit status, stdout and stderr, in a scratch
+// directory of the test process's own.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace goheap::testing {
+
+// A directory of its own for each test process (ctest runs them in parallel),
+// removed at exit.
+class ScratchDir {
+ public:
+  ScratchDir();
+  ~ScratchDir();
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+
+  std::string file(const std::string& name) const { return (path_ / name).string(); }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// The test process's scratch directory, removed at exit.
+ScratchDir& scratch();
+
+struct RunResult {
+  bool exited = false;  // false: killed by a signal (a crash)
+  int code = -1;        // exit status when `exited`
+  int signal = 0;
+  std::string out;
+  std::string err;
+
+  std::string describe() const {
+    std::string s = exited ? "exit " + std::to_string(code) : "signal " + std::to_string(signal);
+    return s + "\n--- stdout ---\n" + out.substr(0, 2000) + "\n--- stderr ---\n" +
+           err.substr(0, 2000);
+  }
+};
+
+// Runs goheap with `args`, stdin from /dev/null, stdout and stderr captured
+// through files (no pipe can fill up while we wait).
+RunResult runGoheap(const std::vector<std::string>& args);
+
+}  // namespace goheap::testing
