@@ -1,0 +1,174 @@
+// goheap report on the leaks program's two dumps (tests/programs/leaks),
+// Go 1.19 and Go 1.24: the JSON's growth against what the program says it
+// leaked between the dumps, --fail-if-growth's exit status on both sides of
+// that, the argument mistakes, and the HTML page in headless Chromium with
+// its numbers checked against the JSON file (tests/cli/report_check.js).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "support/export_support.h"
+#include "support/goheap_process.h"
+#include "support/json_value.h"
+#include "support/param_names.h"
+
+namespace goheap {
+namespace {
+
+using testing::JsonValue;
+using testing::RunResult;
+
+struct LeaksFiles {
+  std::string dir;
+  std::string old_dump() const { return dir + "/leaks.old.dump"; }
+  std::string new_dump() const { return dir + "/leaks.dump"; }
+  std::string exe() const { return dir + "/leaks"; }
+  JsonValue oracle() const { return JsonValue::parse(testing::readWholeFile(dir + "/leaks.json")); }
+};
+
+class ReportOnLeaks : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    files_.dir = std::string(GOHEAP_TESTDUMPS_DIR) + "/" + GetParam();
+    if (!std::filesystem::exists(files_.new_dump())) {
+      GTEST_SKIP() << files_.new_dump() << " is missing (ctest's make_test_dumps writes it)";
+    }
+  }
+  std::string out(const std::string& name) const {
+    return testing::scratch().file(GetParam() + "-" + name);
+  }
+  LeaksFiles files_;
+};
+
+// The least the reachable heap must have grown by between the dumps: what
+// the program added and still holds (sessions, held buffers, heads' arrays,
+// copies of the duplicated string), not counting the containers around them.
+uint64_t plantedGrowth(const JsonValue& r) {
+  const uint64_t strings_added = r["dup_string"]["copies"].u64() - 50;  // dupStringOld in main.go
+  return r["sessions"]["new_bytes"].u64() +
+         r["buffers"]["buffers_added"].u64() * r["buffers"]["size"].u64() +
+         (r["heads"]["arrays"].size() - r["heads"]["heads_old"].u64()) *
+             r["heads"]["arrays"][0]["size"].u64() +
+         strings_added * r["dup_string"]["size"].u64();
+}
+
+TEST_P(ReportOnLeaks, GrowthCoversWhatTheProgramLeakedAndFailsTheBuildAboveTheLimit) {
+  const JsonValue oracle = files_.oracle();
+  const uint64_t planted = plantedGrowth(oracle);
+  const std::string html = out("a.html"), json = out("a.json");
+
+  // Allowed one byte less than what was leaked: the report must fail.
+  RunResult r = testing::runGoheap({"report", files_.new_dump(), files_.old_dump(), files_.exe(),
+                                    "--html", html, "--json-file", json, "--no-progress",
+                                    "--fail-if-growth", std::to_string(planted - 1)});
+  ASSERT_TRUE(r.exited) << r.describe();
+  EXPECT_EQ(r.code, 3) << r.describe();
+  EXPECT_NE(r.err.find("grew by"), std::string::npos) << r.describe();
+  const JsonValue doc = JsonValue::parse(testing::readWholeFile(json));
+  EXPECT_EQ(doc["schema_version"].u64(), 1u);
+  const JsonValue& g = doc["growth"];
+  EXPECT_GE(g["delta_bytes"].number(), static_cast<double>(planted));
+  EXPECT_EQ(g["new_reachable_bytes"].u64(), doc["summary"]["objects"]["reachable_bytes"].u64());
+  EXPECT_EQ(g["new_reachable_bytes"].u64() - g["old_reachable_bytes"].u64(),
+            g["delta_bytes"].u64());
+  EXPECT_GE(g["delta_objects"].number(), oracle["sessions"]["sessions_added"].number());
+  EXPECT_TRUE(g["failed"].boolean());
+  EXPECT_EQ(g["fail_if_growth"].u64(), planted - 1);
+  EXPECT_EQ(doc["summary"]["go_version"].str(), oracle["go_version"].str());
+
+  // A limit above the growth passes; EXE may come before OLD.
+  const std::string html2 = out("b.html"), json2 = out("b.json");
+  r = testing::runGoheap({"report", files_.new_dump(), files_.exe(), files_.old_dump(), "--html",
+                          html2, "--json-file", json2, "--no-progress", "--fail-if-growth", "1TB"});
+  ASSERT_TRUE(r.exited) << r.describe();
+  EXPECT_EQ(r.code, 0) << r.describe();
+  EXPECT_NE(r.out.find("wrote " + html2), std::string::npos) << r.describe();
+  const JsonValue doc2 = JsonValue::parse(testing::readWholeFile(json2));
+  EXPECT_FALSE(doc2["growth"]["failed"].boolean());
+  EXPECT_EQ(doc2["growth"]["delta_bytes"].number(), g["delta_bytes"].number());
+  EXPECT_EQ(doc2["base"].str(), files_.old_dump());
+  EXPECT_EQ(doc2["executable"].str(), files_.exe());
+}
+
+TEST_P(ReportOnLeaks, WithoutOldThereIsNoGrowthAndJsonGoesToStdout) {
+  const std::string html = out("c.html");
+  RunResult r =
+      testing::runGoheap({"report", files_.new_dump(), "--html", html, "--json", "--no-progress"});
+  ASSERT_TRUE(r.exited) << r.describe();
+  ASSERT_EQ(r.code, 0) << r.describe();
+  const JsonValue doc = JsonValue::parse(r.out);
+  EXPECT_FALSE(doc.has("growth"));
+  EXPECT_FALSE(doc.has("base"));
+  EXPECT_EQ(testing::readWholeFile(out("c.json")), r.out);  // the .json beside the .html
+  EXPECT_TRUE(doc.has("summary"));
+  EXPECT_TRUE(doc.has("top"));
+}
+
+TEST_P(ReportOnLeaks, MistakesAreUsageErrors) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string says;
+    int code;
+  };
+  const std::vector<Case> cases = {
+      {{"report", files_.new_dump(), "--fail-if-growth", "1MB"}, "needs OLD", 2},
+      {{"report", files_.new_dump(), files_.old_dump(), files_.old_dump()}, "two earlier dumps", 2},
+      {{"report", files_.new_dump(), files_.exe(), files_.exe()}, "two executables", 2},
+      {{"report", files_.new_dump(), "--html", "x.json", "--json-file", "x.json"}, "same file", 2},
+      {{"report", files_.new_dump(), "--html", "/nonexistent-dir/r.html", "--no-progress"},
+       "cannot write",
+       1},
+      {{"report", "/nonexistent.dump", "--no-progress"}, "/nonexistent.dump", 1},
+  };
+  for (const Case& c : cases) {
+    RunResult r = testing::runGoheap(c.args);
+    ASSERT_TRUE(r.exited) << r.describe();
+    EXPECT_EQ(r.code, c.code) << r.describe();
+    EXPECT_NE(r.err.find(c.says), std::string::npos) << r.describe();
+    EXPECT_TRUE(r.out.empty()) << r.describe();
+  }
+}
+
+// The page in a real browser with the network cut off: every number it shows
+// is the JSON's, and every table has the JSON's rows.
+TEST_P(ReportOnLeaks, PageShowsTheJsonsNumbersInChromiumOffline) {
+  const std::string npm = std::string(GOHEAP_NPM_DIR) + "/node_modules/playwright-core";
+  GOHEAP_REQUIRE_TOOL(std::filesystem::exists(npm + "/package.json"),
+                      "playwright-core is not installed (ctest's install_npm_tools does)");
+  GOHEAP_REQUIRE_TOOL(std::filesystem::exists("/usr/bin/chromium"),
+                      "chromium is not installed (scripts/install-deps.sh installs it)");
+  const std::string html = out("page.html"), json = out("page.json");
+  RunResult r = testing::runGoheap({"report", files_.new_dump(), files_.old_dump(), files_.exe(),
+                                    "--html", html, "--json-file", json, "--no-progress"});
+  ASSERT_TRUE(r.exited && r.code == 0) << r.describe();
+  const std::string page = testing::readWholeFile(html);
+  EXPECT_EQ(page.find("src=\"http"), std::string::npos);
+  EXPECT_EQ(page.find("href=\"http"), std::string::npos);
+  EXPECT_EQ(page.find("/*GOHEAP-REPORT-"), std::string::npos) << "a marker was not filled";
+
+  const std::string shots = std::string(GOHEAP_TESTDUMPS_DIR) + "/../ui-screenshots";
+  std::filesystem::create_directories(shots);
+  const std::string result = out("check.out");
+  const std::string cmd = "node " + std::string(GOHEAP_SOURCE_DIR) + "/tests/cli/report_check.js " +
+                          npm + " /usr/bin/chromium " + html + " " + json + " " + shots +
+                          "/report-" + GetParam() + ".png > " + result + " 2>&1";
+  EXPECT_EQ(testing::runCommand(cmd), 0) << cmd << "\n" << testing::readWholeFile(result);
+  const JsonValue checked = JsonValue::parse(testing::readWholeFile(result));
+  EXPECT_GT(checked["checked"].u64(), 50u);
+  std::vector<std::string> sections;
+  for (size_t i = 0; i < checked["sections"].size(); i++) {
+    sections.push_back(checked["sections"][i].str());
+  }
+  for (const char* want : {"summary", "top"}) {
+    EXPECT_NE(std::find(sections.begin(), sections.end(), want), sections.end()) << want;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Toolchains, ReportOnLeaks, ::testing::Values("go1.19", "go1.24"),
+                         testing::pathParamName);
+
+}  // namespace
+}  // namespace goheap
