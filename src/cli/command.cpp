@@ -18,6 +18,8 @@ std::span<const Command> allCommands() {
       {"goroutines", "goroutines with their frames and the bytes each stack retains",
        runGoroutines},
       {"convert", "the heap in another tool's format: JSON Lines, Graphviz, ...", runConvert},
+      {"suspects", "leak suspects: what retains a large share of the heap, and where it piles up",
+       runSuspects},
       {"serve", "a web UI and JSON API over HTTP for one dump", runServe},
       {"bin", "a Go executable: version, target, pclntab, functions, address to file:line", runBin},
   };

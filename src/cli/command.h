@@ -38,6 +38,7 @@ int runGoroutines(int argc, const char* const* argv);
 int runBin(int argc, const char* const* argv);
 int runConvert(int argc, const char* const* argv);
 int runServe(int argc, const char* const* argv);
+int runSuspects(int argc, const char* const* argv);
 
 // How a command prints its result.
 enum class OutputFormat : uint8_t { Text, Json, Csv };
