@@ -422,7 +422,7 @@ async function suspectsPage(params) {
     html += `<p class="muted">Shortest path from a GC root${x.kind === "group" ? " to the biggest member" : ""}:</p><ol class="path">` +
       x.path.map((st) => `<li>${labelHtml(st.node)}${st.field ? ` <code>${esc(st.field)}</code>` : st.offset !== undefined ? ` <span class="muted">+${st.offset}</span>` : ""}</li>`).join("") + `</ol>`;
     const acc = x.accumulated;
-    html += `<p class="muted">It accumulates ${fmtCount(acc.count)} objects, ${fmtBytes(acc.bytes)}, in ${fmtCount(acc.groups)} ${s.by === "type" ? "types" : "groups"}:</p>` +
+    html += `<p class="muted">It accumulates ${fmtCount(acc.count)} objects, ${fmtBytes(acc.bytes)}, in ${fmtCount(acc.groups)} ${s.by === "type" ? "type" : "group"}${acc.groups === 1 ? "" : "s"}:</p>` +
       `<table class="accumulated"><tr><th class="num">count</th><th class="num">bytes</th><th>${s.by === "type" ? "type" : "group"}</th></tr>` +
       acc.top.map((t) => `<tr><td class="num" data-value="${t.count}">${fmtCount(t.count)}</td><td class="num" data-value="${t.bytes}"><span class="bar" style="width:${Math.max(1, 60 * t.bytes / (acc.bytes || 1))}px"></span> ${fmtBytes(t.bytes)}</td>` +
         `<td><a href="#/top?${new URLSearchParams({ filter: t.name })}">${esc(t.name)}</a></td></tr>`).join("") + `</table>`;

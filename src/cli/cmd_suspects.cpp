@@ -76,7 +76,7 @@ std::string suspectText(size_t rank, const analysis::Suspect& s, const std::stri
          formatCount(s.accumulation_children) + " children in the dominator tree\n";
   out += "  It accumulates " + formatCount(s.accumulated_count) + " objects, " +
          formatBytes(s.accumulated_bytes) + ", in " + formatCount(s.accumulated_types) + " " +
-         (by == "type" ? "types" : "groups") + ":\n";
+         (by == "type" ? "type" : "group") + (s.accumulated_types == 1 ? "" : "s") + ":\n";
   Table t;
   t.addColumn("count", Align::Right);
   t.addColumn("bytes", Align::Right);
