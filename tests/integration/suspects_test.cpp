@@ -169,6 +169,7 @@ TEST_P(LeakSuspects, ALowThresholdFindsTheGroupOfPaddedObjects) {
   // Spread over the global's words: no one object holds them, so the point
   // is the root side (the segment, or the super-root).
   EXPECT_NE(found->accumulation_point.kind, "object");
+  EXPECT_EQ(found->accumulation_retained, found->retained);
   ASSERT_EQ(found->accumulated.size(), 1u);
   EXPECT_EQ(found->accumulated[0].count, count);
   ASSERT_FALSE(found->path.steps.empty());
