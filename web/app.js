@@ -398,6 +398,43 @@ async function goroutinesPage(params) {
   main.querySelector("#user").onchange = (e) => go("goroutines", e.target.checked ? { user: 1 } : {});
 }
 
+// Leak suspects (goheap suspects): what retains a large share of the heap,
+// where it piles up, the path that holds it and what accumulates there.
+async function suspectsPage(params) {
+  const threshold = params.get("threshold") || "10";
+  const s = await api("suspects?" + new URLSearchParams({ threshold, limit: 20 }));
+  let html = `<h2>Leak suspects</h2><p>Objects and groups retaining at least <input id="threshold" size="4" value="${esc(threshold)}">% of the reachable heap ` +
+    `<span class="muted">(${fmtBytes(s.threshold_bytes)} of ${fmtBytes(s.reachable_bytes)}; ${fmtCount(s.total)} suspects, grouped by ${esc(s.by)})</span></p>`;
+  if (!s.suspects.length) html += `<p id="no-suspects" class="muted">No suspects: nothing retains that much. Try a lower threshold.</p>`;
+  for (const x of s.suspects) {
+    const a = x.accumulation_point;
+    html += `<section class="suspect" data-rank="${x.rank}" data-retained="${x.retained}">` +
+      `<h3>Suspect ${x.rank}${x.kind === "group" ? " (group)" : ""} <span class="muted">${fmtBytes(x.retained)}, ${(100 * x.share).toFixed(1)}%</span></h3>` +
+      `<p class="description">${esc(x.description)}</p><table class="kv">`;
+    if (x.kind === "group") {
+      html += `<tr><td>group</td><td>${esc(x.group.name)} <span class="muted">(${esc(x.group.source)}, ${fmtCount(x.group.count)} objects)</span></td></tr>` +
+        `<tr><td>biggest member</td><td class="suspect-object">${labelHtml(x.object)}</td></tr>` +
+        `<tr><td>held by</td><td>${x.holders.map((h) => `${esc(h.holder)} <span class="muted">(${fmtCount(h.members)})</span>`).join(", ")}</td></tr>`;
+    } else {
+      html += `<tr><td>object</td><td class="suspect-object">${labelHtml(x.object)}</td></tr>`;
+    }
+    html += `<tr><td>accumulation point</td><td class="accumulation">${labelHtml(a.node)} <span class="muted">holds ${fmtBytes(a.retained)}, ${fmtCount(a.children)} children</span></td></tr></table>`;
+    html += `<p class="muted">Shortest path from a GC root${x.kind === "group" ? " to the biggest member" : ""}:</p><ol class="path">` +
+      x.path.map((st) => `<li>${labelHtml(st.node)}${st.field ? ` <code>${esc(st.field)}</code>` : st.offset !== undefined ? ` <span class="muted">+${st.offset}</span>` : ""}</li>`).join("") + `</ol>`;
+    const acc = x.accumulated;
+    html += `<p class="muted">It accumulates ${fmtCount(acc.count)} objects, ${fmtBytes(acc.bytes)}, in ${fmtCount(acc.groups)} ${s.by === "type" ? "type" : "group"}${acc.groups === 1 ? "" : "s"}:</p>` +
+      `<table class="accumulated"><tr><th class="num">count</th><th class="num">bytes</th><th>${s.by === "type" ? "type" : "group"}</th></tr>` +
+      acc.top.map((t) => `<tr><td class="num" data-value="${t.count}">${fmtCount(t.count)}</td><td class="num" data-value="${t.bytes}"><span class="bar" style="width:${Math.max(1, 60 * t.bytes / (acc.bytes || 1))}px"></span> ${fmtBytes(t.bytes)}</td>` +
+        `<td><a href="#/top?${new URLSearchParams({ filter: t.name })}">${esc(t.name)}</a></td></tr>`).join("") + `</table>`;
+    for (const g of x.merged_groups || []) {
+      html += `<p class="muted">Also a group suspect found here: ${fmtCount(g.count)} objects of ${esc(g.name)}, retaining ${fmtBytes(g.retained)}.</p>`;
+    }
+    html += `</section>`;
+  }
+  main.innerHTML = html;
+  main.querySelector("#threshold").onchange = (e) => go("suspects", { threshold: e.target.value.trim() || "10" });
+}
+
 // ---- routing ---------------------------------------------------------------
 
 // While the server loads the dump (/api/status), a progress line.
@@ -424,6 +461,7 @@ async function route() {
       case "goroutines": await goroutinesPage(params); break;
       case "flame": await flamePage(params); break;
       case "search": await searchPage(params); break;
+      case "suspects": await suspectsPage(params); break;
       default: await overview();
     }
   } catch (e) {

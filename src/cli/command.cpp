@@ -19,6 +19,8 @@ std::span<const Command> allCommands() {
        runGoroutines},
       {"convert", "the heap in another tool's format: JSON Lines, Graphviz, ...", runConvert},
       {"report", "a self-contained HTML page and JSON of everything above, for CI", runReport},
+      {"suspects", "leak suspects: what retains a large share of the heap, and where it piles up",
+       runSuspects},
       {"serve", "a web UI and JSON API over HTTP for one dump", runServe},
       {"bin", "a Go executable: version, target, pclntab, functions, address to file:line", runBin},
   };

@@ -42,6 +42,7 @@ int runBin(int argc, const char* const* argv);
 int runConvert(int argc, const char* const* argv);
 int runServe(int argc, const char* const* argv);
 int runReport(int argc, const char* const* argv);
+int runSuspects(int argc, const char* const* argv);
 
 // How a command prints its result.
 enum class OutputFormat : uint8_t { Text, Json, Csv };

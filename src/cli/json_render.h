@@ -14,6 +14,7 @@
 #include "analysis/flame.h"
 #include "analysis/queries.h"
 #include "analysis/snapshot.h"
+#include "analysis/suspects.h"
 #include "util/error.h"
 
 namespace goheap::cli {
@@ -94,5 +95,15 @@ std::vector<analysis::GoroutineInfo> queryGoroutines(const analysis::Snapshot& s
 // wait times are shown relative to it.
 uint64_t earliestWaitSince(const std::vector<analysis::GoroutineInfo>& gs);
 std::string goroutinesJson(const std::vector<analysis::GoroutineInfo>& gs, bool frames);
+
+// ---- suspects (json_suspects.cpp) ----
+struct SuspectsQuery {
+  double threshold = 10;  // percent of the reachable heap, above 0 and at most 100
+  uint64_t limit = 10;    // suspects shown; 0: all
+};
+// "10", "2.5", "10%": a share of the heap in percent, above 0 and at most 100.
+Expected<double> parsePercent(std::string_view text);
+analysis::SuspectReport querySuspects(const analysis::Snapshot& snap, const SuspectsQuery& q);
+std::string suspectsJson(const analysis::SuspectReport& r);
 
 }  // namespace goheap::cli

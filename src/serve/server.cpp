@@ -326,6 +326,22 @@ void Server::State::routes() {
              reply(res, 200, cli::goroutinesJson(cli::queryGoroutines(snap, q), q.frames));
            }));
 
+  // Leak suspects (cmd_suspects.cpp): threshold in percent, limit as -n.
+  http.Get("/api/suspects", guarded([](const analysis::Snapshot& snap, const httplib::Request& req,
+                                       httplib::Response& res) {
+             Params p(req, {"threshold", "limit"});
+             cli::SuspectsQuery q;
+             q.limit = p.number("limit", q.limit);
+             if (p.error()) return replyError(res, 400, *p.error());
+             if (p.has("threshold")) {
+               Expected<double> t = cli::parsePercent(req.get_param_value("threshold"));
+               if (!t)
+                 return replyError(res, 400, "bad value for threshold: " + t.error().message());
+               q.threshold = *t;
+             }
+             reply(res, 200, cli::suspectsJson(cli::querySuspects(snap, q)));
+           }));
+
   // Everything else: an embedded file, "/" being index.html, or a 404 (JSON
   // under /api/, where a client expects JSON).
   http.Get(R"(/.*)", [](const httplib::Request& req, httplib::Response& res) {

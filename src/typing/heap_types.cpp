@@ -557,11 +557,22 @@ void Typer::scanStruct(const Memory& m, uint64_t addr, TypeId r, TypeId shown, i
       const uint64_t B = std::min<uint64_t>(uintAt(m, addr + b->offset, 1), 40);
       const TypeId p = dw_.resolve(buckets->type);
       const TypeId bucket = p == kNoType ? kNoType : dw_.type(p).elem;
-      assign(pointerAt(m, addr + buckets->offset), bucket, bucket, uint64_t{1} << B,
-             TypeForm::Array);
+      // For B >= 4 the runtime's makeBucketArray allocates 2^(B-4) spare
+      // overflow buckets after the 2^B, and then fills the rest of the
+      // size-class slot with more: every bucket of such an array is typed
+      // only when its count comes from the object's size.
+      const uint64_t bucket_size = bucket == kNoType ? 0 : sizeOf(bucket);
+      auto count = [&](uint64_t ptr, uint64_t log2) {
+        const uint64_t n = uint64_t{1} << log2;
+        const NodeId o = heap_.addresses().find(ptr);
+        if (log2 < 4 || bucket_size == 0 || o == kNoNode || d_.objects.addr[o] != ptr) return n;
+        return std::max(n, d_.objects.size[o] / bucket_size);
+      };
+      const uint64_t now = pointerAt(m, addr + buckets->offset);
+      assign(now, bucket, bucket, count(now, B), TypeForm::Array);
       if (old != nullptr && B > 0) {
-        assign(pointerAt(m, addr + old->offset), bucket, bucket, uint64_t{1} << (B - 1),
-               TypeForm::Array);
+        const uint64_t before = pointerAt(m, addr + old->offset);
+        assign(before, bucket, bucket, count(before, B - 1), TypeForm::Array);
       }
     }
   } else if (name.starts_with("map<")) {

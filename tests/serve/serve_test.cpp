@@ -149,6 +149,10 @@ TEST_F(ServeTest, EveryEndpointAnswersWhatTheCliPrintsWithJson) {
       {"/api/goroutines", {"goroutines"}},
       {"/api/goroutines?sort=retained&user=true", {"goroutines", "--sort", "retained", "--user"}},
       {"/api/goroutines?frames=false", {"goroutines", "--no-frames"}},
+      {"/api/suspects", {"suspects"}},
+      {"/api/suspects?threshold=2.5&limit=3", {"suspects", "--threshold", "2.5", "-n", "3"}},
+      {"/api/suspects?threshold=95", {"suspects", "--threshold", "95"}},
+      {"/api/suspects?limit=0&threshold=1%25", {"suspects", "-n", "0", "--threshold", "1%"}},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.path);
@@ -211,6 +215,11 @@ TEST_F(ServeTest, BadParametersGetAJsonErrorNotACrash) {
       {"/api/obj?addr=0xc000000000&bytes=1Q", 400, "bytes"},
       {"/api/goroutines?sort=age", 400, "sort"},
       {"/api/goroutines?user=maybe", 400, "user"},
+      {"/api/suspects?threshold=0", 400, "threshold"},
+      {"/api/suspects?threshold=101", 400, "threshold"},
+      {"/api/suspects?threshold=lots", 400, "threshold"},
+      {"/api/suspects?limit=x", 400, "limit"},
+      {"/api/suspects?n=3", 400, "unknown parameter"},
       {"/api/nothing-here", 404, "no such endpoint"},
   };
   for (const Case& c : cases) {

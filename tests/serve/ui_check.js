@@ -120,6 +120,31 @@ function check(cond, what) {
   await page.waitForSelector("details.goroutine[open] ol.stack li");
   await page.screenshot({ path: outDir + "/goroutines.png", fullPage: true });
 
+  // Leak suspects: the page lists the API's suspects in order, and a
+  // suspect's object opens its page, which retains what the suspect does.
+  await page.goto(base + "/#/suspects");
+  await page.waitForSelector("section.suspect, #no-suspects");
+  const sus = await api("suspects?threshold=10&limit=20");
+  const shownRetained = await page.$$eval("section.suspect", (ss) => ss.map((x) => Number(x.dataset.retained)));
+  check(sus.suspects.length > 0 && shownRetained.length === sus.suspects.length &&
+        shownRetained.every((r, i) => r === sus.suspects[i].retained), "the suspects page lists /api/suspects");
+  const descriptions = await page.$$eval("section.suspect .description", (ds) => ds.map((d) => d.textContent));
+  check(descriptions.every((d, i) => d === sus.suspects[i].description), "each suspect shows its description");
+  await page.screenshot({ path: outDir + "/suspects.png", fullPage: true });
+  const first = sus.suspects[0];
+  await page.click('section.suspect[data-rank="1"] .suspect-object a');
+  await page.waitForSelector("#retained");
+  check(decodeURIComponent(await page.evaluate(() => location.hash)) === "#/obj/" + first.object.address,
+        "a suspect's object links to its object page");
+  if (first.kind === "object") {
+    check(Number(await page.getAttribute("#retained", "data-value")) === first.retained,
+          "the suspect's object page retains the suspect's bytes");
+  }
+  // A threshold nothing reaches: the page says so.
+  await page.goto(base + "/#/suspects?threshold=99");
+  await page.waitForSelector("#no-suspects");
+  check((await api("suspects?threshold=99")).total === 0, "no suspects at 99%");
+
   check(errors.length === 0, "no JavaScript errors (" + errors.join("; ") + ")");
   await browser.close();
   console.log("all UI checks passed");

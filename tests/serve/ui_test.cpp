@@ -69,8 +69,8 @@ TEST(WebUi, PagesShowTheApisNumbersInChromium) {
                           std::string(GOHEAP_NPM_DIR) + "/node_modules/playwright-core " +
                           kChromium + " " + url + " " + shots;
   EXPECT_EQ(testing::runCommand(cmd), 0) << cmd;
-  for (const char* png :
-       {"overview.png", "histogram.png", "treemap.png", "object.png", "goroutines.png"}) {
+  for (const char* png : {"overview.png", "histogram.png", "treemap.png", "object.png",
+                          "goroutines.png", "suspects.png"}) {
     EXPECT_TRUE(std::filesystem::exists(shots + "/" + png)) << png;
   }
 }
