@@ -12,6 +12,7 @@
 
 #include "analysis/snapshot.h"
 #include "cli/args.h"
+#include "cli/progress.h"
 #include "util/error.h"
 
 namespace goheap::cli {
@@ -38,6 +39,7 @@ int runGoroutines(int argc, const char* const* argv);
 int runBin(int argc, const char* const* argv);
 int runConvert(int argc, const char* const* argv);
 int runServe(int argc, const char* const* argv);
+int runDiff(int argc, const char* const* argv);
 
 // How a command prints its result.
 enum class OutputFormat : uint8_t { Text, Json, Csv };
@@ -53,6 +55,15 @@ using CommandBody = std::function<int(const ParsedArgs& args, const analysis::Sn
 // phase times with --timings) and runs `body`. Errors are printed here.
 int runWithSnapshot(const CommandSpec& spec, int argc, const char* const* argv,
                     const CommandBody& body);
+
+// Loads a dump as every command does: the progress line on `progress`, each
+// phase timed by `timer`, warnings printed; then EXE when `exe_path` is not
+// empty, and its DWARF types. `label` (say "OLD"), when given, is added to
+// the phase names of commands that load more than one dump.
+Expected<std::unique_ptr<analysis::Snapshot>> loadForCommand(const std::string& path,
+                                                             const std::string& exe_path,
+                                                             Progress& progress, PhaseTimer& timer,
+                                                             std::string_view label = {});
 
 // Parses a command's words. Answers --help (exit 0) and a usage mistake
 // (exit 2) itself: then returns nothing and sets `exit_code`.

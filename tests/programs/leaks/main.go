@@ -132,9 +132,14 @@ func newSession() *Session {
 	return &Session{ID: nextSession, Started: time.Now().UnixNano()}
 }
 
+// bufferLen is a variable, not the constant: make with a constant size up to
+// 64 KiB may put the buffer in the goroutine's stack frame, and the buffers
+// must be heap objects that only a frame holds.
+var bufferLen = bufferSize
+
 // holdBuffer keeps its buffer alive from its stack and never returns.
 func holdBuffer() {
-	buf := make([]byte, bufferSize)
+	buf := make([]byte, bufferLen)
 	buf[0] = 1
 	started <- uintptr(unsafe.Pointer(&buf[0]))
 	<-release
