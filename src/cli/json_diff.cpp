@@ -1,6 +1,7 @@
 // `goheap diff --json` and /api/diff: one query, one renderer.
 #include <algorithm>
 #include <cctype>
+#include <optional>
 
 #include "cli/json_render.h"
 #include "cli/render.h"
@@ -28,15 +29,30 @@ void page(std::vector<T>& rows, uint64_t offset, uint64_t limit) {
 
 }  // namespace
 
-DiffResult queryDiff(const analysis::Snapshot& old_snap, const analysis::Snapshot& new_snap,
-                     const DiffQuery& q) {
-  DiffResult r;
+namespace {
+
+std::string resolvedBy(const analysis::Snapshot& old_snap, const analysis::Snapshot& new_snap,
+                       const DiffQuery& q) {
   // Type names only compare with type names: auto groups by type when both
   // dumps are typed.
-  r.by = q.by == "auto" ? (old_snap.types && new_snap.types ? "type" : "site") : q.by;
-  const auto by = r.by == "shape"  ? typing::GroupKind::Shape
-                  : r.by == "type" ? typing::GroupKind::Type
-                                   : typing::GroupKind::Name;
+  return q.by == "auto" ? (old_snap.types && new_snap.types ? "type" : "site") : q.by;
+}
+
+}  // namespace
+
+typing::GroupKind diffGrouping(const analysis::Snapshot& old_snap,
+                               const analysis::Snapshot& new_snap, const DiffQuery& q) {
+  const std::string by = resolvedBy(old_snap, new_snap, q);
+  return by == "shape"  ? typing::GroupKind::Shape
+         : by == "type" ? typing::GroupKind::Type
+                        : typing::GroupKind::Name;
+}
+
+DiffResult queryDiff(const analysis::Snapshot& old_snap, const analysis::Snapshot& new_snap,
+                     const DiffQuery& q, const analysis::NewSince* new_since) {
+  DiffResult r;
+  r.by = resolvedBy(old_snap, new_snap, q);
+  const typing::GroupKind by = diffGrouping(old_snap, new_snap, q);
   analysis::SortKey sort = analysis::SortKey::Retained;
   if (q.sort == "shallow") sort = analysis::SortKey::Shallow;
   if (q.sort == "count") sort = analysis::SortKey::Count;
@@ -58,15 +74,29 @@ DiffResult queryDiff(const analysis::Snapshot& old_snap, const analysis::Snapsho
   r.groups = r.rows.size();
   page(r.rows, q.offset, q.limit);
 
-  r.new_objects = analysis::newSince(old_snap, new_snap, by);
+  std::optional<analysis::NewSince> computed;
+  if (new_since == nullptr)
+    new_since = &computed.emplace(analysis::newSince(old_snap, new_snap, by));
+  r.new_objects.count = new_since->count;
+  r.new_objects.bytes = new_since->bytes;
+  // Copies of the rows shown only, without their members (maybe millions).
   std::vector<analysis::NewObjectsRow>& rows = r.new_objects.rows;
-  if (!q.filter.empty()) {
-    std::erase_if(rows, [&](const analysis::NewObjectsRow& row) {
-      return !containsAnyCase(row.group, q.filter);
-    });
+  const uint64_t end =
+      q.limit == 0 || q.offset > UINT64_MAX - q.limit ? UINT64_MAX : q.offset + q.limit;
+  for (const analysis::NewObjectsRow& row : new_since->rows) {
+    if (!q.filter.empty() && !containsAnyCase(row.group, q.filter)) continue;
+    if (r.new_rows >= q.offset && r.new_rows < end) {
+      analysis::NewObjectsRow& shown = rows.emplace_back();
+      shown.holder = row.holder;
+      shown.holders = row.holders;
+      shown.function = row.function;
+      shown.group = row.group;
+      shown.source = row.source;
+      shown.count = row.count;
+      shown.bytes = row.bytes;
+    }
+    r.new_rows++;
   }
-  r.new_rows = rows.size();
-  page(rows, q.offset, q.limit);
   // A shortest path per shown row only: each is a search of the graph.
   for (const analysis::NewObjectsRow& row : rows) {
     r.reached_from.push_back(analysis::reachedFrom(new_snap, row.holder.node));

@@ -111,14 +111,20 @@ struct DiffResult {
   std::vector<std::string> warnings;
   uint64_t groups = 0;  // rows the filter keeps, before offset and limit
   std::vector<analysis::DiffGroupRow> rows;
-  analysis::NewSince new_objects;  // rows cut as `rows`; count and bytes of them all
-  uint64_t new_rows = 0;           // new_objects rows the filter keeps, before the cut
+  // Rows cut as `rows` and without their members; count and bytes of all.
+  analysis::NewSince new_objects;
+  uint64_t new_rows = 0;  // new_objects rows the filter keeps, before the cut
   // Per shown new_objects row: what reaches an object holder from a root.
   std::vector<std::optional<analysis::NodeLabel>> reached_from;
 };
+// The grouping `q.by` stands for with these two dumps.
+typing::GroupKind diffGrouping(const analysis::Snapshot& old_snap,
+                               const analysis::Snapshot& new_snap, const DiffQuery& q);
 // `q.by` and `q.sort` must be among the values above (the caller checks).
+// `new_since`, when given, is newSince(old_snap, new_snap, diffGrouping(...))
+// computed before (a server keeps it across requests); else it is computed.
 DiffResult queryDiff(const analysis::Snapshot& old_snap, const analysis::Snapshot& new_snap,
-                     const DiffQuery& q);
+                     const DiffQuery& q, const analysis::NewSince* new_since = nullptr);
 std::string diffJson(const DiffQuery& q, const DiffResult& r);
 
 }  // namespace goheap::cli

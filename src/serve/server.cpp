@@ -7,6 +7,7 @@
 #include <condition_variable>
 #include <exception>
 #include <filesystem>
+#include <map>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -203,6 +204,18 @@ struct Server::State {
   // loading starts, the Snapshot before `ready`, and neither changes after.
   std::string base_path;
   std::unique_ptr<analysis::Snapshot> base;
+  // The new objects by holder, per grouping: the costly part of a diff,
+  // the same for every sort, filter and page.
+  std::mutex diff_mu;
+  std::map<typing::GroupKind, std::shared_ptr<const analysis::NewSince>> new_since;
+  std::shared_ptr<const analysis::NewSince> newSinceBase(const analysis::Snapshot& snap,
+                                                         typing::GroupKind by) {
+    std::lock_guard lock(diff_mu);
+    std::shared_ptr<const analysis::NewSince>& slot = new_since[by];
+    if (!slot)
+      slot = std::make_shared<const analysis::NewSince>(analysis::newSince(*base, snap, by));
+    return slot;
+  }
 
   void routes();
 };
@@ -350,7 +363,8 @@ void Server::State::routes() {
                                  "no base dump to compare with: start the server with "
                                  "`goheap serve NEW [EXE] --base OLD`");
              }
-             reply(res, 200, cli::diffJson(q, cli::queryDiff(*base, snap, q)));
+             const auto ns = newSinceBase(snap, cli::diffGrouping(*base, snap, q));
+             reply(res, 200, cli::diffJson(q, cli::queryDiff(*base, snap, q, ns.get())));
            }));
 
   // Everything else: an embedded file, "/" being index.html, or a 404 (JSON
