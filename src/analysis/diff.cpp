@@ -146,11 +146,12 @@ NewSince newSince(const Snapshot& old_snap, const Snapshot& new_snap, typing::Gr
     });
   }
 
-  // A goroutine root's function: its outermost frame's, the one it started in.
+  // A goroutine root's function: its outermost frame's, the one it started
+  // in (runtime.goexit, below every goroutine's first frame, says nothing).
   std::vector<std::string_view> goroutine_function(s.dump.goroutines.size());
   std::vector<uint64_t> goroutine_depth(s.dump.goroutines.size(), 0);
   for (const dump::StackFrame& f : s.dump.frames) {
-    if (f.goroutine == UINT32_MAX) continue;
+    if (f.goroutine == UINT32_MAX || f.function == "runtime.goexit") continue;
     if (goroutine_function[f.goroutine].empty() || f.depth >= goroutine_depth[f.goroutine]) {
       goroutine_function[f.goroutine] = f.function;
       goroutine_depth[f.goroutine] = f.depth;
@@ -177,16 +178,7 @@ NewSince newSince(const Snapshot& old_snap, const Snapshot& new_snap, typing::Gr
     }
     return it->second;
   };
-  auto class_for = [&](NodeId holder, NodeId top) -> uint32_t {
-    if (auto g = global_slot.find(top); g != global_slot.end() && s.dom.idom[top] == holder) {
-      if (auto it = class_of_top.find(top); it != class_of_top.end()) return it->second;
-      NodeLabel label = labelHolder(s, holder, g->second);
-      const std::string key =
-          label.global.empty() ? "node " + std::to_string(holder) : "global " + label.global;
-      const uint32_t c = keyed_class(key, [&] { return HolderClass{label, 1, {}}; });
-      class_of_top.emplace(top, c);
-      return c;
-    }
+  auto holder_class = [&](NodeId holder) -> uint32_t {
     if (auto it = class_of_holder.find(holder); it != class_of_holder.end()) return it->second;
     std::string key = "node " + std::to_string(holder);
     std::string function;
@@ -206,6 +198,22 @@ NewSince newSince(const Snapshot& old_snap, const Snapshot& new_snap, typing::Gr
     });
     classes[c].holders++;
     class_of_holder.emplace(holder, c);
+    return c;
+  };
+  // `top`: the new object nearest the holder on the way down to the object.
+  auto class_for = [&](NodeId holder, NodeId top) -> uint32_t {
+    auto g = global_slot.find(top);
+    if (g == global_slot.end()) return holder_class(holder);
+    if (auto it = class_of_top.find(top); it != class_of_top.end()) return it->second;
+    uint32_t c = UINT32_MAX;
+    if (s.exe) {
+      NodeLabel label = labelHolder(s, holder, g->second);
+      if (!label.global.empty()) {
+        c = keyed_class("global " + label.global, [&] { return HolderClass{label, 1, {}}; });
+      }
+    }
+    if (c == UINT32_MAX) c = holder_class(holder);
+    class_of_top.emplace(top, c);
     return c;
   };
 

@@ -179,15 +179,22 @@ TEST_P(LeaksDiff, NewBuffersAreHeldByHoldBufferFrames) {
   const analysis::Snapshot& now = newDump(true);
   const analysis::NewSince ns = analysis::newSince(oldDump(true), now, typing::GroupKind::Type);
   std::set<uint64_t> got;
-  uint64_t count = 0;
+  uint64_t count = 0, rows = 0;
   for (const analysis::NewObjectsRow& r : ns.rows) {
     if (r.function != buffers["function"].str()) continue;
+    // Each goroutine's frame holds one buffer: one row for them all.
+    if (r.count == buffers["buffers_added"].u64()) {
+      rows++;
+      EXPECT_EQ(r.holders, buffers["buffers_added"].u64());
+      EXPECT_EQ(r.bytes, r.count * buffers["size"].u64());
+    }
     for (NodeId o : r.members) {
       if (now.shallowSize(o) != buffers["size"].u64()) continue;
       got.insert(now.address(o));
       count++;
     }
   }
+  EXPECT_EQ(rows, 1u);
   EXPECT_EQ(count, buffers["buffers_added"].u64());
   EXPECT_EQ(got, addressesOf(buffers["new_addrs"]));
 }
