@@ -270,7 +270,13 @@ std::optional<NodeLabel> reachedFrom(const Snapshot& s, NodeId holder) {
   if (holder == kNoNode || !s.heap.isObject(holder)) return std::nullopt;
   const std::vector<Path> paths = pathsToRoots(s, holder, 1);
   if (paths.empty() || paths[0].steps.size() < 2) return std::nullopt;
-  return paths[0].steps[0].node;
+  const std::vector<PathStep>& steps = paths[0].steps;
+  // A goroutine reaches objects through its frames: the frame says more
+  // (the function and line holding the reference).
+  if (steps.size() > 2 && steps[0].node.kind == "goroutine" && steps[1].node.kind != "object") {
+    return steps[1].node;
+  }
+  return steps[0].node;
 }
 
 std::vector<std::string> diffWarnings(const Snapshot& old_snap, const Snapshot& new_snap) {

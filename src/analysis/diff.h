@@ -63,7 +63,8 @@ struct NewSince {
 NewSince newSince(const Snapshot& old_snap, const Snapshot& new_snap, typing::GroupKind by);
 
 // For an object holder: the root end of its shortest path from a root, as
-// pathsToRoots names it ("global main.sessions", a goroutine's frame).
+// pathsToRoots names it ("global main.sessions"; for a goroutine, the frame
+// on the path).
 // Nothing for roots, or when no path is found.
 std::optional<NodeLabel> reachedFrom(const Snapshot& s, NodeId holder);
 
