@@ -462,6 +462,7 @@ async function route() {
       case "flame": await flamePage(params); break;
       case "search": await searchPage(params); break;
       case "suspects": await suspectsPage(params); break;
+      case "diff": await diffPage(params); break;
       default: await overview();
     }
   } catch (e) {
@@ -495,6 +496,71 @@ async function searchPage(params) {
     : `<p class="muted">none${r.globals ? "" : ""}</p>`;
   main.innerHTML = html;
 }
+
+// ---- diff (serve --base OLD) -----------------------------------------------
+
+function fmtSigned(n, fmt) { return (n > 0 ? "+" : n < 0 ? "-" : "") + fmt(Math.abs(n)); }
+
+// What grew since the base dump, by group, and the new objects by holder.
+async function diffPage(params) {
+  const by = params.get("by") || "auto";
+  const sort = params.get("sort") || "retained";
+  const filter = params.get("filter") || "";
+  const offset = Number(params.get("offset") || 0);
+  const limit = 50;
+  const q = new URLSearchParams({ by, sort, limit, offset });
+  if (filter) q.set("filter", filter);
+  const d = await api("diff?" + q);
+  const head = (key, text) => `<th class="num sortable${sort === key ? " sorted" : ""}" data-sort="${key}">${text}</th>`;
+  let html = `<h2>Diff</h2><p class="muted">OLD <span class="mono">${esc(d.old.file)}</span>: ${fmtCount(d.old.reachable_count)} objects, ${fmtBytes(d.old.reachable_bytes)}; ` +
+    `NEW <span class="mono">${esc(d.new.file)}</span>: ${fmtCount(d.new.reachable_count)} objects, ${fmtBytes(d.new.reachable_bytes)}</p>`;
+  for (const w of d.warnings) html += `<p class="error diff-warning">${esc(w)}</p>`;
+  html += `<p>Group by <select id="by">${["auto", "type", "site", "shape"].map((b) => `<option${b === by ? " selected" : ""}>${b}</option>`).join("")}</select> ` +
+    `filter <input id="filter" value="${esc(filter)}" placeholder="name contains"> <span class="muted">${fmtCount(d.groups)} groups (by ${esc(d.by)})</span></p>`;
+  html += `<h3>Growth by group</h3><table id="diff-groups"><tr>${head("retained", "+retained")}${head("shallow", "+shallow")}${head("count", "+count")}` +
+    `<th class="num">old count</th><th class="num">new count</th><th>group</th></tr>`;
+  for (const r of d.rows) {
+    html += `<tr class="${r[sort + "_delta"] < 0 ? "shrank" : "grew"}"><td class="num" data-value="${r.retained_delta}">${fmtSigned(r.retained_delta, fmtBytes)}</td>` +
+      `<td class="num" data-value="${r.shallow_delta}">${fmtSigned(r.shallow_delta, fmtBytes)}</td><td class="num" data-value="${r.count_delta}">${fmtSigned(r.count_delta, fmtCount)}</td>` +
+      `<td class="num">${fmtCount(r.old_count)}</td><td class="num">${fmtCount(r.new_count)}</td><td class="group"><a href="#/top?${new URLSearchParams({ by: d.by, filter: r.name })}">${esc(r.name)}</a></td></tr>`;
+  }
+  html += `</table>`;
+  const n = d.new_objects;
+  html += `<h3>New since OLD <span class="muted">${fmtCount(n.count)} objects, ${fmtBytes(n.bytes)}</span></h3>`;
+  html += `<table id="diff-new"><tr><th class="num">bytes</th><th class="num">count</th><th>new objects</th><th>held by</th><th>reached from</th></tr>`;
+  for (const r of n.rows) {
+    const holder = r.holders > 1 && r.function
+      ? `${fmtCount(r.holders)} ${r.holder.kind === "goroutine" ? "goroutines" : "frames"} of <span class="mono">${esc(r.function)}</span>`
+      : labelHtml(r.holder);
+    html += `<tr><td class="num" data-value="${r.bytes}">${fmtBytes(r.bytes)}</td><td class="num" data-value="${r.count}">${fmtCount(r.count)}</td>` +
+      `<td>${esc(r.group)}</td><td>${holder}</td><td>${r.reached_from ? labelHtml(r.reached_from) : ""}</td></tr>`;
+  }
+  html += `</table><p class="pager">${offset > 0 ? `<button id="prev">previous ${limit}</button>` : ""}` +
+    `${d.rows.length === limit || n.rows.length === limit ? `<button id="next">next ${limit}</button>` : ""}</p>`;
+  main.innerHTML = html;
+  const state = { by, sort, filter, offset };
+  const update = (change) => go("diff", Object.fromEntries(Object.entries({ ...state, ...change }).filter(([, v]) => v !== "" && v !== 0)));
+  for (const th of main.querySelectorAll("th.sortable")) th.onclick = () => update({ sort: th.dataset.sort, offset: 0 });
+  main.querySelector("#by").onchange = (e) => update({ by: e.target.value, offset: 0 });
+  main.querySelector("#filter").onchange = (e) => update({ filter: e.target.value, offset: 0 });
+  const prev = main.querySelector("#prev");
+  if (prev) prev.onclick = () => update({ offset: Math.max(0, offset - limit) });
+  const next = main.querySelector("#next");
+  if (next) next.onclick = () => update({ offset: offset + limit });
+}
+
+// The Diff page's link shows only when the server has a base dump.
+(async function showDiffLink() {
+  for (;;) {
+    let s = null;
+    try { s = await api("status"); } catch (e) { /* not up yet */ }
+    if (s && s.state !== "loading") {
+      document.getElementById("nav-diff").hidden = !(s.state === "ready" && s.has_base);
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+})();
 
 document.getElementById("search").onsubmit = (e) => {
   e.preventDefault();

@@ -160,11 +160,12 @@ int runReport(int argc, const char* const* argv) {
 
   Progress progress(stderr, Progress::wanted(stderr, args.getBool("no-progress")));
   PhaseTimer timer;
-  auto snapshot = loadForCommand(dump_path, exe_path, progress, timer);
+  auto snapshot =
+      loadForCommand(dump_path, exe_path.value_or(""), progress, timer, old_path ? "NEW" : "");
   if (!snapshot) return fail(snapshot.error());
   std::unique_ptr<analysis::Snapshot> base;
   if (old_path) {
-    auto loaded = loadForCommand(*old_path, exe_path, progress, timer);
+    auto loaded = loadForCommand(*old_path, exe_path.value_or(""), progress, timer, "OLD");
     if (!loaded) return fail(loaded.error());
     base = loaded.take();
   }

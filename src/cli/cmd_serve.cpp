@@ -26,9 +26,15 @@ CommandSpec serveSpec() {
       .optional();
   spec.flag("http", "HOST:PORT", "where to listen; port 0 picks a free port")
       .defaultValue("127.0.0.1:8080");
+  spec.flag("base", "OLD",
+            "an earlier dump of the same program: the Diff page and /api/diff compare DUMP "
+            "with it (EXE applies to both)")
+      .defaultValue("");
   spec.example("goheap serve heap.dump", "open http://127.0.0.1:8080/ in a browser");
   spec.example("goheap serve heap.dump ./server --http 127.0.0.1:0",
                "with the executable, on a free port (printed on stderr)");
+  spec.example("goheap serve after.dump ./server --base before.dump",
+               "with a Diff page: what grew since before.dump, and what holds it");
   spec.example("curl 'http://127.0.0.1:8080/api/top?by=site&n=5'",
                "the API from a script: the 5 allocation sites retaining most");
   return spec;
@@ -52,6 +58,7 @@ int runServe(int argc, const char* const* argv) {
   std::fflush(stderr);
 
   const std::string dump_path(args.getString("DUMP"));
+  if (!args.getString("base").empty()) (*server)->setBase(std::string(args.getString("base")));
   (*server)->loadInBackground(
       dump_path, args.has("EXE") ? std::string(args.getString("EXE")) : std::string(),
       [](const std::string& warning) {

@@ -22,6 +22,8 @@ std::span<const Command> allCommands() {
       {"suspects", "leak suspects: what retains a large share of the heap, and where it piles up",
        runSuspects},
       {"serve", "a web UI and JSON API over HTTP for one dump", runServe},
+      {"diff", "what grew between two dumps of one program, and what holds the new objects",
+       runDiff},
       {"bin", "a Go executable: version, target, pclntab, functions, address to file:line", runBin},
   };
   return kCommands;
@@ -65,9 +67,11 @@ std::optional<ParsedArgs> parseCommandLine(const CommandSpec& spec, int argc,
   return parsed.take();
 }
 
-Expected<std::unique_ptr<analysis::Snapshot>> loadForCommand(
-    const std::string& path, const std::optional<std::string>& exe_path, Progress& progress,
-    PhaseTimer& timer) {
+Expected<std::unique_ptr<analysis::Snapshot>> loadForCommand(const std::string& path,
+                                                             const std::string& exe_path,
+                                                             Progress& progress, PhaseTimer& timer,
+                                                             std::string_view label) {
+  const std::string suffix = label.empty() ? std::string() : " (" + std::string(label) + ")";
   std::error_code size_error;
   const uint64_t file_size = std::filesystem::file_size(path, size_error);
   std::optional<Phase> current;
@@ -75,7 +79,7 @@ Expected<std::unique_ptr<analysis::Snapshot>> loadForCommand(
   hooks.begin_phase = [&](std::string_view name) {
     // Only reading reports how far it got, in bytes of the file.
     const bool reading = name == "read dump" && !size_error;
-    current.emplace(timer.phase(std::string(name), &progress, reading ? file_size : 0));
+    current.emplace(timer.phase(std::string(name) + suffix, &progress, reading ? file_size : 0));
   };
   hooks.progress = [&](uint64_t done, uint64_t) {
     if (current) current->update(done);
@@ -88,15 +92,16 @@ Expected<std::unique_ptr<analysis::Snapshot>> loadForCommand(
   for (const std::string& w : (*snapshot)->dump.warnings) {
     progress.message("goheap: warning: " + path + ": " + w);
   }
-  if (exe_path) {
-    Phase p = timer.phase("read executable", &progress, 0);
-    if (Status s = analysis::attachExecutable(**snapshot, *exe_path); !s) {
-      progress.message("goheap: warning: not using the executable: " + s.error().message() +
-                       "; carrying on from the dump alone (" + path + ")");
+  if (!exe_path.empty()) {
+    Phase p = timer.phase("read executable" + suffix, &progress, 0);
+    if (Status s = analysis::attachExecutable(**snapshot, exe_path); !s) {
+      progress.message("goheap: warning: " + (label.empty() ? std::string() : path + ": ") +
+                       "not using the executable: " + s.error().message() +
+                       "; carrying on from the dump alone");
     }
   }
   if ((*snapshot)->exe) {
-    Phase p = timer.phase("type objects (DWARF)", &progress, 0);
+    Phase p = timer.phase("type objects (DWARF)" + suffix, &progress, 0);
     if (Status s = analysis::typeObjects(**snapshot); !s) {
       progress.message("goheap: note: no types from the executable (" + s.error().message() +
                        "); objects are named by allocation site, interface and shape");
@@ -122,9 +127,9 @@ int runWithSnapshot(const CommandSpec& spec, int argc, const char* const* argv,
 
   Progress progress(stderr, Progress::wanted(stderr, args.getBool("no-progress")));
   PhaseTimer timer;
-  std::optional<std::string> exe;
-  if (args.has("EXE")) exe = std::string(args.getString("EXE"));
-  auto snapshot = loadForCommand(std::string(args.getString("DUMP")), exe, progress, timer);
+  auto snapshot = loadForCommand(
+      std::string(args.getString("DUMP")),
+      args.has("EXE") ? std::string(args.getString("EXE")) : std::string(), progress, timer);
   if (!snapshot) return fail(snapshot.error());
 
   int code;

@@ -43,6 +43,7 @@ int runConvert(int argc, const char* const* argv);
 int runServe(int argc, const char* const* argv);
 int runReport(int argc, const char* const* argv);
 int runSuspects(int argc, const char* const* argv);
+int runDiff(int argc, const char* const* argv);
 
 // How a command prints its result.
 enum class OutputFormat : uint8_t { Text, Json, Csv };
@@ -54,19 +55,19 @@ void addDumpAndCommonFlags(CommandSpec& spec, bool csv);
 using CommandBody = std::function<int(const ParsedArgs& args, const analysis::Snapshot& snapshot,
                                       OutputFormat format)>;
 
-// Loads one dump as every command does: progress on `progress`, each phase
-// timed by `timer`, the dump's warnings shown; then attaches the executable
-// when given (carrying on without it, with a warning, when it does not fit)
-// and types the heap from its DWARF. Commands that read two dumps (diff,
-// report) call it twice.
-Expected<std::unique_ptr<analysis::Snapshot>> loadForCommand(
-    const std::string& path, const std::optional<std::string>& exe_path, Progress& progress,
-    PhaseTimer& timer);
-
 // Parses the arguments, answers --help, loads DUMP (progress on a terminal,
 // phase times with --timings) and runs `body`. Errors are printed here.
 int runWithSnapshot(const CommandSpec& spec, int argc, const char* const* argv,
                     const CommandBody& body);
+
+// Loads a dump as every command does: the progress line on `progress`, each
+// phase timed by `timer`, warnings printed; then EXE when `exe_path` is not
+// empty, and its DWARF types. `label` (say "OLD"), when given, is added to
+// the phase names of commands that load more than one dump.
+Expected<std::unique_ptr<analysis::Snapshot>> loadForCommand(const std::string& path,
+                                                             const std::string& exe_path,
+                                                             Progress& progress, PhaseTimer& timer,
+                                                             std::string_view label = {});
 
 // Parses a command's words. Answers --help (exit 0) and a usage mistake
 // (exit 2) itself: then returns nothing and sets `exit_code`.

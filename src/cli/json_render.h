@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/diff.h"
 #include "analysis/flame.h"
 #include "analysis/queries.h"
 #include "analysis/snapshot.h"
@@ -105,5 +106,35 @@ struct SuspectsQuery {
 Expected<double> parsePercent(std::string_view text);
 analysis::SuspectReport querySuspects(const analysis::Snapshot& snap, const SuspectsQuery& q);
 std::string suspectsJson(const analysis::SuspectReport& r);
+// ---- diff (OLD and NEW: what grew, and the objects new since OLD) ----
+struct DiffQuery {
+  std::string by = "auto";  // auto (type when both dumps are typed, else site), type, site, shape
+  std::string sort = "retained";  // retained, shallow, count: the growth the groups are sorted by
+  uint64_t limit = 20;            // rows of each table; 0: all
+  uint64_t offset = 0;            // rows of each table skipped before the first one shown
+  std::string filter;             // only groups (and new objects' groups) whose name contains this
+};
+struct DiffResult {
+  std::string by;  // "auto" resolved
+  std::string old_file, new_file;
+  uint64_t old_count = 0, old_bytes = 0, new_count = 0, new_bytes = 0;  // reachable objects
+  std::vector<std::string> warnings;
+  uint64_t groups = 0;  // rows the filter keeps, before offset and limit
+  std::vector<analysis::DiffGroupRow> rows;
+  // Rows cut as `rows` and without their members; count and bytes of all.
+  analysis::NewSince new_objects;
+  uint64_t new_rows = 0;  // new_objects rows the filter keeps, before the cut
+  // Per shown new_objects row: what reaches an object holder from a root.
+  std::vector<std::optional<analysis::NodeLabel>> reached_from;
+};
+// The grouping `q.by` stands for with these two dumps.
+typing::GroupKind diffGrouping(const analysis::Snapshot& old_snap,
+                               const analysis::Snapshot& new_snap, const DiffQuery& q);
+// `q.by` and `q.sort` must be among the values above (the caller checks).
+// `new_since`, when given, is newSince(old_snap, new_snap, diffGrouping(...))
+// computed before (a server keeps it across requests); else it is computed.
+DiffResult queryDiff(const analysis::Snapshot& old_snap, const analysis::Snapshot& new_snap,
+                     const DiffQuery& q, const analysis::NewSince* new_since = nullptr);
+std::string diffJson(const DiffQuery& q, const DiffResult& r);
 
 }  // namespace goheap::cli

@@ -7,6 +7,7 @@
 #include <condition_variable>
 #include <exception>
 #include <filesystem>
+#include <map>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -168,6 +169,10 @@ struct Server::State {
     w.field("elapsed_seconds",
             std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
     if (load_error) w.field("error", *load_error);
+    w.field("has_base", !base_path.empty());
+    if (!base_path.empty()) {
+      w.field("base_file", base_path).field("base_loaded", done && base != nullptr);
+    }
     w.endObject();
     return out;
   }
@@ -193,6 +198,23 @@ struct Server::State {
       owned = std::move(snap);
     }
     ready.store(raw);
+  }
+
+  // The base dump (serve --base OLD) for /api/diff: its path is set before
+  // loading starts, the Snapshot before `ready`, and neither changes after.
+  std::string base_path;
+  std::unique_ptr<analysis::Snapshot> base;
+  // The new objects by holder, per grouping: the costly part of a diff,
+  // the same for every sort, filter and page.
+  std::mutex diff_mu;
+  std::map<typing::GroupKind, std::shared_ptr<const analysis::NewSince>> new_since;
+  std::shared_ptr<const analysis::NewSince> newSinceBase(const analysis::Snapshot& snap,
+                                                         typing::GroupKind by) {
+    std::lock_guard lock(diff_mu);
+    std::shared_ptr<const analysis::NewSince>& slot = new_since[by];
+    if (!slot)
+      slot = std::make_shared<const analysis::NewSince>(analysis::newSince(*base, snap, by));
+    return slot;
   }
 
   void routes();
@@ -342,6 +364,25 @@ void Server::State::routes() {
              reply(res, 200, cli::suspectsJson(cli::querySuspects(snap, q)));
            }));
 
+  http.Get("/api/diff", guarded([this](const analysis::Snapshot& snap, const httplib::Request& req,
+                                       httplib::Response& res) {
+             Params p(req, {"by", "sort", "limit", "n", "offset", "filter"});
+             cli::DiffQuery q;
+             q.by = p.choice("by", {"auto", "type", "site", "shape"}, q.by);
+             q.sort = p.choice("sort", {"retained", "shallow", "count"}, q.sort);
+             q.limit = p.number("limit", p.number("n", q.limit));
+             q.offset = p.number("offset", q.offset);
+             q.filter = p.text("filter", q.filter);
+             if (p.error()) return replyError(res, 400, *p.error());
+             if (base == nullptr) {
+               return replyError(res, 404,
+                                 "no base dump to compare with: start the server with "
+                                 "`goheap serve NEW [EXE] --base OLD`");
+             }
+             const auto ns = newSinceBase(snap, cli::diffGrouping(*base, snap, q));
+             reply(res, 200, cli::diffJson(q, cli::queryDiff(*base, snap, q, ns.get())));
+           }));
+
   // Everything else: an embedded file, "/" being index.html, or a 404 (JSON
   // under /api/, where a client expects JSON).
   http.Get(R"(/.*)", [](const httplib::Request& req, httplib::Response& res) {
@@ -426,48 +467,68 @@ void Server::serve(std::unique_ptr<analysis::Snapshot> snapshot) {
   state_->publish(std::move(snapshot));
 }
 
+void Server::setBase(std::string base_path) {
+  std::lock_guard lock(state_->mu);
+  state_->base_path = std::move(base_path);
+}
+
 void Server::loadInBackground(std::string dump_path, std::string exe_path,
                               std::function<void(const std::string&)> warn,
                               std::function<void(const Error*)> on_loaded) {
   State* s = state_.get();
   s->loader = std::thread([s, dump_path = std::move(dump_path), exe_path = std::move(exe_path),
                            warn = std::move(warn), on_loaded = std::move(on_loaded)] {
-    std::error_code size_error;
-    const uint64_t file_size = std::filesystem::file_size(dump_path, size_error);
-    analysis::LoadHooks hooks;
-    hooks.begin_phase = [&](std::string_view name) {
-      // Only reading reports how far it got, in bytes of the file.
-      s->setPhase(std::string(name), name == "read dump" && !size_error ? file_size : 0);
-    };
-    hooks.progress = [s](uint64_t done, uint64_t) {
-      std::lock_guard lock(s->mu);
-      s->phase_done = done;
-    };
-    auto snapshot = analysis::loadSnapshot(dump_path, hooks);
-    if (!snapshot) {
-      {
-        std::lock_guard lock(s->mu);
-        s->load_error = snapshot.error().message();
-      }
-      if (on_loaded) on_loaded(&snapshot.error());
-      return;
-    }
     auto say = [&](const std::string& w) {
       if (warn) warn(w);
     };
-    for (const std::string& w : (*snapshot)->dump.warnings) say(dump_path + ": " + w);
-    if (!exe_path.empty()) {
-      s->setPhase("read executable", 0);
-      if (Status st = analysis::attachExecutable(**snapshot, exe_path); !st) {
-        say("not using the executable: " + st.error().message() +
-            "; carrying on from the dump alone");
+    // One dump as the commands load it; `label` tells the base's phases apart.
+    auto load = [&](const std::string& path,
+                    const std::string& label) -> Expected<std::unique_ptr<analysis::Snapshot>> {
+      std::error_code size_error;
+      const uint64_t file_size = std::filesystem::file_size(path, size_error);
+      analysis::LoadHooks hooks;
+      hooks.begin_phase = [&](std::string_view name) {
+        // Only reading reports how far it got, in bytes of the file.
+        s->setPhase(std::string(name) + label, name == "read dump" && !size_error ? file_size : 0);
+      };
+      hooks.progress = [s](uint64_t done, uint64_t) {
+        std::lock_guard lock(s->mu);
+        s->phase_done = done;
+      };
+      auto snapshot = analysis::loadSnapshot(path, hooks);
+      if (!snapshot) return snapshot;
+      for (const std::string& w : (*snapshot)->dump.warnings) say(path + ": " + w);
+      if (!exe_path.empty()) {
+        s->setPhase("read executable" + label, 0);
+        if (Status st = analysis::attachExecutable(**snapshot, exe_path); !st) {
+          say((label.empty() ? "" : path + ": ") + "not using the executable: " +
+              st.error().message() + "; carrying on from the dump alone");
+        }
       }
-    }
-    if ((*snapshot)->exe) {
-      s->setPhase("type objects (DWARF)", 0);
-      if (Status st = analysis::typeObjects(**snapshot); !st) {
-        say("no types from the executable (" + st.error().message() + ")");
+      if ((*snapshot)->exe) {
+        s->setPhase("type objects (DWARF)" + label, 0);
+        if (Status st = analysis::typeObjects(**snapshot); !st) {
+          say("no types from the executable (" + st.error().message() + ")");
+        }
       }
+      return snapshot;
+    };
+    auto failed = [&](const Error& e) {
+      {
+        std::lock_guard lock(s->mu);
+        s->load_error = e.message();
+      }
+      if (on_loaded) on_loaded(&e);
+    };
+    auto snapshot = load(dump_path, "");
+    if (!snapshot) return failed(snapshot.error());
+    if (!s->base_path.empty()) {
+      auto base = load(s->base_path, " (base)");
+      if (!base) return failed(Error("base " + s->base_path + ": " + base.error().message()));
+      s->setPhase("index for queries (base)", 0);
+      (*base)->prepareForConcurrentReads();
+      std::lock_guard lock(s->mu);
+      s->base = base.take();
     }
     // Naming objects and the dominator children are built lazily by const
     // calls; done here, before the first request sees the Snapshot.

@@ -41,6 +41,10 @@ class Server {
   void loadInBackground(std::string dump_path, std::string exe_path,
                         std::function<void(const std::string& warning)> warn = {},
                         std::function<void(const Error* failure)> on_loaded = {});
+  // Call before loadInBackground: loads OLD (`goheap serve --base OLD`) in
+  // the same background load, with the same executable, for /api/diff.
+  void setBase(std::string base_path);
+
   // Serves a Snapshot loaded by the caller.
   void serve(std::unique_ptr<analysis::Snapshot> snapshot);
 

@@ -454,3 +454,76 @@ TEST(ServeCommand, RejectsABadHttpAddress) {
 
 }  // namespace
 }  // namespace goheap
+
+// ---- diff: `goheap serve NEW EXE --base OLD` ---------------------------------
+
+namespace goheap {
+namespace {
+
+const std::string kLeaksOld = kDir + "/leaks.old.dump";
+const std::string kLeaksNew = kDir + "/leaks.dump";
+const std::string kLeaksExe = kDir + "/leaks";
+
+TEST_F(ServeTest, DiffWithoutABaseIsAClearJsonError) {
+  const Answer a = api("/api/diff");
+  EXPECT_EQ(a.status, 404);
+  EXPECT_EQ(a.content_type, "application/json");
+  EXPECT_NE(JsonValue::parse(a.body)["error"].str().find("--base"), std::string::npos) << a.body;
+  EXPECT_FALSE(JsonValue::parse(api("/api/status").body)["has_base"].boolean());
+}
+
+TEST(ServeDiff, AnswersWhatGoheapDiffPrintsWithJson) {
+  for (const std::string& f : {kLeaksOld, kLeaksNew, kLeaksExe}) {
+    if (!std::filesystem::exists(f)) GTEST_SKIP() << "no " << f << " (make_test_dumps makes it)";
+  }
+  auto started = serve::Server::start({"127.0.0.1", 0});
+  ASSERT_TRUE(started) << started.error().message();
+  std::unique_ptr<serve::Server> server(started->release());
+  server->setBase(kLeaksOld);
+  server->loadInBackground(kLeaksNew, kLeaksExe);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(2);
+  JsonValue status;
+  for (;;) {
+    const Answer a = get(server->where(), "/api/status");
+    ASSERT_EQ(a.status, 200);
+    status = JsonValue::parse(a.body);
+    if (status["state"].str() == "ready") break;
+    ASSERT_EQ(status["state"].str(), "loading") << a.body;
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "still loading: " << a.body;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_TRUE(status["has_base"].boolean());
+  EXPECT_TRUE(status["base_loaded"].boolean());
+  EXPECT_EQ(status["base_file"].str(), kLeaksOld);
+
+  struct Case {
+    std::string path;
+    std::vector<std::string> flags;
+  };
+  const std::vector<Case> cases = {
+      {"/api/diff", {}},
+      {"/api/diff?by=site&sort=count&limit=5&offset=1",
+       {"--by", "site", "--sort", "count", "-n", "5", "--offset", "1"}},
+      {"/api/diff?by=type&sort=shallow&limit=0&filter=main.",
+       {"--by", "type", "--sort", "shallow", "-n", "0", "--filter", "main."}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.path);
+    std::vector<std::string> args = {"diff", kLeaksOld, kLeaksNew, kLeaksExe};
+    args.insert(args.end(), c.flags.begin(), c.flags.end());
+    args.push_back("--json");
+    args.push_back("--no-progress");
+    const std::string expected = runCli(args);
+    const Answer a = get(server->where(), c.path);
+    EXPECT_EQ(a.status, 200) << a.body;
+    EXPECT_EQ(a.content_type, "application/json");
+    ASSERT_FALSE(expected.empty());
+    EXPECT_EQ(a.body, expected);
+  }
+  const Answer bad = get(server->where(), "/api/diff?by=colour");
+  EXPECT_EQ(bad.status, 400);
+  EXPECT_NE(JsonValue::parse(bad.body)["error"].str().find("by"), std::string::npos) << bad.body;
+}
+
+}  // namespace
+}  // namespace goheap

@@ -3,14 +3,40 @@
 // walks the pages a leak hunter uses, and checks that the numbers the pages
 // show equal the JSON API's. Screenshots go to OUT_DIR.
 //
-//   node ui_check.js PLAYWRIGHT_CORE_DIR CHROMIUM URL OUT_DIR
+//   node ui_check.js PLAYWRIGHT_CORE_DIR CHROMIUM URL OUT_DIR [diff]
+//
+// With "diff", against `goheap serve NEW EXE --base OLD`: only the Diff page.
 "use strict";
-const [, , pwDir, chromiumPath, base, outDir] = process.argv;
+const [, , pwDir, chromiumPath, base, outDir, mode] = process.argv;
 const { chromium } = require(pwDir);
 
 function check(cond, what) {
   if (!cond) throw new Error("check failed: " + what);
   console.log("ok: " + what);
+}
+
+// The Diff page: its link shows, both tables equal /api/diff's rows, and
+// sorting by count is a click away.
+async function diffChecks(page, api) {
+  await page.goto(base + "/#/overview");
+  await page.waitForSelector("#nav-diff:not([hidden])");
+  check(true, "the Diff link shows when a base is loaded");
+  await page.click("#nav-diff");
+  await page.waitForSelector("#diff-groups");
+  const d = await api("diff?by=auto&sort=retained&limit=50&offset=0");
+  const grown = await page.$$eval("#diff-groups tr td:first-child", (tds) => tds.map((td) => Number(td.dataset.value)));
+  check(grown.length === d.rows.length && grown.every((v, i) => v === d.rows[i].retained_delta), "growth by group equals /api/diff");
+  const newBytes = await page.$$eval("#diff-new tr td:first-child", (tds) => tds.map((td) => Number(td.dataset.value)));
+  check(newBytes.length === d.new_objects.rows.length && newBytes.every((v, i) => v === d.new_objects.rows[i].bytes), "new objects by holder equal /api/diff");
+  const held = await page.textContent("#diff-new tr:nth-child(2)");
+  const first = d.new_objects.rows[0];
+  check(held.includes(first.group), "the first holder row names its new objects' group");
+  await page.screenshot({ path: outDir + "/diff.png", fullPage: true });
+  await page.click('#diff-groups th[data-sort="count"]');
+  await page.waitForFunction(() => location.hash.includes("sort=count"));
+  await page.waitForSelector("#diff-groups th.sorted[data-sort=count]");
+  const counts = await page.$$eval("#diff-groups tr td:nth-child(3)", (tds) => tds.map((td) => Number(td.dataset.value)));
+  check(counts.every((c, i) => i === 0 || counts[i - 1] >= c), "sorted by count growth after a click");
 }
 
 (async () => {
@@ -19,6 +45,13 @@ function check(cond, what) {
   const errors = [];
   page.on("pageerror", (e) => errors.push(String(e)));
   const api = (path) => page.evaluate(async (p) => (await fetch("/api/" + p)).json(), path);
+  if (mode === "diff") {
+    await diffChecks(page, api);
+    check(errors.length === 0, "no JavaScript errors (" + errors.join("; ") + ")");
+    await browser.close();
+    console.log("all diff UI checks passed");
+    return;
+  }
 
   // Overview: the reachable bytes shown are the API's.
   await page.goto(base + "/#/overview");

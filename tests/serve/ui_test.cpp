@@ -75,5 +75,38 @@ TEST(WebUi, PagesShowTheApisNumbersInChromium) {
   }
 }
 
+// The Diff page, against the leaks program's two dumps served with --base.
+TEST(WebUi, DiffPageShowsTheApisRowsInChromium) {
+  const std::string dir = std::string(GOHEAP_TESTDUMPS_DIR) + "/go1.24";
+  if (!std::filesystem::exists(dir + "/leaks.old.dump")) GTEST_SKIP() << "no leaks dumps";
+  if (const std::string why = missingTool(); !why.empty()) {
+    const char* ci = std::getenv("CI");
+    if (ci != nullptr && std::string(ci) == "true") FAIL() << why;
+    GTEST_SKIP() << why;
+  }
+  auto server = serve::Server::start({"127.0.0.1", 0});
+  ASSERT_TRUE(server) << server.error().message();
+  std::unique_ptr<serve::Server> owned(server->release());
+  owned->setBase(dir + "/leaks.old.dump");
+  owned->loadInBackground(dir + "/leaks.dump", dir + "/leaks");
+  httplib::Client client(owned->where().host, owned->where().port);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+  for (;;) {
+    auto res = client.Get("/api/status");
+    ASSERT_TRUE(res);
+    if (testing::JsonValue::parse(res->body)["state"].str() == "ready") break;
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << res->body;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  const std::string shots = std::string(GOHEAP_TESTDUMPS_DIR) + "/../ui-screenshots";
+  std::filesystem::create_directories(shots);
+  const std::string url = "http://127.0.0.1:" + std::to_string(owned->where().port);
+  const std::string cmd = "node " + std::string(GOHEAP_SOURCE_DIR) + "/tests/serve/ui_check.js " +
+                          std::string(GOHEAP_NPM_DIR) + "/node_modules/playwright-core " +
+                          kChromium + " " + url + " " + shots + " diff";
+  EXPECT_EQ(testing::runCommand(cmd), 0) << cmd;
+  EXPECT_TRUE(std::filesystem::exists(shots + "/diff.png"));
+}
+
 }  // namespace
 }  // namespace goheap

@@ -1,0 +1,254 @@
+// goheap diff against tests/programs/leaks: the program writes a dump before
+// its leaks grow (leaks.old.dump) and one after (leaks.dump), and reports
+// exactly what it added between them (leaks.json). Both toolchains.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <set>
+
+#include "analysis/diff.h"
+#include "analysis/queries.h"
+#include "analysis/snapshot.h"
+#include "cli/json_render.h"
+#include "support/json_value.h"
+#include "support/param_names.h"
+
+namespace goheap {
+namespace {
+
+using testing::JsonValue;
+
+std::string dumpsDir(const std::string& toolchain) {
+  return std::string(GOHEAP_TESTDUMPS_DIR) + "/" + toolchain;
+}
+
+// Dumps are loaded once per (dump, executable) for the whole binary: the
+// tests only read them.
+const analysis::Snapshot& load(const std::string& dump, const std::string& exe,
+                               bool exe_must_match = true) {
+  static std::map<std::pair<std::string, std::string>, std::unique_ptr<analysis::Snapshot>> cache;
+  auto& slot = cache[{dump, exe}];
+  if (!slot) {
+    auto snap = analysis::loadSnapshot(dump);
+    EXPECT_TRUE(snap.ok()) << dump << ": " << snap.error().message();
+    slot = snap.take();
+    if (!exe.empty()) {
+      const bool matched = analysis::attachExecutable(*slot, exe).ok();
+      if (exe_must_match) {
+        EXPECT_TRUE(matched) << exe;
+      }
+      if (slot->exe) {
+        EXPECT_TRUE(analysis::typeObjects(*slot).ok()) << exe;
+      }
+    }
+  }
+  return *slot;
+}
+
+std::set<uint64_t> addressesOf(const JsonValue& list) {
+  std::set<uint64_t> out;
+  for (const JsonValue& a : list.items()) out.insert(a.hexAddress());
+  return out;
+}
+
+class LeaksDiff : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    dir_ = dumpsDir(GetParam());
+    ASSERT_TRUE(std::filesystem::exists(dir_ + "/leaks.old.dump"))
+        << dir_ << "/leaks.old.dump is missing: tests/programs/make-dumps.sh makes it";
+    report_ = JsonValue::parseFile(dir_ + "/leaks.json");
+  }
+  const analysis::Snapshot& oldDump(bool with_exe) const {
+    return load(dir_ + "/leaks.old.dump", with_exe ? dir_ + "/leaks" : "");
+  }
+  const analysis::Snapshot& newDump(bool with_exe) const {
+    return load(dir_ + "/leaks.dump", with_exe ? dir_ + "/leaks" : "");
+  }
+
+  std::string dir_;
+  JsonValue report_;
+};
+
+const analysis::DiffGroupRow* findGroup(const std::vector<analysis::DiffGroupRow>& rows,
+                                        const std::function<bool(const std::string&)>& match) {
+  for (const analysis::DiffGroupRow& r : rows) {
+    if (match(r.name)) return &r;
+  }
+  return nullptr;
+}
+
+// With types, a Session the typing leaves untyped (Go 1.19's map overflow
+// buckets are not typed yet) is grouped by its allocation site instead:
+// main.newSession. Between them the two groups hold every Session, so
+// their growth together is the report's; the type alone when all are typed.
+bool isNewSessionSite(const std::string& name) {
+  return name.starts_with("main.newSession ");
+}
+
+TEST_P(LeaksDiff, TypeGrowthOfSessionsMatchesTheReport) {
+  const JsonValue& sessions = report_["sessions"];
+  const auto rows = analysis::diffGroups(oldDump(true), newDump(true), typing::GroupKind::Type,
+                                         analysis::SortKey::Retained);
+  const analysis::DiffGroupRow* typed =
+      findGroup(rows, [&](const std::string& n) { return n == sessions["type"].str(); });
+  ASSERT_NE(typed, nullptr);
+  const analysis::DiffGroupRow* untyped = findGroup(rows, isNewSessionSite);
+  const int64_t count = typed->countDelta() + (untyped ? untyped->countDelta() : 0);
+  const int64_t bytes = typed->shallowDelta() + (untyped ? untyped->shallowDelta() : 0);
+  EXPECT_EQ(count, static_cast<int64_t>(sessions["sessions_added"].u64()));
+  EXPECT_EQ(bytes, static_cast<int64_t>(sessions["new_bytes"].u64()));
+  EXPECT_EQ(typed->old_count + (untyped ? untyped->old_count : 0), sessions["sessions_old"].u64());
+  if (untyped != nullptr && untyped->new_count != 0) {
+    std::printf("note: %s: %llu of the Sessions in NEW are untyped (grouped by site)\n",
+                GetParam().c_str(), static_cast<unsigned long long>(untyped->new_count));
+  } else {
+    EXPECT_EQ(typed->countDelta(), static_cast<int64_t>(sessions["sessions_added"].u64()));
+  }
+  // Sorted by growth of the key, descending.
+  for (size_t i = 1; i < rows.size(); i++) {
+    EXPECT_GE(rows[i - 1].retainedDelta(), rows[i].retainedDelta()) << i;
+  }
+}
+
+TEST_P(LeaksDiff, SiteOfNewSessionGrowsWithoutTheExecutable) {
+  const JsonValue& sessions = report_["sessions"];
+  const auto rows = analysis::diffGroups(oldDump(false), newDump(false), typing::GroupKind::Name,
+                                         analysis::SortKey::Count);
+  const analysis::DiffGroupRow* row = findGroup(rows, isNewSessionSite);
+  ASSERT_NE(row, nullptr);
+  EXPECT_EQ(row->countDelta(), static_cast<int64_t>(sessions["sessions_added"].u64()));
+  EXPECT_EQ(row->shallowDelta(), static_cast<int64_t>(sessions["new_bytes"].u64()));
+  EXPECT_EQ(row->old_count, sessions["sessions_old"].u64());
+}
+
+// The rows of new Sessions whose holder names main.sessions: their objects
+// are exactly the Sessions the program added.
+void expectNewSessions(const analysis::Snapshot& now, const analysis::NewSince& ns,
+                       const JsonValue& sessions,
+                       const std::function<bool(const std::string&)>& is_session_group) {
+  uint64_t count = 0, bytes = 0, rows = 0;
+  std::set<uint64_t> got;
+  for (const analysis::NewObjectsRow& r : ns.rows) {
+    if (!is_session_group(r.group)) continue;
+    auto reached = analysis::reachedFrom(now, r.holder.node);
+    if (r.holder.global != sessions["global"].str() &&
+        !(reached && reached->global == sessions["global"].str())) {
+      continue;
+    }
+    rows++;
+    count += r.count;
+    bytes += r.bytes;
+    EXPECT_EQ(r.holder.address, sessions["map_addr"].hexAddress()) << r.group;
+    for (NodeId o : r.members) got.insert(now.address(o));
+  }
+  EXPECT_GE(rows, 1u) << "no row of new Sessions held through " << sessions["global"].str();
+  EXPECT_EQ(count, sessions["sessions_added"].u64());
+  EXPECT_EQ(bytes, sessions["new_bytes"].u64());
+  EXPECT_EQ(got, addressesOf(sessions["new_addrs"]));
+}
+
+TEST_P(LeaksDiff, NewSessionsAreHeldByTheSessionsMap) {
+  const JsonValue& sessions = report_["sessions"];
+  const analysis::Snapshot& now = newDump(true);
+  // By type: the main.Session row (and, for Sessions left untyped, their
+  // site's row).
+  expectNewSessions(
+      now, analysis::newSince(oldDump(true), now, typing::GroupKind::Type), sessions,
+      [&](const std::string& g) { return g == sessions["type"].str() || isNewSessionSite(g); });
+  // By site, with the executable naming the global: one row, exact.
+  expectNewSessions(now, analysis::newSince(oldDump(true), now, typing::GroupKind::Name), sessions,
+                    isNewSessionSite);
+  // Without the executable: still one row of main.newSession's objects with
+  // the map header as holder.
+  const analysis::Snapshot& bare = newDump(false);
+  const analysis::NewSince ns = analysis::newSince(oldDump(false), bare, typing::GroupKind::Name);
+  const auto row = std::find_if(ns.rows.begin(), ns.rows.end(), [&](const auto& r) {
+    return isNewSessionSite(r.group) && r.holder.address == sessions["map_addr"].hexAddress();
+  });
+  ASSERT_NE(row, ns.rows.end());
+  EXPECT_EQ(row->count, sessions["sessions_added"].u64());
+}
+
+TEST_P(LeaksDiff, NewBuffersAreHeldByHoldBufferFrames) {
+  const JsonValue& buffers = report_["buffers"];
+  const analysis::Snapshot& now = newDump(true);
+  const analysis::NewSince ns = analysis::newSince(oldDump(true), now, typing::GroupKind::Type);
+  std::set<uint64_t> got;
+  uint64_t count = 0, rows = 0;
+  for (const analysis::NewObjectsRow& r : ns.rows) {
+    if (r.function != buffers["function"].str()) continue;
+    // Each goroutine's frame holds one buffer: one row for them all.
+    if (r.count == buffers["buffers_added"].u64()) {
+      rows++;
+      EXPECT_EQ(r.holders, buffers["buffers_added"].u64());
+      EXPECT_EQ(r.bytes, r.count * buffers["size"].u64());
+    }
+    for (NodeId o : r.members) {
+      if (now.shallowSize(o) != buffers["size"].u64()) continue;
+      got.insert(now.address(o));
+      count++;
+    }
+  }
+  EXPECT_EQ(rows, 1u);
+  EXPECT_EQ(count, buffers["buffers_added"].u64());
+  EXPECT_EQ(got, addressesOf(buffers["new_addrs"]));
+}
+
+TEST_P(LeaksDiff, SwappedOrderShowsNegativeGrowth) {
+  const JsonValue& sessions = report_["sessions"];
+  const auto rows = analysis::diffGroups(newDump(true), oldDump(true), typing::GroupKind::Type,
+                                         analysis::SortKey::Retained);
+  const analysis::DiffGroupRow* typed =
+      findGroup(rows, [&](const std::string& n) { return n == sessions["type"].str(); });
+  ASSERT_NE(typed, nullptr);
+  const analysis::DiffGroupRow* untyped = findGroup(rows, isNewSessionSite);
+  EXPECT_EQ(typed->countDelta() + (untyped ? untyped->countDelta() : 0),
+            -static_cast<int64_t>(sessions["sessions_added"].u64()));
+  EXPECT_EQ(typed->shallowDelta() + (untyped ? untyped->shallowDelta() : 0),
+            -static_cast<int64_t>(sessions["new_bytes"].u64()));
+  EXPECT_LT(typed->countDelta(), 0);
+  // NEW as OLD: no session of the smaller dump is new.
+  const analysis::NewSince ns =
+      analysis::newSince(newDump(true), oldDump(true), typing::GroupKind::Type);
+  for (const analysis::NewObjectsRow& r : ns.rows) {
+    EXPECT_FALSE(r.group == sessions["type"].str() || isNewSessionSite(r.group))
+        << r.count << " new sessions in the older dump";
+  }
+  const cli::DiffResult r = cli::queryDiff(newDump(true), oldDump(true), cli::DiffQuery{});
+  EXPECT_TRUE(r.warnings.empty()) << r.warnings[0];
+}
+
+TEST_P(LeaksDiff, SameProgramDoesNotWarn) {
+  EXPECT_TRUE(analysis::diffWarnings(oldDump(false), newDump(false)).empty());
+  const auto w = analysis::diffWarnings(oldDump(true), newDump(true));
+  EXPECT_TRUE(w.empty()) << w[0];
+}
+
+TEST_P(LeaksDiff, AnotherProgramWarns) {
+  const analysis::Snapshot& other = load(dir_ + "/retention.dump", "");
+  const auto w = analysis::diffWarnings(newDump(false), other);
+  ASSERT_FALSE(w.empty());
+  EXPECT_NE(w[0].find("different executables"), std::string::npos) << w[0];
+}
+
+TEST_P(LeaksDiff, ExecutableOfAnotherProgramMatchesNeither) {
+  // leaks' executable with retention's dump: it matches NEW only.
+  const analysis::Snapshot& other = load(dir_ + "/retention.dump", dir_ + "/leaks", false);
+  if (other.exe != nullptr) GTEST_SKIP() << "leaks matched the retention dump";
+  const auto w = analysis::diffWarnings(other, newDump(true));
+  bool said = false;
+  for (const std::string& s : w)
+    said = said || s.find("matches NEW but not OLD") != std::string::npos;
+  EXPECT_TRUE(said);
+}
+
+INSTANTIATE_TEST_SUITE_P(Leaks, LeaksDiff, ::testing::Values("go1.19", "go1.24"),
+                         testing::pathParamName);
+
+}  // namespace
+}  // namespace goheap
