@@ -149,6 +149,11 @@ TEST_F(ServeTest, EveryEndpointAnswersWhatTheCliPrintsWithJson) {
       {"/api/goroutines", {"goroutines"}},
       {"/api/goroutines?sort=retained&user=true", {"goroutines", "--sort", "retained", "--user"}},
       {"/api/goroutines?frames=false", {"goroutines", "--no-frames"}},
+      {"/api/dups", {"dups"}},
+      {"/api/dups?kind=strings&n=3&min_wasted=1K",
+       {"dups", "--kind", "strings", "-n", "3", "--min-wasted", "1K"}},
+      {"/api/waste", {"waste"}},
+      {"/api/waste?n=2", {"waste", "-n", "2"}},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.path);
