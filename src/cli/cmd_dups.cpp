@@ -13,7 +13,8 @@ CommandSpec dupsSpec() {
   CommandSpec spec(
       "dups",
       "Finds memory held more than once: the same string or []byte contents in distinct "
-      "backing objects, and objects of one type with identical bytes (pointers included). "
+      "backing objects of one size, and objects of one type with identical bytes (pointers "
+      "included). "
       "Each group shows one copy's size (its object's), the copies (distinct objects), the "
       "bytes they take and the bytes wasted (all but one copy), a preview of the contents, "
       "and the holders that point at most copies. Groups are sorted by wasted bytes.\n\n"
