@@ -87,6 +87,7 @@ Duplicates findDuplicates(const Snapshot& s, const DupOptions& options) {
   };
 
   out.typed = s.types != nullptr;
+  typing::Grouping groups;  // without types: the classes, and the groups' names
   if (out.typed) {
     const typing::HeapTypes& t = *s.types;
     if (options.strings || options.bytes) {
@@ -118,7 +119,7 @@ Duplicates findDuplicates(const Snapshot& s, const DupOptions& options) {
       }
     }
   } else {
-    const typing::Grouping groups = s.namer().group(typing::GroupKind::Name);
+    groups = s.namer().group(typing::GroupKind::Name);
     for (NodeId o = 0; o < n_objects; o++) {
       if (!s.reachable(o) || d.objects.size[o] == 0) continue;
       const DupKind kind = pointerFree(d, o) ? DupKind::Bytes : DupKind::Object;
@@ -200,12 +201,6 @@ Duplicates findDuplicates(const Snapshot& s, const DupOptions& options) {
   });
   if (options.limit != 0 && found.size() > options.limit) found.resize(options.limit);
 
-  const typing::Grouping* names = nullptr;
-  typing::Grouping untyped_names;
-  if (!out.typed) {
-    untyped_names = s.namer().group(typing::GroupKind::Name);
-    names = &untyped_names;
-  }
   for (const Found& f : found) {
     DupGroup g;
     const Entry& first = grouped[f.first];
@@ -239,7 +234,7 @@ Duplicates findDuplicates(const Snapshot& s, const DupOptions& options) {
     } else if (out.typed) {
       g.name = s.namer().typeName(first.node);
     } else {
-      g.name = names->names[names->group_of[first.node]];
+      g.name = groups.names[groups.group_of[first.node]];
     }
     if (holders.empty()) {  // from the graph: every reachable referrer
       for (NodeId o : g.objects) {
