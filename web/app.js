@@ -463,6 +463,8 @@ async function route() {
       case "search": await searchPage(params); break;
       case "suspects": await suspectsPage(params); break;
       case "diff": await diffPage(params); break;
+      case "dups": await dupsPage(params); break;
+      case "waste": await wastePage(params); break;
       default: await overview();
     }
   } catch (e) {
@@ -570,3 +572,56 @@ document.getElementById("search").onsubmit = (e) => {
 };
 window.addEventListener("hashchange", route);
 route();
+
+// ---- duplicates and waste ---------------------------------------------------
+
+function addrLink(a) { return `<a class="mono" href="#/obj/${esc(a)}">${esc(a)}</a>`; }
+
+// Duplicate strings, []byte and identical objects, by wasted bytes.
+async function dupsPage(params) {
+  const kind = params.get("kind") || "all";
+  const d = await api("dups?" + new URLSearchParams({ kind, n: 100 }));
+  const t = d.totals;
+  let html = `<h2>Duplicates</h2><p>Kind <select id="kind">${["all", "strings", "bytes", "objects"].map((k) => `<option${k === kind ? " selected" : ""}>${k}</option>`).join("")}</select> ` +
+    `<span class="muted">wasted: strings ${fmtBytes(t.string.wasted)} in ${fmtCount(t.string.groups)} groups, bytes ${fmtBytes(t.bytes.wasted)} in ${fmtCount(t.bytes.groups)}, objects ${fmtBytes(t.object.wasted)} in ${fmtCount(t.object.groups)}` +
+    `${d.typed ? "" : " (without the executable: whole objects compared, strings and []byte not told apart)"}</span></p>`;
+  html += `<table id="dups"><tr><th class="num">wasted</th><th class="num">copies</th><th class="num">size</th><th>kind</th><th>type / group</th><th>contents</th><th>held by</th></tr>`;
+  for (const g of d.groups) {
+    const holders = g.holders.map((h) => `${esc(h.name)} <span class="muted">(${fmtCount(h.count)})</span>`).join("<br>");
+    html += `<tr><td class="num">${fmtBytes(g.wasted)}</td><td class="num">${fmtCount(g.copies)}</td><td class="num">${fmtBytes(g.size)}</td><td>${esc(g.kind)}</td>` +
+      `<td class="group">${esc(g.name)}</td><td><details><summary class="mono preview">${esc(g.preview)}</summary>${g.addresses.map(addrLink).join(" ")}${g.copies > g.addresses.length ? " …" : ""}</details></td><td>${holders}</td></tr>`;
+  }
+  main.innerHTML = html + `</table><p class="muted">${fmtCount(d.groups.length)} of ${fmtCount(d.matching_groups)} groups</p>`;
+  main.querySelector("#kind").onchange = (e) => go("dups", e.target.value === "all" ? {} : { kind: e.target.value });
+}
+
+// Size-class rounding, arrays kept by small slices, sparse maps, garbage.
+async function wastePage() {
+  const w = await api("waste?" + new URLSearchParams({ n: 50 }));
+  const needs = (s) => s.available ? "" : `<p class="muted">${esc(s.why)}</p>`;
+  const flag = (on) => on ? `<span class="flag" title="flagged">!</span>` : "";
+  let html = `<h2>Waste</h2>`;
+  html += `<h3>Size-class rounding: ${fmtBytes(w.rounding.wasted)}</h3>${needs(w.rounding)}`;
+  if (w.rounding.available) {
+    html += `<p class="muted">${fmtCount(w.rounding.objects)} typed objects; malloc headers (not counted): ${fmtBytes(w.rounding.malloc_header_bytes)}</p>`;
+    html += `<table id="rounding"><tr><th class="num">wasted</th><th class="num">count</th><th class="num">type size</th><th class="num">slot</th><th class="num">header</th><th>type</th></tr>`;
+    for (const r of w.rounding.rows) html += `<tr><td class="num">${fmtBytes(r.wasted)}</td><td class="num">${fmtCount(r.count)}</td><td class="num">${r.type_size}</td><td class="num">${r.slot_size}</td><td class="num">${r.malloc_header}</td><td class="group">${esc(r.type)}</td></tr>`;
+    html += `</table>`;
+  }
+  html += `<h3>Slices keeping arrays alive: ${fmtBytes(w.slices.hidden_bytes)}</h3>${needs(w.slices)}`;
+  if (w.slices.available) {
+    html += `<table id="slices"><tr><th></th><th class="num">hidden</th><th class="num">size</th><th class="num">slices</th><th>array</th><th>type</th><th>held by</th></tr>`;
+    for (const r of w.slices.rows) html += `<tr><td>${flag(r.flagged)}</td><td class="num">${fmtBytes(r.hidden)}</td><td class="num">${fmtBytes(r.size)}</td><td class="num">${fmtCount(r.slices)}</td><td>${addrLink(r.address)}</td><td class="group">${esc(r.type)}</td><td>${esc(r.holder)}</td></tr>`;
+    html += `</table>`;
+  }
+  html += `<h3>Maps: ${fmtCount(w.maps.sparse)} sparse of ${fmtCount(w.maps.maps)}, keeping ${fmtBytes(w.maps.sparse_storage)}</h3>${needs(w.maps)}`;
+  if (w.maps.available) {
+    html += `<table id="maps"><tr><th></th><th class="num">storage</th><th class="num">len</th><th class="num">capacity</th><th>map</th><th>type</th><th>held by</th></tr>`;
+    for (const r of w.maps.rows) html += `<tr><td>${flag(r.sparse)}</td><td class="num">${fmtBytes(r.storage)}</td><td class="num">${fmtCount(r.len)}</td><td class="num">${fmtCount(r.capacity)}</td><td>${addrLink(r.address)}</td><td class="group">${esc(r.type)}</td><td>${esc(r.holder)}</td></tr>`;
+    html += `</table>`;
+  }
+  html += `<h3>Garbage: ${fmtCount(w.garbage.objects)} objects, ${fmtBytes(w.garbage.bytes)}</h3>`;
+  html += `<table id="garbage"><tr><th class="num">bytes</th><th class="num">count</th><th>from</th><th>group</th></tr>`;
+  for (const r of w.garbage.rows) html += `<tr><td class="num">${fmtBytes(r.bytes)}</td><td class="num">${fmtCount(r.count)}</td><td class="muted">${esc(r.source)}</td><td class="group">${esc(r.name)}</td></tr>`;
+  main.innerHTML = html + `</table>`;
+}

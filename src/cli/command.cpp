@@ -17,6 +17,8 @@ std::span<const Command> allCommands() {
       {"obj", "one object: contents, pointers, referrers, allocation stack, retained size", runObj},
       {"goroutines", "goroutines with their frames and the bytes each stack retains",
        runGoroutines},
+      {"dups", "duplicate strings, []byte and identical objects, by bytes wasted", runDups},
+      {"waste", "size-class rounding, arrays kept by small slices, sparse maps, garbage", runWaste},
       {"convert", "the heap in another tool's format: JSON Lines, Graphviz, ...", runConvert},
       {"report", "a self-contained HTML page and JSON of everything above, for CI", runReport},
       {"suspects", "leak suspects: what retains a large share of the heap, and where it piles up",

@@ -44,6 +44,9 @@ int runServe(int argc, const char* const* argv);
 int runReport(int argc, const char* const* argv);
 int runSuspects(int argc, const char* const* argv);
 int runDiff(int argc, const char* const* argv);
+// Memory held twice and memory paid for but unused (cmd_dups.cpp, cmd_waste.cpp).
+int runDups(int argc, const char* const* argv);
+int runWaste(int argc, const char* const* argv);
 
 // How a command prints its result.
 enum class OutputFormat : uint8_t { Text, Json, Csv };

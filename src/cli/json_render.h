@@ -12,10 +12,12 @@
 #include <vector>
 
 #include "analysis/diff.h"
+#include "analysis/duplicates.h"
 #include "analysis/flame.h"
 #include "analysis/queries.h"
 #include "analysis/snapshot.h"
 #include "analysis/suspects.h"
+#include "analysis/waste.h"
 #include "util/error.h"
 
 namespace goheap::cli {
@@ -136,5 +138,23 @@ typing::GroupKind diffGrouping(const analysis::Snapshot& old_snap,
 DiffResult queryDiff(const analysis::Snapshot& old_snap, const analysis::Snapshot& new_snap,
                      const DiffQuery& q, const analysis::NewSince* new_since = nullptr);
 std::string diffJson(const DiffQuery& q, const DiffResult& r);
+// ---- dups (json_dups.cpp) ----
+struct DupsQuery {
+  std::string kind = "all";  // strings, bytes, objects, all
+  uint64_t limit = 20;       // groups shown (0: all)
+  uint64_t min_wasted = 0;   // groups wasting less are left out
+};
+// `q.kind` must be among the values above (the caller checks).
+analysis::Duplicates queryDups(const analysis::Snapshot& snap, const DupsQuery& q);
+std::string dupsJson(const analysis::Snapshot& snap, const DupsQuery& q,
+                     const analysis::Duplicates& d);
+
+// ---- waste (json_waste.cpp) ----
+struct WasteQuery {
+  uint64_t limit = 20;  // rows per section (0: all)
+};
+analysis::Waste queryWaste(const analysis::Snapshot& snap, const WasteQuery& q);
+std::string wasteJson(const analysis::Snapshot& snap, const WasteQuery& q,
+                      const analysis::Waste& w);
 
 }  // namespace goheap::cli

@@ -383,6 +383,27 @@ void Server::State::routes() {
              reply(res, 200, cli::diffJson(q, cli::queryDiff(*base, snap, q, ns.get())));
            }));
 
+  // Duplicates and waste: the parameters of `goheap dups` and `goheap waste`.
+  http.Get("/api/dups", guarded([](const analysis::Snapshot& snap, const httplib::Request& req,
+                                   httplib::Response& res) {
+             Params p(req, {"kind", "n", "min_wasted"});
+             cli::DupsQuery q;
+             q.kind = p.choice("kind", {"all", "strings", "bytes", "objects"}, q.kind);
+             q.limit = p.number("n", q.limit);
+             q.min_wasted = p.byteSize("min_wasted", q.min_wasted);
+             if (p.error()) return replyError(res, 400, *p.error());
+             reply(res, 200, cli::dupsJson(snap, q, cli::queryDups(snap, q)));
+           }));
+
+  http.Get("/api/waste", guarded([](const analysis::Snapshot& snap, const httplib::Request& req,
+                                    httplib::Response& res) {
+             Params p(req, {"n"});
+             cli::WasteQuery q;
+             q.limit = p.number("n", q.limit);
+             if (p.error()) return replyError(res, 400, *p.error());
+             reply(res, 200, cli::wasteJson(snap, q, cli::queryWaste(snap, q)));
+           }));
+
   // Everything else: an embedded file, "/" being index.html, or a 404 (JSON
   // under /api/, where a client expects JSON).
   http.Get(R"(/.*)", [](const httplib::Request& req, httplib::Response& res) {

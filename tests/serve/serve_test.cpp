@@ -153,6 +153,11 @@ TEST_F(ServeTest, EveryEndpointAnswersWhatTheCliPrintsWithJson) {
       {"/api/suspects?threshold=2.5&limit=3", {"suspects", "--threshold", "2.5", "-n", "3"}},
       {"/api/suspects?threshold=95", {"suspects", "--threshold", "95"}},
       {"/api/suspects?limit=0&threshold=1%25", {"suspects", "-n", "0", "--threshold", "1%"}},
+      {"/api/dups", {"dups"}},
+      {"/api/dups?kind=strings&n=3&min_wasted=1K",
+       {"dups", "--kind", "strings", "-n", "3", "--min-wasted", "1K"}},
+      {"/api/waste", {"waste"}},
+      {"/api/waste?n=2", {"waste", "-n", "2"}},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.path);

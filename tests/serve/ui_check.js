@@ -177,6 +177,25 @@ async function diffChecks(page, api) {
   await page.goto(base + "/#/suspects?threshold=99");
   await page.waitForSelector("#no-suspects");
   check((await api("suspects?threshold=99")).total === 0, "no suspects at 99%");
+  // Duplicates: the rows are /api/dups's groups.
+  await page.goto(base + "/#/dups");
+  await page.waitForSelector("#dups");
+  const dups = await api("dups?kind=all&n=100");
+  const dupRows = await page.$$eval("#dups tr", (trs) => trs.length - 1);
+  check(dupRows === dups.groups.length, "the duplicates page lists /api/dups's groups");
+  await page.screenshot({ path: outDir + "/dups.png", fullPage: true });
+
+  // Waste: each section's rows are /api/waste's.
+  await page.goto(base + "/#/waste");
+  await page.waitForSelector("#garbage");
+  const waste = await api("waste?n=50");
+  const garbageRows = await page.$$eval("#garbage tr", (trs) => trs.length - 1);
+  check(garbageRows === waste.garbage.rows.length, "the waste page lists /api/waste's garbage groups");
+  if (waste.rounding.available) {
+    const roundingRows = await page.$$eval("#rounding tr", (trs) => trs.length - 1);
+    check(roundingRows === waste.rounding.rows.length, "the waste page lists the rounding rows");
+  }
+  await page.screenshot({ path: outDir + "/waste.png", fullPage: true });
 
   check(errors.length === 0, "no JavaScript errors (" + errors.join("; ") + ")");
   await browser.close();
