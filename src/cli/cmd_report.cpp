@@ -206,6 +206,16 @@ int runReport(int argc, const char* const* argv) {
     TopQuery top;
     top.limit = top_n;
     w.key("top").rawValue(topJson(top, queryTop(snap, top)));
+    w.key("suspects").rawValue(suspectsJson(querySuspects(snap, SuspectsQuery{})));
+    const DupsQuery dups;
+    w.key("duplicates").rawValue(dupsJson(snap, dups, queryDups(snap, dups)));
+    const WasteQuery waste;
+    w.key("waste").rawValue(wasteJson(snap, waste, queryWaste(snap, waste)));
+    if (base) {
+      DiffQuery diff;
+      diff.limit = top_n;
+      w.key("diff").rawValue(diffJson(diff, queryDiff(*base, snap, diff)));
+    }
     w.endObject();
   }
 

@@ -107,6 +107,41 @@ TEST_P(ReportOnLeaks, WithoutOldThereIsNoGrowthAndJsonGoesToStdout) {
   EXPECT_TRUE(doc.has("top"));
 }
 
+// Each section is the document the command of that name prints: a reader of
+// `goheap suspects --json` reads the report's suspects the same way.
+TEST_P(ReportOnLeaks, EachSectionIsTheDocumentOfItsCommand) {
+  const std::string html = out("s.html"), json = out("s.json");
+  RunResult r = testing::runGoheap({"report", files_.new_dump(), files_.old_dump(), files_.exe(),
+                                    "--html", html, "--json-file", json, "--no-progress"});
+  ASSERT_TRUE(r.exited && r.code == 0) << r.describe();
+  // Whitespace aside (the report indents its sections one level deeper).
+  auto squeeze = [](const std::string& text) {
+    std::string s;
+    for (char c : text) {
+      if (c != ' ' && c != '\n') s += c;
+    }
+    return s;
+  };
+  const std::string report = squeeze(testing::readWholeFile(json));
+  const std::vector<std::pair<std::string, std::vector<std::string>>> sections = {
+      {"summary", {"summary", files_.new_dump(), files_.exe(), "-n", "20"}},
+      {"top", {"top", files_.new_dump(), files_.exe()}},
+      {"suspects", {"suspects", files_.new_dump(), files_.exe()}},
+      {"duplicates", {"dups", files_.new_dump(), files_.exe()}},
+      {"waste", {"waste", files_.new_dump(), files_.exe()}},
+      {"diff", {"diff", files_.old_dump(), files_.new_dump(), files_.exe()}},
+  };
+  for (const auto& [name, args] : sections) {
+    std::vector<std::string> words = args;
+    words.push_back("--json");
+    words.push_back("--no-progress");
+    RunResult c = testing::runGoheap(words);
+    ASSERT_TRUE(c.exited && c.code == 0) << c.describe();
+    EXPECT_NE(report.find("\"" + name + "\":" + squeeze(c.out)), std::string::npos)
+        << name << " differs from goheap " << args[0] << " --json";
+  }
+}
+
 TEST_P(ReportOnLeaks, MistakesAreUsageErrors) {
   struct Case {
     std::vector<std::string> args;
@@ -162,7 +197,7 @@ TEST_P(ReportOnLeaks, PageShowsTheJsonsNumbersInChromiumOffline) {
   for (size_t i = 0; i < checked["sections"].size(); i++) {
     sections.push_back(checked["sections"][i].str());
   }
-  for (const char* want : {"summary", "top"}) {
+  for (const char* want : {"summary", "top", "suspects", "duplicates", "waste", "diff"}) {
     EXPECT_NE(std::find(sections.begin(), sections.end(), want), sections.end()) << want;
   }
 }

@@ -95,23 +95,6 @@ function card(labelText, value, note) {
             el("div", { class: "value" }, value), note ? el("div", { class: "muted" }, note) : null);
 }
 
-// A section whose document this page has no special layout for: its arrays of
-// rows as tables, every scalar field a column.
-function generic(path) {
-  const doc = at(path);
-  const out = [];
-  if (!doc || typeof doc !== "object") return out;
-  for (const [key, value] of Object.entries(doc)) {
-    if (!Array.isArray(value) || value.length === 0 || typeof value[0] !== "object") continue;
-    const columns = Object.keys(value[0]).filter(k => typeof value[0][k] !== "object").map(k => ({
-      title: k, key: k,
-      kind: typeof value[0][k] === "number" ? (/byte|size|retained|shallow|wasted/.test(k) ? "bytes" : "count") : "text",
-    }));
-    out.push(el("h3", {}, key), table(`${path}.${key}`, columns));
-  }
-  return out;
-}
-
 // ---- the sections ------------------------------------------------------------
 
 function renderVerdict() {
@@ -161,10 +144,123 @@ function renderTop() {
   ]));
 }
 
-function renderSection(id, title) {
-  if (!report[id]) return null;
-  const body = generic(id);
-  return section(id, title, ...(body.length ? body : [el("p", { class: "muted" }, "nothing found")]));
+function renderSuspects() {
+  const doc = report.suspects;
+  if (!doc) return null;
+  const intro = el("p", { class: "muted" },
+    `Objects, or groups of like objects, that retain at least ${doc.threshold_percent}% of the reachable heap (`,
+    num("suspects.threshold_bytes", "bytes"), `), biggest first, as Eclipse MAT's leak suspects report.`);
+  if (!doc.suspects.length) {
+    return section("suspects", "Leak suspects", intro, el("p", { id: "no-suspects" }, "No suspects at this threshold."));
+  }
+  const blocks = doc.suspects.map((s, i) => {
+    const p = `suspects.suspects.${i}`;
+    const path = el("ol", { class: "path" }, (s.path || []).map(step =>
+      el("li", {}, label(step.node), step.field ? el("span", { class: "muted" }, " ." + step.field.replace(/^\./, "")) : null)));
+    return el("div", { class: "suspect", "data-rank": s.rank },
+      el("h3", {}, `Suspect ${s.rank}: `, num(`${p}.retained`, "bytes"), ` (${(100 * s.share).toFixed(1)}%)`),
+      el("p", { class: "description" }, s.description),
+      s.accumulation_point ? el("p", {}, "Accumulates in ", el("span", { class: "mono" }, label(s.accumulation_point.node)),
+        " retaining ", num(`${p}.accumulation_point.retained`, "bytes"), ", with ",
+        num(`${p}.accumulation_point.children`, "count"), " children in the dominator tree") : null,
+      path.children.length ? el("div", {}, el("span", { class: "muted" }, "Shortest path from a root:"), path) : null,
+      s.accumulated ? table(`${p}.accumulated.top`, [
+        { title: "bytes", kind: "bytes", key: "bytes" },
+        { title: "count", kind: "count", key: "count" },
+        { title: "what accumulates", key: "name" },
+      ]) : null);
+  });
+  return section("suspects", "Leak suspects", intro, ...blocks);
+}
+
+function renderDiff() {
+  const d = report.diff;
+  if (!d) return null;
+  const out = [];
+  for (const w of d.warnings || []) out.push(el("p", { class: "warning" }, "warning: " + w));
+  out.push(el("p", {}, num("diff.new_objects.count", "count"), " objects (", num("diff.new_objects.bytes", "bytes"),
+                  ") are new since the base dump. What holds them:"));
+  out.push(table("diff.new_objects.rows", [
+    { title: "bytes", kind: "bytes", key: "bytes" },
+    { title: "count", kind: "count", key: "count" },
+    { title: "new objects", key: "group" },
+    { title: "held by", text: r => label(r.holder) + (r.holders > 1 ? ` (${r.holders} holders)` : "") },
+    { title: "reached from", text: r => r.reached_from ? label(r.reached_from) : "" },
+  ]));
+  out.push(el("h3", {}, `Growth by ${d.by}`));
+  out.push(table("diff.rows", [
+    { title: "retained +/-", kind: "dbytes", key: "retained_delta" },
+    { title: "shallow +/-", kind: "dbytes", key: "shallow_delta" },
+    { title: "count +/-", kind: "dcount", key: "count_delta" },
+    { title: "count now", kind: "count", key: "new_count" },
+    { title: "retained now", kind: "bytes", key: "new_retained" },
+    { title: "group", key: "name" },
+  ]));
+  return section("diff", "What grew since the base dump", ...out);
+}
+
+function renderDuplicates() {
+  const d = report.duplicates;
+  if (!d) return null;
+  const cards = el("div", { class: "cards" }, ["string", "bytes", "object"].map(kind =>
+    card(`${kind} copies wasting`, num(`duplicates.totals.${kind}.wasted`, "bytes"),
+         el("span", {}, num(`duplicates.totals.${kind}.groups`, "count"), " groups"))));
+  return section("duplicates", "Duplicates", cards, table("duplicates.groups", [
+    { title: "wasted", kind: "bytes", key: "wasted" },
+    { title: "copies", kind: "count", key: "copies" },
+    { title: "size", kind: "bytes", key: "size" },
+    { title: "kind", key: "kind" },
+    { title: "type", key: "name" },
+    { title: "contents", key: "preview", mono: true },
+    { title: "held by", text: g => (g.holders || []).map(h => `${h.name} (${h.count})`).join("; ") },
+  ]));
+}
+
+function renderWaste() {
+  const w = report.waste;
+  if (!w) return null;
+  const out = [];
+  const part = (key, title, summary, columns) => {
+    out.push(el("h3", {}, title));
+    if (w[key].available === false) {
+      out.push(el("p", { class: "muted" }, w[key].why || "needs the executable"));
+      return;
+    }
+    out.push(el("p", {}, ...summary));
+    out.push(table(`waste.${key}.rows`, columns));
+  };
+  part("rounding", "Size-class rounding", [num("waste.rounding.wasted", "bytes"), " lost in ",
+       num("waste.rounding.objects", "count"), " objects to their size class (malloc headers ",
+       num("waste.rounding.malloc_header_bytes", "bytes"), ")"], [
+    { title: "wasted", kind: "bytes", key: "wasted" },
+    { title: "count", kind: "count", key: "count" },
+    { title: "type size", kind: "bytes", key: "type_size" },
+    { title: "slot size", kind: "bytes", key: "slot_size" },
+    { title: "type", key: "type" },
+  ]);
+  part("slices", "Arrays kept alive by short slices", [num("waste.slices.hidden_bytes", "bytes"),
+       " no slice can see, in ", num("waste.slices.arrays", "count"), " arrays"], [
+    { title: "hidden", kind: "bytes", key: "hidden" },
+    { title: "size", kind: "bytes", key: "size" },
+    { title: "visible", kind: "bytes", key: "visible" },
+    { title: "array", text: r => `${r.type} at ${r.address}` },
+    { title: "held by", key: "holder" },
+  ]);
+  part("maps", "Maps with much more room than entries", [num("waste.maps.sparse", "count"), " sparse of ",
+       num("waste.maps.maps", "count"), " maps, holding ", num("waste.maps.sparse_storage", "bytes")], [
+    { title: "storage", kind: "bytes", key: "storage" },
+    { title: "len", kind: "count", key: "len" },
+    { title: "capacity", kind: "count", key: "capacity" },
+    { title: "map", text: r => `${r.type} at ${r.address}` },
+    { title: "held by", key: "holder" },
+  ]);
+  part("garbage", "Garbage still in the dump (unreachable)", [num("waste.garbage.bytes", "bytes"), " in ",
+       num("waste.garbage.objects", "count"), " objects"], [
+    { title: "bytes", kind: "bytes", key: "bytes" },
+    { title: "count", kind: "count", key: "count" },
+    { title: "group", key: "name" },
+  ]);
+  return section("waste", "Waste", ...out);
 }
 
 function render() {
@@ -176,11 +272,11 @@ function render() {
   main.append(...[
     renderVerdict(),
     renderSummary(),
-    renderSection("diff", "What grew since the base dump"),
-    renderSection("suspects", "Leak suspects"),
+    renderDiff(),
+    renderSuspects(),
     renderTop(),
-    renderSection("duplicates", "Duplicates"),
-    renderSection("waste", "Waste"),
+    renderDuplicates(),
+    renderWaste(),
   ].filter(Boolean));
   document.body.setAttribute("data-rendered", "true");
 }
