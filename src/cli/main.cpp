@@ -12,27 +12,31 @@ namespace {
 constexpr std::string_view kVersion = "0.1.0";
 
 void printUsage(std::FILE* out) {
-  std::fprintf(
-      out,
-      "goheap %.*s: reads Go heap dumps (runtime/debug.WriteHeapDump) and shows what\n"
-      "holds the memory: histograms, the dominator tree and retained sizes, paths from\n"
-      "GC roots, goroutines.\n\n"
-      "usage: goheap COMMAND DUMP [EXE] [flags]   (goheap bin EXE for an executable)\n\n"
-      "EXE, the program's executable, adds Go types, fields, globals and source lines.\n\n"
-      "commands:\n",
-      static_cast<int>(kVersion.size()), kVersion.data());
+  std::fprintf(out,
+               "goheap %.*s: reads Go heap dumps (runtime/debug.WriteHeapDump) and shows what\n"
+               "holds the memory: histograms, the dominator tree and retained sizes, paths from\n"
+               "GC roots, goroutines, leak suspects, what grew between two dumps, duplicates\n"
+               "and waste.\n\n"
+               "usage: goheap COMMAND DUMP [EXE] [flags]   (goheap bin EXE for an executable)\n\n"
+               "EXE, the program's executable, adds Go types, fields, globals and source lines.\n\n"
+               "commands:\n",
+               static_cast<int>(kVersion.size()), kVersion.data());
   for (const goheap::cli::Command& c : goheap::cli::allCommands()) {
     std::fprintf(out, "  %-11s %s\n", c.name, c.summary);
   }
-  std::fprintf(out,
-               "\nexamples:\n"
-               "  goheap summary heap.dump             overview and top retainers\n"
-               "  goheap top heap.dump -n 30           the 30 allocation sites retaining most\n"
-               "  goheap paths heap.dump 0xc000123450  why that object is still alive\n"
-               "  goheap top heap.dump ./server        the Go types retaining most\n\n"
-               "'goheap COMMAND --help' explains a command and its flags.\n"
-               "To write a dump from a Go program:\n"
-               "  f, _ := os.Create(\"heap.dump\"); debug.WriteHeapDump(f.Fd()); f.Close()\n");
+  std::fprintf(
+      out,
+      "\nexamples:\n"
+      "  goheap summary heap.dump             overview and top retainers\n"
+      "  goheap top heap.dump -n 30           the 30 allocation sites retaining most\n"
+      "  goheap paths heap.dump 0xc000123450  why that object is still alive\n"
+      "  goheap top heap.dump ./server        the Go types retaining most\n"
+      "  goheap suspects heap.dump ./server   what looks like a leak, and where it piles up\n"
+      "  goheap diff old.dump new.dump        what grew, and what holds the new objects\n"
+      "  goheap report new.dump old.dump      an HTML page and JSON of it all, for CI\n\n"
+      "'goheap COMMAND --help' explains a command and its flags.\n"
+      "To write a dump from a Go program:\n"
+      "  f, _ := os.Create(\"heap.dump\"); debug.WriteHeapDump(f.Fd()); f.Close()\n");
 }
 
 // "unknown command 'X'; did you mean 'Y'?" on stderr; the usage exit code.
