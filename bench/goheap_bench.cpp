@@ -190,6 +190,25 @@ int main(int argc, char** argv) {
       return cli::flameJson(s, goheap::analysis::retentionFlame(s, total / 1000, 64));
     });
     call("search?q=main.", [&] { return cli::searchJson(s, "main.", 20); });
+    // The leak-hunting analyses (goheap suspects, dups, waste, diff): each
+    // is one page of the web UI and one section of goheap report.
+    call("suspects",
+         [&] { return cli::suspectsJson(cli::querySuspects(s, cli::SuspectsQuery{})); });
+    {
+      const cli::DupsQuery q;
+      call("dups", [&] { return cli::dupsJson(s, q, cli::queryDups(s, q)); });
+    }
+    {
+      const cli::WasteQuery q;
+      call("waste", [&] { return cli::wasteJson(s, q, cli::queryWaste(s, q)); });
+    }
+    {
+      // The dump against itself: every object is matched in OLD, the
+      // slowest case of the object-level diff.
+      const cli::DiffQuery q;
+      call("diff (the dump against itself)",
+           [&] { return cli::diffJson(q, cli::queryDiff(s, s, q)); });
+    }
     cli::GoroutinesQuery gq;
     gq.sort = "retained";
     call("goroutines?sort=retained",
