@@ -139,14 +139,9 @@ int runDiff(int argc, const char* const* argv) {
   const std::optional<ParsedArgs> parsed = parseCommandLine(spec, argc, argv, exit_code);
   if (!parsed) return exit_code;
   const ParsedArgs& args = *parsed;
-  OutputFormat format = OutputFormat::Text;
-  if (args.getBool("json")) format = OutputFormat::Json;
-  if (args.getBool("csv")) {
-    if (format == OutputFormat::Json) {
-      return fail(args.usageError("--json and --csv do not go together"), kExitUsage);
-    }
-    format = OutputFormat::Csv;
-  }
+  const Expected<OutputFormat> chosen = outputFormat(args);
+  if (!chosen) return fail(chosen.error(), kExitUsage);
+  const OutputFormat format = *chosen;
 
   Progress progress(stderr, Progress::wanted(stderr, args.getBool("no-progress")));
   PhaseTimer timer;

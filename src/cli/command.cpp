@@ -113,20 +113,23 @@ Expected<std::unique_ptr<analysis::Snapshot>> loadForCommand(const std::string& 
   return snapshot;
 }
 
+Expected<OutputFormat> outputFormat(const ParsedArgs& args) {
+  const bool json = args.getBool("json");
+  const bool csv = args.has("csv") && args.getBool("csv");
+  if (json && csv) return args.usageError("--json and --csv do not go together");
+  if (json) return OutputFormat::Json;
+  return csv ? OutputFormat::Csv : OutputFormat::Text;
+}
+
 int runWithSnapshot(const CommandSpec& spec, int argc, const char* const* argv,
                     const CommandBody& body) {
   int exit_code = kExitOk;
   const std::optional<ParsedArgs> parsed = parseCommandLine(spec, argc, argv, exit_code);
   if (!parsed) return exit_code;
   const ParsedArgs& args = *parsed;
-  OutputFormat format = OutputFormat::Text;
-  if (args.getBool("json")) format = OutputFormat::Json;
-  if (args.has("csv") && args.getBool("csv")) {
-    if (format == OutputFormat::Json) {
-      return fail(args.usageError("--json and --csv do not go together"), kExitUsage);
-    }
-    format = OutputFormat::Csv;
-  }
+  const Expected<OutputFormat> chosen = outputFormat(args);
+  if (!chosen) return fail(chosen.error(), kExitUsage);
+  const OutputFormat format = *chosen;
 
   Progress progress(stderr, Progress::wanted(stderr, args.getBool("no-progress")));
   PhaseTimer timer;

@@ -51,6 +51,10 @@ int runWaste(int argc, const char* const* argv);
 // How a command prints its result.
 enum class OutputFormat : uint8_t { Text, Json, Csv };
 
+// The output format --json and --csv ask for (--csv only where the spec has
+// it); both at once is a usage error.
+Expected<OutputFormat> outputFormat(const ParsedArgs& args);
+
 // Adds DUMP and the common flags to a command's spec. `csv` says whether the
 // command offers --csv (tabular results only).
 void addDumpAndCommonFlags(CommandSpec& spec, bool csv);

@@ -304,21 +304,7 @@ std::string pathsJson(const analysis::Snapshot& snap, NodeId target,
   writeLabel(w, analysis::labelNode(snap, target));
   w.field("reachable", snap.reachable(target));
   w.key("paths").beginArray();
-  for (const analysis::Path& p : paths) {
-    w.beginArray();
-    for (const analysis::PathStep& step : p.steps) {
-      w.beginObject();
-      w.key("node");
-      writeLabel(w, step.node);
-      if (step.offset) {
-        w.field("offset", *step.offset);
-        w.field("slot_address", formatHex(step.slot_address));
-        if (!step.field.empty()) w.field("field", step.field);
-      }
-      w.endObject();
-    }
-    w.endArray();
-  }
+  for (const analysis::Path& p : paths) writePathSteps(w, p);
   w.endArray();
   w.endObject();
   return out;

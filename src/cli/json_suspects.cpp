@@ -78,19 +78,8 @@ std::string suspectsJson(const analysis::SuspectReport& r) {
     w.field("retained", s.accumulation_retained);
     w.field("children", s.accumulation_children);
     w.endObject();
-    w.key("path").beginArray();
-    for (const analysis::PathStep& step : s.path.steps) {
-      w.beginObject();
-      w.key("node");
-      writeLabel(w, step.node);
-      if (step.offset) {
-        w.field("offset", *step.offset);
-        w.field("slot_address", formatHex(step.slot_address));
-        if (!step.field.empty()) w.field("field", step.field);
-      }
-      w.endObject();
-    }
-    w.endArray();
+    w.key("path");
+    writePathSteps(w, s.path);
     w.key("accumulated").beginObject();
     w.field("count", s.accumulated_count).field("bytes", s.accumulated_bytes);
     w.field("groups", s.accumulated_types);

@@ -23,4 +23,20 @@ void writeLabel(JsonWriter& w, const analysis::NodeLabel& label) {
   w.endObject();
 }
 
+void writePathSteps(JsonWriter& w, const analysis::Path& path) {
+  w.beginArray();
+  for (const analysis::PathStep& step : path.steps) {
+    w.beginObject();
+    w.key("node");
+    writeLabel(w, step.node);
+    if (step.offset) {
+      w.field("offset", *step.offset);
+      w.field("slot_address", formatHex(step.slot_address));
+      if (!step.field.empty()) w.field("field", step.field);
+    }
+    w.endObject();
+  }
+  w.endArray();
+}
+
 }  // namespace goheap::cli

@@ -16,4 +16,8 @@ std::string labelText(const analysis::NodeLabel& label);
 // {"kind", "name", "source"?, "address"?, "node"}
 void writeLabel(JsonWriter& w, const analysis::NodeLabel& label);
 
+// A path from a root as an array of steps: [{"node", "offset"?,
+// "slot_address"?, "field"?}], as `paths` and `suspects` write it.
+void writePathSteps(JsonWriter& w, const analysis::Path& path);
+
 }  // namespace goheap::cli
