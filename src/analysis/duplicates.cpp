@@ -82,6 +82,7 @@ Duplicates findDuplicates(const Snapshot& s, const DupOptions& options) {
   const uint8_t* file = d.file().bytes().data();
   const uint32_t n_objects = s.heap.objectCount();
   std::vector<Entry> entries;
+  entries.reserve(n_objects);
   auto contents = [&](const Entry& e) {
     return file + d.objects.contents_offset[e.node] + e.start;
   };
@@ -135,12 +136,41 @@ Duplicates findDuplicates(const Snapshot& s, const DupOptions& options) {
   auto same_key = [](const Entry& a, const Entry& b) {
     return a.cls == b.cls && a.len == b.len && a.hash == b.hash;
   };
-  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+  // Most contents are unique. Sorting 16-byte (key, index) pairs instead of
+  // whole entries, and keeping only the entries whose key comes twice, is
+  // what keeps this fast on a heap of millions of objects.
+  struct Ordered {
+    uint64_t key;  // the hash mixed with class and length: equal entries, equal keys
+    uint32_t index;
+  };
+  std::vector<Ordered> by_key(entries.size());
+  for (size_t i = 0; i < entries.size(); i++) {
+    const Entry& e = entries[i];
+    by_key[i] = {e.hash ^ (e.cls * 0x9e3779b97f4a7c15ULL) ^ (e.len * 0xc2b2ae3d27d4eb4fULL),
+                 static_cast<uint32_t>(i)};
+  }
+  std::sort(by_key.begin(), by_key.end(), [&](const Ordered& a, const Ordered& b) {
+    return a.key != b.key ? a.key < b.key : a.index < b.index;
+  });
+  std::vector<Entry> repeated;
+  for (size_t i = 0; i < by_key.size();) {
+    size_t j = i + 1;
+    while (j < by_key.size() && by_key[j].key == by_key[i].key) j++;
+    if (j - i >= 2) {
+      for (size_t k = i; k < j; k++) repeated.push_back(entries[by_key[k].index]);
+    }
+    i = j;
+  }
+  std::vector<Entry>().swap(entries);
+  // Keys can collide across classes and lengths: sort what is left by the
+  // whole key so that each run is one class, length and hash.
+  std::sort(repeated.begin(), repeated.end(), [](const Entry& a, const Entry& b) {
     if (a.cls != b.cls) return a.cls < b.cls;
     if (a.len != b.len) return a.len < b.len;
     if (a.hash != b.hash) return a.hash < b.hash;
     return a.node < b.node;
   });
+  entries.swap(repeated);
 
   struct Found {
     size_t first, last;  // the run in `entries` (same key, equal bytes to `first`)

@@ -47,6 +47,7 @@ CommandSpec diffSpec() {
       .kind(ValueKind::Uint)
       .defaultValue("0");
   spec.flag("filter", "TEXT", "only groups whose name contains TEXT (any case)").defaultValue("");
+  spec.boolFlag("unchanged", "also list the groups whose count and sizes did not change");
   spec.boolFlag("json", "print JSON (schema in docs/cli-json.md) instead of text");
   spec.boolFlag("csv", "print the group table as CSV");
   spec.boolFlag("timings", "print each phase's time and the peak memory on stderr");
@@ -159,6 +160,7 @@ int runDiff(int argc, const char* const* argv) {
     q.limit = args.getUint("limit");
     q.offset = args.getUint("offset");
     q.filter = args.getString("filter");
+    q.unchanged = args.getBool("unchanged");
     const DiffResult r = queryDiff(**old_snap, **new_snap, q);
     if (format == OutputFormat::Json) {
       print(diffJson(q, r));

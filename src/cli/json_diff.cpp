@@ -66,11 +66,13 @@ DiffResult queryDiff(const analysis::Snapshot& old_snap, const analysis::Snapsho
   r.warnings = analysis::diffWarnings(old_snap, new_snap);
 
   r.rows = analysis::diffGroups(old_snap, new_snap, by, sort);
-  if (!q.filter.empty()) {
-    std::erase_if(r.rows, [&](const analysis::DiffGroupRow& row) {
-      return !containsAnyCase(row.name, q.filter);
-    });
-  }
+  // A group that neither grew nor shrank says nothing about a leak; most of
+  // a program's groups are such, and they would bury the ones that changed.
+  std::erase_if(r.rows, [&](const analysis::DiffGroupRow& row) {
+    const bool same = row.old_count == row.new_count && row.old_shallow == row.new_shallow &&
+                      row.old_retained == row.new_retained;
+    return (same && !q.unchanged) || (!q.filter.empty() && !containsAnyCase(row.name, q.filter));
+  });
   r.groups = r.rows.size();
   page(r.rows, q.offset, q.limit);
 
@@ -112,6 +114,7 @@ std::string diffJson(const DiffQuery& q, const DiffResult& r) {
   w.field("by", r.by).field("sort", q.sort);
   if (q.offset != 0) w.field("offset", q.offset);
   if (!q.filter.empty()) w.field("filter", q.filter);
+  if (q.unchanged) w.field("unchanged", true);
   auto side = [&](const char* name, const std::string& file, uint64_t count, uint64_t bytes) {
     w.key(name).beginObject();
     w.field("file", file).field("reachable_count", count).field("reachable_bytes", bytes);

@@ -115,6 +115,7 @@ struct DiffQuery {
   uint64_t limit = 20;            // rows of each table; 0: all
   uint64_t offset = 0;            // rows of each table skipped before the first one shown
   std::string filter;             // only groups (and new objects' groups) whose name contains this
+  bool unchanged = false;         // also the groups whose count and sizes did not change
 };
 struct DiffResult {
   std::string by;  // "auto" resolved

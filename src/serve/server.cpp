@@ -366,13 +366,14 @@ void Server::State::routes() {
 
   http.Get("/api/diff", guarded([this](const analysis::Snapshot& snap, const httplib::Request& req,
                                        httplib::Response& res) {
-             Params p(req, {"by", "sort", "limit", "n", "offset", "filter"});
+             Params p(req, {"by", "sort", "limit", "n", "offset", "filter", "unchanged"});
              cli::DiffQuery q;
              q.by = p.choice("by", {"auto", "type", "site", "shape"}, q.by);
              q.sort = p.choice("sort", {"retained", "shallow", "count"}, q.sort);
              q.limit = p.number("limit", p.number("n", q.limit));
              q.offset = p.number("offset", q.offset);
              q.filter = p.text("filter", q.filter);
+             q.unchanged = p.has("unchanged") && p.flag("unchanged");
              if (p.error()) return replyError(res, 400, *p.error());
              if (base == nullptr) {
                return replyError(res, 404,

@@ -511,6 +511,7 @@ TEST(ServeDiff, AnswersWhatGoheapDiffPrintsWithJson) {
        {"--by", "site", "--sort", "count", "-n", "5", "--offset", "1"}},
       {"/api/diff?by=type&sort=shallow&limit=0&filter=main.",
        {"--by", "type", "--sort", "shallow", "-n", "0", "--filter", "main."}},
+      {"/api/diff?unchanged=1&limit=0", {"--unchanged", "-n", "0"}},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.path);
