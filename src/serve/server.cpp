@@ -7,6 +7,7 @@
 #include <condition_variable>
 #include <exception>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <set>
@@ -217,6 +218,23 @@ struct Server::State {
     return slot;
   }
 
+  // Answers that take seconds on a big heap (suspects, dups, waste, diff),
+  // by endpoint and parameters: the snapshot never changes after loading,
+  // so a page visited again, or by another user, is answered at once. Two
+  // first requests for one key may both compute it; the answer is the same.
+  std::mutex answers_mu;
+  std::map<std::string, std::shared_ptr<const std::string>> answers;
+  std::shared_ptr<const std::string> remembered(const std::string& key,
+                                                const std::function<std::string()>& compute) {
+    {
+      std::lock_guard lock(answers_mu);
+      if (auto it = answers.find(key); it != answers.end()) return it->second;
+    }
+    auto body = std::make_shared<const std::string>(compute());
+    std::lock_guard lock(answers_mu);
+    return answers.emplace(key, body).first->second;
+  }
+
   void routes();
 };
 
@@ -349,8 +367,8 @@ void Server::State::routes() {
            }));
 
   // Leak suspects (cmd_suspects.cpp): threshold in percent, limit as -n.
-  http.Get("/api/suspects", guarded([](const analysis::Snapshot& snap, const httplib::Request& req,
-                                       httplib::Response& res) {
+  http.Get("/api/suspects", guarded([this](const analysis::Snapshot& snap,
+                                           const httplib::Request& req, httplib::Response& res) {
              Params p(req, {"threshold", "limit"});
              cli::SuspectsQuery q;
              q.limit = p.number("limit", q.limit);
@@ -361,7 +379,11 @@ void Server::State::routes() {
                  return replyError(res, 400, "bad value for threshold: " + t.error().message());
                q.threshold = *t;
              }
-             reply(res, 200, cli::suspectsJson(cli::querySuspects(snap, q)));
+             const std::string key =
+                 "suspects " + std::to_string(q.threshold) + " " + std::to_string(q.limit);
+             reply(res, 200, *remembered(key, [&] {
+                     return cli::suspectsJson(cli::querySuspects(snap, q));
+                   }));
            }));
 
   http.Get("/api/diff", guarded([this](const analysis::Snapshot& snap, const httplib::Request& req,
@@ -380,29 +402,40 @@ void Server::State::routes() {
                                  "no base dump to compare with: start the server with "
                                  "`goheap serve NEW [EXE] --base OLD`");
              }
-             const auto ns = newSinceBase(snap, cli::diffGrouping(*base, snap, q));
-             reply(res, 200, cli::diffJson(q, cli::queryDiff(*base, snap, q, ns.get())));
+             const std::string key = "diff " + q.by + " " + q.sort + " " + std::to_string(q.limit) +
+                                     " " + std::to_string(q.offset) + " " +
+                                     (q.unchanged ? "all " : "changed ") + q.filter;
+             reply(res, 200, *remembered(key, [&] {
+                     const auto ns = newSinceBase(snap, cli::diffGrouping(*base, snap, q));
+                     return cli::diffJson(q, cli::queryDiff(*base, snap, q, ns.get()));
+                   }));
            }));
 
   // Duplicates and waste: the parameters of `goheap dups` and `goheap waste`.
-  http.Get("/api/dups", guarded([](const analysis::Snapshot& snap, const httplib::Request& req,
-                                   httplib::Response& res) {
+  http.Get("/api/dups", guarded([this](const analysis::Snapshot& snap, const httplib::Request& req,
+                                       httplib::Response& res) {
              Params p(req, {"kind", "n", "min_wasted"});
              cli::DupsQuery q;
              q.kind = p.choice("kind", {"all", "strings", "bytes", "objects"}, q.kind);
              q.limit = p.number("n", q.limit);
              q.min_wasted = p.byteSize("min_wasted", q.min_wasted);
              if (p.error()) return replyError(res, 400, *p.error());
-             reply(res, 200, cli::dupsJson(snap, q, cli::queryDups(snap, q)));
+             const std::string key = "dups " + q.kind + " " + std::to_string(q.limit) + " " +
+                                     std::to_string(q.min_wasted);
+             reply(res, 200, *remembered(key, [&] {
+                     return cli::dupsJson(snap, q, cli::queryDups(snap, q));
+                   }));
            }));
 
-  http.Get("/api/waste", guarded([](const analysis::Snapshot& snap, const httplib::Request& req,
-                                    httplib::Response& res) {
+  http.Get("/api/waste", guarded([this](const analysis::Snapshot& snap, const httplib::Request& req,
+                                        httplib::Response& res) {
              Params p(req, {"n"});
              cli::WasteQuery q;
              q.limit = p.number("n", q.limit);
              if (p.error()) return replyError(res, 400, *p.error());
-             reply(res, 200, cli::wasteJson(snap, q, cli::queryWaste(snap, q)));
+             reply(res, 200, *remembered("waste " + std::to_string(q.limit), [&] {
+                     return cli::wasteJson(snap, q, cli::queryWaste(snap, q));
+                   }));
            }));
 
   // Everything else: an embedded file, "/" being index.html, or a 404 (JSON
