@@ -10,8 +10,12 @@
 #include <cstdlib>
 #include <span>
 
+#include "analysis/diff.h"
+#include "analysis/duplicates.h"
 #include "analysis/queries.h"
 #include "analysis/snapshot.h"
+#include "analysis/suspects.h"
+#include "analysis/waste.h"
 #include "dump/reader.h"
 
 namespace {
@@ -113,5 +117,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     goheap::analysis::objectInfo(s, last, 5);
     goheap::analysis::pathsToRoots(s, last, 2);
   }
+  // The leak-hunting analyses, and a diff of the dump against itself: every
+  // object is then matched in "OLD", and no group may change.
+  goheap::analysis::SuspectOptions suspects;
+  suspects.threshold_percent = 1;
+  goheap::analysis::leakSuspects(s, suspects);
+  goheap::analysis::findDuplicates(s, goheap::analysis::DupOptions{});
+  goheap::analysis::findWaste(s, goheap::analysis::WasteOptions{});
+  for (const auto& row : goheap::analysis::diffGroups(s, s, goheap::typing::GroupKind::Name,
+                                                      goheap::analysis::SortKey::Retained)) {
+    if (row.countDelta() != 0 || row.shallowDelta() != 0) std::abort();
+  }
+  if (goheap::analysis::newSince(s, s, goheap::typing::GroupKind::Name).count != 0) std::abort();
   return 0;
 }

@@ -13,7 +13,10 @@
 #include <memory>
 #include <span>
 
+#include "analysis/duplicates.h"
 #include "analysis/snapshot.h"
+#include "analysis/suspects.h"
+#include "analysis/waste.h"
 #include "dump/reader.h"
 #include "typing/heap_types.h"
 #include "typing/values.h"
@@ -63,7 +66,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const goheap::analysis::Snapshot& s = **snap;
   const goheap::bin::BoundExecutable& exe = *bound->original->exe;
   const goheap::bin::DebugInfo& dwarf = *exe.debugInfo();
-  const goheap::typing::HeapTypes types = goheap::typing::typeHeap(s.dump, s.heap, exe, dwarf);
+  goheap::typing::HeapTypes types = goheap::typing::typeHeap(s.dump, s.heap, exe, dwarf);
   uint64_t sum = 0;
   for (goheap::NodeId o = 0; o < s.heap.objectCount(); o++) {
     if (!types.typed(o)) continue;
@@ -75,5 +78,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     sum += goheap::typing::slotPath(s.dump, s.heap, types, dwarf, exe, o, 8).size();
   }
   if (sum == UINT64_MAX) std::abort();  // keeps the work from being optimized away
+
+  // What reads typed memory through string, slice and map headers (dups,
+  // waste) and groups by type (suspects): the snapshot borrows the bound
+  // executable for the run and hands it back.
+  goheap::analysis::Snapshot& typed = **snap;
+  typed.types = std::make_unique<goheap::typing::HeapTypes>(std::move(types));
+  typed.exe = std::move(bound->original->exe);
+  goheap::analysis::findDuplicates(typed, goheap::analysis::DupOptions{});
+  goheap::analysis::findWaste(typed, goheap::analysis::WasteOptions{});
+  goheap::analysis::SuspectOptions suspects;
+  suspects.threshold_percent = 1;
+  goheap::analysis::leakSuspects(typed, suspects);
+  bound->original->exe = std::move(typed.exe);
   return 0;
 }

@@ -35,7 +35,7 @@ struct Leaf {
 class Finder {
  public:
   Finder(const Snapshot& s, std::vector<Header>& out)
-      : s_(s), dw_(*s.exe->debugInfo()), words_(s.dump.words()), out_(out) {}
+      : dw_(*s.exe->debugInfo()), words_(s.dump.words()), out_(out) {}
 
   // Scans `count` values of type t at `offset` in the holder's bytes.
   void scan(NodeId holder, const uint8_t* bytes, uint64_t size, uint64_t base, uint64_t offset,
@@ -147,7 +147,6 @@ class Finder {
     }
   }
 
-  const Snapshot& s_;
   const bin::DebugInfo& dw_;
   WordReader words_;
   std::vector<Header>& out_;
