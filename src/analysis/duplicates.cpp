@@ -92,7 +92,7 @@ Duplicates findDuplicates(const Snapshot& s, const DupOptions& options) {
   if (out.typed) {
     const typing::HeapTypes& t = *s.types;
     if (options.strings || options.bytes) {
-      for (const Header& h : findHeaders(s)) {
+      for (const Header& h : *typedHeaders(s)) {
         if (h.kind == HeaderKind::Map || !h.byte_elems || h.len == 0) continue;
         if (h.holder != kNoNode && !s.reachable(h.holder)) continue;
         const DupKind kind = h.kind == HeaderKind::String ? DupKind::String : DupKind::Bytes;

@@ -10,6 +10,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "analysis/dominators.h"
 #include "bin/dump_binding.h"
@@ -33,6 +34,7 @@ struct LoadOptions {
 
 struct Histogram;  // queries.h
 struct Flame;      // flame.h
+struct Header;     // headers.h
 
 class Snapshot {
  public:
@@ -79,6 +81,11 @@ class Snapshot {
   friend std::shared_ptr<const Flame> fullFlame(const Snapshot& s);
   mutable std::mutex flame_cache_mutex_;
   mutable std::shared_ptr<const Flame> flame_cache_;
+  // The string, slice and map headers in typed memory (headers.cpp), which
+  // dups and waste both read: a report or a server computes them once.
+  friend std::shared_ptr<const std::vector<Header>> typedHeaders(const Snapshot& s);
+  mutable std::mutex headers_cache_mutex_;
+  mutable std::shared_ptr<const std::vector<Header>> headers_cache_;
   mutable std::unique_ptr<typing::ObjectNamer> namer_;
   mutable std::unique_ptr<Csr> children_;
 };

@@ -336,10 +336,10 @@ Waste findWaste(const Snapshot& s, const WasteOptions& options) {
   Waste w;
   w.typed = s.types != nullptr;
   if (w.typed) {
-    const std::vector<Header> headers = findHeaders(s);
+    const std::shared_ptr<const std::vector<Header>> headers = typedHeaders(s);
     sizeClassRounding(s, options, w);
-    hiddenArrays(s, headers, options, w);
-    sparseMaps(s, headers, options, w);
+    hiddenArrays(s, *headers, options, w);
+    sparseMaps(s, *headers, options, w);
   }
   garbage(s, options, w);
   return w;
