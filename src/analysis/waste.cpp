@@ -146,7 +146,9 @@ void hiddenArrays(const Snapshot& s, const std::vector<Header>& headers,
       r.visible = visible;
       r.hidden = size - visible;
       r.slices = j - i;
-      r.flagged = r.hidden >= options.hidden_threshold || r.hidden * 2 > size;
+      // Half of a small array is a few bytes no one will chase; half of
+      // one of 1 KiB or more is worth a look.
+      r.flagged = r.hidden >= options.hidden_threshold || (r.hidden * 2 > size && r.hidden >= 512);
       w.hidden_arrays++;
       w.hidden_bytes += r.hidden;
       if (r.flagged) w.hidden_flagged++;

@@ -34,7 +34,7 @@ struct HiddenArrayRow {
   uint64_t hidden = 0;
   uint64_t slices = 0;   // headers pointing into it
   std::string holder;    // where the first of them is
-  bool flagged = false;  // hidden >= the threshold, or more than half the array
+  bool flagged = false;  // hidden >= the threshold, or more than half the array and >= 512 B
 };
 
 // A map's fill against the storage it keeps.

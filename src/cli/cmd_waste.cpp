@@ -18,7 +18,7 @@ CommandSpec wasteSpec() {
       "over 512 bytes with pointers is shown apart, not counted as wasted);\n"
       "  slices: backing arrays reached only through slice headers, with the bytes no slice "
       "can see (s[:16] of a 32 KiB array keeps 32 KiB alive); rows hiding 4 KiB or more, or "
-      "more than half the array, are flagged with !;\n"
+      "more than half of an array (and at least 512 bytes), are flagged with !;\n"
       "  maps: each map's len against its capacity in slots and the storage its buckets, "
       "tables and groups keep (Go maps never shrink); sparse ones (len under a quarter of 64 "
       "slots or more) first, flagged with !;\n"
