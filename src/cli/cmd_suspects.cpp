@@ -28,6 +28,11 @@ CommandSpec suspectsSpec() {
   spec.flag("threshold", "PERCENT",
             "the share of the reachable heap a suspect retains at least (above 0, at most 100)")
       .defaultValue("10");
+  spec.flag("accumulation", "PERCENT",
+            "where memory accumulates: go down the dominator tree while one child keeps at "
+            "least this share of its parent (50 to 100)")
+      .kind(ValueKind::Uint)
+      .defaultValue("80");
   spec.flag("limit", "N", "how many suspects to show (0 = all)")
       .alias('n')
       .kind(ValueKind::Uint)
@@ -114,6 +119,10 @@ int runSuspects(int argc, const char* const* argv) {
         }
         q.threshold = *threshold;
         q.limit = args.getUint("limit");
+        q.accumulation = args.getUint("accumulation");
+        if (q.accumulation < 50 || q.accumulation > 100) {
+          return fail(args.usageError("--accumulation must be from 50 to 100"), kExitUsage);
+        }
         const analysis::SuspectReport r = querySuspects(snap, q);
         if (format == OutputFormat::Json) {
           print(suspectsJson(r));

@@ -103,6 +103,7 @@ std::string goroutinesJson(const std::vector<analysis::GoroutineInfo>& gs, bool 
 struct SuspectsQuery {
   double threshold = 10;  // percent of the reachable heap, above 0 and at most 100
   uint64_t limit = 10;    // suspects shown; 0: all
+  uint64_t accumulation = analysis::kAccumulationPercent;  // 50 to 100 (the caller checks)
 };
 // "10", "2.5", "10%": a share of the heap in percent, above 0 and at most 100.
 Expected<double> parsePercent(std::string_view text);

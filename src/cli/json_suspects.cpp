@@ -28,6 +28,7 @@ analysis::SuspectReport querySuspects(const analysis::Snapshot& snap, const Susp
   analysis::SuspectOptions o;
   o.threshold_percent = q.threshold;
   o.limit = q.limit;
+  o.accumulation_percent = static_cast<uint32_t>(q.accumulation);
   return analysis::leakSuspects(snap, o);
 }
 

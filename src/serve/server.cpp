@@ -369,9 +369,13 @@ void Server::State::routes() {
   // Leak suspects (cmd_suspects.cpp): threshold in percent, limit as -n.
   http.Get("/api/suspects", guarded([this](const analysis::Snapshot& snap,
                                            const httplib::Request& req, httplib::Response& res) {
-             Params p(req, {"threshold", "limit"});
+             Params p(req, {"threshold", "limit", "accumulation"});
              cli::SuspectsQuery q;
              q.limit = p.number("limit", q.limit);
+             q.accumulation = p.number("accumulation", q.accumulation);
+             if (!p.error() && (q.accumulation < 50 || q.accumulation > 100)) {
+               return replyError(res, 400, "accumulation must be from 50 to 100");
+             }
              if (p.error()) return replyError(res, 400, *p.error());
              if (p.has("threshold")) {
                Expected<double> t = cli::parsePercent(req.get_param_value("threshold"));
@@ -379,8 +383,8 @@ void Server::State::routes() {
                  return replyError(res, 400, "bad value for threshold: " + t.error().message());
                q.threshold = *t;
              }
-             const std::string key =
-                 "suspects " + std::to_string(q.threshold) + " " + std::to_string(q.limit);
+             const std::string key = "suspects " + std::to_string(q.threshold) + " " +
+                                     std::to_string(q.limit) + " " + std::to_string(q.accumulation);
              reply(res, 200, *remembered(key, [&] {
                      return cli::suspectsJson(cli::querySuspects(snap, q));
                    }));

@@ -50,9 +50,11 @@ class LeakSuspects : public ::testing::TestWithParam<LeaksCase> {
     }
   }
 
-  analysis::SuspectReport suspects(double threshold) const {
+  analysis::SuspectReport suspects(double threshold,
+                                   uint32_t accumulation = analysis::kAccumulationPercent) const {
     analysis::SuspectOptions o;
     o.threshold_percent = threshold;
+    o.accumulation_percent = accumulation;
     o.limit = 0;
     return analysis::leakSuspects(*snap_, o);
   }
@@ -138,6 +140,27 @@ TEST_P(LeakSuspects, TheAccumulationPointIsWhereTheBytesAre) {
   // The point is below the map header: the bucket array or the directory
   // of tables, which holds the sessions.
   EXPECT_NE(point, top);
+}
+
+// Another share for the walk down (--accumulation): the same rule holds
+// with it, at every step and below the point.
+TEST_P(LeakSuspects, TheAccumulationShareIsAnOption) {
+  for (uint32_t share : {50u, 100u}) {
+    SCOPED_TRACE(share);
+    const analysis::SuspectReport r = suspects(10, share);
+    EXPECT_EQ(r.accumulation_percent, share);
+    const analysis::Suspect& s = r.suspects.at(0);
+    const NodeId top = s.object.node;
+    const NodeId point = s.accumulation_point.node;
+    ASSERT_TRUE(dominates(top, point));
+    const std::vector<uint64_t>& retained = snap_->retained;
+    for (NodeId v = point; v != top; v = snap_->dom.idom[v]) {
+      EXPECT_GE(retained[v] * 100, retained[snap_->dom.idom[v]] * share);
+    }
+    for (NodeId c : snap_->dominatorChildren().neighbors(point)) {
+      EXPECT_LT(retained[c] * 100, retained[point] * share);
+    }
+  }
 }
 
 TEST_P(LeakSuspects, AHighThresholdFindsNothing) {
