@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
 #include "analysis/headers.h"
 #include "analysis/queries.h"
@@ -81,8 +82,7 @@ Duplicates findDuplicates(const Snapshot& s, const DupOptions& options) {
   const dump::Dump& d = s.dump;
   const uint8_t* file = d.file().bytes().data();
   const uint32_t n_objects = s.heap.objectCount();
-  std::vector<Entry> entries;
-  entries.reserve(n_objects);
+  std::vector<Entry> entries;  // strings and []byte, through their headers
   auto contents = [&](const Entry& e) {
     return file + d.objects.contents_offset[e.node] + e.start;
   };
@@ -90,7 +90,6 @@ Duplicates findDuplicates(const Snapshot& s, const DupOptions& options) {
   out.typed = s.types != nullptr;
   typing::Grouping groups;  // without types: the classes, and the groups' names
   if (out.typed) {
-    const typing::HeapTypes& t = *s.types;
     if (options.strings || options.bytes) {
       for (const Header& h : *typedHeaders(s)) {
         if (h.kind == HeaderKind::Map || !h.byte_elems || h.len == 0) continue;
@@ -111,43 +110,51 @@ Duplicates findDuplicates(const Snapshot& s, const DupOptions& options) {
         entries.push_back(e);
       }
     }
-    if (options.objects) {
-      for (NodeId o = 0; o < n_objects; o++) {
-        if (t.form[o] != typing::TypeForm::Value || !s.reachable(o)) continue;
-        Entry e{classKey(DupKind::Object, t.layout[o]), d.objects.size[o], 0, o, 0, kNoNode, 0};
-        e.hash = hashBytes(contents(e), e.len);
-        entries.push_back(e);
-      }
-    }
   } else {
     groups = s.namer().group(typing::GroupKind::Name);
-    for (NodeId o = 0; o < n_objects; o++) {
-      if (!s.reachable(o) || d.objects.size[o] == 0) continue;
-      const DupKind kind = pointerFree(d, o) ? DupKind::Bytes : DupKind::Object;
-      if (kind == DupKind::Bytes && !options.strings && !options.bytes) continue;
-      if (kind == DupKind::Object && !options.objects) continue;
-      Entry e{classKey(kind, groups.group_of[o]), d.objects.size[o], 0, o, 0, kNoNode, 0};
-      e.hash = hashBytes(contents(e), e.len);
-      entries.push_back(e);
-    }
   }
 
   // Candidates share class, length and hash; equal bytes make a group.
   auto same_key = [](const Entry& a, const Entry& b) {
     return a.cls == b.cls && a.len == b.len && a.hash == b.hash;
   };
-  // Most contents are unique. Sorting 16-byte (key, index) pairs instead of
-  // whole entries, and keeping only the entries whose key comes twice, is
-  // what keeps this fast on a heap of millions of objects.
+  // Whole objects are the bulk (every typed value, or every object without
+  // types) and nearly all are unique: they go into `by_key` as their node
+  // alone, and become entries only when their key comes twice. Sorting
+  // 16-byte (key, index) pairs, not whole entries, is what keeps this fast
+  // on a heap of millions of objects.
   struct Ordered {
-    uint64_t key;  // the hash mixed with class and length: equal entries, equal keys
-    uint32_t index;
+    uint64_t key;    // the hash mixed with class and length: equal entries, equal keys
+    uint64_t index;  // into `entries`, or kObject | the node of a whole object
   };
-  std::vector<Ordered> by_key(entries.size());
-  for (size_t i = 0; i < entries.size(); i++) {
-    const Entry& e = entries[i];
-    by_key[i] = {e.hash ^ (e.cls * 0x9e3779b97f4a7c15ULL) ^ (e.len * 0xc2b2ae3d27d4eb4fULL),
-                 static_cast<uint32_t>(i)};
+  constexpr uint64_t kObject = uint64_t{1} << 63;
+  auto keyOf = [](const Entry& e) {
+    return e.hash ^ (e.cls * 0x9e3779b97f4a7c15ULL) ^ (e.len * 0xc2b2ae3d27d4eb4fULL);
+  };
+  std::vector<Ordered> by_key;
+  by_key.reserve(entries.size() + n_objects);
+  for (size_t i = 0; i < entries.size(); i++) by_key.push_back({keyOf(entries[i]), i});
+  // The class of a whole object, or nothing when it is not compared.
+  auto objectClass = [&](NodeId o) -> std::optional<uint64_t> {
+    if (!s.reachable(o) || d.objects.size[o] == 0) return std::nullopt;
+    if (out.typed) {
+      if (!options.objects || s.types->form[o] != typing::TypeForm::Value) return std::nullopt;
+      return classKey(DupKind::Object, s.types->layout[o]);
+    }
+    const DupKind kind = pointerFree(d, o) ? DupKind::Bytes : DupKind::Object;
+    if (kind == DupKind::Bytes && !options.strings && !options.bytes) return std::nullopt;
+    if (kind == DupKind::Object && !options.objects) return std::nullopt;
+    return classKey(kind, groups.group_of[o]);
+  };
+  auto objectEntry = [&](NodeId o, uint64_t cls) {
+    Entry e{cls, d.objects.size[o], 0, o, 0, kNoNode, 0};
+    e.hash = hashBytes(contents(e), e.len);
+    return e;
+  };
+  for (NodeId o = 0; o < n_objects; o++) {
+    if (const std::optional<uint64_t> cls = objectClass(o)) {
+      by_key.push_back({keyOf(objectEntry(o, *cls)), kObject | o});
+    }
   }
   std::sort(by_key.begin(), by_key.end(), [&](const Ordered& a, const Ordered& b) {
     return a.key != b.key ? a.key < b.key : a.index < b.index;
@@ -157,11 +164,20 @@ Duplicates findDuplicates(const Snapshot& s, const DupOptions& options) {
     size_t j = i + 1;
     while (j < by_key.size() && by_key[j].key == by_key[i].key) j++;
     if (j - i >= 2) {
-      for (size_t k = i; k < j; k++) repeated.push_back(entries[by_key[k].index]);
+      for (size_t k = i; k < j; k++) {
+        const uint64_t index = by_key[k].index;
+        if ((index & kObject) == 0) {
+          repeated.push_back(entries[index]);
+        } else {
+          const auto o = static_cast<NodeId>(index & ~kObject);
+          repeated.push_back(objectEntry(o, *objectClass(o)));
+        }
+      }
     }
     i = j;
   }
   std::vector<Entry>().swap(entries);
+  std::vector<Ordered>().swap(by_key);
   // Keys can collide across classes and lengths: sort what is left by the
   // whole key so that each run is one class, length and hash.
   std::sort(repeated.begin(), repeated.end(), [](const Entry& a, const Entry& b) {
