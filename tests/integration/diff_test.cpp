@@ -127,8 +127,7 @@ TEST_P(LeaksDiff, UnchangedGroupsAreLeftOutUnlessAsked) {
   q.limit = 0;
   const cli::DiffResult changed = cli::queryDiff(oldDump(true), newDump(true), q);
   for (const analysis::DiffGroupRow& r : changed.rows) {
-    EXPECT_FALSE(r.countDelta() == 0 && r.shallowDelta() == 0 && r.retainedDelta() == 0)
-        << r.name;
+    EXPECT_FALSE(r.countDelta() == 0 && r.shallowDelta() == 0 && r.retainedDelta() == 0) << r.name;
   }
   q.unchanged = true;
   const cli::DiffResult every = cli::queryDiff(oldDump(true), newDump(true), q);

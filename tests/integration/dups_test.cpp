@@ -15,14 +15,7 @@ using testing::LeaksDump;
 
 class Dups : public ::testing::TestWithParam<std::string> {
  protected:
-  const LeaksDump* load(bool with_exe) {
-    const LeaksDump* d = testing::leaksDump(GetParam(), with_exe);
-    if (d == nullptr && !::testing::Test::HasFailure()) {
-      ADD_FAILURE() << GetParam()
-                    << "/leaks.dump is missing: tests/programs/make-dumps.sh makes it";
-    }
-    return d;
-  }
+  const LeaksDump* load(bool with_exe) { return testing::requireLeaksDump(GetParam(), with_exe); }
   static std::set<uint64_t> addresses(const analysis::Snapshot& s, const analysis::DupGroup& g) {
     std::set<uint64_t> out;
     for (NodeId o : g.objects) out.insert(s.address(o));

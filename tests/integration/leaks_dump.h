@@ -63,4 +63,14 @@ inline std::string versionName(const ::testing::TestParamInfo<std::string>& p) {
   return n;
 }
 
+// The same, with a test failure saying how to make the dump when it is
+// missing (the dups and waste tests need it).
+inline const LeaksDump* requireLeaksDump(const std::string& version, bool with_exe) {
+  const LeaksDump* d = leaksDump(version, with_exe);
+  if (d == nullptr && !::testing::Test::HasFailure()) {
+    ADD_FAILURE() << version << "/leaks.dump is missing: tests/programs/make-dumps.sh makes it";
+  }
+  return d;
+}
+
 }  // namespace goheap::testing

@@ -15,14 +15,7 @@ using testing::LeaksDump;
 
 class Waste : public ::testing::TestWithParam<std::string> {
  protected:
-  const LeaksDump* load(bool with_exe) {
-    const LeaksDump* d = testing::leaksDump(GetParam(), with_exe);
-    if (d == nullptr && !::testing::Test::HasFailure()) {
-      ADD_FAILURE() << GetParam()
-                    << "/leaks.dump is missing: tests/programs/make-dumps.sh makes it";
-    }
-    return d;
-  }
+  const LeaksDump* load(bool with_exe) { return testing::requireLeaksDump(GetParam(), with_exe); }
   static analysis::Waste all(const analysis::Snapshot& s) {
     analysis::WasteOptions o;
     o.limit = 0;

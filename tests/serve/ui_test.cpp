@@ -42,33 +42,48 @@ std::string missingTool() {
   return {};
 }
 
+// Starts `goheap serve` on a free loopback port for `dump` (and `base`, the
+// --base dump, when given), waits until it has loaded, and runs ui_check.js
+// against it with `mode` ("" for the one-dump pages, "diff" for the Diff
+// page). Screenshots go to build/ui-screenshots/, which it returns.
+std::string serveAndCheck(const std::string& dump, const std::string& exe, const std::string& base,
+                          const std::string& mode) {
+  auto server = serve::Server::start({"127.0.0.1", 0});
+  EXPECT_TRUE(server) << server.error().message();
+  if (!server) return {};
+  std::unique_ptr<serve::Server> owned(server->release());
+  if (!base.empty()) owned->setBase(base);
+  owned->loadInBackground(dump, exe);
+  httplib::Client client(owned->where().host, owned->where().port);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+  for (;;) {
+    auto res = client.Get("/api/status");
+    EXPECT_TRUE(res);
+    if (!res) return {};
+    if (testing::JsonValue::parse(res->body)["state"].str() == "ready") break;
+    EXPECT_LT(std::chrono::steady_clock::now(), deadline) << res->body;
+    if (std::chrono::steady_clock::now() >= deadline) return {};
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  const std::string shots = std::string(GOHEAP_TESTDUMPS_DIR) + "/../ui-screenshots";
+  std::filesystem::create_directories(shots);
+  const std::string url = "http://127.0.0.1:" + std::to_string(owned->where().port);
+  std::string cmd = "node " + std::string(GOHEAP_SOURCE_DIR) + "/tests/serve/ui_check.js " +
+                    std::string(GOHEAP_NPM_DIR) + "/node_modules/playwright-core " + kChromium +
+                    " " + url + " " + shots;
+  if (!mode.empty()) cmd += " " + mode;
+  EXPECT_EQ(testing::runCommand(cmd), 0) << cmd;
+  return shots;
+}
+
 TEST(WebUi, PagesShowTheApisNumbersInChromium) {
   if (const std::string why = missingTool(); !why.empty()) {
     const char* ci = std::getenv("CI");
     if (ci != nullptr && std::string(ci) == "true") FAIL() << why;
     GTEST_SKIP() << why;
   }
-  auto server = serve::Server::start({"127.0.0.1", 0});
-  ASSERT_TRUE(server) << server.error().message();
-  auto s = server->release();
-  std::unique_ptr<serve::Server> owned(s);
-  owned->loadInBackground(kDump, kExe);
-  httplib::Client client(owned->where().host, owned->where().port);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
-  for (;;) {
-    auto res = client.Get("/api/status");
-    ASSERT_TRUE(res);
-    if (testing::JsonValue::parse(res->body)["state"].str() == "ready") break;
-    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << res->body;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  const std::string shots = std::string(GOHEAP_TESTDUMPS_DIR) + "/../ui-screenshots";
-  std::filesystem::create_directories(shots);
-  const std::string url = "http://127.0.0.1:" + std::to_string(owned->where().port);
-  const std::string cmd = "node " + std::string(GOHEAP_SOURCE_DIR) + "/tests/serve/ui_check.js " +
-                          std::string(GOHEAP_NPM_DIR) + "/node_modules/playwright-core " +
-                          kChromium + " " + url + " " + shots;
-  EXPECT_EQ(testing::runCommand(cmd), 0) << cmd;
+  const std::string shots = serveAndCheck(kDump, kExe, "", "");
+  ASSERT_FALSE(shots.empty());
   for (const char* png : {"overview.png", "histogram.png", "treemap.png", "object.png",
                           "goroutines.png", "suspects.png"}) {
     EXPECT_TRUE(std::filesystem::exists(shots + "/" + png)) << png;
@@ -84,27 +99,9 @@ TEST(WebUi, DiffPageShowsTheApisRowsInChromium) {
     if (ci != nullptr && std::string(ci) == "true") FAIL() << why;
     GTEST_SKIP() << why;
   }
-  auto server = serve::Server::start({"127.0.0.1", 0});
-  ASSERT_TRUE(server) << server.error().message();
-  std::unique_ptr<serve::Server> owned(server->release());
-  owned->setBase(dir + "/leaks.old.dump");
-  owned->loadInBackground(dir + "/leaks.dump", dir + "/leaks");
-  httplib::Client client(owned->where().host, owned->where().port);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
-  for (;;) {
-    auto res = client.Get("/api/status");
-    ASSERT_TRUE(res);
-    if (testing::JsonValue::parse(res->body)["state"].str() == "ready") break;
-    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << res->body;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  const std::string shots = std::string(GOHEAP_TESTDUMPS_DIR) + "/../ui-screenshots";
-  std::filesystem::create_directories(shots);
-  const std::string url = "http://127.0.0.1:" + std::to_string(owned->where().port);
-  const std::string cmd = "node " + std::string(GOHEAP_SOURCE_DIR) + "/tests/serve/ui_check.js " +
-                          std::string(GOHEAP_NPM_DIR) + "/node_modules/playwright-core " +
-                          kChromium + " " + url + " " + shots + " diff";
-  EXPECT_EQ(testing::runCommand(cmd), 0) << cmd;
+  const std::string shots =
+      serveAndCheck(dir + "/leaks.dump", dir + "/leaks", dir + "/leaks.old.dump", "diff");
+  ASSERT_FALSE(shots.empty());
   EXPECT_TRUE(std::filesystem::exists(shots + "/diff.png"));
 }
 

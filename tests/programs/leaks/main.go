@@ -28,7 +28,8 @@
 //     array's addr, the slice's len and cap and offset into its array.
 //   - duplicate strings: the global main.nameCache, a []string holding
 //     dup_string.copies separate copies of one 64-byte string (so each copy
-//     is a 64-byte object), plus unique_strings distinct ones.
+//     is a 64-byte object), plus unique_strings distinct ones; OLD has
+//     dup_string_old of the copies.
 //   - duplicate byte slices: the global main.blobs, dup_bytes.copies copies
 //     of one 256-byte []byte.
 //   - identical objects: the global main.configs, identical_configs.copies
@@ -197,6 +198,7 @@ type report struct {
 		Hidden uint64 `json:"hidden_bytes"`
 	} `json:"heads"`
 	DupString        copies `json:"dup_string"`
+	DupStringOld     uint64 `json:"dup_string_old"` // copies already in OLD
 	UniqueStrings    uint64 `json:"unique_strings"`
 	DupBytes         copies `json:"dup_bytes"`
 	IdenticalConfigs copies `json:"identical_configs"`
@@ -348,6 +350,7 @@ func main() {
 	rep.Buffers.Old, rep.Buffers.Added = buffersOld, buffersAdded
 	rep.Heads.Global, rep.Heads.Old = "main.heads", headsOld
 	rep.DupString.Holder, rep.DupString.Copies, rep.DupString.Size = "main.nameCache", dupStringNew, 64
+	rep.DupStringOld = dupStringOld
 	rep.UniqueStrings = uniqueStrings
 	rep.DupBytes.Holder, rep.DupBytes.Copies, rep.DupBytes.Size = "main.blobs", dupBytesCount, dupBytesLen
 	rep.IdenticalConfigs.Holder, rep.IdenticalConfigs.Copies = "main.configs", configCount
