@@ -26,6 +26,12 @@ auto phase(const LoadHooks& hooks, std::string_view name, Fn&& work) {
 
 }  // namespace
 
+Status Snapshot::checkFilesUnchanged() const {
+  if (Status s = dump.file().checkUnchanged(); !s) return s;
+  if (exe) return exe->binary().file().checkUnchanged();
+  return Status::success();
+}
+
 const typing::ObjectNamer& Snapshot::namer() const {
   if (!namer_) namer_ = std::make_unique<typing::ObjectNamer>(dump, heap, exe.get(), types.get());
   return *namer_;

@@ -63,6 +63,12 @@ class Snapshot {
   // Types from the executable's DWARF (typeObjects); null without.
   std::unique_ptr<typing::HeapTypes> types;
 
+  // An Error naming the file when the dump or the executable changed on
+  // disk since they were mapped, or a read of either faulted because it
+  // shrank (util/mapping_guard.h): what was computed from them since is not
+  // to be trusted. Cheap (a stat per file), so callers may ask per request.
+  Status checkFilesUnchanged() const;
+
   // Built on first use.
   const typing::ObjectNamer& namer() const;
   const Csr& dominatorChildren() const;

@@ -74,6 +74,8 @@ class Binary {
   // runtime's firstmoduledata (stripped files too; also gives gofunc), else
   // from the linker's range symbols, else from the section headers.
   const std::optional<ModuleLayout>& moduleLayout() const { return module_layout_; }
+  // The mapped file itself, to ask whether it changed on disk.
+  const MappedFile& file() const { return *file_; }
 
  private:
   Binary() = default;

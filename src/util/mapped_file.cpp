@@ -9,24 +9,31 @@
 #include <cstring>
 #include <utility>
 
+#include "util/format.h"
+#include "util/mapping_guard.h"
+
 namespace goheap {
 
 Expected<MappedFile> MappedFile::open(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO with no writer would otherwise wait forever;
+  // the fstat below then refuses it. It does not affect a regular file.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) return Error(path + ": cannot open: " + std::strerror(errno));
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) {
-    int err = errno;
+  Expected<FileIdentity> id = identityOfDescriptor(fd, path);
+  if (!id) {
     ::close(fd);
-    return Error(path + ": cannot stat: " + std::strerror(err));
+    return id.error();
   }
-  if (!S_ISREG(st.st_mode)) {
+  if (!S_ISREG(id->mode)) {
     ::close(fd);
-    return Error(path + ": not a regular file");
+    return Error(path + ": is " + fileKindName(id->mode) +
+                 ", not a regular file; goheap reads dumps and executables from files (save it "
+                 "to one first)");
   }
   MappedFile file;
   file.path_ = path;
-  file.size_ = static_cast<size_t>(st.st_size);
+  file.identity_ = *id;
+  file.size_ = static_cast<size_t>(id->size);
   if (file.size_ > 0) {
     void* p = ::mmap(nullptr, file.size_, PROT_READ, MAP_PRIVATE, fd, 0);
     if (p == MAP_FAILED) {
@@ -38,6 +45,7 @@ Expected<MappedFile> MappedFile::open(const std::string& path) {
     ::madvise(p, file.size_, MADV_SEQUENTIAL);
     file.data_ = static_cast<const uint8_t*>(p);
     file.owned_ = true;
+    file.guard_slot_ = mapping_guard::guard(p, file.size_);
   }
   ::close(fd);
   return file;
@@ -51,25 +59,56 @@ MappedFile MappedFile::borrow(std::span<const uint8_t> bytes, std::string name) 
   return file;
 }
 
+Status MappedFile::checkUnchanged() const {
+  if (!owned_) return Status::success();
+  if (mapping_guard::faulted(guard_slot_)) {
+    return Error(path_ + ": the file was truncated while goheap was reading it (it was " +
+                 formatBytes(identity_.size) + ")");
+  }
+  Expected<FileIdentity> now = identityOf(path_);
+  if (!now) return Error(path_ + ": the file is gone since goheap opened it");
+  if (!now->sameFileAs(identity_)) return Error(path_ + ": the file was replaced by another");
+  if (now->size != identity_.size) {
+    return Error(path_ + ": the file changed size since goheap opened it (" +
+                 formatBytes(identity_.size) + ", now " + formatBytes(now->size) + ")");
+  }
+  if (now->mtime_ns != identity_.mtime_ns) {
+    return Error(path_ + ": the file was rewritten since goheap opened it");
+  }
+  return Status::success();
+}
+
 MappedFile::MappedFile(MappedFile&& other) noexcept
     : data_(std::exchange(other.data_, nullptr)),
       size_(std::exchange(other.size_, 0)),
       owned_(std::exchange(other.owned_, false)),
-      path_(std::move(other.path_)) {}
+      guard_slot_(std::exchange(other.guard_slot_, -1)),
+      path_(std::move(other.path_)),
+      identity_(other.identity_) {}
 
 MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
   if (this != &other) {
-    if (owned_) ::munmap(const_cast<uint8_t*>(data_), size_);
+    unmap();
     data_ = std::exchange(other.data_, nullptr);
     size_ = std::exchange(other.size_, 0);
     owned_ = std::exchange(other.owned_, false);
+    guard_slot_ = std::exchange(other.guard_slot_, -1);
     path_ = std::move(other.path_);
+    identity_ = other.identity_;
   }
   return *this;
 }
 
 MappedFile::~MappedFile() {
-  if (owned_) ::munmap(const_cast<uint8_t*>(data_), size_);
+  unmap();
+}
+
+void MappedFile::unmap() {
+  if (!owned_) return;
+  mapping_guard::release(guard_slot_);
+  guard_slot_ = -1;
+  ::munmap(const_cast<uint8_t*>(data_), size_);
+  owned_ = false;
 }
 
 }  // namespace goheap
