@@ -45,12 +45,8 @@ ScratchDir& scratch() {
   return dir;
 }
 
-RunResult runGoheap(const std::vector<std::string>& args) {
-  static int counter = 0;
-  const std::string out_path = scratch().file("stdout." + std::to_string(counter));
-  const std::string err_path = scratch().file("stderr." + std::to_string(counter));
-  counter++;
-
+pid_t spawnGoheap(const std::vector<std::string>& args, const std::string& out_path,
+                  const std::string& err_path) {
   std::vector<std::string> words{GOHEAP_BINARY};
   words.insert(words.end(), args.begin(), args.end());
   std::vector<char*> argv;
@@ -67,11 +63,22 @@ RunResult runGoheap(const std::vector<std::string>& args) {
   pid_t pid = 0;
   const int spawn_error = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
-  RunResult r;
   if (spawn_error != 0) {
     ADD_FAILURE() << "cannot run " << GOHEAP_BINARY << ": " << std::strerror(spawn_error);
-    return r;
+    return -1;
   }
+  return pid;
+}
+
+RunResult runGoheap(const std::vector<std::string>& args) {
+  static int counter = 0;
+  const std::string out_path = scratch().file("stdout." + std::to_string(counter));
+  const std::string err_path = scratch().file("stderr." + std::to_string(counter));
+  counter++;
+
+  RunResult r;
+  const pid_t pid = spawnGoheap(args, out_path, err_path);
+  if (pid < 0) return r;
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0) {
     if (errno != EINTR) {

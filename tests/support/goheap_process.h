@@ -3,6 +3,8 @@
 // directory of the test process's own.
 #pragma once
 
+#include <sys/types.h>
+
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -44,5 +46,11 @@ struct RunResult {
 // Runs goheap with `args`, stdin from /dev/null, stdout and stderr captured
 // through files (no pipe can fill up while we wait).
 RunResult runGoheap(const std::vector<std::string>& args);
+
+// Starts goheap with `args` without waiting for it: stdin from /dev/null,
+// stdout and stderr into the files named (created or truncated). Its pid,
+// or -1 after reporting a test failure.
+pid_t spawnGoheap(const std::vector<std::string>& args, const std::string& out_path,
+                  const std::string& err_path);
 
 }  // namespace goheap::testing
