@@ -531,7 +531,7 @@ void Server::State::addEndpoints() {
 
 Status checkListenAddress(const HostPort& where, bool allow_remote) {
   if (allow_remote || isLoopbackHost(where.host)) return Status::success();
-  return Error("--http " + urlOf(where).substr(7, urlOf(where).size() - 8) +
+  return Error("--http " + hostAndPort(where) +
                " listens beyond this machine, and the API shows everything in the dump to "
                "whoever connects; listen on 127.0.0.1 (the default), or add --allow-remote to "
                "do it anyway: every request must then carry the access token goheap prints");
@@ -558,10 +558,13 @@ Expected<HostPort> parseHostPort(std::string_view text) {
   return HostPort{std::string(host), static_cast<uint16_t>(*port)};
 }
 
-std::string urlOf(const HostPort& where) {
+std::string hostAndPort(const HostPort& where) {
   const bool v6 = where.host.find(':') != std::string::npos;
-  return "http://" + (v6 ? "[" + where.host + "]" : where.host) + ":" + std::to_string(where.port) +
-         "/";
+  return (v6 ? "[" + where.host + "]" : where.host) + ":" + std::to_string(where.port);
+}
+
+std::string urlOf(const HostPort& where) {
+  return "http://" + hostAndPort(where) + "/";
 }
 
 Server::Server(std::unique_ptr<State> state) : state_(std::move(state)) {}

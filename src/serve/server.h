@@ -25,7 +25,9 @@ struct HostPort {
 };
 // "127.0.0.1:8080", "localhost:0", "[::1]:8080". Port 0 asks for a free one.
 Expected<HostPort> parseHostPort(std::string_view text);
-// "http://127.0.0.1:8080/", with brackets around an IPv6 host.
+// "127.0.0.1:8080", "[::1]:8080": brackets around an IPv6 host.
+std::string hostAndPort(const HostPort& where);
+// "http://127.0.0.1:8080/".
 std::string urlOf(const HostPort& where);
 
 struct ServeOptions {
