@@ -1,6 +1,9 @@
 // goheap serve DUMP [EXE]: the analyses over HTTP, for the web UI and for
 // scripts: a JSON API whose answers are the commands' --json documents
 // (docs/web-api.md), and the web pages compiled into the binary.
+#include <sys/resource.h>
+
+#include <algorithm>
 #include <cstdio>
 
 #include "cli/command.h"
@@ -62,6 +65,18 @@ CommandSpec serveSpec() {
   return spec;
 }
 
+// Every connection takes a file descriptor: raise the soft limit (often
+// 1024 itself) to make room for the server's cap on connections, within
+// the hard limit. Beyond it, accepting waits until a descriptor is free.
+void makeRoomForConnections(size_t connections) {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0) return;
+  const rlim_t wanted = static_cast<rlim_t>(connections) + 256;  // + the files it reads
+  if (limit.rlim_cur >= wanted) return;
+  limit.rlim_cur = std::min(wanted, limit.rlim_max);
+  ::setrlimit(RLIMIT_NOFILE, &limit);
+}
+
 }  // namespace
 
 int runServe(int argc, const char* const* argv) {
@@ -82,6 +97,7 @@ int runServe(int argc, const char* const* argv) {
     options.allowed_hosts.assign(hosts.begin(), hosts.end());
   }
   options.answer_cache_bytes = args.getUint("answer-cache");
+  makeRoomForConnections(options.limits.max_connections);
 
   auto server = serve::Server::start(*where, options);
   if (!server) return fail(server.error());
