@@ -242,11 +242,11 @@ TEST_F(HttpHardeningTest, AClientThatDribblesItsRequestIsDropped) {
 TEST_F(HttpHardeningTest, ABurstOfNewConnectionsIsAcceptedAtOnce) {
   // With a backlog of 5 and busy threads, a burst waited for SYN
   // retransmits (1 s each). Every connect must finish well before that.
-  std::vector<std::unique_ptr<RawSocket>> burst;
+  std::vector<std::unique_ptr<HttpConnection>> burst;
   double slowest = 0;
   for (int i = 0; i < 200; i++) {
     const auto before = Clock::now();
-    burst.push_back(std::make_unique<RawSocket>(port()));
+    burst.push_back(std::make_unique<HttpConnection>("127.0.0.1", port(), 10.0));
     slowest = std::max(slowest, millisecondsSince(before));
     ASSERT_TRUE(burst.back()->connected()) << i;
   }
@@ -254,6 +254,31 @@ TEST_F(HttpHardeningTest, ABurstOfNewConnectionsIsAcceptedAtOnce) {
   const auto before = Clock::now();
   EXPECT_EQ(get("/api/status").status, 200);
   EXPECT_LT(millisecondsSince(before), 2000);
+  // And all of them are served, not only the first few.
+  int answered = 0;
+  for (auto& c : burst) answered += c->get("/api/status").status == 200;
+  EXPECT_EQ(answered, 200);
+}
+
+TEST(HttpConnectionCap, ConnectionsBeyondTheCapAreClosed) {
+  serve::ServeOptions options;
+  options.limits.max_connections = 4;
+  auto server = serve::Server::start({"127.0.0.1", 0}, options);
+  ASSERT_TRUE(server) << server.error().message();
+  const uint16_t port = (*server)->where().port;
+  std::vector<std::unique_ptr<HttpConnection>> held;
+  for (int i = 0; i < 4; i++) {
+    held.push_back(std::make_unique<HttpConnection>("127.0.0.1", port, 5.0));
+    ASSERT_EQ(held.back()->get("/api/status").status, 200) << i;
+  }
+  EXPECT_EQ(testing::httpGet("127.0.0.1", port, "/api/status").status, 0);  // closed at once
+  held.pop_back();
+  bool served = false;  // once the server has seen the close
+  for (int i = 0; i < 100 && !served; i++) {
+    served = testing::httpGet("127.0.0.1", port, "/api/status").status == 200;
+    if (!served) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_TRUE(served);
 }
 
 TEST_F(HttpHardeningTest, KeptAliveRequestsAreNotDelayedByNagle) {
