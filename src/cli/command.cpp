@@ -5,6 +5,7 @@
 
 #include "cli/progress.h"
 #include "util/json_writer.h"
+#include "util/output_file.h"
 
 namespace goheap::cli {
 
@@ -50,7 +51,7 @@ int fail(const Error& error, int code) {
 }
 
 void print(const std::string& text) {
-  std::fwrite(text.data(), 1, text.size(), stdout);
+  writeStandardOutput(text);
 }
 
 std::optional<ParsedArgs> parseCommandLine(const CommandSpec& spec, int argc,
@@ -121,8 +122,18 @@ Expected<OutputFormat> outputFormat(const ParsedArgs& args) {
   return csv ? OutputFormat::Csv : OutputFormat::Text;
 }
 
+std::vector<InputFile> inputFiles(const ParsedArgs& args) {
+  std::vector<InputFile> inputs;
+  const std::pair<const char*, std::string_view> roles[] = {
+      {"DUMP", "the heap dump"}, {"OLD", "the earlier heap dump"}, {"EXE", "the executable"}};
+  for (const auto& [name, role] : roles) {
+    if (args.has(name)) inputs.push_back({role, std::string(args.getString(name))});
+  }
+  return inputs;
+}
+
 int runWithSnapshot(const CommandSpec& spec, int argc, const char* const* argv,
-                    const CommandBody& body) {
+                    const CommandBody& body, const BeforeLoad& before_load) {
   int exit_code = kExitOk;
   const std::optional<ParsedArgs> parsed = parseCommandLine(spec, argc, argv, exit_code);
   if (!parsed) return exit_code;
@@ -130,6 +141,9 @@ int runWithSnapshot(const CommandSpec& spec, int argc, const char* const* argv,
   const Expected<OutputFormat> chosen = outputFormat(args);
   if (!chosen) return fail(chosen.error(), kExitUsage);
   const OutputFormat format = *chosen;
+  if (before_load) {
+    if (std::optional<int> stop = before_load(args)) return *stop;
+  }
 
   Progress progress(stderr, Progress::wanted(stderr, args.getBool("no-progress")));
   PhaseTimer timer;

@@ -46,8 +46,14 @@ ScratchDir& scratch() {
 }
 
 RunResult runGoheap(const std::vector<std::string>& args) {
+  return runGoheap(args, std::string());
+}
+
+RunResult runGoheap(const std::vector<std::string>& args, const std::string& stdout_path) {
   static int counter = 0;
-  const std::string out_path = scratch().file("stdout." + std::to_string(counter));
+  const bool capture = stdout_path.empty();
+  const std::string out_path =
+      capture ? scratch().file("stdout." + std::to_string(counter)) : stdout_path;
   const std::string err_path = scratch().file("stderr." + std::to_string(counter));
   counter++;
 
@@ -60,8 +66,8 @@ RunResult runGoheap(const std::vector<std::string>& args) {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                   0600);
+  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(),
+                                   O_WRONLY | O_CREAT | (capture ? O_TRUNC : 0), 0600);
   posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
                                    0600);
   pid_t pid = 0;
@@ -82,9 +88,11 @@ RunResult runGoheap(const std::vector<std::string>& args) {
   r.exited = WIFEXITED(status);
   if (r.exited) r.code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
-  r.out = readWholeFile(out_path);
+  if (capture) {
+    r.out = readWholeFile(out_path);
+    fs::remove(out_path);
+  }
   r.err = readWholeFile(err_path);
-  fs::remove(out_path);
   fs::remove(err_path);
   return r;
 }

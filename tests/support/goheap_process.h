@@ -44,5 +44,8 @@ struct RunResult {
 // Runs goheap with `args`, stdin from /dev/null, stdout and stderr captured
 // through files (no pipe can fill up while we wait).
 RunResult runGoheap(const std::vector<std::string>& args);
+// The same with standard output sent to `stdout_path` (/dev/full, a file
+// the test reads), which the result's `out` then does not hold.
+RunResult runGoheap(const std::vector<std::string>& args, const std::string& stdout_path);
 
 }  // namespace goheap::testing
