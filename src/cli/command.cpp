@@ -122,6 +122,16 @@ Expected<OutputFormat> outputFormat(const ParsedArgs& args) {
   return csv ? OutputFormat::Csv : OutputFormat::Text;
 }
 
+std::optional<int> failIfFilesChanged(
+    std::initializer_list<const analysis::Snapshot*> snapshots) {
+  for (const analysis::Snapshot* snapshot : snapshots) {
+    if (Status s = snapshot->checkFilesUnchanged(); !s) {
+      return fail(Error(s.error().message() + "; what goheap printed is not to be trusted"));
+    }
+  }
+  return std::nullopt;
+}
+
 std::vector<InputFile> inputFiles(const ParsedArgs& args) {
   std::vector<InputFile> inputs;
   const std::pair<const char*, std::string_view> roles[] = {
@@ -157,6 +167,7 @@ int runWithSnapshot(const CommandSpec& spec, int argc, const char* const* argv,
     Phase p = timer.phase("analyse and print");
     code = body(args, **snapshot, format);
   }
+  if (std::optional<int> changed = failIfFilesChanged({snapshot->get()})) return *changed;
   if (args.getBool("timings")) {
     std::string report = timer.render(peakRssBytes());
     std::fwrite(report.data(), 1, report.size(), stderr);

@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <functional>
+#include <initializer_list>
 #include <optional>
 #include <span>
 #include <string>
@@ -74,6 +75,11 @@ using BeforeLoad = std::function<std::optional<int>(const ParsedArgs& args)>;
 // `body`. Errors are printed here.
 int runWithSnapshot(const CommandSpec& spec, int argc, const char* const* argv,
                     const CommandBody& body, const BeforeLoad& before_load = {});
+
+// After a command printed its answer: when a dump or executable changed on
+// disk while it was read (rewritten, truncated), prints so and returns the
+// failure exit code; nothing when all is well.
+std::optional<int> failIfFilesChanged(std::initializer_list<const analysis::Snapshot*> snapshots);
 
 // The files a command given these arguments reads (DUMP, OLD, EXE, as far
 // as the spec has them), for OutputFile's check that none is overwritten.
