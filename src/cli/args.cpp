@@ -141,6 +141,46 @@ bool looksLikeFlag(std::string_view arg) {
   return arg.size() > 1 && arg[0] == '-';
 }
 
+bool isDigit(char c) {
+  return c >= '0' && c <= '9';
+}
+
+// "-1", "-0.5": a negative number given to a flag, not a flag.
+bool looksLikeNegativeNumber(std::string_view arg) {
+  return arg.size() > 1 && arg[0] == '-' && (isDigit(arg[1]) || arg[1] == '.');
+}
+
+// Whether a word was most likely meant as a value of `kind` even though it
+// does not parse as one: "0xzz" as an address, "12x" as a number.
+bool looksMeantAs(ValueKind kind, std::string_view word) {
+  if (word.empty()) return false;
+  switch (kind) {
+    case ValueKind::String:
+      return false;
+    case ValueKind::Address:
+      return word.starts_with("0x") || word.starts_with("0X") || isDigit(word[0]);
+    case ValueKind::Uint:
+    case ValueKind::ByteSize:
+      return isDigit(word[0]) || looksLikeNegativeNumber(word);
+  }
+  return false;
+}
+
+// What a value of `kind` looks like, for messages.
+std::string expectedValue(ValueKind kind) {
+  switch (kind) {
+    case ValueKind::String:
+      return "a value";
+    case ValueKind::Uint:
+      return "a whole number, 0 or more";
+    case ValueKind::ByteSize:
+      return "a size of 0 or more, like 4096, 64K or 1.5MB";
+    case ValueKind::Address:
+      return "an address, like 0xc000123450";
+  }
+  return "a value";
+}
+
 bool validName(std::string_view name) {
   if (name.empty() || name[0] == '-') return false;
   return std::none_of(name.begin(), name.end(),
@@ -482,6 +522,10 @@ Expected<ParsedArgs> CommandSpec::parse(std::span<const std::string> args) const
       value = *inline_value;
     } else if (i + 1 < args.size() && !looksLikeFlag(args[i + 1])) {
       value = args[++i];
+    } else if (i + 1 < args.size() && f->kind_ != ValueKind::String &&
+               looksLikeNegativeNumber(args[i + 1])) {
+      return usageError("invalid value '" + args[i + 1] + "' for " + shown + ": expected " +
+                        expectedValue(f->kind_));
     } else {
       if (!f->choices_.empty()) {
         return usageError("flag " + shown + " needs a value: one of " + joined(f->choices_, ", "));
@@ -505,6 +549,22 @@ Expected<ParsedArgs> CommandSpec::parse(std::span<const std::string> args) const
   for (size_t k = next_positional; k < positionals_.size(); ++k) {
     const PositionalSpec& p = positionals_[k];
     if (p.required_ && !out.has(p.name_)) {
+      // "obj DUMP 0xzz": the bad address went to the optional EXE before
+      // it; say what is wrong with it rather than that ADDR is missing.
+      for (size_t q = 0; q < k; ++q) {
+        const PositionalSpec& earlier = positionals_[q];
+        if (earlier.required_ || !out.has(earlier.name_)) continue;
+        const std::string word(out.getString(earlier.name_));
+        if (!looksMeantAs(p.kind_, word)) continue;
+        Expected<uint64_t> parsed = convert(p.kind_, word);
+        if (!parsed) {
+          std::string why = parsed.error().message();
+          if (why.find("expected") == std::string::npos) {
+            why += "; expected " + expectedValue(p.kind_);
+          }
+          return usageError("invalid " + p.name_ + ": " + why);
+        }
+      }
       return usageError("missing " + p.name_ + " (" + p.help_ + ")");
     }
   }

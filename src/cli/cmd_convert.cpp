@@ -5,7 +5,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <optional>
 
@@ -14,6 +16,7 @@
 #include "cli/progress.h"
 #include "export/formats.h"
 #include "util/format.h"
+#include "util/output_file.h"
 
 extern char** environ;
 
@@ -57,18 +60,26 @@ CommandSpec convertSpec() {
   return spec;
 }
 
-// Runs `dot -Tsvg -o svg dot_file`; an Error when it cannot.
-Status renderSvg(const std::string& dot_file, const std::string& svg) {
-  std::string dot = "dot", tsvg = "-Tsvg", o = "-o";
-  std::string out = svg, in = dot_file;
-  char* argv[] = {dot.data(), tsvg.data(), o.data(), out.data(), in.data(), nullptr};
+// Renders the DOT text in `dot_source` (rewound) to SVG with Graphviz's
+// dot, which writes into `svg`: its standard input and output are the two
+// files, so no file name is invented next to the user's.
+Status renderSvg(std::FILE* dot_source, std::FILE* svg) {
+  std::rewind(dot_source);
+  std::string dot = "dot", tsvg = "-Tsvg";
+  char* argv[] = {dot.data(), tsvg.data(), nullptr};
+  posix_spawn_file_actions_t files;
+  posix_spawn_file_actions_init(&files);
+  posix_spawn_file_actions_adddup2(&files, fileno(dot_source), STDIN_FILENO);
+  posix_spawn_file_actions_adddup2(&files, fileno(svg), STDOUT_FILENO);
   pid_t pid = 0;
-  if (posix_spawnp(&pid, "dot", nullptr, nullptr, argv, environ) != 0) {
+  const int spawned = posix_spawnp(&pid, "dot", &files, nullptr, argv, environ);
+  posix_spawn_file_actions_destroy(&files);
+  if (spawned != 0) {
     return Error("--svg needs Graphviz's dot, which is not installed (apt-get install graphviz)");
   }
   int status = 0;
   if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    return Error("dot failed to render " + svg);
+    return Error("Graphviz's dot failed to render the graph");
   }
   return Status::success();
 }
@@ -76,64 +87,80 @@ Status renderSvg(const std::string& dot_file, const std::string& svg) {
 }  // namespace
 
 int runConvert(int argc, const char* const* argv) {
-  return runWithSnapshot(
-      convertSpec(), argc, argv,
-      [](const ParsedArgs& args, const analysis::Snapshot& snap, OutputFormat) {
-        const exporting::Format* format = exporting::findFormat(args.getString("to"));
-        if (format == nullptr) return fail(args.usageError("unknown format"), kExitUsage);
-        if (!args.has("output")) {
-          return fail(args.usageError("missing -o FILE (- for standard output)"), kExitUsage);
-        }
-        exporting::ConvertOptions options;
-        options.depth = static_cast<uint32_t>(args.getUint("depth"));
-        if (format->needs_focus) {
-          if (!args.has("object")) {
-            return fail(
-                args.usageError(std::string("--to ") + format->name + " needs --object ADDR"),
-                kExitUsage);
-          }
-          auto o = analysis::objectAt(snap, args.getUint("object"));
-          if (!o) {
-            return fail(Error("no object contains address " + formatHex(args.getUint("object"))));
-          }
-          options.focus = *o;
-        }
-        const bool svg = args.getBool("svg");
-        if (svg && std::string_view(format->name) != "dot") {
-          return fail(args.usageError("--svg goes with --to dot"), kExitUsage);
-        }
-        std::string path(args.getString("output"));
-        const bool to_stdout = path == "-";
-        if (svg && to_stdout) return fail(args.usageError("--svg needs -o FILE"), kExitUsage);
-        const std::string target = svg ? path + ".dot" : path;
-        std::FILE* file = to_stdout ? stdout : std::fopen(target.c_str(), "wb");
-        if (file == nullptr) return fail(Error("cannot create " + target));
-        // A progress line of its own: writing a big dump takes seconds.
-        Progress progress(stderr, Progress::wanted(stderr, args.getBool("no-progress")));
-        PhaseTimer timer;
-        std::optional<Phase> phase;
-        options.progress = [&](uint64_t done, uint64_t total) {
-          if (!phase) {
-            phase.emplace(timer.phase(std::string("write ") + format->name, &progress, total,
-                                      ProgressUnit::Items));
-          }
-          phase->update(done);
-        };
-        Status written = [&] {
-          exporting::Output out(file, to_stdout ? "standard output" : target);
-          if (Status s = format->write(snap, options, out); !s) return s;
-          return out.finish();
-        }();
-        phase.reset();
-        if (!to_stdout) std::fclose(file);
-        if (!written) return fail(written.error());
-        if (svg) {
-          Status r = renderSvg(target, path);
-          std::remove(target.c_str());
-          if (!r) return fail(r.error());
-        }
-        return kExitOk;
-      });
+  const exporting::Format* format = nullptr;
+  // Made before the dump is loaded: a wrong -o is told at once, and the
+  // run's inputs are known to be safe from it.
+  std::optional<OutputFile> output;
+  auto check = [&](const ParsedArgs& args) -> std::optional<int> {
+    format = exporting::findFormat(args.getString("to"));
+    if (format == nullptr) return fail(args.usageError("unknown format"), kExitUsage);
+    if (!args.has("output")) {
+      return fail(args.usageError("missing -o FILE (- for standard output)"), kExitUsage);
+    }
+    if (format->needs_focus && !args.has("object")) {
+      return fail(args.usageError(std::string("--to ") + format->name + " needs --object ADDR"),
+                  kExitUsage);
+    }
+    const bool svg = args.getBool("svg");
+    if (svg && std::string_view(format->name) != "dot") {
+      return fail(args.usageError("--svg goes with --to dot"), kExitUsage);
+    }
+    const std::string path(args.getString("output"));
+    if (svg && path == "-") return fail(args.usageError("--svg needs -o FILE"), kExitUsage);
+    Expected<OutputFile> created = OutputFile::create(path, inputFiles(args));
+    if (!created) return fail(created.error());
+    output.emplace(created.take());
+    return std::nullopt;
+  };
+  auto body = [&](const ParsedArgs& args, const analysis::Snapshot& snap, OutputFormat) {
+    exporting::ConvertOptions options;
+    options.depth = static_cast<uint32_t>(args.getUint("depth"));
+    if (format->needs_focus) {
+      auto o = analysis::objectAt(snap, args.getUint("object"));
+      if (!o) {
+        return fail(Error("no object contains address " + formatHex(args.getUint("object"))));
+      }
+      options.focus = *o;
+    }
+    const bool svg = args.getBool("svg");
+    // With --svg the DOT text goes to an anonymous temporary file first.
+    std::unique_ptr<std::FILE, int (*)(std::FILE*)> dot_source(svg ? std::tmpfile() : nullptr,
+                                                               &std::fclose);
+    if (svg && !dot_source) {
+      return fail(Error(std::string("cannot create a temporary file for the DOT text: ") +
+                        std::strerror(errno)));
+    }
+    // A progress line of its own: writing a big dump takes seconds.
+    Progress progress(stderr, Progress::wanted(stderr, args.getBool("no-progress")));
+    PhaseTimer timer;
+    std::optional<Phase> phase;
+    options.progress = [&](uint64_t done, uint64_t total) {
+      if (!phase) {
+        phase.emplace(timer.phase(std::string("write ") + format->name, &progress, total,
+                                  ProgressUnit::Items));
+      }
+      phase->update(done);
+    };
+    Status written = [&] {
+      exporting::Output out(svg ? dot_source.get() : output->stream(),
+                            svg ? "the temporary DOT file" : output->name());
+      if (Status s = format->write(snap, options, out); !s) return s;
+      return out.finish();
+    }();
+    phase.reset();
+    if (!written) return fail(written.error());
+    if (svg) {
+      if (Status r = renderSvg(dot_source.get(), output->stream()); !r) return fail(r.error());
+    }
+    // A dump or executable that changed while we read it makes the output
+    // meaningless: the old file stays.
+    if (Status s = snap.checkFilesUnchanged(); !s) {
+      return fail(Error(s.error().message() + "; " + output->name() + " was not written"));
+    }
+    if (Status s = output->commit(); !s) return fail(s.error());
+    return kExitOk;
+  };
+  return runWithSnapshot(convertSpec(), argc, argv, body, check);
 }
 
 }  // namespace goheap::cli

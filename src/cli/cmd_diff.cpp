@@ -172,6 +172,9 @@ int runDiff(int argc, const char* const* argv) {
       for (const std::string& w : r.warnings) progress.message("goheap: warning: " + w);
     }
   }
+  if (std::optional<int> changed = failIfFilesChanged({old_snap->get(), new_snap->get()})) {
+    return *changed;
+  }
   if (args.getBool("timings")) {
     std::string report = timer.render(peakRssBytes());
     std::fwrite(report.data(), 1, report.size(), stderr);

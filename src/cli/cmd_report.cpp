@@ -4,8 +4,11 @@
 // HTML page that shows it (web/report/, embedded in the binary like the web
 // UI). --fail-if-growth turns the reachable heap's growth into an exit
 // status.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cstdio>
-#include <fstream>
 #include <functional>
 #include <optional>
 #include <string>
@@ -15,8 +18,10 @@
 #include "cli/json_render.h"
 #include "cli/progress.h"
 #include "serve/web_assets.h"
+#include "util/file_identity.h"
 #include "util/format.h"
 #include "util/json_writer.h"
+#include "util/output_file.h"
 
 namespace goheap::cli {
 
@@ -61,12 +66,19 @@ CommandSpec reportSpec() {
   return spec;
 }
 
-// Whether `path` starts as a heap dump does ("go1.7 heap dump\n").
+// Whether `path` is a regular file that starts as a heap dump does ("go1.7
+// heap dump\n"). Anything else (a FIFO too, which is not waited on) is
+// taken for the executable, whose reader says what is wrong with it.
 bool looksLikeHeapDump(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) return false;
   char head[16] = {};
-  in.read(head, sizeof head);
-  const std::string_view text(head, static_cast<size_t>(in.gcount()));
+  ssize_t got = 0;
+  if (Expected<FileIdentity> id = identityOfDescriptor(fd, path); id && S_ISREG(id->mode)) {
+    got = ::read(fd, head, sizeof head);
+  }
+  ::close(fd);
+  const std::string_view text(head, got > 0 ? static_cast<size_t>(got) : 0);
   return text.starts_with("go1.") && text.find(" heap dump") != std::string_view::npos;
 }
 
@@ -104,12 +116,9 @@ std::string renderPage(const std::string& json) {
   return page;
 }
 
-Status writeFile(const std::string& path, std::string_view text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(text.data(), static_cast<std::streamsize>(text.size()));
-  out.close();
-  if (!out) return Error("cannot write " + path);
-  return {};
+Status writeAndCommit(OutputFile& out, std::string_view text) {
+  std::fwrite(text.data(), 1, text.size(), out.stream());
+  return out.commit();
 }
 
 struct Growth {
@@ -158,6 +167,15 @@ int runReport(int argc, const char* const* argv) {
   if (json_path == html_path) {
     return fail(args.usageError("--html and --json-file name the same file"), kExitUsage);
   }
+  // Both made before the dumps are loaded, so that a folder that does not
+  // exist, or an input named as output, is told at once.
+  std::vector<InputFile> inputs{{"the heap dump", dump_path}};
+  if (old_path) inputs.push_back({"the earlier heap dump", *old_path});
+  if (exe_path) inputs.push_back({"the executable", *exe_path});
+  Expected<OutputFile> html_out = OutputFile::create(html_path, inputs);
+  if (!html_out) return fail(html_out.error());
+  Expected<OutputFile> json_out = OutputFile::create(json_path, inputs);
+  if (!json_out) return fail(json_out.error());
 
   Progress progress(stderr, Progress::wanted(stderr, args.getBool("no-progress")));
   PhaseTimer timer;
@@ -227,8 +245,17 @@ int runReport(int argc, const char* const* argv) {
 
   {
     Phase p = timer.phase("write report", &progress, 0);
-    if (Status s = writeFile(json_path, json); !s) return fail(s.error());
-    if (Status s = writeFile(html_path, renderPage(json)); !s) return fail(s.error());
+    // A dump or executable that changed while we read it makes the report
+    // meaningless: the old files stay.
+    for (const analysis::Snapshot* read :
+         {&snap, static_cast<const analysis::Snapshot*>(base.get())}) {
+      if (read == nullptr) continue;
+      if (Status s = read->checkFilesUnchanged(); !s) {
+        return fail(Error(s.error().message() + "; the report was not written"));
+      }
+    }
+    if (Status s = writeAndCommit(*json_out, json); !s) return fail(s.error());
+    if (Status s = writeAndCommit(*html_out, renderPage(json)); !s) return fail(s.error());
   }
   if (args.getBool("json")) {
     print(json);

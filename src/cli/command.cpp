@@ -5,6 +5,7 @@
 
 #include "cli/progress.h"
 #include "util/json_writer.h"
+#include "util/output_file.h"
 
 namespace goheap::cli {
 
@@ -50,7 +51,7 @@ int fail(const Error& error, int code) {
 }
 
 void print(const std::string& text) {
-  std::fwrite(text.data(), 1, text.size(), stdout);
+  writeStandardOutput(text);
 }
 
 std::optional<ParsedArgs> parseCommandLine(const CommandSpec& spec, int argc,
@@ -121,8 +122,28 @@ Expected<OutputFormat> outputFormat(const ParsedArgs& args) {
   return csv ? OutputFormat::Csv : OutputFormat::Text;
 }
 
+std::optional<int> failIfFilesChanged(
+    std::initializer_list<const analysis::Snapshot*> snapshots) {
+  for (const analysis::Snapshot* snapshot : snapshots) {
+    if (Status s = snapshot->checkFilesUnchanged(); !s) {
+      return fail(Error(s.error().message() + "; what goheap printed is not to be trusted"));
+    }
+  }
+  return std::nullopt;
+}
+
+std::vector<InputFile> inputFiles(const ParsedArgs& args) {
+  std::vector<InputFile> inputs;
+  const std::pair<const char*, std::string_view> roles[] = {
+      {"DUMP", "the heap dump"}, {"OLD", "the earlier heap dump"}, {"EXE", "the executable"}};
+  for (const auto& [name, role] : roles) {
+    if (args.has(name)) inputs.push_back({role, std::string(args.getString(name))});
+  }
+  return inputs;
+}
+
 int runWithSnapshot(const CommandSpec& spec, int argc, const char* const* argv,
-                    const CommandBody& body) {
+                    const CommandBody& body, const BeforeLoad& before_load) {
   int exit_code = kExitOk;
   const std::optional<ParsedArgs> parsed = parseCommandLine(spec, argc, argv, exit_code);
   if (!parsed) return exit_code;
@@ -130,6 +151,9 @@ int runWithSnapshot(const CommandSpec& spec, int argc, const char* const* argv,
   const Expected<OutputFormat> chosen = outputFormat(args);
   if (!chosen) return fail(chosen.error(), kExitUsage);
   const OutputFormat format = *chosen;
+  if (before_load) {
+    if (std::optional<int> stop = before_load(args)) return *stop;
+  }
 
   Progress progress(stderr, Progress::wanted(stderr, args.getBool("no-progress")));
   PhaseTimer timer;
@@ -143,6 +167,7 @@ int runWithSnapshot(const CommandSpec& spec, int argc, const char* const* argv,
     Phase p = timer.phase("analyse and print");
     code = body(args, **snapshot, format);
   }
+  if (std::optional<int> changed = failIfFilesChanged({snapshot->get()})) return *changed;
   if (args.getBool("timings")) {
     std::string report = timer.render(peakRssBytes());
     std::fwrite(report.data(), 1, report.size(), stderr);

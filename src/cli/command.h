@@ -6,14 +6,17 @@
 
 #include <cstdio>
 #include <functional>
+#include <initializer_list>
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "analysis/snapshot.h"
 #include "cli/args.h"
 #include "cli/progress.h"
 #include "util/error.h"
+#include "util/output_file.h"
 
 namespace goheap::cli {
 
@@ -62,10 +65,25 @@ void addDumpAndCommonFlags(CommandSpec& spec, bool csv);
 using CommandBody = std::function<int(const ParsedArgs& args, const analysis::Snapshot& snapshot,
                                       OutputFormat format)>;
 
-// Parses the arguments, answers --help, loads DUMP (progress on a terminal,
-// phase times with --timings) and runs `body`. Errors are printed here.
+// Checks a command makes before the (maybe long) load: an exit code to stop
+// with, after printing why, or nothing to go on. Mistakes such as an output
+// file that cannot be written are told at once, not after minutes.
+using BeforeLoad = std::function<std::optional<int>(const ParsedArgs& args)>;
+
+// Parses the arguments, answers --help, runs `before_load` (when given),
+// loads DUMP (progress on a terminal, phase times with --timings) and runs
+// `body`. Errors are printed here.
 int runWithSnapshot(const CommandSpec& spec, int argc, const char* const* argv,
-                    const CommandBody& body);
+                    const CommandBody& body, const BeforeLoad& before_load = {});
+
+// After a command printed its answer: when a dump or executable changed on
+// disk while it was read (rewritten, truncated), prints so and returns the
+// failure exit code; nothing when all is well.
+std::optional<int> failIfFilesChanged(std::initializer_list<const analysis::Snapshot*> snapshots);
+
+// The files a command given these arguments reads (DUMP, OLD, EXE, as far
+// as the spec has them), for OutputFile's check that none is overwritten.
+std::vector<InputFile> inputFiles(const ParsedArgs& args);
 
 // Loads a dump as every command does: the progress line on `progress`, each
 // phase timed by `timer`, warnings printed; then EXE when `exe_path` is not

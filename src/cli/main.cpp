@@ -6,6 +6,7 @@
 
 #include "cli/args.h"
 #include "cli/command.h"
+#include "util/output_file.h"
 
 namespace {
 
@@ -51,9 +52,7 @@ int unknownCommand(std::string_view given) {
   return goheap::cli::kExitUsage;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int runCommandLine(int argc, char** argv) {
   if (argc < 2) {
     printUsage(stderr);
     return goheap::cli::kExitUsage;
@@ -80,4 +79,18 @@ int main(int argc, char** argv) {
     if (c.name == command) return c.run(argc - 2, argv + 2);
   }
   return unknownCommand(command);
+}
+
+}  // namespace
+
+// Every command's output ends here: a write to standard output that failed
+// (a full disk, /dev/full) fails the run, naming it, instead of exiting 0
+// with the output lost.
+int main(int argc, char** argv) {
+  const int code = runCommandLine(argc, argv);
+  if (goheap::Status s = goheap::finishStandardOutput(); !s) {
+    std::fprintf(stderr, "goheap: %s\n", s.error().message().c_str());
+    return code == goheap::cli::kExitOk ? goheap::cli::kExitFailure : code;
+  }
+  return code;
 }

@@ -1128,7 +1128,12 @@ Expected<Dump> readDump(MappedFile file, const ReadOptions& options) {
   cur.skip(header->text.size());
   RecordReader reader(dump, cur);
   Status status = reader.run(options);
-  if (!status) return status.error().inFile(path);
+  if (!status) {
+    // Zeros read from a file that shrank under us make a misleading parse
+    // error; the truncation is the thing to tell.
+    if (Status changed = dump.file().checkUnchanged(); !changed) return changed.error();
+    return status.error().inFile(path);
+  }
   if (options.progress) options.progress(bytes.size(), bytes.size());
   return dump;
 }

@@ -3,6 +3,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "util/output_file.h"
+
 namespace goheap::exporting {
 
 namespace {
@@ -18,7 +20,12 @@ Output::~Output() {
 
 void Output::flush() {
   if (used_ == 0) return;
-  if (!failed_ && std::fwrite(buffer_.data(), 1, used_, file_) != used_) failed_ = true;
+  if (!failed_ && std::fwrite(buffer_.data(), 1, used_, file_) != used_) {
+    failed_ = true;
+    error_ = errno;
+    // `goheap convert ... -o - | head`: the reader had enough.
+    if (error_ == EPIPE && file_ == stdout) endOnBrokenPipe();
+  }
   used_ = 0;
 }
 
@@ -61,8 +68,15 @@ void Output::idbe(uint64_t v, uint32_t size) {
 
 Status Output::finish() {
   flush();
-  if (!failed_ && std::fflush(file_) != 0) failed_ = true;
-  if (failed_) return Error("cannot write " + name_ + ": " + std::strerror(errno));
+  if (!failed_ && std::fflush(file_) != 0) {
+    failed_ = true;
+    error_ = errno;
+    if (error_ == EPIPE && file_ == stdout) endOnBrokenPipe();
+  }
+  if (failed_) {
+    return Error("cannot write " + name_ + ": " +
+                 (error_ != 0 ? std::strerror(error_) : "a write failed"));
+  }
   return Status::success();
 }
 

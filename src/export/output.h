@@ -42,6 +42,7 @@ class Output {
   size_t used_ = 0;
   uint64_t written_ = 0;
   bool failed_ = false;
+  int error_ = 0;  // errno of the first failed write
 };
 
 }  // namespace goheap::exporting

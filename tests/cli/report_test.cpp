@@ -154,7 +154,7 @@ TEST_P(ReportOnLeaks, MistakesAreUsageErrors) {
       {{"report", files_.new_dump(), files_.exe(), files_.exe()}, "two executables", 2},
       {{"report", files_.new_dump(), "--html", "x.json", "--json-file", "x.json"}, "same file", 2},
       {{"report", files_.new_dump(), "--html", "/nonexistent-dir/r.html", "--no-progress"},
-       "cannot write",
+       "cannot create /nonexistent-dir/r.html: No such file or directory",
        1},
       {{"report", "/nonexistent.dump", "--no-progress"}, "/nonexistent.dump", 1},
   };

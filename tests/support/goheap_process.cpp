@@ -46,7 +46,7 @@ ScratchDir& scratch() {
 }
 
 pid_t spawnGoheap(const std::vector<std::string>& args, const std::string& out_path,
-                  const std::string& err_path) {
+                  const std::string& err_path, bool truncate_out) {
   std::vector<std::string> words{GOHEAP_BINARY};
   words.insert(words.end(), args.begin(), args.end());
   std::vector<char*> argv;
@@ -56,8 +56,8 @@ pid_t spawnGoheap(const std::vector<std::string>& args, const std::string& out_p
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                   0600);
+  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(),
+                                   O_WRONLY | O_CREAT | (truncate_out ? O_TRUNC : 0), 0600);
   posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
                                    0600);
   pid_t pid = 0;
@@ -71,13 +71,19 @@ pid_t spawnGoheap(const std::vector<std::string>& args, const std::string& out_p
 }
 
 RunResult runGoheap(const std::vector<std::string>& args) {
+  return runGoheap(args, std::string());
+}
+
+RunResult runGoheap(const std::vector<std::string>& args, const std::string& stdout_path) {
   static int counter = 0;
-  const std::string out_path = scratch().file("stdout." + std::to_string(counter));
+  const bool capture = stdout_path.empty();
+  const std::string out_path =
+      capture ? scratch().file("stdout." + std::to_string(counter)) : stdout_path;
   const std::string err_path = scratch().file("stderr." + std::to_string(counter));
   counter++;
 
   RunResult r;
-  const pid_t pid = spawnGoheap(args, out_path, err_path);
+  const pid_t pid = spawnGoheap(args, out_path, err_path, capture);
   if (pid < 0) return r;
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0) {
@@ -89,9 +95,11 @@ RunResult runGoheap(const std::vector<std::string>& args) {
   r.exited = WIFEXITED(status);
   if (r.exited) r.code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
-  r.out = readWholeFile(out_path);
+  if (capture) {
+    r.out = readWholeFile(out_path);
+    fs::remove(out_path);
+  }
   r.err = readWholeFile(err_path);
-  fs::remove(out_path);
   fs::remove(err_path);
   return r;
 }
