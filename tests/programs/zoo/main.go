@@ -302,6 +302,7 @@ func build() {
 	boxed(anys[1], "pointer in an empty interface")
 	boxed(anys[3], "array in an empty interface")
 	boxed(anys[4], "complex128 in an empty interface")
+	note(stringData(anys[2].(string)), "string", "bytes of a string in an empty interface")
 
 	byString = map[string]int{}
 	for i := 0; i < 20; i++ {
