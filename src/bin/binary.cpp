@@ -3,6 +3,7 @@
 #include <cstring>
 #include <string_view>
 
+#include "bin/build_version.h"
 #include "bin/buildinfo.h"
 #include "bin/inline.h"
 #include "bin/moduledata.h"
@@ -129,6 +130,15 @@ Expected<Binary> Binary::build(std::unique_ptr<MappedFile> file) {
   if (b.module_layout_ && b.module_layout_->types == 0) {
     if (const Symbol* ts = b.container_.symbol("runtime.types"))
       b.module_layout_->types = ts->value;
+  }
+  // Stripped and older than build info: the variable's header, found in
+  // the data the module layout names.
+  if (b.go_version_source_.empty()) {
+    if (std::optional<std::string> v =
+            goVersionFromStringHeader(b.container_, b.module_layout_, b.pclntab_->layout())) {
+      b.go_version_ = *v;
+      b.go_version_source_ = "runtime.buildVersion header";
+    }
   }
   if (std::optional<Expected<BuildInfo>> bi = readBuildInfo(b.container_)) {
     if (bi->ok()) {

@@ -311,7 +311,7 @@ TEST(InlineExpander, SyntheticTableFromTheFuzzCorpus) {
   ASSERT_TRUE(t.ok()) << t.error().message();
   bin::Container c;
   c.file = bin::ByteView(bytes, false);
-  c.segments.push_back({0x500000, bytes.size(), 0, bytes.size(), false});
+  c.segments.push_back({0x500000, bytes.size(), 0, bytes.size(), false, false});
   const bin::InlineExpander x(c, *t, bin::inlineTreeFormat(t->layout(), std::nullopt), 0x500000);
   Expected<std::vector<bin::SourceFrame>> in_g = x.expand(0x401005);
   ASSERT_TRUE(in_g.ok()) << in_g.error().message();
