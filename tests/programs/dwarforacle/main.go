@@ -112,18 +112,27 @@ type exe struct {
 	ptrSize  int
 }
 
-// rawSections sets x's raw location sections, reading each by its suffix
-// ("loc" finds .debug_loc, .zdebug_loc, __debug_loc ...) with read.
-func (x *exe) rawSections(read func(suffix string) ([]byte, error)) error {
+// rawSections sets x's raw location sections. data reads a section by its
+// name, the bytes as they are in the file or nil when there is none; the
+// plain and the "z" name (zlib-compressed, Go's older style) are tried with
+// prefix ("." or "__").
+func (x *exe) rawSections(prefix string, data func(name string) ([]byte, error)) error {
 	for _, s := range []struct {
 		suffix string
 		to     *[]byte
 	}{{"loc", &x.loc}, {"loclists", &x.loclists}} {
-		b, err := read(s.suffix)
-		if err != nil {
-			return err
+		for _, name := range []string{prefix + "debug_" + s.suffix, prefix + "zdebug_" + s.suffix} {
+			raw, err := data(name)
+			if err != nil {
+				return err
+			}
+			if raw != nil {
+				if *s.to, err = zlibHeader(raw); err != nil {
+					return err
+				}
+				break
+			}
 		}
-		*s.to = b
 	}
 	return nil
 }
@@ -159,32 +168,26 @@ func open(path string) (*exe, error) {
 		if f.Class == elf.ELFCLASS32 {
 			x.ptrSize = 4
 		}
-		err = x.rawSections(func(suffix string) ([]byte, error) {
-			for _, name := range []string{".debug_" + suffix, ".zdebug_" + suffix} {
-				s := f.Section(name)
-				if s == nil {
-					continue
-				}
-				// The raw bytes: a compressed section has no ReaderAt.
-				raw := make([]byte, s.FileSize)
-				file, err := os.Open(path)
-				if err != nil {
-					return nil, err
-				}
-				_, err = file.ReadAt(raw, int64(s.Offset))
-				file.Close()
-				if err != nil {
-					return nil, err
-				}
-				if s.Flags&elf.SHF_COMPRESSED != 0 && !bytes.HasPrefix(raw, []byte("ZLIB")) {
-					if x.ptrSize == 8 {
-						return inflate(raw, 24, f.ByteOrder.Uint64(raw[8:]))
-					}
-					return inflate(raw, 12, uint64(f.ByteOrder.Uint32(raw[4:])))
-				}
-				return zlibHeader(raw)
+		err = x.rawSections(".", func(name string) ([]byte, error) {
+			s := f.Section(name)
+			if s == nil {
+				return nil, nil
 			}
-			return nil, nil
+			// The raw bytes: a compressed section has no ReaderAt.
+			raw := make([]byte, s.FileSize)
+			file, err := os.Open(path)
+			if err != nil {
+				return nil, err
+			}
+			_, err = file.ReadAt(raw, int64(s.Offset))
+			file.Close()
+			if err != nil || s.Flags&elf.SHF_COMPRESSED == 0 || bytes.HasPrefix(raw, []byte("ZLIB")) {
+				return raw, err
+			}
+			if x.ptrSize == 8 {
+				return inflate(raw, 24, f.ByteOrder.Uint64(raw[8:]))
+			}
+			return inflate(raw, 12, uint64(f.ByteOrder.Uint32(raw[4:])))
 		})
 		return x, err
 	}
@@ -197,20 +200,16 @@ func open(path string) (*exe, error) {
 		if _, ok := f.OptionalHeader.(*pe.OptionalHeader32); ok {
 			x.ptrSize = 4
 		}
-		err = x.rawSections(func(suffix string) ([]byte, error) {
-			for _, name := range []string{".debug_" + suffix, ".zdebug_" + suffix} {
-				if s := f.Section(name); s != nil {
-					raw, err := s.Data()
-					if err != nil {
-						return nil, err
-					}
-					if s.VirtualSize != 0 && int(s.VirtualSize) < len(raw) {
-						raw = raw[:s.VirtualSize] // the rest pads to the file alignment
-					}
-					return zlibHeader(raw)
-				}
+		err = x.rawSections(".", func(name string) ([]byte, error) {
+			s := f.Section(name)
+			if s == nil {
+				return nil, nil
 			}
-			return nil, nil
+			raw, err := s.Data()
+			if s.VirtualSize != 0 && int(s.VirtualSize) < len(raw) {
+				raw = raw[:s.VirtualSize] // the rest pads to the file alignment
+			}
+			return raw, err
 		})
 		return x, err
 	}
@@ -226,15 +225,9 @@ func open(path string) (*exe, error) {
 	if f.Magic == macho.Magic32 {
 		x.ptrSize = 4
 	}
-	err = x.rawSections(func(suffix string) ([]byte, error) {
-		for _, name := range []string{"__debug_" + suffix, "__zdebug_" + suffix} {
-			if s := f.Section(name); s != nil {
-				raw, err := s.Data()
-				if err != nil {
-					return nil, err
-				}
-				return zlibHeader(raw)
-			}
+	err = x.rawSections("__", func(name string) ([]byte, error) {
+		if s := f.Section(name); s != nil {
+			return s.Data()
 		}
 		return nil, nil
 	})
