@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <unistd.h>
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 
@@ -173,19 +174,20 @@ class Stripped {
 };
 
 // Every Go executable below build/testdumps/go1.NN (what make-dumps.sh built
-// with that toolchain).
+// with that toolchain; the Go caches beside them are not walked).
 std::vector<std::string> builtExecutables() {
   std::vector<std::string> out;
   const fs::path root = GOHEAP_TESTDUMPS_DIR;
   if (!fs::exists(root)) return out;
-  for (const auto& e :
-       fs::recursive_directory_iterator(root, fs::directory_options::follow_directory_symlink)) {
-    const std::string p = e.path().string();
-    const std::string rel = p.substr(root.string().size() + 1);
-    const bool other_file = e.path().has_extension() && e.path().extension() != ".exe";
-    if (!rel.starts_with("go1.") || !e.is_regular_file() || other_file) continue;
-    if (rel.find("/.go") != std::string::npos || e.file_size() < 100000) continue;
-    out.push_back(p);
+  for (const auto& label : fs::directory_iterator(root)) {
+    if (!label.path().filename().string().starts_with("go1.")) continue;
+    for (const auto& e : fs::recursive_directory_iterator(
+             label.path(), fs::directory_options::follow_directory_symlink)) {
+      const bool other_file = e.path().has_extension() && e.path().extension() != ".exe";
+      if (e.is_regular_file() && !other_file && e.file_size() > 100000) {
+        out.push_back(e.path().string());
+      }
+    }
   }
   std::sort(out.begin(), out.end());
   return out;
