@@ -1,10 +1,12 @@
 // Types from DWARF against tests/programs/zoo, which reports the address (%p)
 // and the reflect type of each value it made: goheap must give at least 99%
 // of them exactly that type, and type at least 95% of the reachable bytes.
-// Run natively for Go 1.19 and 1.24, and under qemu-user for s390x
+// Run natively for Go 1.19 and 1.24 to 1.27 (and Go 1.27 built with the
+// nogreenteagc and mapsplitgroup experiments), and under qemu-user for s390x
 // (big-endian) and arm (32-bit).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "analysis/queries.h"
@@ -28,13 +30,21 @@ void PrintTo(const ZooCase& c, std::ostream* os) {
 
 std::vector<ZooCase> zooCases() {
   std::vector<ZooCase> cases;
-  for (const std::string v : {"go1.19", "go1.24"}) {
+  for (const std::string v : {"go1.19", "go1.24", "go1.25", "go1.26", "go1.27"}) {
     const std::string dir = std::string(GOHEAP_TESTDUMPS_DIR) + "/" + v;
-    const std::string id = v == "go1.19" ? "go1_19" : "go1_24";
+    std::string id = v;
+    std::replace(id.begin(), id.end(), '.', '_');
     cases.push_back({id + "_amd64", dir + "/zoo"});
     for (const std::string arch : {"s390x", "arm"}) {
       cases.push_back({id + "_" + arch, dir + "/cross/zoo-" + arch});
     }
+  }
+  // Go 1.27 built with the experiments that change what goheap reads: the
+  // collector before Green Tea (no inline mark bits in spans) and maps whose
+  // groups keep their keys and values in two arrays.
+  for (const std::string exp : {"nogreentea", "mapsplitgroup"}) {
+    cases.push_back(
+        {"go1_27_" + exp, std::string(GOHEAP_TESTDUMPS_DIR) + "/go1.27/" + exp + "/zoo"});
   }
   return cases;
 }
@@ -44,8 +54,8 @@ class ZooTypes : public ::testing::TestWithParam<ZooCase> {
   void SetUp() override {
     const std::string& exe = GetParam().exe;
     if (!std::filesystem::exists(exe + ".dump")) {
-      GTEST_SKIP() << exe << ".dump is missing (make-dumps.sh runs the cross builds under "
-                   << "qemu-user when it is installed)";
+      GTEST_SKIP() << exe << ".dump is missing (make-dumps.sh writes it when that Go "
+                   << "toolchain is installed, and runs cross builds under qemu-user)";
     }
     report_ = JsonValue::parseFile(exe + ".json");
     auto snap = analysis::loadSnapshot(exe + ".dump");

@@ -283,6 +283,23 @@ for label in go1.19 go1.24; do
   done
 done
 
+# --- Go 1.27 experiments (runtime layouts goheap reads) -----------------------
+# The zoo program built with GOEXPERIMENT=nogreenteagc (spans without Green
+# Tea's inline mark bits) into OUTDIR/go1.27/nogreentea/ and with
+# GOEXPERIMENT=mapsplitgroup (map groups as {ctrl, keys, elems}) into
+# OUTDIR/go1.27/mapsplitgroup/. Skipped, with a note, without Go 1.27: the
+# tests that read them skip too.
+GO127_EXP=${GOHEAP_GO127:-/opt/goheap/go1.27/usr/lib/go-1.27/bin/go}
+if [ -x "$GO127_EXP" ] && root127=$(toolchain_root go1.27 "$GO127_EXP"); then
+  GOEXPERIMENT=nogreenteagc make_program go1.27 "$GO127_EXP" "$root127" "$HERE/zoo/" \
+    "$OUT/go1.27/nogreentea" || status=1
+  GOEXPERIMENT=mapsplitgroup make_program go1.27 "$GO127_EXP" "$root127" "$HERE/zoo/" \
+    "$OUT/go1.27/mapsplitgroup" || status=1
+else
+  echo "make-dumps: no Go 1.27 at $GO127_EXP: go1.27/{nogreentea,mapsplitgroup}/zoo skipped"
+fi
+# --- end of the Go 1.27 experiments -------------------------------------------
+
 # Writes ORACLE's symbol table JSON of each existing EXE into $OUT/gobin,
 # unless it is already newer than both.
 oracle_over() {
