@@ -515,7 +515,16 @@ ObjectInfo objectInfo(const Snapshot& s, NodeId o, size_t max_referrers, size_t 
   int64_t b = s.namer().bucketOf(o);
   if (b >= 0) {
     const dump::ProfileBucket& bucket = s.dump.buckets[static_cast<size_t>(b)];
-    for (uint32_t i = 0; i < bucket.frame_count; i++) {
+    // Since Go 1.26 the stack starts in the allocator (runtime.mallocgc,
+    // runtime.newobject); the stack shown starts where the program
+    // allocated, as the site's name does, unless it is all runtime.
+    uint32_t first = 0;
+    while (first < bucket.frame_count &&
+           typing::isRuntimeFunction(s.dump.profile_frames[bucket.first_frame + first].function)) {
+      first++;
+    }
+    if (first == bucket.frame_count) first = 0;
+    for (uint32_t i = first; i < bucket.frame_count; i++) {
       const dump::ProfileFrame& pf = s.dump.profile_frames[bucket.first_frame + i];
       AllocFrame f{pf.function, pf.file, pf.line, 0};
       if (s.exe) {

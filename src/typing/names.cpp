@@ -26,16 +26,16 @@ std::string_view nameSourceName(NameSource s) {
   return "";
 }
 
+bool isRuntimeFunction(std::string_view function) {
+  return function.starts_with("runtime.") || function.starts_with("runtime/internal/") ||
+         function.starts_with("internal/runtime/");
+}
+
 namespace {
 
 std::string_view baseName(std::string_view path) {
   size_t slash = path.find_last_of('/');
   return slash == std::string_view::npos ? path : path.substr(slash + 1);
-}
-
-bool isRuntimeFrame(std::string_view function) {
-  return function.starts_with("runtime.") || function.starts_with("runtime/internal/") ||
-         function.starts_with("internal/runtime/");
 }
 
 // The name of the value an interface's data word points at, given the
@@ -71,7 +71,7 @@ ObjectNamer::SiteFrame ObjectNamer::siteFrame(
     if (inserted) it->second = exe_->inlinedName(f.function, f.file, static_cast<int64_t>(f.line));
     sf.function = it->second;
   }
-  sf.runtime = isRuntimeFrame(sf.function);
+  sf.runtime = isRuntimeFunction(sf.function);
   return sf;
 }
 

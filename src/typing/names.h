@@ -23,6 +23,10 @@ enum class NameSource : uint8_t { Type, Site, Closure, Interface, Shape, Runtime
 // "type", "site", "closure", "interface", "shape", "runtime"
 std::string_view nameSourceName(NameSource s);
 
+// Whether a function is the runtime's own (runtime.mallocgc, runtime.newobject,
+// internal/runtime/...): an allocation's site is the first frame that is not.
+bool isRuntimeFunction(std::string_view function);
+
 // What `top --by` groups on.
 enum class GroupKind : uint8_t {
   Type,   // the DWARF type of typed objects; the others by their strongest name
