@@ -102,13 +102,24 @@ type node struct {
 	version  int // of its unit
 }
 
-// exe is the DWARF of a file with the raw bytes of .debug_loc, which
-// debug/dwarf does not interpret.
+// exe is the DWARF of a file with the raw bytes of its location lists,
+// which debug/dwarf does not interpret: .debug_loc (DWARF 4) or, from Go
+// 1.25 on, .debug_loclists (DWARF 5).
 type exe struct {
-	d       *dwarf.Data
-	loc     []byte
-	order   binary.ByteOrder
-	ptrSize int
+	d        *dwarf.Data
+	loc      []byte
+	loclists []byte
+	order    binary.ByteOrder
+	ptrSize  int
+}
+
+// locSections names, in each container's spelling, the sections open reads
+// raw into an exe's fields.
+func (x *exe) locSections(prefix string) map[string]*[]byte {
+	return map[string]*[]byte{
+		prefix + "debug_loc": &x.loc, prefix + "zdebug_loc": &x.loc,
+		prefix + "debug_loclists": &x.loclists, prefix + "zdebug_loclists": &x.loclists,
+	}
 }
 
 // inflate undoes Go's old-style "ZLIB" + big-endian size compression, or an
@@ -142,7 +153,7 @@ func open(path string) (*exe, error) {
 		if f.Class == elf.ELFCLASS32 {
 			x.ptrSize = 4
 		}
-		for _, name := range []string{".debug_loc", ".zdebug_loc"} {
+		for name, dst := range x.locSections(".") {
 			s := f.Section(name)
 			if s == nil {
 				continue
@@ -160,12 +171,12 @@ func open(path string) (*exe, error) {
 			}
 			if s.Flags&elf.SHF_COMPRESSED != 0 && !bytes.HasPrefix(raw, []byte("ZLIB")) {
 				if x.ptrSize == 8 {
-					x.loc, err = inflate(raw, 24, f.ByteOrder.Uint64(raw[8:]))
+					*dst, err = inflate(raw, 24, f.ByteOrder.Uint64(raw[8:]))
 				} else {
-					x.loc, err = inflate(raw, 12, uint64(f.ByteOrder.Uint32(raw[4:])))
+					*dst, err = inflate(raw, 12, uint64(f.ByteOrder.Uint32(raw[4:])))
 				}
 			} else {
-				x.loc, err = zlibHeader(raw)
+				*dst, err = zlibHeader(raw)
 			}
 			if err != nil {
 				return nil, err
@@ -182,7 +193,7 @@ func open(path string) (*exe, error) {
 		if _, ok := f.OptionalHeader.(*pe.OptionalHeader32); ok {
 			x.ptrSize = 4
 		}
-		for _, name := range []string{".debug_loc", ".zdebug_loc"} {
+		for name, dst := range x.locSections(".") {
 			if s := f.Section(name); s != nil {
 				raw, err := s.Data()
 				if err != nil {
@@ -191,7 +202,7 @@ func open(path string) (*exe, error) {
 				if s.VirtualSize != 0 && int(s.VirtualSize) < len(raw) {
 					raw = raw[:s.VirtualSize] // the rest pads to the file alignment
 				}
-				if x.loc, err = zlibHeader(raw); err != nil {
+				if *dst, err = zlibHeader(raw); err != nil {
 					return nil, err
 				}
 			}
@@ -210,13 +221,13 @@ func open(path string) (*exe, error) {
 	if f.Magic == macho.Magic32 {
 		x.ptrSize = 4
 	}
-	for _, name := range []string{"__debug_loc", "__zdebug_loc"} {
+	for name, dst := range x.locSections("__") {
 		if s := f.Section(name); s != nil {
 			raw, err := s.Data()
 			if err != nil {
 				return nil, err
 			}
-			if x.loc, err = zlibHeader(raw); err != nil {
+			if *dst, err = zlibHeader(raw); err != nil {
 				return nil, err
 			}
 		}
@@ -330,9 +341,31 @@ func cfaOffset(x []byte) (int64, bool) {
 	return 0, false
 }
 
-// locListOffset is the CFA offset every entry of the DWARF 4 location list
-// at off gives, when they agree.
+// sameOffset folds the CFA offsets of a location list's entries: the list
+// has one when every entry's expression gives the same.
+type sameOffset struct {
+	found, differ bool
+	value         int64
+}
+
+func (a *sameOffset) add(expr []byte, cfaBase bool) {
+	v, good := cfaOffset(expr)
+	good = good && (cfaBase || expr[0] != 0x91)
+	if !good || (a.found && v != a.value) {
+		a.differ = true
+	}
+	a.found, a.value = true, v
+}
+
+func (a *sameOffset) result() (int64, bool) { return a.value, a.found && !a.differ }
+
+// locListOffset is the CFA offset every entry of the location list at off
+// gives, when they agree: in .debug_loclists when the file has one (DWARF
+// 5), else in .debug_loc.
 func (x *exe) locListOffset(off int64, cfaBase bool) (int64, bool) {
+	if len(x.loclists) > 0 {
+		return x.locListsOffset(off, cfaBase)
+	}
 	b := x.loc
 	p := int(off)
 	w := x.ptrSize
@@ -346,13 +379,12 @@ func (x *exe) locListOffset(off int64, cfaBase bool) (int64, bool) {
 	if w == 4 {
 		maxAddr = 0xffffffff
 	}
-	found, ok := false, true
-	var value int64
+	var same sameOffset
 	for p >= 0 && p+2*w <= len(b) {
 		begin, end := word(p), word(p+w)
 		p += 2 * w
 		if begin == 0 && end == 0 {
-			return value, found && ok
+			return same.result()
 		}
 		if begin == maxAddr {
 			continue // base address selection
@@ -365,13 +397,59 @@ func (x *exe) locListOffset(off int64, cfaBase bool) (int64, bool) {
 		if p+n > len(b) {
 			return 0, false
 		}
-		v, good := cfaOffset(b[p : p+n])
-		good = good && (cfaBase || b[p] != 0x91)
+		same.add(b[p:p+n], cfaBase)
 		p += n
-		if !good || (found && v != value) {
-			ok = false
+	}
+	return 0, false
+}
+
+// locListsOffset reads a DWARF 5 location list: DW_LLE_* entries, those
+// with a location followed by its ULEB length and expression.
+func (x *exe) locListsOffset(off int64, cfaBase bool) (int64, bool) {
+	b := x.loclists
+	p := int(off)
+	skipUleb := func() bool {
+		_, n := uleb(b[p:])
+		p += n
+		return n > 0
+	}
+	var same sameOffset
+	for p >= 0 && p < len(b) {
+		kind := b[p]
+		p++
+		ok := true
+		switch kind {
+		case 0x00: // DW_LLE_end_of_list
+			return same.result()
+		case 0x01: // DW_LLE_base_addressx: an index into .debug_addr
+			if !skipUleb() {
+				return 0, false
+			}
+			continue
+		case 0x06: // DW_LLE_base_address
+			p += x.ptrSize
+			continue
+		case 0x02, 0x03, 0x04: // startx_endx, startx_length, offset_pair
+			ok = skipUleb() && skipUleb()
+		case 0x05: // DW_LLE_default_location
+		case 0x07: // DW_LLE_start_end
+			p += 2 * x.ptrSize
+		case 0x08: // DW_LLE_start_length
+			p += x.ptrSize
+			ok = p < len(b) && skipUleb()
+		default:
+			return 0, false
 		}
-		found, value = true, v
+		if !ok || p >= len(b) {
+			return 0, false
+		}
+		n, k := uleb(b[p:])
+		if k <= 0 || p+k+int(n) > len(b) {
+			return 0, false
+		}
+		p += k
+		same.add(b[p:p+int(n)], cfaBase)
+		p += int(n)
 	}
 	return 0, false
 }
