@@ -20,16 +20,8 @@ constexpr size_t kMaxFramesChecked = 20000;
 // differently.)
 constexpr double kMinFrameMatchShare = 0.9;
 
-// Appended piece by piece: GCC 12 at -O3 mistakes `"[" + std::string` (an
-// insert at the front of a temporary) for an overlapping memcpy
-// (-Wrestrict).
 std::string range(uint64_t begin, uint64_t size) {
-  std::string out = "[";
-  out += formatHex(begin);
-  out += ", ";
-  out += formatHex(begin + size);
-  out += ')';
-  return out;
+  return formatHexRange(begin, begin + size);
 }
 
 // Compares one of the dump's segments with the executable's range for it.

@@ -38,8 +38,10 @@ TEST_P(DotFile, RendersAndHoldsThePathsToRoots) {
   const std::string dot = testing::readWholeFile(dot_file);
   for (const analysis::Path& p : analysis::pathsToRoots(s, focus, options.max_paths)) {
     for (size_t i = 0; i + 1 < p.steps.size(); i++) {
-      const std::string edge = "n" + std::to_string(p.steps[i].node.node) + " -> n" +
-                               std::to_string(p.steps[i + 1].node.node);
+      const std::string edge = std::string("n")
+                                   .append(std::to_string(p.steps[i].node.node))
+                                   .append(" -> n")
+                                   .append(std::to_string(p.steps[i + 1].node.node));
       EXPECT_NE(dot.find(edge), std::string::npos) << edge;
       if (!p.steps[i].field.empty()) {
         EXPECT_NE(dot.find(p.steps[i].field), std::string::npos) << p.steps[i].field;

@@ -243,7 +243,7 @@ struct CliRun {
 
 CliRun runGoheap(const std::string& args) {
   CliRun r;
-  FILE* pipe = ::popen(("'" + std::string(GOHEAP_BINARY) + "' " + args + " 2>&1").c_str(), "r");
+  FILE* pipe = ::popen((std::string("'") + GOHEAP_BINARY + "' " + args + " 2>&1").c_str(), "r");
   if (pipe == nullptr) return r;
   char buf[4096];
   size_t n;
