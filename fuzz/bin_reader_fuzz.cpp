@@ -105,7 +105,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     goheap::bin::Container c;
     c.file = goheap::bin::ByteView(bytes, t->bigEndian());
     c.ptr_size = t->ptrSize();
-    c.segments.push_back({kDataAddr, size, 0, size, false});
+    c.segments.push_back({kDataAddr, size, 0, size, false, false});
     for (int minor : {14, 17, 19, 24}) {
       const goheap::bin::InlineExpander x(c, *t, goheap::bin::inlineTreeFormat(t->layout(), minor),
                                           kDataAddr);

@@ -68,6 +68,22 @@ int main(int argc, char** argv) {
     ok &= writeFile(dir + "/go14_eface_at_end", b.take());
   }
   {
+    // Go 1.26 (Green Tea): a span of 16-byte objects with pointers whose
+    // heap bits and inline mark bits reach the dump as object records
+    // (dump/span_metadata.h), and a data segment pointing at one of each.
+    const uint64_t page = 0x1e338a700000;
+    DumpBuilder b(FormatVersion::Go17, 8, false);
+    b.params({.heap_start = page, .heap_end = page + 0x100000, .second_string = "go1.26.11"});
+    b.data({.addr = 0x5b0000,
+            .contents = b.words({page, page + 500 * 16}),
+            .fields = {{1, 0}, {1, 8}}});
+    for (uint64_t slot : {0, 1, 495, 496, 500, 504, 511}) {
+      b.object({.addr = page + slot * 16, .contents = b.words({page, 0}), .fields = {{1, 0}}});
+    }
+    b.eof();
+    ok &= writeFile(dir + "/go17_span_metadata", b.take());
+  }
+  {
     // Bytes after EOF.
     DumpBuilder b(FormatVersion::Go17, 8, false);
     b.params();

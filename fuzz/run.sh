@@ -2,7 +2,8 @@
 # Builds the fuzzers into build-fuzz/ (clang, ASan, UBSan, libFuzzer) and runs
 # them for SECONDS in all (default 60): half for dump_reader_fuzz, a quarter
 # each for bin_reader_fuzz and typing_fuzz (the DWARF typing pass over the zoo
-# test program's dump, mutated, when build/testdumps has it). New inputs go to
+# test program's dumps, mutated, when build/testdumps has them: Go 1.24's,
+# and Go 1.27's with and without GOEXPERIMENT=mapsplitgroup). New inputs go to
 # build-fuzz/corpus/<fuzzer>; the seed corpora in fuzz/corpus are only read.
 # Crashes are written to build-fuzz/artifacts/ and make this script fail.
 set -euo pipefail
@@ -34,15 +35,27 @@ status=0
   -max_total_time="$bin_seconds" -max_len=8192 -rss_limit_mb=2048 -timeout=10 \
   -print_final_stats=1 -artifact_prefix="$build/artifacts/" \
   "$build/corpus/bin_reader" "$root/fuzz/corpus/bin_reader" || status=1
-zoo="$root/build/testdumps/go1.24/zoo"
-if [ -f "$zoo.dump" ]; then
-  mkdir -p "$build/corpus/typing_seed"
-  cp "$zoo.dump" "$build/corpus/typing_seed/zoo.dump"
+# The typing pass over the zoo of Go 1.24 and, when make-dumps.sh wrote
+# them, of Go 1.27 (TFlag's direct-interface bit, span metadata) and Go 1.27
+# with GOEXPERIMENT=mapsplitgroup (split map groups), sharing the time.
+zoos=()
+for z in go1.24/zoo go1.27/zoo go1.27/mapsplitgroup/zoo; do
+  if [ -f "$root/build/testdumps/$z.dump" ]; then
+    zoos+=("$z")
+  else
+    echo "fuzz/run.sh: build/testdumps/$z.dump is missing (make-dumps.sh makes it): skipped"
+  fi
+done
+for z in "${zoos[@]}"; do
+  zoo="$root/build/testdumps/$z"
+  seconds_each=$((typing_seconds / ${#zoos[@]}))
+  [ "$seconds_each" -ge 1 ] || seconds_each=1
+  seed="$build/corpus/typing_seed/${z//\//_}"
+  mkdir -p "$seed" "$build/corpus/typing/${z//\//_}"
+  cp "$zoo.dump" "$seed/zoo.dump"
   GOHEAP_FUZZ_EXE="$zoo" "$build/fuzz/typing_fuzz" \
-    -max_total_time="$typing_seconds" -max_len=400000 -rss_limit_mb=2048 -timeout=20 \
+    -max_total_time="$seconds_each" -max_len=400000 -rss_limit_mb=2048 -timeout=20 \
     -print_final_stats=1 -artifact_prefix="$build/artifacts/" \
-    "$build/corpus/typing" "$build/corpus/typing_seed" || status=1
-else
-  echo "fuzz/run.sh: $zoo.dump is missing (make-dumps.sh makes it): typing_fuzz skipped"
-fi
+    "$build/corpus/typing/${z//\//_}" "$seed" || status=1
+done
 exit $status

@@ -77,6 +77,9 @@ async function overview() {
   rows.push(["objects", `${fmtCount(o.count)} objects, ${fmtBytes(o.bytes)}`]);
   rows.push(["reachable", `<span id="reachable-bytes" data-value="${o.reachable_bytes}">${fmtCount(o.reachable_count)} objects, ${fmtBytes(o.reachable_bytes)}</span> (${pct(o.reachable_bytes, o.bytes)} of bytes)`]);
   rows.push(["garbage", `${fmtCount(o.garbage_count)} objects, ${fmtBytes(o.garbage_bytes)} (${pct(o.garbage_bytes, o.bytes)}; unreachable, not yet collected)`]);
+  if (o.runtime_metadata_count) {
+    rows.push(["metadata", `${fmtCount(o.runtime_metadata_count)} records, ${fmtBytes(o.runtime_metadata_bytes)} (the runtime's bitmaps at the end of spans, written as objects)`]);
+  }
   if (s.types) {
     rows.push(["typed", `${fmtCount(s.types.typed_reachable_count)} objects, ${fmtBytes(s.types.typed_reachable_bytes)} (${pct(s.types.typed_reachable_bytes, o.reachable_bytes)} of reachable bytes)`]);
   }

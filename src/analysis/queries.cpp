@@ -211,12 +211,14 @@ Summary summarize(const Snapshot& s, size_t top_n) {
   sum.arch = std::string(d.params.arch);
   sum.ptr_size = d.params.ptr_size;
   sum.big_endian = d.params.big_endian;
-  sum.objects = s.heap.objectCount();
-  for (uint64_t sz : d.objects.size) sum.bytes += sz;
   sum.reachable_objects = s.reachable_objects;
   sum.reachable_bytes = s.reachable_bytes;
   sum.garbage_objects = s.garbage_objects;
   sum.garbage_bytes = s.garbage_bytes;
+  sum.objects = s.reachable_objects + s.garbage_objects;
+  sum.bytes = s.reachable_bytes + s.garbage_bytes;
+  sum.metadata_objects = s.metadata_objects;
+  sum.metadata_bytes = s.metadata_bytes;
   sum.pointers = s.heap.successors.begin[s.heap.objectCount()];
   sum.non_heap_pointers = s.heap.non_heap_refs;
   sum.goroutines = d.goroutines.size();
@@ -471,6 +473,7 @@ ObjectInfo objectInfo(const Snapshot& s, NodeId o, size_t max_referrers, size_t 
   info.label = labelNode(s, o);
   info.size = s.dump.objects.size[o];
   info.reachable = s.reachable(o);
+  info.runtime_metadata = s.isRuntimeMetadata(o);
   info.retained = info.reachable ? s.retained[o] : 0;
   info.idom = labelNode(s, s.dom.idom[o]);
   info.shape = s.namer().shapeName(o);

@@ -65,9 +65,12 @@ struct Summary {
   std::string arch;
   uint32_t ptr_size = 0;
   bool big_endian = false;
-  uint64_t objects = 0, bytes = 0;
+  uint64_t objects = 0, bytes = 0;  // reachable + garbage
   uint64_t reachable_objects = 0, reachable_bytes = 0;
   uint64_t garbage_objects = 0, garbage_bytes = 0;
+  // Records of the runtime's span metadata (dump/span_metadata.h), which
+  // the dump writes as objects: in none of the counts above.
+  uint64_t metadata_objects = 0, metadata_bytes = 0;
   uint64_t pointers = 0, non_heap_pointers = 0;
   uint64_t goroutines = 0, stack_frames = 0, finalizers = 0, roots = 0;
   bool have_memstats = false;
@@ -173,6 +176,7 @@ struct ObjectInfo {
   uint64_t size = 0;
   uint64_t retained = 0;
   bool reachable = false;
+  bool runtime_metadata = false;  // a span's bitmaps, not an object (Snapshot::isRuntimeMetadata)
   NodeLabel idom;
   std::string shape;
   std::vector<Reference> pointers;      // out of this object, in offset order

@@ -6,6 +6,7 @@
 #include "bin/dump_binding.h"
 #include "dump/object_order.h"
 #include "dump/reader.h"
+#include "dump/span_metadata.h"
 
 namespace goheap::analysis {
 
@@ -56,7 +57,10 @@ Expected<std::unique_ptr<Snapshot>> analyseDump(dump::Dump d, const LoadHooks& h
                                                 const LoadOptions& options) {
   auto snap = std::make_unique<Snapshot>(std::move(d));
   Snapshot& s = *snap;
-  phase(hooks, "sort objects", [&] { dump::sortObjectsByAddress(s.dump); });
+  phase(hooks, "sort objects", [&] {
+    dump::sortObjectsByAddress(s.dump);
+    dump::markSpanMetadata(s.dump);
+  });
   auto heap = phase(hooks, "build graph", [&] {
     graph::BuildOptions build;
     build.threads = options.threads;
@@ -71,12 +75,16 @@ Expected<std::unique_ptr<Snapshot>> analyseDump(dump::Dump d, const LoadHooks& h
   phase(hooks, "retained sizes", [&] {
     s.retained = computeRetainedSizes(s.dom, s.dump.objects.size);
     for (NodeId o = 0; o < s.heap.objectCount(); o++) {
+      const uint64_t size = s.dump.objects.size[o];
       if (s.reachable(o)) {
         s.reachable_objects++;
-        s.reachable_bytes += s.dump.objects.size[o];
+        s.reachable_bytes += size;
+      } else if (s.isRuntimeMetadata(o)) {
+        s.metadata_objects++;
+        s.metadata_bytes += size;
       } else {
         s.garbage_objects++;
-        s.garbage_bytes += s.dump.objects.size[o];
+        s.garbage_bytes += size;
       }
     }
   });

@@ -48,11 +48,22 @@ class Snapshot {
   std::vector<uint64_t> retained;  // per node
 
   bool reachable(NodeId n) const { return dom.idom[n] != kNoNode; }
+  // A record over the runtime's own bytes at the end of a span, which the
+  // dump writes as an object (dump/span_metadata.h): neither reachable nor
+  // garbage, and in no object count.
+  bool isRuntimeMetadata(NodeId n) const {
+    return heap.isObject(n) && dump.objects.isSpanMetadata(n);
+  }
+  // An object no root reaches, which the next collection frees.
+  bool isGarbage(NodeId n) const {
+    return heap.isObject(n) && !reachable(n) && !dump.objects.isSpanMetadata(n);
+  }
   uint64_t shallowSize(NodeId n) const { return heap.isObject(n) ? dump.objects.size[n] : 0; }
   uint64_t address(NodeId n) const { return heap.isObject(n) ? dump.objects.addr[n] : 0; }
 
   uint64_t reachable_objects = 0, reachable_bytes = 0;
   uint64_t garbage_objects = 0, garbage_bytes = 0;
+  uint64_t metadata_objects = 0, metadata_bytes = 0;  // runtime metadata records
 
   // The program's executable, when one was given and it matches the dump;
   // it names frames, globals and functions. Attach it before the first

@@ -312,7 +312,7 @@ void garbage(const Snapshot& s, const WasteOptions& options, Waste& w) {
       s.namer().group(s.types ? typing::GroupKind::Type : typing::GroupKind::Site);
   std::vector<GarbageRow> rows(g.names.size());
   for (NodeId o = 0; o < s.heap.objectCount(); o++) {
-    if (s.reachable(o)) continue;
+    if (!s.isGarbage(o)) continue;
     GarbageRow& r = rows[g.group_of[o]];
     r.count++;
     r.bytes += s.dump.objects.size[o];

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <string_view>
 
+#include "bin/build_version.h"
 #include "bin/buildinfo.h"
 #include "bin/inline.h"
 #include "bin/moduledata.h"
@@ -115,19 +116,29 @@ Expected<Binary> Binary::build(std::unique_ptr<MappedFile> file) {
   if (!t) return t.error();
   b.pclntab_ = t.take();
   b.symbols_ = SymbolIndex(b.container_.symbols);
-  // The runtime's own record first: it is there in stripped files too.
-  b.module_layout_ = moduleLayoutFromModuledata(b.container_, *b.pclntab_);
-  if (!b.module_layout_) b.module_layout_ = moduleLayoutFromSymbols(b.container_);
-  if (b.module_layout_ && b.module_layout_->types == 0) {
-    if (const Symbol* ts = b.container_.symbol("runtime.types"))
-      b.module_layout_->types = ts->value;
-  }
   if (std::optional<std::string> v = goVersionFromBuildInfo(b.container_)) {
     b.go_version_ = *v;
     b.go_version_source_ = "buildinfo";
   } else if (std::optional<std::string> s = goVersionFromSymbol(b.container_)) {
     b.go_version_ = *s;
     b.go_version_source_ = "runtime.buildVersion";
+  }
+  // The runtime's own record first: it is there in stripped files too.
+  b.module_layout_ =
+      moduleLayoutFromModuledata(b.container_, *b.pclntab_, goMinorVersion(b.go_version_));
+  if (!b.module_layout_) b.module_layout_ = moduleLayoutFromSymbols(b.container_);
+  if (b.module_layout_ && b.module_layout_->types == 0) {
+    if (const Symbol* ts = b.container_.symbol("runtime.types"))
+      b.module_layout_->types = ts->value;
+  }
+  // Stripped and older than build info: the variable's header, found in
+  // the data the module layout names.
+  if (b.go_version_source_.empty()) {
+    if (std::optional<std::string> v =
+            goVersionFromStringHeader(b.container_, b.module_layout_, b.pclntab_->layout())) {
+      b.go_version_ = *v;
+      b.go_version_source_ = "runtime.buildVersion header";
+    }
   }
   if (std::optional<Expected<BuildInfo>> bi = readBuildInfo(b.container_)) {
     if (bi->ok()) {

@@ -46,10 +46,12 @@ class Binary {
   const Pclntab& pclntab() const { return *pclntab_; }
   // The sized symbols by address (empty for a stripped file).
   const SymbolIndex& symbols() const { return symbols_; }
-  // "go1.24.4": from the build info blob, else runtime.buildVersion, else
+  // "go1.24.4": from the build info blob, else runtime.buildVersion (by its
+  // symbol, else by its string header in data: build_version.h), else
   // "unknown".
   const std::string& goVersion() const { return go_version_; }
-  // Where the Go version came from: "buildinfo", "runtime.buildVersion" or "".
+  // Where the Go version came from: "buildinfo", "runtime.buildVersion",
+  // "runtime.buildVersion header" or "".
   const std::string& goVersionSource() const { return go_version_source_; }
 
   // The module information of the build (Go 1.13+ module builds; also the

@@ -47,6 +47,7 @@ struct Segment {
   uint64_t offset = 0;
   uint64_t filesz = 0;
   bool executable = false;
+  bool writable = false;  // data, not code or read-only data
 };
 
 struct Container {

@@ -14,6 +14,7 @@ constexpr uint32_t kShtSymtab = 2;
 constexpr uint32_t kShtNobits = 8;
 constexpr uint32_t kPtLoad = 1;
 constexpr uint32_t kPfExecute = 1;
+constexpr uint32_t kPfWrite = 2;
 constexpr uint16_t kShnXindex = 0xffff;
 // sh_flags sits right after sh_name and sh_type in both classes (a word).
 constexpr uint64_t kShFlags = 8;
@@ -158,6 +159,7 @@ Expected<Container> readElf(std::span<const uint8_t> bytes) {
       s.filesz = f.word(p + L.p_filesz, L.w);
       s.memsz = f.word(p + L.p_memsz, L.w);
       s.executable = (f.u32(p + L.p_flags) & kPfExecute) != 0;
+      s.writable = (f.u32(p + L.p_flags) & kPfWrite) != 0;
       c.segments.push_back(s);
     }
   }

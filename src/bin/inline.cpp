@@ -3,9 +3,8 @@
 // funcdata.h of each release); the code is goheap's own.
 #include "bin/inline.h"
 
-#include <charconv>
-
 #include "util/format.h"
+#include "util/go_version.h"
 
 namespace goheap::bin {
 
@@ -18,12 +17,7 @@ constexpr int kMaxInlineDepth = 1000;
 }  // namespace
 
 std::optional<int> goMinorVersion(std::string_view version) {
-  if (!version.starts_with("go1.")) return std::nullopt;
-  version.remove_prefix(4);
-  int minor = 0;
-  auto [end, ec] = std::from_chars(version.data(), version.data() + version.size(), minor);
-  if (ec != std::errc() || end == version.data()) return std::nullopt;
-  return minor;
+  return parseGoVersion(version).minor;
 }
 
 std::string funcNameForPrint(std::string_view name) {

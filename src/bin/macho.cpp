@@ -16,6 +16,7 @@ constexpr uint32_t kLcSegment = 0x1;
 constexpr uint32_t kLcSymtab = 0x2;
 constexpr uint32_t kLcSegment64 = 0x19;
 constexpr uint32_t kVmProtExecute = 0x4;
+constexpr uint32_t kVmProtWrite = 0x2;
 
 std::string goArch(uint32_t cputype) {
   switch (cputype) {
@@ -94,7 +95,9 @@ Expected<Container> readMachO(std::span<const uint8_t> bytes) {
       seg.memsz = f.word(p + 24 + w, w);
       seg.offset = f.word(p + 24 + 2 * w, w);
       seg.filesz = f.word(p + 24 + 3 * w, w);
-      seg.executable = (f.u32(p + 24 + 4 * w + 4) & kVmProtExecute) != 0;  // initprot
+      const uint32_t initprot = f.u32(p + 24 + 4 * w + 4);
+      seg.executable = (initprot & kVmProtExecute) != 0;
+      seg.writable = (initprot & kVmProtWrite) != 0;
       c.segments.push_back(seg);
       const uint64_t nsects = f.u32(p + 24 + 4 * w + 8);
       if (nsects > (size - fixed) / sect_size) {

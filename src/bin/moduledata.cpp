@@ -8,6 +8,8 @@
 //   Go 1.18-1.19: after enoptrbss: end, gcdata, gcbss, types, etypes,
 //                 rodata, gofunc.
 //   Go 1.20+:     covctrs, ecovctrs come before end, so gofunc moves by two.
+//   Go 1.27+:     types, typedesclen, etypes, itaboffset, itabsize, rodata,
+//                 gofunc: gofunc moves by three more.
 #include "bin/moduledata.h"
 
 namespace goheap::bin {
@@ -23,7 +25,10 @@ struct Positions {
       types;  // runtime.types: type descriptors and DWARF's go_runtime_type are offsets from it
 };
 
-Positions positionsFor(PclntabLayout l) {
+constexpr Positions kGo120{20, 22, 40, 41, 37};
+constexpr Positions kGo127{20, 22, 43, 44, 37};
+
+Positions positionsFor(PclntabLayout l, bool go127) {
   switch (l) {
     case PclntabLayout::Go12:
       return {10, 12, 0, 22, 0};  // types at 25 only since Go 1.7: not read
@@ -32,9 +37,21 @@ Positions positionsFor(PclntabLayout l) {
     case PclntabLayout::Go118:
       return {20, 22, 38, 39, 35};
     case PclntabLayout::Go120:
-      return {20, 22, 40, 41, 37};
+      return go127 ? kGo127 : kGo120;
   }
   return {20, 22, 0, 32, 0};
+}
+
+// Go 1.27's moduledata follows types with typedesclen, etypes, itaboffset
+// and itabsize, the itabs ending where the type data ends; before, etypes,
+// rodata and gofunc follow it. For a file whose version is unknown.
+bool looksLikeGo127(const ByteView& f, uint64_t at, uint32_t w) {
+  if (!f.has(at, kGo127.words * w)) return false;
+  auto word = [&](uint64_t i) { return f.word(at + i * w, w); };
+  const uint64_t types = word(kGo127.types), etypes = word(kGo127.types + 2);
+  const uint64_t itab_offset = word(kGo127.types + 3), itab_size = word(kGo127.types + 4);
+  return etypes >= types && itab_offset <= etypes - types &&
+         itab_offset + itab_size == etypes - types;
 }
 
 // Reads the candidate at file offset `at` if it validates against `t`.
@@ -67,10 +84,10 @@ std::optional<ModuleLayout> readCandidate(const Container& c, const Pclntab& t, 
 
 }  // namespace
 
-std::optional<ModuleLayout> moduleLayoutFromModuledata(const Container& c, const Pclntab& t) {
+std::optional<ModuleLayout> moduleLayoutFromModuledata(const Container& c, const Pclntab& t,
+                                                       std::optional<int> go_minor) {
   const std::optional<uint64_t> table_addr = c.addressOf(t.fileOffset());
   if (!table_addr || *table_addr == 0) return std::nullopt;
-  const Positions p = positionsFor(t.layout());
   const uint32_t w = c.ptr_size;
   const ByteView& f = c.file;
   // moduledata is pointer-aligned data: scan the non-executable segments'
@@ -80,6 +97,8 @@ std::optional<ModuleLayout> moduleLayoutFromModuledata(const Container& c, const
     const uint64_t first = (seg.offset + w - 1) / w * w;
     for (uint64_t at = first; at + w <= seg.offset + seg.filesz; at += w) {
       if (f.word(at, w) != *table_addr) continue;
+      const bool go127 = go_minor ? *go_minor >= 27 : looksLikeGo127(f, at, w);
+      const Positions p = positionsFor(t.layout(), go127);
       if (std::optional<ModuleLayout> m = readCandidate(c, t, *table_addr, at, p)) return m;
     }
   }

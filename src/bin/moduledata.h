@@ -17,7 +17,10 @@ namespace goheap::bin {
 // 1.16, the pclntable slice before) and whose other fields agree with `t`;
 // reads the module's ranges (source "moduledata") from it. nullopt when no
 // word in the file's data validates (a position-independent executable keeps
-// those pointers in relocations, not in the file).
-std::optional<ModuleLayout> moduleLayoutFromModuledata(const Container& c, const Pclntab& t);
+// those pointers in relocations, not in the file). `go_minor` (27 for
+// go1.27.4) picks the release's field positions; unknown, they are told
+// apart by the fields themselves.
+std::optional<ModuleLayout> moduleLayoutFromModuledata(const Container& c, const Pclntab& t,
+                                                       std::optional<int> go_minor);
 
 }  // namespace goheap::bin

@@ -16,6 +16,7 @@ constexpr uint64_t kSectionHeaderSize = 40;
 constexpr uint64_t kSymbolSize = 18;
 constexpr uint32_t kScnCntUninitialized = 0x80;
 constexpr uint32_t kScnMemExecute = 0x20000000;
+constexpr uint32_t kScnMemWrite = 0x80000000;
 
 std::string goArch(uint16_t machine) {
   switch (machine) {
@@ -107,6 +108,7 @@ Expected<Container> readPe(std::span<const uint8_t> bytes) {
     seg.offset = s.offset;
     seg.filesz = s.has_file_data ? s.size : 0;
     seg.executable = (flags & kScnMemExecute) != 0;
+    seg.writable = (flags & kScnMemWrite) != 0;
     c.segments.push_back(seg);
   }
 

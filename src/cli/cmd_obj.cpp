@@ -80,6 +80,10 @@ int runObj(int argc, const char* const* argv) {
         if (info.reachable) {
           out += "  retained    " + formatBytes(info.retained) + "\n";
           out += "  dominator   " + labelText(info.idom) + "\n";
+        } else if (info.runtime_metadata) {
+          out +=
+              "  metadata    the runtime's own bitmaps at the end of a span, which the dump "
+              "writes as an object: no object lives here\n";
         } else {
           out += "  garbage     unreachable from every root; will be freed by the next GC\n";
         }

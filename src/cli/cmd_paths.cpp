@@ -51,10 +51,12 @@ int runPaths(int argc, const char* const* argv) {
         }
         std::string out =
             "Paths from GC roots to " + labelText(analysis::labelNode(snap, *target)) + "\n";
-        if (paths.empty()) {
-          out += snap.reachable(*target)
-                     ? "  no path found\n"
-                     : "  none: the object is garbage (unreachable, not yet collected)\n";
+        if (paths.empty() && snap.reachable(*target)) {
+          out += "  no path found\n";
+        } else if (paths.empty() && snap.isRuntimeMetadata(*target)) {
+          out += "  none: these are the runtime's bitmaps at the end of a span, not an object\n";
+        } else if (paths.empty()) {
+          out += "  none: the object is garbage (unreachable, not yet collected)\n";
         }
         for (size_t i = 0; i < paths.size(); i++) {
           const analysis::Path& p = paths[i];

@@ -1,6 +1,9 @@
 // goheap serve DUMP [EXE]: the analyses over HTTP, for the web UI and for
 // scripts: a JSON API whose answers are the commands' --json documents
 // (docs/web-api.md), and the web pages compiled into the binary.
+#include <sys/resource.h>
+
+#include <algorithm>
 #include <cstdio>
 
 #include "cli/command.h"
@@ -16,9 +19,13 @@ CommandSpec serveSpec() {
       "Serves the heap dump over HTTP: the web UI at / and a JSON API under /api/ that "
       "answers the questions of summary, top, dom, paths, obj and goroutines with the same "
       "JSON their --json prints (docs/web-api.md). The server listens at once and loads "
-      "the dump in the background; /api/status tells how far loading got. It listens on "
-      "the loopback address unless --http says otherwise: the API shows the dump's contents "
-      "to anyone who can reach it. Stop it with Ctrl-C.");
+      "the dump in the background; /api/status tells how far loading got. Stop it with "
+      "Ctrl-C.\n\n"
+      "The API shows everything in the dump (strings, keys, tokens) to whoever can ask, so "
+      "it listens on the loopback address and answers only requests addressed to this "
+      "machine (a Host header of localhost, 127.0.0.1 or [::1]; --allow-host adds a name). "
+      "To listen beyond it, add --allow-remote: goheap then prints a URL with a random "
+      "access token, and every request must carry it (the page keeps it in a cookie).");
   spec.positional("DUMP", "heap dump written by runtime/debug.WriteHeapDump");
   spec.positional("EXE",
                   "the program's executable (the same build that wrote the dump): Go types, "
@@ -26,6 +33,18 @@ CommandSpec serveSpec() {
       .optional();
   spec.flag("http", "HOST:PORT", "where to listen; port 0 picks a free port")
       .defaultValue("127.0.0.1:8080");
+  spec.boolFlag("allow-remote",
+                "allow --http to listen beyond loopback (0.0.0.0, a LAN address); every "
+                "request must then carry the access token in the printed URL");
+  spec.flag("allow-host", "NAME",
+            "also answer requests whose Host header is NAME (a name of this machine that a "
+            "proxy or /etc/hosts gives it; with :PORT, only that port)")
+      .repeatable();
+  spec.flag("answer-cache", "SIZE",
+            "memory for the answers kept of suspects, dups, waste and diff (the least recently "
+            "asked go first); 0 keeps none")
+      .kind(ValueKind::ByteSize)
+      .defaultValue("256M");
   spec.flag("base", "OLD",
             "an earlier dump of the same program: the Diff page and /api/diff compare DUMP "
             "with it (EXE applies to both)")
@@ -37,7 +56,25 @@ CommandSpec serveSpec() {
                "with a Diff page: what grew since before.dump, and what holds it");
   spec.example("curl 'http://127.0.0.1:8080/api/top?by=site&n=5'",
                "the API from a script: the 5 allocation sites retaining most");
+  spec.example("goheap serve heap.dump --http 0.0.0.0:8080 --allow-remote",
+               "on every interface, for a colleague: open the printed URL with its ?token=");
+  spec.example("goheap serve heap.dump --allow-host heapbox.internal",
+               "behind a proxy or an /etc/hosts name that points at 127.0.0.1");
+  spec.example("goheap serve big.dump --answer-cache 1G",
+               "keep more of the slow answers (suspects, dups, waste, diff) in memory");
   return spec;
+}
+
+// Every connection takes a file descriptor: raise the soft limit (often
+// 1024 itself) to make room for the server's cap on connections, within
+// the hard limit. Beyond it, accepting waits until a descriptor is free.
+void makeRoomForConnections(size_t connections) {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0) return;
+  const rlim_t wanted = static_cast<rlim_t>(connections) + 256;  // + the files it reads
+  if (limit.rlim_cur >= wanted) return;
+  limit.rlim_cur = std::min(wanted, limit.rlim_max);
+  ::setrlimit(RLIMIT_NOFILE, &limit);
 }
 
 }  // namespace
@@ -50,10 +87,21 @@ int runServe(int argc, const char* const* argv) {
   const ParsedArgs& args = *parsed;
   Expected<serve::HostPort> where = serve::parseHostPort(args.getString("http"));
   if (!where) return fail(args.usageError(where.error().message()), kExitUsage);
+  serve::ServeOptions options;
+  options.allow_remote = args.getBool("allow-remote");
+  if (Status st = serve::checkListenAddress(*where, options.allow_remote); !st) {
+    return fail(args.usageError(st.error().message()), kExitUsage);
+  }
+  if (args.has("allow-host")) {
+    const auto hosts = args.getStrings("allow-host");
+    options.allowed_hosts.assign(hosts.begin(), hosts.end());
+  }
+  options.answer_cache_bytes = args.getUint("answer-cache");
+  makeRoomForConnections(options.limits.max_connections);
 
-  auto server = serve::Server::start(*where);
+  auto server = serve::Server::start(*where, options);
   if (!server) return fail(server.error());
-  // Tests and scripts read the port from this line (with --http HOST:0).
+  // Tests and scripts read the port (and the token) from this line.
   std::fprintf(stderr, "goheap: serving %s\n", (*server)->url().c_str());
   std::fflush(stderr);
 

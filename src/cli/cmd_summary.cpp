@@ -74,6 +74,11 @@ void writeText(const analysis::Summary& s) {
                         formatPercent(s.reachable_bytes, s.bytes) + " of bytes)");
   line("garbage", formatCount(s.garbage_objects) + " objects, " + formatBytes(s.garbage_bytes) +
                       " (unreachable, not yet collected)");
+  if (s.metadata_objects > 0) {
+    line("metadata", formatCount(s.metadata_objects) + " records, " +
+                         formatBytes(s.metadata_bytes) +
+                         " (the runtime's bitmaps at the end of spans, written as objects)");
+  }
   if (s.typed) {
     std::string typed = formatCount(s.typed_objects) + " of the reachable objects (" +
                         formatPercent(s.typed_objects, s.reachable_objects) + "), " +

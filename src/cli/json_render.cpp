@@ -82,6 +82,8 @@ std::string summaryJson(const analysis::Summary& s) {
   w.field("count", s.objects).field("bytes", s.bytes);
   w.field("reachable_count", s.reachable_objects).field("reachable_bytes", s.reachable_bytes);
   w.field("garbage_count", s.garbage_objects).field("garbage_bytes", s.garbage_bytes);
+  w.field("runtime_metadata_count", s.metadata_objects);
+  w.field("runtime_metadata_bytes", s.metadata_bytes);
   w.endObject();
   w.key("pointers").beginObject();
   w.field("between_objects", s.pointers).field("to_non_heap", s.non_heap_pointers);
@@ -183,9 +185,12 @@ std::optional<std::vector<analysis::DomRow>> queryDom(const analysis::Snapshot& 
     auto o = findObject(snap, *q.from, error);
     if (!o) return std::nullopt;
     if (!snap.reachable(*o)) {
+      const std::string what = snap.isRuntimeMetadata(*o)
+                                   ? " is the runtime's span metadata, not an object"
+                                   : " is garbage (unreachable)";
       error = QueryError{QueryError::Kind::BadRequest,
-                         Error("the object at " + formatHex(snap.address(*o)) +
-                               " is garbage (unreachable): it has no place in the dominator tree")};
+                         Error("the object at " + formatHex(snap.address(*o)) + what +
+                               ": it has no place in the dominator tree")};
       return std::nullopt;
     }
     start = *o;
@@ -334,6 +339,7 @@ std::string objJson(const analysis::Snapshot& snap, const analysis::ObjectInfo& 
   }
   w.field("size", info.size).field("retained", info.retained);
   w.field("reachable", info.reachable).field("shape", info.shape);
+  if (info.runtime_metadata) w.field("runtime_metadata", true);
   w.key("immediate_dominator");
   writeLabel(w, info.idom);
   w.field("contents_hex", hexString(contents));

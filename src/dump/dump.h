@@ -83,8 +83,13 @@ struct Objects {
   // Into Dump::types; kUnknownType (scan every word) or kNoPointerType.
   std::vector<uint32_t> type_index;
   std::vector<uint8_t> kind;
+  // Per object in address order, set by markSpanMetadata (span_metadata.h):
+  // non-zero for a record over the runtime's own bytes at the end of a span
+  // (its SpanMetadataBits), not an object. Empty when the dump has none.
+  std::vector<uint8_t> span_metadata;
 
   size_t count() const { return addr.size(); }
+  bool isSpanMetadata(size_t i) const { return !span_metadata.empty() && span_metadata[i] != 0; }
 };
 
 struct TypeRecord {

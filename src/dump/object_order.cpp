@@ -162,6 +162,7 @@ void sortObjectsByAddress(Dump& dump) {
   applyPermutation(o.type_addr, order);
   applyPermutation(o.type_index, order);
   applyPermutation(o.kind, order);
+  applyPermutation(o.span_metadata, order);
 }
 
 }  // namespace goheap::dump

@@ -45,10 +45,12 @@ struct EdgeChunk {
 };
 
 // Adds one pointer word's edge. Duplicates and self edges are dropped: they
-// change neither reachability nor dominators.
+// change neither reachability nor dominators. A pointer into a span's
+// metadata (dump/span_metadata.h) is not a pointer to an object.
 class EdgeSink {
  public:
-  EdgeSink(const AddressIndex& index, EdgeChunk& chunk) : index_(index), chunk_(chunk) {}
+  EdgeSink(const AddressIndex& index, const dump::Objects& objects, EdgeChunk& chunk)
+      : index_(index), objects_(objects), chunk_(chunk) {}
 
   void beginNode(NodeId self) {
     self_ = self;
@@ -60,7 +62,7 @@ class EdgeSink {
       return;
     }
     NodeId t = index_.find(value);
-    if (t == kNoNode) {
+    if (t == kNoNode || objects_.isSpanMetadata(t)) {
       chunk_.non_heap++;
       return;
     }
@@ -83,6 +85,7 @@ class EdgeSink {
 
  private:
   const AddressIndex& index_;
+  const dump::Objects& objects_;
   EdgeChunk& chunk_;
   NodeId self_ = kNoNode;
   size_t start_ = 0;
@@ -92,7 +95,7 @@ void objectEdges(const dump::Dump& dump, const AddressIndex& index, uint32_t fir
                  EdgeChunk& chunk) {
   const WordReader words = dump.words();
   const uint8_t* file = dump.file().data();
-  EdgeSink sink(index, chunk);
+  EdgeSink sink(index, dump.objects, chunk);
   reserveLarge(chunk.degree, last - first);
   // Every edge comes from a pointer slot, so the dump's slot count bounds the
   // chunk's edges. What is reserved and not used is never touched and costs
@@ -101,7 +104,10 @@ void objectEdges(const dump::Dump& dump, const AddressIndex& index, uint32_t fir
   for (uint32_t i = first; i < last; i++) {
     const uint8_t* contents = file + dump.objects.contents_offset[i];
     sink.beginNode(i);
-    dump.forEachObjectSlot(i, [&](uint64_t off) { sink.pointer(words.read(contents + off)); });
+    // The runtime's bitmaps are no object: the collector never scans them.
+    if (!dump.objects.isSpanMetadata(i)) {
+      dump.forEachObjectSlot(i, [&](uint64_t off) { sink.pointer(words.read(contents + off)); });
+    }
     sink.endNode();
   }
 }
@@ -113,7 +119,7 @@ class RootBuilder {
               bool conservative_stacks)
       : dump_(dump),
         heap_(heap),
-        sink_(index, chunk),
+        sink_(index, dump.objects, chunk),
         words_(dump.words()),
         conservative_stacks_(conservative_stacks) {}
 
@@ -277,7 +283,8 @@ class RootBuilder {
     for (size_t q = 0; q < queue.size(); q++) {
       const uint64_t value = words_.read(base + queue[q] * ptr);
       if (value == 0) continue;
-      if (heap_.addresses().find(value) != kNoNode) {
+      const NodeId target = heap_.addresses().find(value);
+      if (target != kNoNode && !dump_.objects.isSpanMetadata(target)) {
         sink_.pointer(value);
         heap_.conservative_stack_edges++;
       } else {

@@ -2,7 +2,8 @@
 // (docs/web-api.md) and the web pages compiled into the binary. It listens
 // as soon as it starts and loads the dump in a thread of its own, answering
 // /api/status meanwhile; once loaded the Snapshot is only read, so requests
-// are answered concurrently.
+// are answered concurrently. The HTTP itself (deadlines, limits, the worker
+// pool) is http_server.h's; who may ask is access.h's.
 #pragma once
 
 #include <cstdint>
@@ -10,8 +11,10 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "analysis/snapshot.h"
+#include "serve/http_server.h"
 #include "util/error.h"
 
 namespace goheap::serve {
@@ -22,14 +25,33 @@ struct HostPort {
 };
 // "127.0.0.1:8080", "localhost:0", "[::1]:8080". Port 0 asks for a free one.
 Expected<HostPort> parseHostPort(std::string_view text);
-// "http://127.0.0.1:8080/", with brackets around an IPv6 host.
+// "127.0.0.1:8080", "[::1]:8080": brackets around an IPv6 host.
+std::string hostAndPort(const HostPort& where);
+// "http://127.0.0.1:8080/".
 std::string urlOf(const HostPort& where);
+
+struct ServeOptions {
+  // Listen on an address beyond loopback (--allow-remote). Every request
+  // must then carry the access token the server makes (url() shows it).
+  bool allow_remote = false;
+  // Names the Host header may give besides the loopback ones and the
+  // address bound (--allow-host); "name" with any port, "name:port" that one.
+  std::vector<std::string> allowed_hosts;
+  // The bytes the remembered answers may take (--answer-cache); 0 keeps none.
+  uint64_t answer_cache_bytes = uint64_t{256} << 20;
+  HttpLimits limits;
+};
+
+// Why goheap serve will not listen on `host`: an address beyond loopback
+// without `allow_remote` (anyone who reaches it could read the dump).
+Status checkListenAddress(const HostPort& where, bool allow_remote);
 
 class Server {
  public:
   // Binds `where` (port 0: any free port) and starts answering; the API
   // endpoints answer 503 until the dump is loaded or given.
-  static Expected<std::unique_ptr<Server>> start(const HostPort& where);
+  static Expected<std::unique_ptr<Server>> start(const HostPort& where,
+                                                 const ServeOptions& options = {});
   ~Server();
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;
@@ -50,12 +72,16 @@ class Server {
 
   // Where it listens, with the port it actually got.
   const HostPort& where() const;
-  std::string url() const { return urlOf(where()); }
+  // What to open in a browser: urlOf(where()), with ?token= when there is
+  // an access token.
+  std::string url() const;
+  // The access token every request must carry; empty on loopback.
+  const std::string& accessToken() const;
 
   // Blocks until stop() is called (by another thread).
   void wait();
-  // Stops listening, finishes the requests under way and waits for the
-  // loading thread. Safe to call more than once.
+  // Stops listening, drops the connections (the analyses under way finish
+  // first) and waits for the loading thread. Safe to call more than once.
   void stop();
 
  private:

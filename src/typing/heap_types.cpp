@@ -5,7 +5,9 @@
 #include <span>
 #include <unordered_map>
 
+#include "typing/runtime_layout.h"
 #include "util/format.h"
+#include "util/go_version.h"
 
 namespace goheap::typing {
 
@@ -20,14 +22,6 @@ using bin::TypeId;
 // turn into a long loop); real Go arrays in one object are far shorter.
 constexpr uint64_t kMaxScannedElements = uint64_t{1} << 24;
 constexpr int kMaxDepth = 32;  // struct nesting while scanning one value
-
-// Go 1.22+: the malloc header is 8 bytes on every target, the type pointer
-// first (runtime.mallocHeaderSize).
-constexpr uint8_t kMallocHeaderSize = 8;
-
-// The runtime's _type.kind byte says whether an interface holds the value
-// itself in its data word (pointer-shaped types) or a pointer to a copy.
-constexpr uint8_t kKindDirectIface = 1 << 5;
 
 // A piece of memory the dump holds: an object's, a frame's or a segment's
 // contents, with the pointer slots that are live there (a frame's field list
@@ -73,6 +67,10 @@ class Typer {
     special_.assign(dw.types().size(), -1);
     for (const dump::ItabRecord& it : d.itabs) itab_type_.emplace(it.addr, it.type_addr);
     if (const auto& m = exe.binary().moduleLayout()) types_base_ = m->types;
+    // The dump's version, which a bound executable shares; the executable's
+    // for dumps too old to say.
+    const std::string_view v = d.params.go_version;
+    runtime_ = runtimeLayout(parseGoVersion(v.empty() ? exe.binary().goVersion() : v), ptr());
   }
 
   void seedMallocHeaders();
@@ -83,6 +81,12 @@ class Typer {
 
  private:
   uint32_t ptr() const { return words_.ptrSize(); }
+  // The object holding `addr`; none for the runtime's span metadata, which
+  // no Go value points into.
+  NodeId objectAt(uint64_t addr) const {
+    const NodeId o = heap_.addresses().find(addr);
+    return o == kNoNode || d_.objects.isSpanMetadata(o) ? kNoNode : o;
+  }
   bool readable(const Memory& m, uint64_t addr, uint64_t n) const {
     return addr >= m.base && addr - m.base <= m.size && n <= m.size - (addr - m.base);
   }
@@ -110,6 +114,13 @@ class Typer {
     return v;
   }
 
+  // Whether the dump lists a pointer slot in object o: only objects that
+  // hold pointers have a malloc header.
+  bool holdsPointers(NodeId o) const {
+    bool any = false;
+    d_.forEachObjectSlot(o, [&](uint64_t) { any = true; });
+    return any;
+  }
   GoKind kindOf(TypeId t) const;
   uint64_t sizeOf(TypeId t) const { return typeSize(dw_, t, ptr()); }
   bool hasPointers(TypeId t);
@@ -157,6 +168,7 @@ class Typer {
   std::unordered_map<TypeId, std::vector<ScanOp>> layouts_;
   std::vector<int8_t> special_;  // per TypeId: -1 unknown
   uint64_t types_base_ = 0;      // link-time runtime.types
+  RuntimeLayout runtime_;
 };
 
 GoKind Typer::kindOf(TypeId t) const {
@@ -265,12 +277,11 @@ TypeId Typer::groupTypeOfMap(TypeId map_struct) {
 }
 
 bool Typer::directIface(uint64_t runtime_type_addr, TypeId t) const {
-  // _type: size, ptrdata (words), hash uint32, tflag, align, fieldAlign,
-  // kind (uint8): the kind byte is at 2 words + 7.
-  const uint64_t at = runtime_type_addr - exe_.loadBias() + 2 * ptr() + 7;
+  const uint64_t at = runtime_type_addr - exe_.loadBias() + runtime_.direct_iface_offset;
   if (std::optional<bin::ByteView> b = exe_.binary().container().readAt(at, 1)) {
-    return (b->u8(0) & kKindDirectIface) != 0;
+    return (b->u8(0) & runtime_.direct_iface_mask) != 0;
   }
+  // The descriptor is not in the file: judge by the kind.
   switch (kindOf(t)) {
     case GoKind::Pointer:
     case GoKind::UnsafePointer:
@@ -295,7 +306,7 @@ void Typer::set(NodeId o, TypeId layout, TypeId shown, uint64_t count, TypeForm 
 void Typer::assign(uint64_t ptr, TypeId layout, TypeId shown, uint64_t count, TypeForm form,
                    bool approximate) {
   if (ptr == 0 || layout == kNoType) return;
-  const NodeId o = heap_.addresses().find(ptr);
+  const NodeId o = objectAt(ptr);
   if (o == kNoNode) return;
   const uint64_t start = d_.objects.addr[o] + out_.data_offset[o];
   if (ptr != start) return;  // a pointer into the object: it says nothing of the whole
@@ -345,7 +356,7 @@ void Typer::assign(uint64_t ptr, TypeId layout, TypeId shown, uint64_t count, Ty
 
 void Typer::assignWeak(uint64_t ptr, TypeForm form) {
   if (ptr == 0) return;
-  const NodeId o = heap_.addresses().find(ptr);
+  const NodeId o = objectAt(ptr);
   if (o == kNoNode || out_.form[o] != TypeForm::None) return;
   // A string may point into the middle of its bytes (a substring); a closure
   // pointer is always to the start.
@@ -532,7 +543,7 @@ void Typer::scanStruct(const Memory& m, uint64_t addr, TypeId r, TypeId shown, i
     const TypeId entry = dw_.typeByName("internal/sync.entry" + params);
     const TypeId indirect = dw_.typeByName("internal/sync.indirect" + params);
     auto node = [&](uint64_t p) {
-      const NodeId o = heap_.addresses().find(p);
+      const NodeId o = objectAt(p);
       if (o == kNoNode || p != d_.objects.addr[o] || d_.objects.size[o] == 0) return;
       const uint8_t is_entry = d_.file().bytes()[d_.objects.contents_offset[o]];
       const TypeId t = is_entry != 0 ? entry : indirect;
@@ -566,7 +577,7 @@ void Typer::scanStruct(const Memory& m, uint64_t addr, TypeId r, TypeId shown, i
       const uint64_t bucket_size = bucket == kNoType ? 0 : sizeOf(bucket);
       auto count = [&](uint64_t ptr, uint64_t log2) {
         const uint64_t n = uint64_t{1} << log2;
-        const NodeId o = heap_.addresses().find(ptr);
+        const NodeId o = objectAt(ptr);
         if (log2 < 4 || bucket_size == 0 || o == kNoNode || d_.objects.addr[o] != ptr) return n;
         return std::max(n, d_.objects.size[o] / bucket_size);
       };
@@ -685,32 +696,29 @@ void Typer::scanObject(NodeId o) {
 }
 
 void Typer::seedMallocHeaders() {
-  // Since Go 1.22 a small object of more than 8 words per pointer bit (512
-  // bytes on 64-bit, 128 on 32-bit) that holds pointers starts with a
-  // pointer to its type; pointers to it point past that header. Large
-  // objects (more than 32 KiB) keep their type in the span instead.
-  const std::string_view v = d_.params.go_version;
-  int minor = 0;
-  if (v.starts_with("go1.")) {
-    for (size_t i = 4; i < v.size() && v[i] >= '0' && v[i] <= '9'; i++)
-      minor = minor * 10 + (v[i] - '0');
-  }
-  if (minor < 22) return;
+  // A small object of more than 8 words per pointer bit (512 bytes on
+  // 64-bit, 128 on 32-bit) that holds pointers starts with a pointer to its
+  // type; pointers to it point past that header. Large objects (more than
+  // 32 KiB) keep their type in the span instead. The header is there
+  // whether or not DWARF knows its type (Go 1.27 leaves out types only the
+  // runtime's allocations name, such as runtime.mPadded).
+  const uint8_t header = runtime_.malloc_header_size;
+  if (header == 0) return;
   const uint64_t threshold = uint64_t{ptr()} * ptr() * 8;
   const uint8_t* file = d_.file().bytes().data();
   for (NodeId o = 0; o < heap_.objectCount(); o++) {
     const uint64_t size = d_.objects.size[o];
-    if (size <= threshold || size > 32768) continue;
+    if (size <= threshold || size > 32768 || !holdsPointers(o)) continue;
+    out_.data_offset[o] = header;
     const TypeId t = typeAtRuntimeAddress(words_.read(file + d_.objects.contents_offset[o]));
     if (t == kNoType) continue;
-    out_.data_offset[o] = kMallocHeaderSize;
     const uint64_t esize = sizeOf(t);
     if (esize == 0) continue;
-    const uint64_t n = (size - kMallocHeaderSize) / esize;
+    const uint64_t n = (size - header) / esize;
     out_.typed_from_headers++;
     // The header names the element type of an array: the slot size only
     // bounds its length, which a slice's capacity may tell exactly later.
-    const uint64_t start = d_.objects.addr[o] + kMallocHeaderSize;
+    const uint64_t start = d_.objects.addr[o] + header;
     if (n > 1) {
       assign(start, t, t, n, TypeForm::Array, /*approximate=*/true);
     } else {

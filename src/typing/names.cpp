@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "dump/span_metadata.h"
 #include "util/large_vector.h"
 
 namespace goheap::typing {
@@ -19,6 +20,8 @@ std::string_view nameSourceName(NameSource s) {
       return "interface";
     case NameSource::Shape:
       return "shape";
+    case NameSource::Runtime:
+      return "runtime";
   }
   return "";
 }
@@ -323,6 +326,10 @@ std::string ObjectNamer::typeName(NodeId object) const {
 }
 
 std::string ObjectNamer::name(NodeId object, NameSource* source) const {
+  if (dump_.objects.isSpanMetadata(object)) {
+    if (source) *source = NameSource::Runtime;
+    return std::string(dump::spanMetadataName(dump_.objects.span_metadata[object]));
+  }
   if (std::string t = typeName(object); !t.empty()) {
     if (source) *source = NameSource::Type;
     return t;
@@ -356,6 +363,7 @@ Grouping ObjectNamer::group(GroupKind kind) const {
   std::unordered_map<std::string_view, uint32_t> iface_group;
   std::unordered_map<std::string_view, uint32_t> closure_group;
   std::unordered_map<std::string, uint32_t> type_group;
+  std::unordered_map<uint8_t, uint32_t> metadata_group;
   auto new_group = [&g](std::string name, NameSource s) {
     g.names.push_back(std::move(name));
     g.sources.push_back(s);
@@ -365,6 +373,15 @@ Grouping ObjectNamer::group(GroupKind kind) const {
   for (NodeId o = 0; o < n; o++) {
     while (si < samples_.size() && samples_[si].first < o) si++;
     while (ii < iface_types_.size() && iface_types_[ii].first < o) ii++;
+    if (dump_.objects.isSpanMetadata(o)) {
+      const uint8_t bits = dump_.objects.span_metadata[o];
+      auto [it, inserted] = metadata_group.try_emplace(bits, 0);
+      if (inserted) {
+        it->second = new_group(std::string(dump::spanMetadataName(bits)), NameSource::Runtime);
+      }
+      g.group_of[o] = it->second;
+      continue;
+    }
     if (kind == GroupKind::Type && types_ != nullptr && types_->typed(o)) {
       std::string t = typeName(o);
       auto [it, inserted] = type_group.try_emplace(t, 0);

@@ -2,7 +2,8 @@
 // strength: the allocation site (the dump's alloc sample for the object and
 // its profile bucket's stack), the dynamic type of an interface that points
 // at it (an itab or type word right before the pointer), and finally its
-// shape (slot size and pointer offsets), which every object has.
+// shape (slot size and pointer offsets), which every object has. Records of
+// the runtime's span metadata (dump/span_metadata.h) are named as such.
 #pragma once
 
 #include <cstdint>
@@ -18,8 +19,8 @@
 
 namespace goheap::typing {
 
-enum class NameSource : uint8_t { Type, Site, Closure, Interface, Shape };
-// "type", "site", "closure", "interface", "shape"
+enum class NameSource : uint8_t { Type, Site, Closure, Interface, Shape, Runtime };
+// "type", "site", "closure", "interface", "shape", "runtime"
 std::string_view nameSourceName(NameSource s);
 
 // What `top --by` groups on.

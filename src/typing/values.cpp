@@ -1,7 +1,9 @@
 #include "typing/values.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstring>
+#include <optional>
 
 #include "util/format.h"
 
@@ -256,82 +258,121 @@ std::string objectFieldPath(const HeapTypes& types, const bin::DebugInfo& dwarf,
   return formatIndex(offset / esize) + fieldPathAt(dwarf, t, offset % esize, ptr_size);
 }
 
+namespace {
+
+// Where the i-th key and value of a map's bucket or group are: key(i) =
+// keys_off + i * key_stride, elem(i) = elems_off + i * elem_stride, the
+// formulas of Go 1.27's abi.MapType (KeysOff, KeyStride, ElemsOff,
+// ElemStride), which fit each layout goheap meets (the DWARF field names
+// tell them apart):
+//   Go 1.19-1.23  bucket<K,V>     {tophash [8]uint8; keys [8]K; values [8]V; overflow}
+//   Go 1.24+      map.group[K]V   {ctrl uint64; slots [8]struct{key K; elem V}}
+//   Go 1.27 GOEXPERIMENT=mapsplitgroup
+//                 map.group[K]V   {ctrl uint64; keys [8]K; elems [8]V}
+struct MapSlots {
+  uint64_t keys_off = 0, key_stride = 0, elems_off = 0, elem_stride = 0;
+  TypeId key_type = kNoType, elem_type = kNoType;
+  uint64_t key_size = 0, elem_size = 0;
+};
+constexpr uint64_t kMapSlots = 8;  // abi.MapGroupSlots, and bucketCnt before
+
+const bin::Field* fieldNamed(const bin::DebugInfo& dwarf, TypeId st, std::string_view n) {
+  const TypeId r = dwarf.resolve(st);
+  if (r == kNoType) return nullptr;
+  for (const bin::Field& f : dwarf.fields(dwarf.type(r))) {
+    if (f.name == n) return &f;
+  }
+  return nullptr;
+}
+
+TypeId arrayElem(const bin::DebugInfo& dwarf, const bin::Field* f) {
+  const TypeId a = f == nullptr ? kNoType : dwarf.resolve(f->type);
+  return a == kNoType ? kNoType : dwarf.type(a).elem;
+}
+
+// Keys and values in two arrays (a bucket, or a split group).
+std::optional<MapSlots> splitSlots(const bin::DebugInfo& dwarf, TypeId t, std::string_view values,
+                                   uint32_t ptr) {
+  const bin::Field* keys = fieldNamed(dwarf, t, "keys");
+  const bin::Field* elems = fieldNamed(dwarf, t, values);
+  MapSlots m;
+  m.key_type = arrayElem(dwarf, keys);
+  m.elem_type = arrayElem(dwarf, elems);
+  if (m.key_type == kNoType || m.elem_type == kNoType) return std::nullopt;
+  m.key_size = m.key_stride = typeSize(dwarf, m.key_type, ptr);
+  m.elem_size = m.elem_stride = typeSize(dwarf, m.elem_type, ptr);
+  m.keys_off = keys->offset;
+  m.elems_off = elems->offset;
+  return m;
+}
+
+// Keys and values interleaved in an array of slots.
+std::optional<MapSlots> interleavedSlots(const bin::DebugInfo& dwarf, TypeId t, uint32_t ptr) {
+  const bin::Field* slots = fieldNamed(dwarf, t, "slots");
+  const TypeId slot = arrayElem(dwarf, slots);
+  const bin::Field* k = slot == kNoType ? nullptr : fieldNamed(dwarf, slot, "key");
+  const bin::Field* v = slot == kNoType ? nullptr : fieldNamed(dwarf, slot, "elem");
+  if (k == nullptr || v == nullptr) return std::nullopt;
+  MapSlots m;
+  m.key_stride = m.elem_stride = typeSize(dwarf, slot, ptr);
+  m.keys_off = slots->offset + k->offset;
+  m.elems_off = slots->offset + v->offset;
+  m.key_type = k->type;
+  m.elem_type = v->type;
+  m.key_size = typeSize(dwarf, k->type, ptr);
+  m.elem_size = typeSize(dwarf, v->type, ptr);
+  return m;
+}
+
+std::optional<MapSlots> mapSlots(const bin::DebugInfo& dwarf, TypeId t, uint32_t ptr) {
+  std::string_view name = dwarf.type(t).name;
+  if (name.starts_with("noalg.")) name.remove_prefix(6);
+  std::optional<MapSlots> m;
+  if (name.starts_with("bucket<")) {
+    m = splitSlots(dwarf, t, "values", ptr);
+  } else if (name.starts_with("map.group[")) {
+    m = fieldNamed(dwarf, t, "slots") != nullptr ? interleavedSlots(dwarf, t, ptr)
+                                                 : splitSlots(dwarf, t, "elems", ptr);
+  }
+  if (m && m->key_stride == 0 && m->elem_stride == 0) return std::nullopt;
+  return m;
+}
+
+bool within(uint64_t x, uint64_t start, uint64_t size) {
+  return x >= start && x - start < std::max<uint64_t>(size, 1);
+}
+
+}  // namespace
+
 std::string slotPath(const dump::Dump& dump, const graph::Heap& heap, const HeapTypes& types,
                      const bin::DebugInfo& dwarf, const bin::BoundExecutable& exe, NodeId object,
                      uint64_t offset) {
   std::string path = objectFieldPath(types, dwarf, object, offset, dump.params.ptr_size);
   if (types.form[object] != TypeForm::Value && types.form[object] != TypeForm::Array) return path;
-  std::string_view name = dwarf.type(types.layout[object]).name;
-  if (name.starts_with("noalg.")) name.remove_prefix(6);
-  const bool group = name.starts_with("map.group[");  // slots[i].key / slots[i].elem
-  const bool bucket = name.starts_with("bucket<");    // keys[i] / values[i]
-  if (!group && !bucket) return path;
   const uint32_t ptr = dump.params.ptr_size;
-  // The element of the bucket/group array holding `offset`, and where it is.
   const TypeId t = types.layout[object];
+  const std::optional<MapSlots> m = mapSlots(dwarf, t, ptr);
+  // The element of the bucket/group array holding `offset`, and where it is.
   const uint64_t esize = typeSize(dwarf, t, ptr);
-  if (esize == 0 || offset < types.data_offset[object]) return path;
+  if (!m || esize == 0 || offset < types.data_offset[object]) return path;
   const uint64_t in_object = offset - types.data_offset[object];
   const uint64_t elem_start = types.data_offset[object] + in_object / esize * esize;
-  uint64_t rel = in_object % esize;
-  const TypeId r = dwarf.resolve(t);
-  auto fieldNamed = [&](TypeId st, std::string_view n) -> const bin::Field* {
-    const TypeId sr = dwarf.resolve(st);
-    if (sr == kNoType) return nullptr;
-    for (const bin::Field& f : dwarf.fields(dwarf.type(sr))) {
-      if (f.name == n) return &f;
-    }
-    return nullptr;
-  };
-  uint64_t key_off = 0, value_off = 0, value_size = 0;
-  TypeId key_type = kNoType, value_type = kNoType;
-  if (group) {
-    const bin::Field* slots = fieldNamed(r, "slots");
-    if (slots == nullptr || rel < slots->offset) return path;
-    const TypeId a = dwarf.resolve(slots->type);
-    const TypeId slot = a == kNoType ? kNoType : dwarf.type(a).elem;
-    const uint64_t ssize = typeSize(dwarf, slot, ptr);
-    const bin::Field* k = fieldNamed(slot, "key");
-    const bin::Field* v = fieldNamed(slot, "elem");
-    if (ssize == 0 || k == nullptr || v == nullptr) return path;
-    const uint64_t i = (rel - slots->offset) / ssize;
-    const uint64_t slot_start = slots->offset + i * ssize;
-    key_off = slot_start + k->offset;
-    key_type = k->type;
-    value_off = slot_start + v->offset;
-    value_type = v->type;
-    value_size = typeSize(dwarf, v->type, ptr);
-  } else {
-    const bin::Field* keys = fieldNamed(r, "keys");
-    const bin::Field* values = fieldNamed(r, "values");
-    if (keys == nullptr || values == nullptr) return path;
-    const TypeId ka = dwarf.resolve(keys->type), va = dwarf.resolve(values->type);
-    if (ka == kNoType || va == kNoType) return path;
-    key_type = dwarf.type(ka).elem;
-    value_type = dwarf.type(va).elem;
-    const uint64_t ksize = typeSize(dwarf, key_type, ptr);
-    value_size = typeSize(dwarf, value_type, ptr);
-    if (ksize == 0 || value_size == 0) return path;
-    uint64_t i = 0;
-    if (rel >= values->offset && rel < values->offset + 8 * value_size) {
-      i = (rel - values->offset) / value_size;
-    } else if (rel >= keys->offset && rel < keys->offset + 8 * ksize) {
-      i = (rel - keys->offset) / ksize;
-    } else {
-      return path;  // tophash or overflow
-    }
-    key_off = keys->offset + i * ksize;
-    value_off = values->offset + i * value_size;
+  const uint64_t rel = in_object % esize;
+  for (uint64_t i = 0; i < kMapSlots; i++) {
+    const uint64_t key_off = m->keys_off + i * m->key_stride;
+    const uint64_t value_off = m->elems_off + i * m->elem_stride;
+    const bool in_key = within(rel, key_off, m->key_size);
+    const bool in_value = within(rel, value_off, m->elem_size);
+    if (!in_key && !in_value) continue;
+    Decoder dec(dump, heap, types, dwarf, exe, object, 1);
+    dec.value(elem_start + key_off, m->key_type, "", 0);
+    std::vector<FieldValue> key = dec.take();
+    if (key.empty()) return path;
+    std::string text = key[0].is_string ? "[\"" + key[0].value + "\"]" : "[" + key[0].value + "]";
+    if (in_value) return text + fieldPathAt(dwarf, m->elem_type, rel - value_off, ptr);
+    return text + " (key)";
   }
-  Decoder dec(dump, heap, types, dwarf, exe, object, 1);
-  dec.value(elem_start + key_off, key_type, "", 0);
-  std::vector<FieldValue> key = dec.take();
-  if (key.empty()) return path;
-  std::string text = key[0].is_string ? "[\"" + key[0].value + "\"]" : "[" + key[0].value + "]";
-  if (rel >= value_off && rel < value_off + std::max<uint64_t>(value_size, 1)) {
-    return text + fieldPathAt(dwarf, value_type, rel - value_off, ptr);
-  }
-  return text + " (key)";
+  return path;  // tophash, ctrl or overflow
 }
 
 }  // namespace goheap::typing

@@ -27,7 +27,9 @@
 #                                same toolchain)
 # Every label gets all of that except go1.25, which gets only the typing and
 # leak-hunting programs (zoo, leaks) with their oracles: the tests read it
-# for those alone (tests/support/go_versions.h).
+# for those alone (tests/support/go_versions.h). go1.27 also builds zoo
+# with GOEXPERIMENT=nogreenteagc and mapsplitgroup (OUTDIR/go1.27/nogreentea/,
+# OUTDIR/go1.27/mapsplitgroup/).
 #
 # Also OUTDIR/gobin/<exe>.symtab.json for the old ELF executables in
 # GOHEAP_GOBIN_DIR (default ../shared/testdata/gobin beside the checkout),
@@ -264,6 +266,16 @@ make_label() { # label
     cross_build "$label" inlining inlining-arm qemu-arm-static GOARCH=arm GOARM=7 || status=1
     cross_build "$label" zoo zoo-s390x qemu-s390x-static GOARCH=s390x || status=1
     cross_build "$label" zoo zoo-arm qemu-arm-static GOARCH=arm GOARM=7 || status=1
+  fi
+  # Go 1.27 built with the experiments that change runtime layouts goheap
+  # reads: GOEXPERIMENT=nogreenteagc (spans without Green Tea's inline mark
+  # bits) into OUTDIR/go1.27/nogreentea/, and mapsplitgroup (map groups as
+  # {ctrl, keys, elems}) into OUTDIR/go1.27/mapsplitgroup/.
+  if [ "$label" = go1.27 ]; then
+    GOEXPERIMENT=nogreenteagc make_program "$label" "$go" "$root" "$HERE/zoo/" \
+      "$OUT/$label/nogreentea" || status=1
+    GOEXPERIMENT=mapsplitgroup make_program "$label" "$go" "$root" "$HERE/zoo/" \
+      "$OUT/$label/mapsplitgroup" || status=1
   fi
   if [ "$label" = go1.19 ]; then
     cross_build "$label" retention retention-pie "" GOARCH=amd64 -- -buildmode=pie || status=1

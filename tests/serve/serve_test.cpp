@@ -4,7 +4,6 @@
 // error, and answers many clients at once. The server runs in-process on a
 // free port; one test starts the real binary to check the printed URL.
 #include <fcntl.h>
-#include <httplib.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -22,7 +21,9 @@
 #include <vector>
 
 #include "serve/server.h"
+#include "support/http_client.h"
 #include "support/json_value.h"
+#include "support/serve_process.h"
 
 extern char** environ;
 
@@ -61,11 +62,8 @@ struct Answer {
 };
 
 Answer get(const serve::HostPort& where, const std::string& path) {
-  httplib::Client client(where.host, where.port);
-  client.set_read_timeout(120, 0);
-  auto res = client.Get(path.c_str());
-  if (!res) return {};
-  return {res->status, res->body, res->get_header_value("Content-Type")};
+  const testing::HttpAnswer a = testing::httpGet(where.host, where.port, path);
+  return {a.status, a.body, a.contentType()};
 }
 
 // One server for the whole suite, loaded in the background from the Go 1.24
@@ -78,16 +76,7 @@ class ServeTest : public ::testing::Test {
     ASSERT_TRUE(server) << server.error().message();
     server_ = server->release();
     server_->loadInBackground(kDump, kExe);
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(2);
-    for (;;) {
-      Answer a = get(server_->where(), "/api/status");
-      ASSERT_EQ(a.status, 200);
-      const JsonValue status = JsonValue::parse(a.body);
-      if (status["state"].str() == "ready") break;
-      ASSERT_EQ(status["state"].str(), "loading") << a.body;
-      ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "still loading: " << a.body;
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
+    ASSERT_EQ(testing::waitUntilLoaded(server_->where().port), "ready");
   }
   static void TearDownTestSuite() {
     delete server_;
@@ -336,12 +325,11 @@ TEST_F(ServeTest, AnswersManyClientsAtOnce) {
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; t++) {
     threads.emplace_back([&, t] {
-      httplib::Client client(server_->where().host, server_->where().port);
-      client.set_read_timeout(120, 0);
+      testing::HttpConnection client(server_->where().host, server_->where().port);
       for (int i = 0; i < kRequests; i++) {
         const size_t which = static_cast<size_t>(t + i) % paths.size();
-        auto res = client.Get(paths[which].c_str());
-        if (!res || res->status != 200 || res->body != expected[which]) failures++;
+        const testing::HttpAnswer res = client.get(paths[which]);
+        if (res.status != 200 || res.body != expected[which]) failures++;
       }
     });
   }
@@ -488,17 +476,8 @@ TEST(ServeDiff, AnswersWhatGoheapDiffPrintsWithJson) {
   std::unique_ptr<serve::Server> server(started->release());
   server->setBase(kLeaksOld);
   server->loadInBackground(kLeaksNew, kLeaksExe);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(2);
-  JsonValue status;
-  for (;;) {
-    const Answer a = get(server->where(), "/api/status");
-    ASSERT_EQ(a.status, 200);
-    status = JsonValue::parse(a.body);
-    if (status["state"].str() == "ready") break;
-    ASSERT_EQ(status["state"].str(), "loading") << a.body;
-    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "still loading: " << a.body;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
+  ASSERT_EQ(testing::waitUntilLoaded(server->where().port), "ready");
+  const JsonValue status = JsonValue::parse(get(server->where(), "/api/status").body);
   EXPECT_TRUE(status["has_base"].boolean());
   EXPECT_TRUE(status["base_loaded"].boolean());
   EXPECT_EQ(status["base_file"].str(), kLeaksOld);

@@ -7,17 +7,13 @@
 // directory (ui-screenshots/) to look at.
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
-#include <thread>
 
 #include "serve/server.h"
 #include "support/export_support.h"
-#include "support/json_value.h"
-
-#include <httplib.h>
+#include "support/serve_process.h"
 
 namespace goheap {
 namespace {
@@ -54,17 +50,9 @@ std::string serveAndCheck(const std::string& dump, const std::string& exe, const
   std::unique_ptr<serve::Server> owned(server->release());
   if (!base.empty()) owned->setBase(base);
   owned->loadInBackground(dump, exe);
-  httplib::Client client(owned->where().host, owned->where().port);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
-  for (;;) {
-    auto res = client.Get("/api/status");
-    EXPECT_TRUE(res);
-    if (!res) return {};
-    if (testing::JsonValue::parse(res->body)["state"].str() == "ready") break;
-    EXPECT_LT(std::chrono::steady_clock::now(), deadline) << res->body;
-    if (std::chrono::steady_clock::now() >= deadline) return {};
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
+  const std::string state = testing::waitUntilLoaded(owned->where().port, 60);
+  EXPECT_EQ(state, "ready");
+  if (state != "ready") return {};
   const std::string shots = std::string(GOHEAP_TESTDUMPS_DIR) + "/../ui-screenshots";
   std::filesystem::create_directories(shots);
   const std::string url = "http://127.0.0.1:" + std::to_string(owned->where().port);

@@ -45,6 +45,31 @@ ScratchDir& scratch() {
   return dir;
 }
 
+pid_t spawnGoheap(const std::vector<std::string>& args, const std::string& out_path,
+                  const std::string& err_path, bool truncate_out) {
+  std::vector<std::string> words{GOHEAP_BINARY};
+  words.insert(words.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& w : words) argv.push_back(w.data());
+  argv.push_back(nullptr);
+
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(),
+                                   O_WRONLY | O_CREAT | (truncate_out ? O_TRUNC : 0), 0600);
+  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0600);
+  pid_t pid = 0;
+  const int spawn_error = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (spawn_error != 0) {
+    ADD_FAILURE() << "cannot run " << GOHEAP_BINARY << ": " << std::strerror(spawn_error);
+    return -1;
+  }
+  return pid;
+}
+
 RunResult runGoheap(const std::vector<std::string>& args) {
   return runGoheap(args, std::string());
 }
@@ -57,27 +82,9 @@ RunResult runGoheap(const std::vector<std::string>& args, const std::string& std
   const std::string err_path = scratch().file("stderr." + std::to_string(counter));
   counter++;
 
-  std::vector<std::string> words{GOHEAP_BINARY};
-  words.insert(words.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (std::string& w : words) argv.push_back(w.data());
-  argv.push_back(nullptr);
-
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(),
-                                   O_WRONLY | O_CREAT | (capture ? O_TRUNC : 0), 0600);
-  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                   0600);
-  pid_t pid = 0;
-  const int spawn_error = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
   RunResult r;
-  if (spawn_error != 0) {
-    ADD_FAILURE() << "cannot run " << GOHEAP_BINARY << ": " << std::strerror(spawn_error);
-    return r;
-  }
+  const pid_t pid = spawnGoheap(args, out_path, err_path, capture);
+  if (pid < 0) return r;
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0) {
     if (errno != EINTR) {

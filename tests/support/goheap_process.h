@@ -3,6 +3,8 @@
 // directory of the test process's own.
 #pragma once
 
+#include <sys/types.h>
+
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -47,5 +49,11 @@ RunResult runGoheap(const std::vector<std::string>& args);
 // The same with standard output sent to `stdout_path` (/dev/full, a file
 // the test reads), which the result's `out` then does not hold.
 RunResult runGoheap(const std::vector<std::string>& args, const std::string& stdout_path);
+
+// Starts goheap with `args` without waiting for it: stdin from /dev/null,
+// stdout and stderr into the files named (created; stderr truncated, stdout
+// when `truncate_out`). Its pid, or -1 after reporting a test failure.
+pid_t spawnGoheap(const std::vector<std::string>& args, const std::string& out_path,
+                  const std::string& err_path, bool truncate_out = true);
 
 }  // namespace goheap::testing

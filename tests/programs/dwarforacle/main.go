@@ -102,9 +102,8 @@ type node struct {
 	version  int // of its unit
 }
 
-// exe is the DWARF of a file with the raw bytes of its location lists,
-// which debug/dwarf does not interpret: .debug_loc (DWARF 4) or, from Go
-// 1.25 on, .debug_loclists (DWARF 5).
+// exe is the DWARF of a file with the raw bytes of .debug_loc (DWARF 4) and
+// .debug_loclists (DWARF 5), which debug/dwarf does not interpret.
 type exe struct {
 	d        *dwarf.Data
 	loc      []byte
@@ -113,13 +112,29 @@ type exe struct {
 	ptrSize  int
 }
 
-// locSections names, in each container's spelling, the sections open reads
-// raw into an exe's fields.
-func (x *exe) locSections(prefix string) map[string]*[]byte {
-	return map[string]*[]byte{
-		prefix + "debug_loc": &x.loc, prefix + "zdebug_loc": &x.loc,
-		prefix + "debug_loclists": &x.loclists, prefix + "zdebug_loclists": &x.loclists,
+// rawSections sets x's raw location sections. data reads a section by its
+// name, the bytes as they are in the file or nil when there is none; the
+// plain and the "z" name (zlib-compressed, Go's older style) are tried with
+// prefix ("." or "__").
+func (x *exe) rawSections(prefix string, data func(name string) ([]byte, error)) error {
+	for _, s := range []struct {
+		suffix string
+		to     *[]byte
+	}{{"loc", &x.loc}, {"loclists", &x.loclists}} {
+		for _, name := range []string{prefix + "debug_" + s.suffix, prefix + "zdebug_" + s.suffix} {
+			raw, err := data(name)
+			if err != nil {
+				return err
+			}
+			if raw != nil {
+				if *s.to, err = zlibHeader(raw); err != nil {
+					return err
+				}
+				break
+			}
+		}
 	}
+	return nil
 }
 
 // inflate undoes Go's old-style "ZLIB" + big-endian size compression, or an
@@ -153,10 +168,10 @@ func open(path string) (*exe, error) {
 		if f.Class == elf.ELFCLASS32 {
 			x.ptrSize = 4
 		}
-		for name, dst := range x.locSections(".") {
+		err = x.rawSections(".", func(name string) ([]byte, error) {
 			s := f.Section(name)
 			if s == nil {
-				continue
+				return nil, nil
 			}
 			// The raw bytes: a compressed section has no ReaderAt.
 			raw := make([]byte, s.FileSize)
@@ -166,23 +181,15 @@ func open(path string) (*exe, error) {
 			}
 			_, err = file.ReadAt(raw, int64(s.Offset))
 			file.Close()
-			if err != nil {
-				return nil, err
+			if err != nil || s.Flags&elf.SHF_COMPRESSED == 0 || bytes.HasPrefix(raw, []byte("ZLIB")) {
+				return raw, err
 			}
-			if s.Flags&elf.SHF_COMPRESSED != 0 && !bytes.HasPrefix(raw, []byte("ZLIB")) {
-				if x.ptrSize == 8 {
-					*dst, err = inflate(raw, 24, f.ByteOrder.Uint64(raw[8:]))
-				} else {
-					*dst, err = inflate(raw, 12, uint64(f.ByteOrder.Uint32(raw[4:])))
-				}
-			} else {
-				*dst, err = zlibHeader(raw)
+			if x.ptrSize == 8 {
+				return inflate(raw, 24, f.ByteOrder.Uint64(raw[8:]))
 			}
-			if err != nil {
-				return nil, err
-			}
-		}
-		return x, nil
+			return inflate(raw, 12, uint64(f.ByteOrder.Uint32(raw[4:])))
+		})
+		return x, err
 	}
 	if f, err := pe.Open(path); err == nil {
 		d, err := f.DWARF()
@@ -193,21 +200,18 @@ func open(path string) (*exe, error) {
 		if _, ok := f.OptionalHeader.(*pe.OptionalHeader32); ok {
 			x.ptrSize = 4
 		}
-		for name, dst := range x.locSections(".") {
-			if s := f.Section(name); s != nil {
-				raw, err := s.Data()
-				if err != nil {
-					return nil, err
-				}
-				if s.VirtualSize != 0 && int(s.VirtualSize) < len(raw) {
-					raw = raw[:s.VirtualSize] // the rest pads to the file alignment
-				}
-				if *dst, err = zlibHeader(raw); err != nil {
-					return nil, err
-				}
+		err = x.rawSections(".", func(name string) ([]byte, error) {
+			s := f.Section(name)
+			if s == nil {
+				return nil, nil
 			}
-		}
-		return x, nil
+			raw, err := s.Data()
+			if s.VirtualSize != 0 && int(s.VirtualSize) < len(raw) {
+				raw = raw[:s.VirtualSize] // the rest pads to the file alignment
+			}
+			return raw, err
+		})
+		return x, err
 	}
 	f, err := macho.Open(path)
 	if err != nil {
@@ -221,18 +225,13 @@ func open(path string) (*exe, error) {
 	if f.Magic == macho.Magic32 {
 		x.ptrSize = 4
 	}
-	for name, dst := range x.locSections("__") {
+	err = x.rawSections("__", func(name string) ([]byte, error) {
 		if s := f.Section(name); s != nil {
-			raw, err := s.Data()
-			if err != nil {
-				return nil, err
-			}
-			if *dst, err = zlibHeader(raw); err != nil {
-				return nil, err
-			}
+			return s.Data()
 		}
-	}
-	return x, nil
+		return nil, nil
+	})
+	return x, err
 }
 
 func tagName(t dwarf.Tag) string {
@@ -341,31 +340,9 @@ func cfaOffset(x []byte) (int64, bool) {
 	return 0, false
 }
 
-// sameOffset folds the CFA offsets of a location list's entries: the list
-// has one when every entry's expression gives the same.
-type sameOffset struct {
-	found, differ bool
-	value         int64
-}
-
-func (a *sameOffset) add(expr []byte, cfaBase bool) {
-	v, good := cfaOffset(expr)
-	good = good && (cfaBase || expr[0] != 0x91)
-	if !good || (a.found && v != a.value) {
-		a.differ = true
-	}
-	a.found, a.value = true, v
-}
-
-func (a *sameOffset) result() (int64, bool) { return a.value, a.found && !a.differ }
-
-// locListOffset is the CFA offset every entry of the location list at off
-// gives, when they agree: in .debug_loclists when the file has one (DWARF
-// 5), else in .debug_loc.
+// locListOffset is the CFA offset every entry of the DWARF 4 location list
+// at off gives, when they agree.
 func (x *exe) locListOffset(off int64, cfaBase bool) (int64, bool) {
-	if len(x.loclists) > 0 {
-		return x.locListsOffset(off, cfaBase)
-	}
 	b := x.loc
 	p := int(off)
 	w := x.ptrSize
@@ -379,12 +356,13 @@ func (x *exe) locListOffset(off int64, cfaBase bool) (int64, bool) {
 	if w == 4 {
 		maxAddr = 0xffffffff
 	}
-	var same sameOffset
+	found, ok := false, true
+	var value int64
 	for p >= 0 && p+2*w <= len(b) {
 		begin, end := word(p), word(p+w)
 		p += 2 * w
 		if begin == 0 && end == 0 {
-			return same.result()
+			return value, found && ok
 		}
 		if begin == maxAddr {
 			continue // base address selection
@@ -397,61 +375,90 @@ func (x *exe) locListOffset(off int64, cfaBase bool) (int64, bool) {
 		if p+n > len(b) {
 			return 0, false
 		}
-		same.add(b[p:p+n], cfaBase)
+		v, good := cfaOffset(b[p : p+n])
+		good = good && (cfaBase || b[p] != 0x91)
 		p += n
+		if !good || (found && v != value) {
+			ok = false
+		}
+		found, value = true, v
 	}
 	return 0, false
 }
 
-// locListsOffset reads a DWARF 5 location list: DW_LLE_* entries, those
-// with a location followed by its ULEB length and expression.
+// locListsOffset is the same for the DWARF 5 location list at off of
+// .debug_loclists (DW_LLE_* entries, section 7.7.3 of the standard).
 func (x *exe) locListsOffset(off int64, cfaBase bool) (int64, bool) {
 	b := x.loclists
 	p := int(off)
-	skipUleb := func() bool {
+	w := x.ptrSize
+	next := func(n int) bool { p += n; return p <= len(b) }
+	readUleb := func() bool {
+		if p >= len(b) {
+			return false
+		}
 		_, n := uleb(b[p:])
-		p += n
-		return n > 0
+		return n > 0 && next(n)
 	}
-	var same sameOffset
+	found, ok := false, true
+	var value int64
 	for p >= 0 && p < len(b) {
 		kind := b[p]
 		p++
-		ok := true
+		var good bool
 		switch kind {
-		case 0x00: // DW_LLE_end_of_list
-			return same.result()
-		case 0x01: // DW_LLE_base_addressx: an index into .debug_addr
-			if !skipUleb() {
+		case 0x00: // end_of_list
+			return value, found && ok
+		case 0x01: // base_addressx
+			good = readUleb()
+			if !good {
 				return 0, false
 			}
 			continue
-		case 0x06: // DW_LLE_base_address
-			p += x.ptrSize
+		case 0x06: // base_address
+			if !next(w) {
+				return 0, false
+			}
 			continue
 		case 0x02, 0x03, 0x04: // startx_endx, startx_length, offset_pair
-			ok = skipUleb() && skipUleb()
-		case 0x05: // DW_LLE_default_location
-		case 0x07: // DW_LLE_start_end
-			p += 2 * x.ptrSize
-		case 0x08: // DW_LLE_start_length
-			p += x.ptrSize
-			ok = p < len(b) && skipUleb()
+			good = readUleb() && readUleb()
+		case 0x05: // default_location
+			good = true
+		case 0x07: // start_end
+			good = next(2 * w)
+		case 0x08: // start_length
+			good = next(w) && readUleb()
 		default:
 			return 0, false
 		}
-		if !ok || p >= len(b) {
+		if !good || p >= len(b) {
 			return 0, false
 		}
 		n, k := uleb(b[p:])
-		if k <= 0 || p+k+int(n) > len(b) {
+		if k <= 0 || !next(k) || p+int(n) > len(b) {
 			return 0, false
 		}
-		p += k
-		same.add(b[p:p+int(n)], cfaBase)
+		v, cfa := cfaOffset(b[p : p+int(n)])
+		cfa = cfa && (cfaBase || (n > 0 && b[p] != 0x91))
 		p += int(n)
+		if !cfa || (found && v != value) {
+			ok = false
+		}
+		found, value = true, v
 	}
 	return 0, false
+}
+
+// loclistxOffset turns a DW_FORM_loclistx index into its list's offset:
+// the unit's offsets array starts at its DW_AT_loclists_base (32-bit DWARF,
+// as Go writes it) and holds offsets from there.
+func (x *exe) loclistxOffset(unit *dwarf.Entry, index int64) (int64, bool) {
+	base, ok := unit.Val(dwarf.AttrLoclistsBase).(int64)
+	at := base + 4*index
+	if !ok || at < 0 || at+4 > int64(len(x.loclists)) {
+		return 0, false
+	}
+	return base + int64(x.order.Uint32(x.loclists[at:])), true
 }
 
 func main() {
@@ -628,7 +635,19 @@ func main() {
 							fv.CfaOffset = &off
 						}
 					case int64:
-						if off, ok := x.locListOffset(loc, cfaBase); ok {
+						var off int64
+						var ok bool
+						switch {
+						case x.loclists == nil:
+							off, ok = x.locListOffset(loc, cfaBase)
+						case v.e.AttrField(dwarf.AttrLocation).Class == dwarf.ClassLocList:
+							if at, found := x.loclistxOffset(u.e, loc); found {
+								off, ok = x.locListsOffset(at, cfaBase)
+							}
+						default:
+							off, ok = x.locListsOffset(loc, cfaBase)
+						}
+						if ok {
 							fv.CfaOffset = &off
 						}
 					}

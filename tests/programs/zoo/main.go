@@ -281,26 +281,28 @@ func build() {
 	}
 	noteSlice(pointPtrs, "slice of pointers")
 
-	// Values computed at run time (constants would be boxed in read-only
-	// data, which Go 1.25 does for constant structs too) of 16 bytes or
-	// more: smaller pointer-free values share one 16-byte block (Go's tiny
-	// allocator), which has no single type.
+	// Values boxed in interfaces are computed at run time: a constant one
+	// (Rect{W: 3, H: 4}) is boxed in read-only data since Go 1.25, not on
+	// the heap. And they are of 16 bytes or more: smaller pointer-free
+	// values share one 16-byte block (Go's tiny allocator), which has no
+	// single type.
 	big := time.Now().UnixNano() | 1<<40
-	r := Rect{W: float64(3 + big%2), H: 4}
+	r := Rect{W: float64(big % 3), H: 4}
 	c := &Circle{R: 2, Name: "circle"}
-	shapes = []Shape{r, c, Rect{W: 5, H: 6}}
+	shapes = []Shape{r, c, Rect{W: 5, H: float64(big % 5)}}
 	noteSlice(shapes, "slice of interfaces")
 	boxed(shapes[0], "value in a non-empty interface")
 	boxed(shapes[1], "pointer in a non-empty interface")
 	noteField(unsafe.Pointer(c), "Name", c.Name)
 
-	anys = []interface{}{Point{1001 + big%2, 1002}, &Node{Value: 77}, fmt.Sprint("a string ", big%7),
+	anys = []interface{}{Point{1001, big % 1002}, &Node{Value: 77}, fmt.Sprint("a string ", big%7),
 		[2]int64{big, big + 1}, complex(float64(big)/3, 1)}
 	noteSlice(anys, "slice of empty interfaces")
 	boxed(anys[0], "struct value in an empty interface")
 	boxed(anys[1], "pointer in an empty interface")
 	boxed(anys[3], "array in an empty interface")
 	boxed(anys[4], "complex128 in an empty interface")
+	note(stringData(anys[2].(string)), "string", "bytes of a string in an empty interface")
 
 	byString = map[string]int{}
 	for i := 0; i < 20; i++ {
@@ -347,7 +349,7 @@ func build() {
 
 	shape = &Circle{R: 9, Name: "global circle"}
 	boxed(shape, "pointer in a global interface")
-	anyValue = Rect{W: float64(11 + big%2), H: 12} // not a constant: see big
+	anyValue = Rect{W: 11, H: float64(big % 12)}
 	boxed(anyValue, "struct in a global empty interface")
 
 	message = fmt.Sprintf("%s-%d", "a heap string", time.Now().Year()*0+2024)
