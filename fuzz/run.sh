@@ -20,7 +20,7 @@ typing_seconds=$((seconds - dump_seconds - bin_seconds))
 
 if [ ! -f "$build/build.ninja" ]; then
   CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja \
-    -DGOHEAP_FUZZ=ON -DGOHEAP_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo
+    -DGOHEAP_FUZZ=ON -DGOHEAP_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGOHEAP_WERROR=ON
 fi
 ninja -C "$build" -j2 dump_reader_fuzz bin_reader_fuzz typing_fuzz
 

@@ -2,15 +2,14 @@
 # Installs everything goheap's build and tests need on a fresh Debian 12 machine:
 # the C++ toolchain, zlib (compressed DWARF), Boost's headers (Beast and Asio,
 # for goheap serve), Go 1.19 (Debian's golang-go), qemu-user-static for the
-# 32-bit and big-endian test dumps, Go 1.24 from Debian trixie unpacked into
-# its own folder (nothing is installed over the system), a JDK with VisualVM,
-# whose heap library reads back the hprof export, Node.js and npm (the tests
-# install memlab and playwright-core with them: scripts/install-npm-tools.sh),
-# Graphviz (dot, for --to dot) and Chromium (the web UI's browser tests). Safe
-# to run again.
+# 32-bit and big-endian test dumps, Go 1.24, 1.25, 1.26 and 1.27 from Debian
+# trixie, trixie-backports or forky, each unpacked into its own folder (nothing
+# is installed over the system), a JDK with VisualVM, whose heap library reads
+# back the hprof export, Node.js and npm (the tests install memlab and
+# playwright-core with them: scripts/install-npm-tools.sh), Graphviz (dot,
+# for --to dot) and Chromium (the web UI's browser tests). Safe to run again.
 set -euo pipefail
 
-GO124_ROOT=${GOHEAP_GO124_DIR:-/opt/goheap/go1.24}
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
 
@@ -36,19 +35,69 @@ if ! command -v npm >/dev/null; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends npm
 fi
 
-if [ ! -x "$GO124_ROOT/usr/lib/go-1.24/bin/go" ]; then
-  echo "install-deps: fetching Go 1.24 from Debian trixie into $GO124_ROOT"
-  work=$(mktemp -d)
-  mirror=$(awk '/^URIs:/ {print $2; exit}' /etc/apt/sources.list.d/debian.sources 2>/dev/null || true)
-  mirror=${mirror:-http://deb.debian.org/debian}
-  mkdir -p "$work/lists/partial" "$work/debs"
-  echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror trixie main" > "$work/trixie.list"
-  opts=(-o Dir::Etc::SourceList="$work/trixie.list" -o Dir::Etc::SourceParts=-
-        -o Dir::State::Lists="$work/lists" -o APT::Get::List-Cleanup=0)
-  $SUDO apt-get "${opts[@]}" update -q
-  (cd "$work/debs" && $SUDO apt-get "${opts[@]}" download golang-1.24-go golang-1.24-src)
-  $SUDO mkdir -p "$GO124_ROOT"
-  for deb in "$work"/debs/*.deb; do $SUDO dpkg -x "$deb" "$GO124_ROOT"; done
-  rm -rf "$work"
-fi
-echo "install-deps: go1.19 $(go version | awk '{print $3}'), go1.24 at $GO124_ROOT/usr/lib/go-1.24"
+# Go 1.24 to 1.27, each unpacked from Debian's golang-1.2N-go and -src into
+# its own folder, /opt/goheap/go1.2N (or GOHEAP_GO12N_DIR), with nothing
+# installed over the system. Each is taken from the first suite that has it,
+# any patch release: trixie, trixie-backports, then forky (the suites move on,
+# so a release is looked for in all of them). The package lists of those
+# suites are fetched once, into a temporary folder, only when a release is
+# missing.
+go_root() { # minor
+  local var="GOHEAP_GO1${1}_DIR"
+  echo "${!var:-/opt/goheap/go1.$1}"
+}
+go_suites=(trixie trixie-backports forky)
+apt_work=""
+apt_opts=()
+unpack_go() { # minor
+  local minor=$1 root suite debs=() deb
+  root=$(go_root "$minor")
+  if "$root/usr/lib/go-1.$minor/bin/go" version 2>/dev/null | grep -q " go1\.${minor}[. ]"; then
+    return 0
+  fi
+  if [ -z "$apt_work" ]; then
+    apt_work=$(mktemp -d)
+    trap '$SUDO rm -rf "$apt_work"' EXIT
+    local mirror
+    mirror=$(awk '/^URIs:/ {print $2; exit}' /etc/apt/sources.list.d/debian.sources 2>/dev/null || true)
+    mirror=${mirror:-http://deb.debian.org/debian}
+    mkdir -p "$apt_work/lists/partial"
+    for suite in "${go_suites[@]}"; do
+      echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror $suite main"
+    done >"$apt_work/go.list"
+    apt_opts=(-o Dir::Etc::SourceList="$apt_work/go.list" -o Dir::Etc::SourceParts=-
+              -o Dir::State::Lists="$apt_work/lists" -o APT::Get::List-Cleanup=0
+              -o Acquire::Languages=none -o APT::Sandbox::User=root)
+    echo "install-deps: fetching the package lists of Debian ${go_suites[*]}"
+    $SUDO apt-get "${apt_opts[@]}" update -q
+  fi
+  for suite in "${go_suites[@]}"; do
+    rm -rf "$apt_work/debs"
+    mkdir -p "$apt_work/debs"
+    if (cd "$apt_work/debs" &&
+        $SUDO apt-get "${apt_opts[@]}" download -q "golang-1.$minor-go/$suite" "golang-1.$minor-src/$suite") \
+        >>"$apt_work/download.log" 2>&1; then
+      debs=("$apt_work"/debs/*.deb)
+      break
+    fi
+  done
+  if [ ${#debs[@]} -eq 0 ]; then
+    cat "$apt_work/download.log" >&2
+    echo "install-deps: could not download golang-1.$minor-go from any of Debian ${go_suites[*]}" >&2
+    return 1
+  fi
+  echo "install-deps: unpacking $(cd "$apt_work/debs" && echo *.deb) from $suite into $root"
+  # Unpacked beside the target and renamed into place, so an interrupted run
+  # leaves no half toolchain that the check above would take for whole.
+  $SUDO rm -rf "$root.partial"
+  $SUDO mkdir -p "$root.partial"
+  for deb in "${debs[@]}"; do $SUDO dpkg -x "$deb" "$root.partial"; done
+  $SUDO rm -rf "$root"
+  $SUDO mv "$root.partial" "$root"
+}
+versions="$(go version | awk '{print $3}') (golang-go)"
+for minor in 24 25 26 27; do
+  unpack_go "$minor"
+  versions+=", $("$(go_root "$minor")/usr/lib/go-1.$minor/bin/go" version | awk '{print $3}') at $(go_root "$minor")"
+done
+echo "install-deps: $versions"

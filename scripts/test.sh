@@ -1,14 +1,39 @@
 #!/usr/bin/env bash
 # The whole test suite from a fresh Debian machine: installs what it needs,
-# builds with warnings as errors, writes real heap dumps with Go 1.19 and
-# Go 1.24, runs every test, then fuzzes the dump reader for a bounded time.
+# builds with warnings as errors, writes real heap dumps with every Go release
+# goheap is tested with (tests/programs/toolchains.sh), runs every test, then
+# fuzzes the dump reader for a bounded time.
 #   scripts/test.sh            everything
 #   GOHEAP_FUZZ_SECONDS=0 ...  skip the fuzzing
+#   GOHEAP_EXTRA_BUILDS=1 ...  also build (not test) with GCC at -O3
+#                              (build-release/) and with clang
+#                              (build-clang/), warnings as errors; on by
+#                              default in CI (CI=true)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build build -j2
+
+# build_with DIR CC CXX BUILD_TYPE: configures (once) and builds everything
+# in DIR with warnings as errors.
+build_with() {
+  local dir=$1 cc=$2 cxx=$3 type=$4
+  echo "test.sh: building $dir ($cxx, $type, warnings as errors)"
+  CC=$cc CXX=$cxx cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE="$type" -DGOHEAP_WERROR=ON \
+    >/dev/null
+  cmake --build "$dir" -j2
+}
+
+# Other compilers and optimisation levels warn about other things: a warning
+# found there fails before the long test run.
+extra=${GOHEAP_EXTRA_BUILDS:-${CI:-false}}
+if [ "$extra" = 1 ] || [ "$extra" = true ]; then
+  SECONDS=0
+  build_with build-release gcc g++ Release
+  build_with build-clang clang clang++ RelWithDebInfo
+  echo "test.sh: extra builds took ${SECONDS} s"
+fi
+
+build_with build gcc g++ RelWithDebInfo
 (cd build && ctest --output-on-failure -j2)
 seconds=${GOHEAP_FUZZ_SECONDS:-60}
 if [ "$seconds" != 0 ] && [ -x fuzz/run.sh ]; then

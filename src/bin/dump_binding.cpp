@@ -21,7 +21,7 @@ constexpr size_t kMaxFramesChecked = 20000;
 constexpr double kMinFrameMatchShare = 0.9;
 
 std::string range(uint64_t begin, uint64_t size) {
-  return "[" + formatHex(begin) + ", " + formatHex(begin + size) + ")";
+  return formatHexRange(begin, begin + size);
 }
 
 // Compares one of the dump's segments with the executable's range for it.

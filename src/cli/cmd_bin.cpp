@@ -205,8 +205,7 @@ void writeText(const bin::Binary& b, bool funcs, bool deps, const std::vector<Pc
   if (const std::optional<bin::ModuleLayout>& m = b.moduleLayout()) {
     for (const auto& [name, r] : ranges(*m)) {
       if (r.first == 0 && r.second == 0) continue;
-      line(std::string(name),
-           "[" + formatHex(r.first) + ", " + formatHex(r.second) + ") from " + m->source);
+      line(std::string(name), formatHexRange(r.first, r.second) + " from " + m->source);
     }
   }
   if (deps && b.buildInfo() && !b.buildInfo()->deps.empty()) {
@@ -252,7 +251,12 @@ void writeText(const bin::Binary& b, bool funcs, bool deps, const std::vector<Pc
       bool first = true;
       for (const bin::SourceFrame& f : *r.frames) {
         std::string fn = std::string(f.function);
-        fn += f.inlined ? " (inlined)" : "+" + formatHex(r.pc - f.func->entry);
+        if (f.inlined) {
+          fn += " (inlined)";
+        } else {
+          fn += '+';
+          fn += formatHex(r.pc - f.func->entry);
+        }
         table.addRow({first ? formatHex(r.pc) : "", frameFileLine(f), fn});
         first = false;
       }

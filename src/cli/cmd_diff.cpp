@@ -65,7 +65,9 @@ CommandSpec diffSpec() {
 
 std::string signedBytes(int64_t d) {
   const uint64_t magnitude = d < 0 ? 0 - static_cast<uint64_t>(d) : static_cast<uint64_t>(d);
-  return (d < 0 ? "-" : d > 0 ? "+" : "") + formatBytes(magnitude);
+  std::string s = d < 0 ? "-" : d > 0 ? "+" : "";
+  s += formatBytes(magnitude);
+  return s;
 }
 
 std::string signedCount(int64_t d) {

@@ -99,7 +99,7 @@ int runObj(int argc, const char* const* argv) {
           size_t value_col = t.addColumn("value");
           t.setElastic(value_col, Elide::End, 16);
           for (const typing::FieldValue& f : info.fields) {
-            t.addRow({"+" + std::to_string(f.offset), f.path.empty() ? "(value)" : f.path, f.type,
+            t.addRow({formatOffset(f.offset), f.path.empty() ? "(value)" : f.path, f.type,
                       f.is_string ? "\"" + f.value + "\"" : f.value});
           }
           std::string table = t.renderText(outputWidth() > 4 ? outputWidth() - 4 : 0);

@@ -123,7 +123,8 @@ void Progress::drawLocked() {
 
 void Progress::clearLocked() {
   if (drawn_width_ == 0) return;
-  std::string text = "\r" + std::string(drawn_width_, ' ') + "\r";
+  std::string text(drawn_width_ + 2, ' ');  // "\r", blanks, "\r"
+  text.front() = text.back() = '\r';
   std::fwrite(text.data(), 1, text.size(), out_);
   std::fflush(out_);
   drawn_width_ = 0;

@@ -14,6 +14,7 @@
 #include "analysis/slots.h"
 #include "export/edge_names.h"
 #include "export/formats.h"
+#include "util/format.h"
 
 namespace goheap::exporting {
 
@@ -130,7 +131,7 @@ void ClassTable::build() {
     c.per_slot = true;
     analysis::forEachNodeSlot(s_, n, [&](uint64_t off, uint64_t, uint64_t addr) {
       SlotName l = names.slotName(n, off, addr);
-      c.fields.push_back(l.is_index ? "[" + std::to_string(l.index) + "]" : std::move(l.name));
+      c.fields.push_back(l.is_index ? formatIndex(l.index) : std::move(l.name));
     });
   };
   for (size_t g = 0; g < groups; g++) {

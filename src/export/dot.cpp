@@ -30,10 +30,11 @@ std::string quoted(std::string_view s) {
 std::string nodeLabel(const analysis::Snapshot& s, const analysis::NodeLabel& l) {
   std::string text = l.name;
   if (l.kind == "object") {
-    text += "\n" + formatHex(l.address) + "\n" + formatBytes(s.shallowSize(l.node)) + " own, " +
-            formatBytes(s.retained[l.node]) + " retained";
+    text.append("\n").append(formatHex(l.address)).append("\n");
+    text.append(formatBytes(s.shallowSize(l.node))).append(" own, ");
+    text.append(formatBytes(s.retained[l.node])).append(" retained");
   } else if (l.node != kNoNode && s.retained[l.node] > 0) {
-    text += "\n" + formatBytes(s.retained[l.node]) + " retained";
+    text.append("\n").append(formatBytes(s.retained[l.node])).append(" retained");
   }
   return text;
 }
@@ -67,9 +68,7 @@ Status writeDot(const analysis::Snapshot& s, const ConvertOptions& options, Outp
       const analysis::PathStep& a = p.steps[i];
       const analysis::PathStep& b = p.steps[i + 1];
       if (!edges.insert({a.node.node, b.node.node}).second) continue;
-      std::string label = !a.field.empty() ? a.field
-                          : a.offset       ? "+" + std::to_string(*a.offset)
-                                           : "";
+      std::string label = !a.field.empty() ? a.field : a.offset ? formatOffset(*a.offset) : "";
       out.text("  n" + std::to_string(a.node.node) + " -> n" + std::to_string(b.node.node) +
                (label.empty() ? "" : " [label=" + quoted(label) + "]") + ";\n");
     }
@@ -88,9 +87,10 @@ Status writeDot(const analysis::Snapshot& s, const ConvertOptions& options, Outp
                std::to_string(r.node.node) + " [style=dashed, color=gray40];\n");
     }
     if (r.hidden_children > 0) {
-      const std::string more = "m" + std::to_string(r.node.node);
-      out.text("  " + more + " [shape=plaintext, label=" +
-               quoted("+" + formatCount(r.hidden_children) + " more") + "];\n");
+      const std::string more = std::string(1, 'm').append(std::to_string(r.node.node));
+      const std::string label =
+          std::string(1, '+').append(formatCount(r.hidden_children)).append(" more");
+      out.text("  " + more + " [shape=plaintext, label=" + quoted(label) + "];\n");
       out.text("  n" + std::to_string(r.node.node) + " -> " + more +
                " [style=dashed, color=gray70];\n");
     }

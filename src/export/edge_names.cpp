@@ -5,13 +5,14 @@
 #include "analysis/queries.h"
 #include "analysis/slots.h"
 #include "typing/values.h"
+#include "util/format.h"
 
 namespace goheap::exporting {
 
 namespace {
 
 SlotName offsetName(uint64_t offset) {
-  return {"+" + std::to_string(offset), false, 0};
+  return {formatOffset(offset), false, 0};
 }
 
 // "[3]" -> element 3; "[3].Next" -> name "[3].Next", or element 3 past
@@ -50,7 +51,7 @@ SlotName EdgeNamer::slotName(NodeId n, uint64_t offset, uint64_t slot_address) c
     // Symbols without DWARF still name the global variable.
     if (std::optional<bin::GlobalSymbol> g = s_.exe->globalAt(slot_address)) {
       std::string name(g->name);
-      if (g->offset != 0) name += "+" + std::to_string(g->offset);
+      if (g->offset != 0) name += formatOffset(g->offset);
       return {std::move(name), false, 0};
     }
   }

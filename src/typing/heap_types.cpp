@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "typing/runtime_layout.h"
+#include "util/format.h"
 #include "util/go_version.h"
 
 namespace goheap::typing {
@@ -912,7 +913,7 @@ uint64_t typeSize(const bin::DebugInfo& dwarf, TypeId t, uint32_t ptr_size) {
 
 std::string goTypeName(std::string_view n) {
   // Pointer and array prefixes of a synthesized type: "*table<K,V>".
-  if (n.starts_with("*")) return "*" + goTypeName(n.substr(1));
+  if (n.starts_with("*")) return std::string(1, '*').append(goTypeName(n.substr(1)));
   if (n.starts_with("[") && n.ends_with(">")) {
     const size_t close = n.find(']');
     if (close != std::string_view::npos) {
@@ -962,7 +963,7 @@ std::string typeName(const HeapTypes& t, NodeId o, const bin::DebugInfo& dwarf,
     case TypeForm::Value:
       return goTypeName(dwarf.type(t.shown[o]).name);
     case TypeForm::Array:
-      return "[" + std::to_string(t.count[o]) + "]" + goTypeName(dwarf.type(t.shown[o]).name);
+      return formatIndex(t.count[o]) + goTypeName(dwarf.type(t.shown[o]).name);
   }
   return {};
 }

@@ -210,7 +210,7 @@ std::vector<FieldValue> decodeFields(const dump::Dump& dump, const graph::Heap& 
   } else if (types.form[object] == TypeForm::Array) {
     const uint64_t esize = typeSize(dwarf, t, dump.params.ptr_size);
     for (uint64_t i = 0; i < types.count[object] && i < kMaxArrayElementsShown && esize > 0; i++) {
-      dec.value(start + i * esize, t, "[" + std::to_string(i) + "]", 0);
+      dec.value(start + i * esize, t, formatIndex(i), 0);
     }
   }
   return dec.take();
@@ -226,7 +226,7 @@ std::string fieldPathAt(const bin::DebugInfo& dwarf, TypeId t, uint64_t offset, 
     if (k == GoKind::Array && rt.elem != kNoType) {
       const uint64_t esize = typeSize(dwarf, rt.elem, ptr_size);
       if (esize == 0) break;
-      path += "[" + std::to_string(offset / esize) + "]";
+      path += formatIndex(offset / esize);
       offset %= esize;
       t = rt.elem;
       continue;
@@ -238,7 +238,8 @@ std::string fieldPathAt(const bin::DebugInfo& dwarf, TypeId t, uint64_t offset, 
       if (offset >= f.offset && offset < f.offset + std::max<uint64_t>(fsize, 1)) inside = &f;
     }
     if (inside == nullptr) break;
-    path += "." + std::string(inside->name);
+    path += '.';
+    path += inside->name;
     offset -= inside->offset;
     t = inside->type;
   }
@@ -254,8 +255,7 @@ std::string objectFieldPath(const HeapTypes& types, const bin::DebugInfo& dwarf,
   if (types.form[object] == TypeForm::Value) return fieldPathAt(dwarf, t, offset, ptr_size);
   const uint64_t esize = typeSize(dwarf, t, ptr_size);
   if (esize == 0) return {};
-  return "[" + std::to_string(offset / esize) + "]" +
-         fieldPathAt(dwarf, t, offset % esize, ptr_size);
+  return formatIndex(offset / esize) + fieldPathAt(dwarf, t, offset % esize, ptr_size);
 }
 
 namespace {

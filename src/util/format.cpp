@@ -121,6 +121,31 @@ std::string formatHex(uint64_t value) {
   return s;
 }
 
+// These append piece by piece: GCC 12 at -O3 takes `"[" + std::string` (an
+// insert at the front of a temporary) for an overlapping memcpy
+// (-Wrestrict, GCC bug 105329).
+std::string formatHexRange(uint64_t begin, uint64_t end) {
+  std::string s = "[";
+  s += formatHex(begin);
+  s += ", ";
+  s += formatHex(end);
+  s += ')';
+  return s;
+}
+
+std::string formatIndex(uint64_t index) {
+  std::string s = "[";
+  s += std::to_string(index);
+  s += ']';
+  return s;
+}
+
+std::string formatOffset(uint64_t offset) {
+  std::string s = "+";
+  s += std::to_string(offset);
+  return s;
+}
+
 std::string formatDuration(double seconds) {
   if (!(seconds > 0)) return "0 s";
   // Each unit hands over to the next where its three digits would round up

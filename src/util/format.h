@@ -22,6 +22,13 @@ std::string formatCount(uint64_t n);
 // Lower-case hex with a 0x prefix and no padding: "0x0", "0xc000012345".
 std::string formatHex(uint64_t value);
 
+// A half-open address range: "[0x401000, 0x4a2000)".
+std::string formatHexRange(uint64_t begin, uint64_t end);
+
+// An array element, "[3]", and a byte offset, "+24", as paths show them.
+std::string formatIndex(uint64_t index);
+std::string formatOffset(uint64_t offset);
+
 // Wall-clock time with three significant digits: "850 µs", "12 ms", "1.23 s",
 // "45.6 s"; a minute or more as "2m05s", an hour or more as "1h02m".
 // Zero, negative or NaN input (a clock that went wrong) shows as "0 s".

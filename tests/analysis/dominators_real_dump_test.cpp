@@ -15,7 +15,9 @@
 
 #include "analysis/snapshot.h"
 #include "graph/csr.h"
+#include "support/go_versions.h"
 #include "support/graph_oracles.h"
+#include "support/param_names.h"
 
 namespace goheap::analysis {
 namespace {
@@ -64,7 +66,7 @@ BruteForce bruteForce(const Csr& successors, NodeId root, const std::vector<uint
   return out;
 }
 
-class RealDumpDominators : public ::testing::TestWithParam<const char*> {};
+class RealDumpDominators : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(RealDumpDominators, AgreeWithBruteForce) {
   const std::string path =
@@ -122,14 +124,8 @@ TEST_P(RealDumpDominators, AgreeWithBruteForce) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, RealDumpDominators,
-                         ::testing::Values("go1.24-amd64", "go1.19-arm"),
-                         [](const ::testing::TestParamInfo<const char*>& param) {
-                           std::string name = param.param;
-                           for (char& c : name) {
-                             if (c == '.' || c == '-') c = '_';
-                           }
-                           return name;
-                         });
+                         ::testing::ValuesIn(goheap::testing::fixtureNames()),
+                         goheap::testing::pathParamName);
 
 }  // namespace
 }  // namespace goheap::analysis

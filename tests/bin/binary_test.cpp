@@ -12,6 +12,7 @@
 
 #include "bin/binary.h"
 #include "dump/reader.h"
+#include "support/go_versions.h"
 #include "support/json_value.h"
 
 namespace goheap {
@@ -39,12 +40,9 @@ std::string oracleVersion(const std::string& exe) {
 
 std::vector<Target> targets() {
   std::vector<Target> out;
-  for (const std::string v : {"go1.19", "go1.24"}) {
-    const std::string dir = std::string(GOHEAP_TESTDUMPS_DIR) + "/" + v;
-    const std::string id = v == "go1.19" ? "go1_19" : "go1_24";
-    out.push_back({id + "_amd64", dir + "/retention", "amd64", 8, false, 1, ""});
-    out.push_back({id + "_s390x", dir + "/cross/retention-s390x", "s390x", 8, true, 2, ""});
-    out.push_back({id + "_arm", dir + "/cross/retention-arm", "arm", 4, false, 4, ""});
+  for (const testing::ProgramBuild& b : testing::programBuilds("retention")) {
+    const bool arm = b.arch == "arm", s390x = b.arch == "s390x";
+    out.push_back({b.name, b.exe, b.arch, arm ? 4u : 8u, s390x, arm ? 4u : s390x ? 2u : 1u, ""});
   }
   return out;
 }
@@ -319,7 +317,7 @@ namespace {
 // (structures[].holder, "main.retainedTree") must be what the symbol index
 // names at the data or bss slot that points to the structure's root.
 TEST(SymbolIndex, NamesTheGlobalsThatHoldTheReportedStructures) {
-  for (const char* v : {"go1.19", "go1.24"}) {
+  for (const std::string& v : testing::goVersions()) {
     SCOPED_TRACE(v);
     const std::string dir = std::string(GOHEAP_TESTDUMPS_DIR) + "/" + v;
     Expected<bin::Binary> b = bin::Binary::open(dir + "/retention");

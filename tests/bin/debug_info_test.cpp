@@ -18,7 +18,9 @@
 #include "bin/binary.h"
 #include "bin/debug_info.h"
 #include "bin/dwarf_sections.h"
+#include "support/go_versions.h"
 #include "support/json_value.h"
+#include "support/param_names.h"
 
 namespace goheap {
 namespace {
@@ -40,24 +42,18 @@ void PrintTo(const DwarfCase& c, std::ostream* os) {
 std::vector<DwarfCase> withDwarf() {
   std::vector<DwarfCase> cases;
   const std::string root = GOHEAP_TESTDUMPS_DIR;
-  for (const std::string v : {"go1.19", "go1.24"}) {
-    const std::string id = v == "go1.19" ? "go1_19" : "go1_24";
-    cases.push_back({id + "_amd64", root + "/" + v + "/retention"});
-    cases.push_back({id + "_s390x", root + "/" + v + "/cross/retention-s390x"});
-    cases.push_back({id + "_arm", root + "/" + v + "/cross/retention-arm"});
+  for (const testing::ProgramBuild& b : testing::programBuilds("retention")) {
+    cases.push_back({b.name, b.exe});
   }
-  // DWARF 5 (Go 1.25+: .debug_addr, addrx, .debug_loclists, .debug_rnglists).
-  for (const std::string v : {"go1.25", "go1.26", "go1.27"}) {
-    std::string id = v + "_amd64";
-    std::replace(id.begin(), id.end(), '.', '_');
-    cases.push_back({id, root + "/" + v + "/retention"});
+  // The typing program of every release, Go 1.25 included: DWARF 5 (Go
+  // 1.25+: .debug_addr, addrx, .debug_loclists, .debug_rnglists).
+  for (const testing::ProgramBuild& b :
+       testing::programBuilds("zoo", testing::goVersionsWithGo125(), false)) {
+    cases.push_back({b.name + "_zoo", b.exe});
   }
   for (const std::string name : {"retention-pie", "retention-windows.exe", "retention-darwin"}) {
-    std::string id = "go1_19_" + name.substr(10);
-    for (char& ch : id) {
-      if (ch == '.' || ch == '-') ch = '_';
-    }
-    cases.push_back({id, root + "/go1.19/cross/" + name});
+    cases.push_back(
+        {testing::testName("go1_19_" + name.substr(10)), root + "/go1.19/cross/" + name});
   }
   return cases;
 }
@@ -289,8 +285,10 @@ TEST(DebugInfo, HandWrittenUnit) {
 // Files without DWARF say so.
 TEST(DebugInfo, StrippedExecutablesHaveNoDwarf) {
   const std::string root = GOHEAP_TESTDUMPS_DIR;
-  for (const std::string& exe : {root + "/go1.19/stripped/funcs", root + "/go1.24/stripped/funcs",
-                                 root + "/go1.19/cross/retention-stripped"}) {
+  std::vector<std::string> stripped{root + "/go1.19/cross/retention-stripped"};
+  for (const std::string& v : testing::goVersions())
+    stripped.push_back(root + "/" + v + "/stripped/funcs");
+  for (const std::string& exe : stripped) {
     auto b = bin::Binary::open(exe);
     ASSERT_TRUE(b.ok()) << b.error().message();
     auto d = DebugInfo::read(b->container());
@@ -329,10 +327,13 @@ struct PlainDwarf {
     auto s = bin::DwarfSections::load(real);
     EXPECT_TRUE(s.ok());
     PlainDwarf p;
-    const std::pair<const char*, bin::ByteView> parts[] = {{".debug_abbrev", s->abbrev},
-                                                           {".debug_str", s->str},
-                                                           {".debug_loc", s->loc},
-                                                           {".debug_info", s->info}};
+    // .debug_info last (info()); DWARF 5 (Go 1.25+) also needs the address,
+    // string offset, line string and location list tables.
+    const std::pair<const char*, bin::ByteView> parts[] = {
+        {".debug_abbrev", s->abbrev},           {".debug_str", s->str},
+        {".debug_line_str", s->line_str},       {".debug_addr", s->addr},
+        {".debug_str_offsets", s->str_offsets}, {".debug_loc", s->loc},
+        {".debug_loclists", s->loclists},       {".debug_info", s->info}};
     struct Placed {
       const char* name;
       uint64_t offset, size;
@@ -358,17 +359,17 @@ struct PlainDwarf {
   bin::Section& info() { return container.sections.back(); }
 };
 
-class CorruptDwarf : public ::testing::Test {
+class CorruptDwarf : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
-    auto b = bin::Binary::open(std::string(GOHEAP_TESTDUMPS_DIR) + "/go1.24/retention");
+    auto b = bin::Binary::open(std::string(GOHEAP_TESTDUMPS_DIR) + "/" + GetParam() + "/retention");
     ASSERT_TRUE(b.ok()) << b.error().message();
     binary_ = std::make_unique<bin::Binary>(b.take());
   }
   std::unique_ptr<bin::Binary> binary_;
 };
 
-TEST_F(CorruptDwarf, PlainSectionsReadLikeCompressedOnes) {
+TEST_P(CorruptDwarf, PlainSectionsReadLikeCompressedOnes) {
   auto want = DebugInfo::read(binary_->container());
   ASSERT_TRUE(want.ok());
   PlainDwarf p = PlainDwarf::from(binary_->container());
@@ -379,7 +380,7 @@ TEST_F(CorruptDwarf, PlainSectionsReadLikeCompressedOnes) {
   EXPECT_EQ(got->functions().size(), want->functions().size());
 }
 
-TEST_F(CorruptDwarf, TruncatedInfoIsAnErrorWithAnOffset) {
+TEST_P(CorruptDwarf, TruncatedInfoIsAnErrorWithAnOffset) {
   PlainDwarf p = PlainDwarf::from(binary_->container());
   const uint64_t full = p.info().size;
   size_t errors = 0;
@@ -393,7 +394,7 @@ TEST_F(CorruptDwarf, TruncatedInfoIsAnErrorWithAnOffset) {
   EXPECT_GT(errors, 90u);
 }
 
-TEST_F(CorruptDwarf, GarbledBytesAreHandled) {
+TEST_P(CorruptDwarf, GarbledBytesAreHandled) {
   PlainDwarf p = PlainDwarf::from(binary_->container());
   const bin::Section info = p.info();
   const std::vector<uint8_t> clean = p.bytes;
@@ -424,7 +425,7 @@ TEST_F(CorruptDwarf, GarbledBytesAreHandled) {
 
 // The real, compressed sections: a corrupt stream or a size the stream
 // cannot have is an Error, not a crash or a huge allocation.
-TEST_F(CorruptDwarf, CorruptCompressedSectionIsAnError) {
+TEST_P(CorruptDwarf, CorruptCompressedSectionIsAnError) {
   const bin::Container& real = binary_->container();
   const bin::Section* info = real.section(".debug_info");
   ASSERT_NE(info, nullptr);
@@ -452,6 +453,9 @@ TEST_F(CorruptDwarf, CorruptCompressedSectionIsAnError) {
   bytes[info->offset] = 2;  // ch_type 2 (zstd) is not read
   reread("zstd");
 }
+
+INSTANTIATE_TEST_SUITE_P(Retention, CorruptDwarf, ::testing::ValuesIn(testing::goVersions()),
+                         testing::pathParamName);
 
 TEST(DwarfSections, InflatedSizeIsBounded) {
   EXPECT_EQ(bin::maxInflatedSize(0), 64u);

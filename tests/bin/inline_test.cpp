@@ -1,8 +1,9 @@
 // Inlined frames, start lines, pcsp (also against the dump's frame sizes)
 // and the module layout, against the Go runtime itself: tests/programs/inlining captures stacks
 // with runtime.Callers inside inlined functions and reports what runtime.CallersFrames makes of
-// every PC. Binary::symbolize must give the same frames, built with Go 1.19 and Go 1.24, for amd64
-// and (run under qemu-user, when make-dumps.sh found it) for s390x and arm. Stripped executables
+// every PC. Binary::symbolize must give the same frames, built with every Go release of
+// support/go_versions.h, for amd64 and (run under qemu-user, when make-dumps.sh found it) for
+// s390x and arm. Stripped executables
 // must expand the same frames through the runtime's moduledata.
 #include <gtest/gtest.h>
 
@@ -15,35 +16,16 @@
 #include "bin/inline.h"
 #include "bin/moduledata.h"
 #include "dump/reader.h"
+#include "support/go_versions.h"
 #include "support/json_value.h"
+#include "support/param_names.h"
 
 namespace goheap {
 namespace {
 
 using testing::JsonValue;
 
-struct InlineCase {
-  std::string name;
-  std::string exe;  // its report is exe + ".json"
-};
-
-void PrintTo(const InlineCase& c, std::ostream* os) {
-  *os << c.exe;
-}
-
-std::vector<InlineCase> inlineCases() {
-  std::vector<InlineCase> cases;
-  for (const std::string v : {"go1.19", "go1.24"}) {
-    const std::string dir = std::string(GOHEAP_TESTDUMPS_DIR) + "/" + v;
-    const std::string id = v == "go1.19" ? "go1_19" : "go1_24";
-    cases.push_back({id + "_amd64", dir + "/inlining"});
-    cases.push_back({id + "_s390x", dir + "/cross/inlining-s390x"});
-    cases.push_back({id + "_arm", dir + "/cross/inlining-arm"});
-  }
-  return cases;
-}
-
-class InlineAgainstRuntime : public ::testing::TestWithParam<InlineCase> {
+class InlineAgainstRuntime : public ::testing::TestWithParam<testing::ProgramBuild> {
  protected:
   void SetUp() override {
     ASSERT_TRUE(std::filesystem::exists(GetParam().exe)) << GetParam().exe;
@@ -145,8 +127,9 @@ TEST_P(InlineAgainstRuntime, SpDeltaIsZeroAtEntryAndNeverNegative) {
   EXPECT_EQ(framed, 2u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Built, InlineAgainstRuntime, ::testing::ValuesIn(inlineCases()),
-                         [](const auto& p) { return p.param.name; });
+INSTANTIATE_TEST_SUITE_P(Built, InlineAgainstRuntime,
+                         ::testing::ValuesIn(testing::programBuilds("inlining")),
+                         testing::programBuildName);
 
 // The module layout read from the runtime's moduledata agrees with the
 // linker's range symbols, in every unstripped executable make-dumps.sh
@@ -188,26 +171,29 @@ TEST_P(ModuleLayoutOf, ModuledataAgreesWithTheRangeSymbols) {
   EXPECT_EQ(unknown->types, m.types);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Built, ModuleLayoutOf,
-    ::testing::Values("go1.19/inlining", "go1.24/inlining", "go1.25/inlining", "go1.26/inlining",
-                      "go1.27/inlining", "go1.19/cross/inlining-s390x", "go1.24/cross/inlining-arm",
-                      "go1.19/cross/retention-windows.exe", "go1.19/cross/retention-darwin"),
-    [](const auto& p) {
-      std::string n = p.param;
-      for (char& ch : n) {
-        if (ch == '/' || ch == '.' || ch == '-') ch = '_';
-      }
-      return n;
-    });
+std::vector<std::string> withModuledata() {
+  std::vector<std::string> out;
+  for (const testing::ProgramBuild& b : testing::programBuilds("inlining")) {
+    out.push_back(b.exe.substr(std::string(GOHEAP_TESTDUMPS_DIR).size() + 1));
+  }
+  out.push_back("go1.19/cross/retention-windows.exe");
+  out.push_back("go1.19/cross/retention-darwin");
+  return out;
+}
 
-// A stripped build of the same source by the same toolchain has the same
-// functions at the same addresses; with no symbols it must still find
-// gofunc through moduledata and expand the same inlined frames.
-TEST(StrippedExecutable, ExpandsTheSameFramesAsItsUnstrippedTwin) {
-  const std::string dir = std::string(GOHEAP_TESTDUMPS_DIR) + "/go1.19";
-  Expected<bin::Binary> full = bin::Binary::open(dir + "/retention");
-  Expected<bin::Binary> stripped = bin::Binary::open(dir + "/cross/retention-stripped");
+INSTANTIATE_TEST_SUITE_P(Built, ModuleLayoutOf, ::testing::ValuesIn(withModuledata()),
+                         testing::pathParamName);
+
+// A stripped build of the same source by the same toolchain (the funcs
+// program, -ldflags='-s -w') has the same functions at the same addresses;
+// with no symbols it must still find gofunc through moduledata and expand
+// the same inlined frames.
+class StrippedTwin : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(StrippedTwin, ExpandsTheSameFramesAsItsUnstrippedTwin) {
+  const std::string dir = std::string(GOHEAP_TESTDUMPS_DIR) + "/" + GetParam();
+  Expected<bin::Binary> full = bin::Binary::open(dir + "/funcs");
+  Expected<bin::Binary> stripped = bin::Binary::open(dir + "/stripped/funcs");
   ASSERT_TRUE(full.ok()) << full.error().message();
   ASSERT_TRUE(stripped.ok()) << stripped.error().message();
   EXPECT_TRUE(stripped->container().symbols.empty());
@@ -237,6 +223,9 @@ TEST(StrippedExecutable, ExpandsTheSameFramesAsItsUnstrippedTwin) {
   }
   EXPECT_GT(inlined, 100u);
 }
+
+INSTANTIATE_TEST_SUITE_P(Funcs, StrippedTwin, ::testing::ValuesIn(testing::goVersions()),
+                         testing::pathParamName);
 
 // The old stripped executables of the shared test data (Go 1.18/386, 1.20
 // Mach-O, 1.22 PE) have no symbols: the layout comes from moduledata, and
@@ -345,7 +334,7 @@ namespace {
 // frame's pc must give the recorded frame size: an independent check of
 // spDelta against the runtime.
 TEST(SpDelta, EqualsTheFrameSizesOfTheDump) {
-  for (const std::string v : {"go1.19", "go1.24"}) {
+  for (const std::string& v : testing::goVersions()) {
     const std::string dir = std::string(GOHEAP_TESTDUMPS_DIR) + "/" + v;
     Expected<bin::Binary> b = bin::Binary::open(dir + "/retention");
     ASSERT_TRUE(b.ok()) << b.error().message();

@@ -23,8 +23,10 @@
 #include <vector>
 
 #include "dump/reader.h"
+#include "support/go_versions.h"
 #include "support/goheap_process.h"
 #include "support/json_value.h"
+#include "support/param_names.h"
 
 namespace goheap {
 namespace {
@@ -300,28 +302,19 @@ TEST(CliBadInput, BadAddressSyntaxIsAUsageError) {
 
 // ---- --json against the program's own report --------------------------------------
 
-class CliOnRetentionDump : public ::testing::Test {
+class CliOnRetentionDump : public ::testing::TestWithParam<std::string> {
  protected:
-  static void SetUpTestSuite() {
-    const std::string dir = std::string(GOHEAP_TESTDUMPS_DIR) + "/go1.24";
-    dump_ = new std::string(dir + "/retention.dump");
-    report_path_ = new std::string(dir + "/retention.json");
-  }
-  static void TearDownTestSuite() {
-    delete dump_;
-    delete report_path_;
-    dump_ = report_path_ = nullptr;
-  }
   void SetUp() override {
-    ASSERT_TRUE(fs::exists(*dump_))
-        << *dump_ << " is missing: tests/programs/make-dumps.sh makes it";
-    report_ = JsonValue::parseFile(*report_path_);
+    dir_ = std::string(GOHEAP_TESTDUMPS_DIR) + "/" + GetParam();
+    dump_ = dir_ + "/retention.dump";
+    ASSERT_TRUE(fs::exists(dump_)) << dump_ << " is missing: tests/programs/make-dumps.sh makes it";
+    report_ = JsonValue::parseFile(dir_ + "/retention.json");
   }
 
   // goheap CMD DUMP ARGS... --json --no-progress: exit 0, nothing on stderr,
   // and stdout is one JSON document.
   JsonValue json(const std::string& cmd, std::vector<std::string> args = {}) {
-    std::vector<std::string> all{cmd, *dump_};
+    std::vector<std::string> all{cmd, dump_};
     all.insert(all.end(), args.begin(), args.end());
     all.push_back("--json");
     all.push_back("--no-progress");
@@ -334,13 +327,10 @@ class CliOnRetentionDump : public ::testing::Test {
     return report_["objects"][label]["addr"].hexAddress();
   }
 
-  static std::string* dump_;
-  static std::string* report_path_;
+  std::string dir_;
+  std::string dump_;
   JsonValue report_;
 };
-
-std::string* CliOnRetentionDump::dump_ = nullptr;
-std::string* CliOnRetentionDump::report_path_ = nullptr;
 
 std::string hex(uint64_t v) {
   char buf[24];
@@ -348,7 +338,7 @@ std::string hex(uint64_t v) {
   return buf;
 }
 
-TEST_F(CliOnRetentionDump, SummaryNamesTheProgramsPlatform) {
+TEST_P(CliOnRetentionDump, SummaryNamesTheProgramsPlatform) {
   JsonValue s = json("summary");
   EXPECT_EQ(s["ptr_size"].u64(), report_["ptr_size"].u64());
   EXPECT_EQ(s["arch"].str(), report_["goarch"].str());
@@ -365,7 +355,7 @@ TEST_F(CliOnRetentionDump, SummaryNamesTheProgramsPlatform) {
   EXPECT_EQ(s["top_retainers"].size(), 10u);
 }
 
-TEST_F(CliOnRetentionDump, ObjAtEachReportedAddressHasTheReportedSize) {
+TEST_P(CliOnRetentionDump, ObjAtEachReportedAddressHasTheReportedSize) {
   size_t checked = 0;
   for (const auto& [label, obj] : report_["objects"].members()) {
     SCOPED_TRACE(label);
@@ -390,13 +380,13 @@ TEST_F(CliOnRetentionDump, ObjAtEachReportedAddressHasTheReportedSize) {
   EXPECT_GE(checked, 100u);
 }
 
-TEST_F(CliOnRetentionDump, ObjAddressInsideAnObjectNamesTheObject) {
+TEST_P(CliOnRetentionDump, ObjAddressInsideAnObjectNamesTheObject) {
   const uint64_t a = addr("tree_root");
   JsonValue o = json("obj", {hex(a + 8)});
   EXPECT_EQ(o["object"]["address"].hexAddress(), a);
 }
 
-TEST_F(CliOnRetentionDump, PathsFollowTheReportedChain) {
+TEST_P(CliOnRetentionDump, PathsFollowTheReportedChain) {
   ASSERT_GT(report_["paths"].size(), 0u);
   for (const JsonValue& p : report_["paths"].items()) {
     JsonValue r = json("paths", {p["target_addr"].str()});
@@ -433,7 +423,7 @@ TEST_F(CliOnRetentionDump, PathsFollowTheReportedChain) {
   }
 }
 
-TEST_F(CliOnRetentionDump, GoroutinesHaveTheReportedWaitReasons) {
+TEST_P(CliOnRetentionDump, GoroutinesHaveTheReportedWaitReasons) {
   JsonValue r = json("goroutines");
   std::map<uint64_t, const JsonValue*> by_id;
   for (const JsonValue& g : r["goroutines"].items()) by_id[g["id"].u64()] = &g;
@@ -462,8 +452,8 @@ TEST_F(CliOnRetentionDump, GoroutinesHaveTheReportedWaitReasons) {
 }
 
 // DUMP EXE: the program's executable names globals, frames and creators.
-TEST_F(CliOnRetentionDump, WithTheExecutableGlobalsFramesAndCreatorsAreNamed) {
-  const std::string exe = std::string(GOHEAP_TESTDUMPS_DIR) + "/go1.24/retention";
+TEST_P(CliOnRetentionDump, WithTheExecutableGlobalsFramesAndCreatorsAreNamed) {
+  const std::string exe = dir_ + "/retention";
   JsonValue sum = json("summary", {exe});
   EXPECT_TRUE(sum["executable"]["used"].boolean());
   EXPECT_EQ(sum["executable"]["frames_matched"].u64(), sum["executable"]["frames_checked"].u64());
@@ -490,8 +480,10 @@ TEST_F(CliOnRetentionDump, WithTheExecutableGlobalsFramesAndCreatorsAreNamed) {
 
 // With an executable that has DWARF, top groups by type and obj decodes
 // fields: checked against the zoo program's report of what it stored.
-TEST(CliTypes, TopByTypeAndObjFieldsOnTheZoo) {
-  const std::string exe = std::string(GOHEAP_TESTDUMPS_DIR) + "/go1.24/zoo";
+class CliTypes : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(CliTypes, TopByTypeAndObjFieldsOnTheZoo) {
+  const std::string exe = std::string(GOHEAP_TESTDUMPS_DIR) + "/" + GetParam() + "/zoo";
   const JsonValue report = JsonValue::parseFile(exe + ".json");
   RunResult top = run({"top", exe + ".dump", exe, "-n", "0", "--json", "--no-progress"});
   ASSERT_TRUE(top.exited && top.code == 0) << top.describe();
@@ -518,19 +510,30 @@ TEST(CliTypes, TopByTypeAndObjFieldsOnTheZoo) {
   EXPECT_EQ(fields["Base.Note"], "embedded note");
   RunResult text = run({"obj", exe + ".dump", exe, hex(outer), "--no-progress"});
   EXPECT_NE(text.out.find("\"embedded note\""), std::string::npos) << text.describe();
+}
 
-  // Stripped: a note on stderr, names from the dump alone, exit 0.
-  const std::string stripped = std::string(GOHEAP_TESTDUMPS_DIR) + "/go1.24/stripped/funcs";
+INSTANTIATE_TEST_SUITE_P(Zoo, CliTypes, ::testing::ValuesIn(testing::goVersionsWithGo125()),
+                         testing::pathParamName);
+
+// Stripped: a note on stderr, names from the dump alone, exit 0.
+class CliStripped : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(CliStripped, TopWithoutTypesSaysSo) {
+  const std::string stripped =
+      std::string(GOHEAP_TESTDUMPS_DIR) + "/" + GetParam() + "/stripped/funcs";
   RunResult s = run({"top", stripped + ".dump", stripped, "--no-progress"});
   EXPECT_TRUE(s.exited && s.code == 0) << s.describe();
   EXPECT_NE(s.err.find("no types from the executable"), std::string::npos) << s.describe();
 }
 
-TEST_F(CliOnRetentionDump, ABrokenExecutableIsAWarningAndTheDumpIsStillAnswered) {
+INSTANTIATE_TEST_SUITE_P(Funcs, CliStripped, ::testing::ValuesIn(testing::goVersions()),
+                         testing::pathParamName);
+
+TEST_P(CliOnRetentionDump, ABrokenExecutableIsAWarningAndTheDumpIsStillAnswered) {
   const std::string broken = scratch().file("broken-exe");
-  const std::string exe = readWholeFile(std::string(GOHEAP_TESTDUMPS_DIR) + "/go1.24/retention");
+  const std::string exe = readWholeFile(dir_ + "/retention");
   writeWholeFile(broken, exe.substr(0, 4096));
-  RunResult r = run({"summary", *dump_, broken, "--no-progress"});
+  RunResult r = run({"summary", dump_, broken, "--no-progress"});
   EXPECT_TRUE(r.exited && r.code == 0) << r.describe();
   EXPECT_NE(r.err.find("warning: not using the executable: " + broken), std::string::npos)
       << r.describe();
@@ -539,13 +542,15 @@ TEST_F(CliOnRetentionDump, ABrokenExecutableIsAWarningAndTheDumpIsStillAnswered)
   EXPECT_NE(r.out.find("Top retainers"), std::string::npos) << r.describe();
 
   // Another Go's build of the same program: refused, with both versions said.
-  RunResult other = run({"goroutines", *dump_,
-                         std::string(GOHEAP_TESTDUMPS_DIR) + "/go1.19/retention", "--no-progress"});
+  const std::string other_go = GetParam() == "go1.19" ? "go1.24" : "go1.19";
+  RunResult other =
+      run({"goroutines", dump_, std::string(GOHEAP_TESTDUMPS_DIR) + "/" + other_go + "/retention",
+           "--no-progress"});
   EXPECT_TRUE(other.exited && other.code == 0) << other.describe();
-  EXPECT_NE(other.err.find("built by go1.19"), std::string::npos) << other.describe();
+  EXPECT_NE(other.err.find("built by " + other_go), std::string::npos) << other.describe();
 }
 
-TEST_F(CliOnRetentionDump, DomFromTheTreeRootRetainsTheTreesBytes) {
+TEST_P(CliOnRetentionDump, DomFromTheTreeRootRetainsTheTreesBytes) {
   const JsonValue& tree = report_["structures"]["retained_tree"];
   JsonValue r = json("dom", {"--from", tree["root_addr"].str(), "-d", "0"});
   ASSERT_EQ(r["rows"].size(), 1u);
@@ -567,7 +572,7 @@ TEST_F(CliOnRetentionDump, DomFromTheTreeRootRetainsTheTreesBytes) {
   EXPECT_EQ(shallow, tree["bytes"].u64());
 }
 
-TEST_F(CliOnRetentionDump, TopCountsEveryReachableObjectOnce) {
+TEST_P(CliOnRetentionDump, TopCountsEveryReachableObjectOnce) {
   const JsonValue s = json("summary");
   for (const char* by : {"site", "shape"}) {
     SCOPED_TRACE(by);
@@ -587,11 +592,11 @@ TEST_F(CliOnRetentionDump, TopCountsEveryReachableObjectOnce) {
   }
 }
 
-TEST_F(CliOnRetentionDump, TopCsvHasAHeaderAndOneLinePerJsonRow) {
+TEST_P(CliOnRetentionDump, TopCsvHasAHeaderAndOneLinePerJsonRow) {
   for (std::vector<std::string> args :
        {std::vector<std::string>{}, {"-n", "0"}, {"--by", "shape", "-n", "7"}}) {
     JsonValue j = json("top", args);
-    std::vector<std::string> all{"top", *dump_};
+    std::vector<std::string> all{"top", dump_};
     all.insert(all.end(), args.begin(), args.end());
     all.push_back("--csv");
     RunResult r = run(all);
@@ -608,14 +613,14 @@ TEST_F(CliOnRetentionDump, TopCsvHasAHeaderAndOneLinePerJsonRow) {
   }
 }
 
-TEST_F(CliOnRetentionDump, JsonAndCsvTogetherAreAUsageError) {
-  RunResult r = run({"top", *dump_, "--json", "--csv"});
+TEST_P(CliOnRetentionDump, JsonAndCsvTogetherAreAUsageError) {
+  RunResult r = run({"top", dump_, "--json", "--csv"});
   EXPECT_EQ(r.code, 2) << r.describe();
   EXPECT_EQ(r.out, "");
 }
 
-TEST_F(CliOnRetentionDump, TimingsGoToStderrAndLeaveJsonAlone) {
-  RunResult text = run({"summary", *dump_, "--timings", "--no-progress"});
+TEST_P(CliOnRetentionDump, TimingsGoToStderrAndLeaveJsonAlone) {
+  RunResult text = run({"summary", dump_, "--timings", "--no-progress"});
   ASSERT_TRUE(text.exited && text.code == 0) << text.describe();
   for (const char* phase : {"read dump", "build graph", "dominators", "retained sizes", "total"}) {
     EXPECT_TRUE(contains(text.err, phase)) << phase << "\n" << text.err;
@@ -623,7 +628,7 @@ TEST_F(CliOnRetentionDump, TimingsGoToStderrAndLeaveJsonAlone) {
   }
   for (const char* cmd : kCommands) {
     SCOPED_TRACE(cmd);
-    std::vector<std::string> args{cmd, *dump_};
+    std::vector<std::string> args{cmd, dump_};
     if (std::string(cmd) == "paths" || std::string(cmd) == "obj") {
       args.push_back(report_["structures"]["retained_tree"]["root_addr"].str());
     }
@@ -639,7 +644,7 @@ TEST_F(CliOnRetentionDump, TimingsGoToStderrAndLeaveJsonAlone) {
   }
 }
 
-TEST_F(CliOnRetentionDump, JsonOutputOfEveryCommandIsOneDocumentAndNothingElse) {
+TEST_P(CliOnRetentionDump, JsonOutputOfEveryCommandIsOneDocumentAndNothingElse) {
   const std::string root = report_["structures"]["retained_tree"]["root_addr"].str();
   EXPECT_EQ(json("summary").kind(), JsonValue::Kind::Object);
   EXPECT_EQ(json("top").kind(), JsonValue::Kind::Object);
@@ -648,6 +653,9 @@ TEST_F(CliOnRetentionDump, JsonOutputOfEveryCommandIsOneDocumentAndNothingElse) 
   EXPECT_EQ(json("obj", {root}).kind(), JsonValue::Kind::Object);
   EXPECT_EQ(json("goroutines").kind(), JsonValue::Kind::Object);
 }
+
+INSTANTIATE_TEST_SUITE_P(Retention, CliOnRetentionDump, ::testing::ValuesIn(testing::goVersions()),
+                         testing::pathParamName);
 
 }  // namespace
 }  // namespace goheap

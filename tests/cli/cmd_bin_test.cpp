@@ -11,7 +11,9 @@
 #include <vector>
 
 #include "dump/reader.h"
+#include "support/go_versions.h"
 #include "support/json_value.h"
+#include "support/param_names.h"
 
 namespace goheap {
 namespace {
@@ -40,11 +42,11 @@ BinRun goheap(const std::vector<std::string>& args) {
   return r;
 }
 
-std::string exe(const char* v) {
+std::string exe(const std::string& v) {
   return std::string(GOHEAP_TESTDUMPS_DIR) + "/" + v + "/retention";
 }
 
-class BinCommand : public ::testing::TestWithParam<const char*> {};
+class BinCommand : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(BinCommand, TextNamesVersionTargetAndLayout) {
   BinRun r = goheap({"bin", exe(GetParam())});
@@ -53,7 +55,7 @@ TEST_P(BinCommand, TextNamesVersionTargetAndLayout) {
       JsonValue::parseFile(exe(GetParam()) + ".symtab.json")["oracle"].str();
   EXPECT_NE(r.out.find(version + " (from buildinfo)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("ELF, amd64, 8-byte pointers, little-endian"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find(GetParam() == std::string("go1.19") ? "go1.18 layout" : "go1.20 layout"),
+  EXPECT_NE(r.out.find(GetParam() == "go1.19" ? "go1.18 layout" : "go1.20 layout"),
             std::string::npos)
       << r.out;
 }
@@ -106,10 +108,8 @@ TEST_P(BinCommand, PcNamesTheFunctionsOfTheDumpsFrames) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Built, BinCommand, ::testing::Values("go1.19", "go1.24"),
-                         [](const auto& p) {
-                           return std::string(p.param) == "go1.19" ? "go1_19" : "go1_24";
-                         });
+INSTANTIATE_TEST_SUITE_P(Built, BinCommand, ::testing::ValuesIn(testing::goVersions()),
+                         testing::pathParamName);
 
 // The inlining program's first captured PC lies in three inlined calls: the
 // text marks them, the JSON lists every frame as the runtime reported them.

@@ -195,7 +195,7 @@ TEST(FileSafety, FullStandardOutputFailsEveryCommand) {
 
 TEST(FileSafety, ClosedPipeEndsQuietly) {
   const std::string err = scratch().file("pipe.err");
-  const std::string command = "'" + std::string(GOHEAP_BINARY) + "' top '" + kSampleDump +
+  const std::string command = std::string("'") + GOHEAP_BINARY + "' top '" + kSampleDump +
                               "' -n 1000 --by shape 2>'" + err + "' | head -c 1 >/dev/null";
   ASSERT_EQ(std::system(command.c_str()), 0);
   EXPECT_EQ(readFile(err), "") << "a reader that had enough is not an error worth a message";

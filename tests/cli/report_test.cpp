@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "support/export_support.h"
+#include "support/go_versions.h"
 #include "support/goheap_process.h"
 #include "support/json_value.h"
 #include "support/param_names.h"
@@ -202,7 +203,8 @@ TEST_P(ReportOnLeaks, PageShowsTheJsonsNumbersInChromiumOffline) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Toolchains, ReportOnLeaks, ::testing::Values("go1.19", "go1.24"),
+INSTANTIATE_TEST_SUITE_P(Toolchains, ReportOnLeaks,
+                         ::testing::ValuesIn(testing::goVersionsWithGo125()),
                          testing::pathParamName);
 
 }  // namespace

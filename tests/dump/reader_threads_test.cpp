@@ -11,6 +11,7 @@
 
 #include "dump/reader.h"
 #include "support/dump_builder.h"
+#include "support/go_versions.h"
 #include "support/sample_dumps.h"
 
 namespace goheap::dump {
@@ -114,16 +115,16 @@ TEST_P(ReaderThreadsRealDump, TwoThreadsReadWhatOneReads) {
   expectSameDump(*one, *two);
 }
 
-INSTANTIATE_TEST_SUITE_P(Dumps, ReaderThreadsRealDump,
-                         ::testing::Values("tests/fixtures/go1.19-amd64/retention.dump",
-                                           "tests/fixtures/go1.19-arm/retention.dump",
-                                           "tests/fixtures/go1.19-arm64/retention.dump",
-                                           "tests/fixtures/go1.19-s390x/retention.dump",
-                                           "tests/fixtures/go1.24-amd64/retention.dump",
-                                           "tests/fixtures/go1.24-arm/retention.dump",
-                                           "tests/fixtures/go1.24-arm64/retention.dump",
-                                           "tests/fixtures/go1.24-s390x/retention.dump",
-                                           "examples/leaky.dump"));
+std::vector<std::string> realDumps() {
+  std::vector<std::string> out;
+  for (const std::string& f : goheap::testing::fixtureNames()) {
+    out.push_back("tests/fixtures/" + f + "/retention.dump");
+  }
+  out.push_back("examples/leaky.dump");
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Dumps, ReaderThreadsRealDump, ::testing::ValuesIn(realDumps()));
 
 // Since Go 1.26 the 64-bit heap starts at a random address (not 0xc000...):
 // the second thread still finds object records by the params' heap range,

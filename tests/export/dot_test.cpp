@@ -6,13 +6,17 @@
 
 #include "analysis/queries.h"
 #include "support/export_support.h"
+#include "support/go_versions.h"
+#include "support/param_names.h"
 
 namespace goheap {
 namespace {
 
-TEST(DotFile, RendersAndHoldsThePathsToRoots) {
+class DotFile : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(DotFile, RendersAndHoldsThePathsToRoots) {
   std::string why;
-  auto snap = testing::loadTypedDump(std::string(GOHEAP_TESTDUMPS_DIR) + "/go1.24/retention", why);
+  auto snap = testing::loadTypedDump(std::string(GOHEAP_TESTDUMPS_DIR) + "/" + GetParam(), why);
   if (!snap) GTEST_SKIP() << why;
   const analysis::Snapshot& s = *snap;
   // An object a few steps from its roots: the deepest of the big retainers.
@@ -34,8 +38,10 @@ TEST(DotFile, RendersAndHoldsThePathsToRoots) {
   const std::string dot = testing::readWholeFile(dot_file);
   for (const analysis::Path& p : analysis::pathsToRoots(s, focus, options.max_paths)) {
     for (size_t i = 0; i + 1 < p.steps.size(); i++) {
-      const std::string edge = "n" + std::to_string(p.steps[i].node.node) + " -> n" +
-                               std::to_string(p.steps[i + 1].node.node);
+      const std::string edge = std::string("n")
+                                   .append(std::to_string(p.steps[i].node.node))
+                                   .append(" -> n")
+                                   .append(std::to_string(p.steps[i + 1].node.node));
       EXPECT_NE(dot.find(edge), std::string::npos) << edge;
       if (!p.steps[i].field.empty()) {
         EXPECT_NE(dot.find(p.steps[i].field), std::string::npos) << p.steps[i].field;
@@ -51,6 +57,10 @@ TEST(DotFile, RendersAndHoldsThePathsToRoots) {
   EXPECT_EQ(testing::readWholeFile(errors), "") << "dot's warnings";
   EXPECT_NE(testing::readWholeFile(svg).find("<svg"), std::string::npos);
 }
+
+INSTANTIATE_TEST_SUITE_P(RealDumps, DotFile,
+                         ::testing::ValuesIn(testing::inEachVersion({"retention"})),
+                         testing::pathParamName);
 
 }  // namespace
 }  // namespace goheap

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "support/export_support.h"
+#include "support/go_versions.h"
 #include "support/json_value.h"
 #include "support/param_names.h"
 
@@ -170,7 +171,7 @@ TEST_P(HeapSnapshotFile, MemlabComputesGoheapsRetainedSizes) {
 }
 
 INSTANTIATE_TEST_SUITE_P(RealDumps, HeapSnapshotFile,
-                         ::testing::Values("go1.24/zoo", "go1.24/retention", "go1.19/retention"),
+                         ::testing::ValuesIn(testing::inEachVersion({"zoo", "retention"})),
                          testing::pathParamName);
 
 }  // namespace

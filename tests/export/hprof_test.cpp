@@ -13,7 +13,9 @@
 #include <sstream>
 #include <string>
 
+#include "support/go_versions.h"
 #include "support/json_value.h"
+#include "support/param_names.h"
 
 namespace goheap {
 namespace {
@@ -33,7 +35,9 @@ int sh(const std::string& command) {
   return std::system(command.c_str());
 }
 
-TEST(HprofExport, VisualVmSeesGoheapsObjectsSizesAndRetainedSizes) {
+class HprofExport : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(HprofExport, VisualVmSeesGoheapsObjectsSizesAndRetainedSizes) {
   const bool have_tools =
       sh("command -v javac >/dev/null && command -v java >/dev/null") == 0 && fs::exists(kJar);
   if (!have_tools) {
@@ -41,7 +45,7 @@ TEST(HprofExport, VisualVmSeesGoheapsObjectsSizesAndRetainedSizes) {
     GTEST_SKIP() << "needs default-jdk-headless and visualvm (apt-get install -y visualvm "
                     "default-jdk-headless)";
   }
-  const std::string dir = std::string(GOHEAP_TESTDUMPS_DIR) + "/go1.24";
+  const std::string dir = std::string(GOHEAP_TESTDUMPS_DIR) + "/" + GetParam();
   if (!fs::exists(dir + "/zoo.dump")) GTEST_SKIP() << "no test dumps";
   // A directory of our own: VisualVM leaves a cache beside the file it reads.
   std::string tmp = (fs::temp_directory_path() / "goheap-hprof-XXXXXX").string();
@@ -142,6 +146,9 @@ TEST(HprofExport, VisualVmSeesGoheapsObjectsSizesAndRetainedSizes) {
   EXPECT_LE(differ, 2u);
   fs::remove_all(tmp);
 }
+
+INSTANTIATE_TEST_SUITE_P(Zoo, HprofExport, ::testing::ValuesIn(testing::goVersions()),
+                         testing::pathParamName);
 
 }  // namespace
 }  // namespace goheap

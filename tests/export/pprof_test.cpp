@@ -18,7 +18,9 @@
 #include "analysis/queries.h"
 #include "analysis/snapshot.h"
 #include "export/formats.h"
+#include "support/go_versions.h"
 #include "support/json_value.h"
+#include "support/param_names.h"
 
 extern char** environ;
 
@@ -157,12 +159,11 @@ void PrintTo(const Case& c, std::ostream* os) {
 
 std::vector<Case> cases() {
   const std::string d = GOHEAP_TESTDUMPS_DIR;
-  return {
-      {"go1_19_retention", d + "/go1.19/retention.dump", d + "/go1.19/retention"},
-      {"go1_24_retention", d + "/go1.24/retention.dump", d + "/go1.24/retention"},
-      {"go1_24_retention_no_exe", d + "/go1.24/retention.dump", ""},
-      {"go1_24_zoo", d + "/go1.24/zoo.dump", d + "/go1.24/zoo"},
-  };
+  std::vector<Case> out{{"go1_24_retention_no_exe", d + "/go1.24/retention.dump", ""}};
+  for (const std::string& p : testing::inEachVersion({"retention", "zoo"})) {
+    out.push_back({testing::testName(p), d + "/" + p + ".dump", d + "/" + p});
+  }
+  return out;
 }
 
 class Pprof : public ::testing::TestWithParam<Case> {

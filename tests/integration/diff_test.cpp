@@ -14,6 +14,7 @@
 #include "analysis/queries.h"
 #include "analysis/snapshot.h"
 #include "cli/json_render.h"
+#include "support/go_versions.h"
 #include "support/json_value.h"
 #include "support/param_names.h"
 
@@ -250,16 +251,16 @@ TEST_P(LeaksDiff, SameProgramDoesNotWarn) {
 }
 
 TEST_P(LeaksDiff, AnotherProgramWarns) {
-  const analysis::Snapshot& other = load(dir_ + "/retention.dump", "");
+  const analysis::Snapshot& other = load(dir_ + "/zoo.dump", "");
   const auto w = analysis::diffWarnings(newDump(false), other);
   ASSERT_FALSE(w.empty());
   EXPECT_NE(w[0].find("different executables"), std::string::npos) << w[0];
 }
 
 TEST_P(LeaksDiff, ExecutableOfAnotherProgramMatchesNeither) {
-  // leaks' executable with retention's dump: it matches NEW only.
-  const analysis::Snapshot& other = load(dir_ + "/retention.dump", dir_ + "/leaks", false);
-  if (other.exe != nullptr) GTEST_SKIP() << "leaks matched the retention dump";
+  // leaks' executable with zoo's dump: it matches NEW only.
+  const analysis::Snapshot& other = load(dir_ + "/zoo.dump", dir_ + "/leaks", false);
+  if (other.exe != nullptr) GTEST_SKIP() << "leaks matched the zoo dump";
   const auto w = analysis::diffWarnings(other, newDump(true));
   bool said = false;
   for (const std::string& s : w)
@@ -267,7 +268,7 @@ TEST_P(LeaksDiff, ExecutableOfAnotherProgramMatchesNeither) {
   EXPECT_TRUE(said);
 }
 
-INSTANTIATE_TEST_SUITE_P(Leaks, LeaksDiff, ::testing::Values("go1.19", "go1.24"),
+INSTANTIATE_TEST_SUITE_P(Leaks, LeaksDiff, ::testing::ValuesIn(testing::goVersionsWithGo125()),
                          testing::pathParamName);
 
 }  // namespace

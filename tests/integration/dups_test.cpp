@@ -131,7 +131,8 @@ TEST_P(Dups, KindFilterAndLimitAndTotals) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Leaks, Dups, ::testing::Values("go1.19", "go1.24"), testing::versionName);
+INSTANTIATE_TEST_SUITE_P(Leaks, Dups, ::testing::ValuesIn(testing::goVersionsWithGo125()),
+                         testing::pathParamName);
 
 }  // namespace
 }  // namespace goheap

@@ -12,7 +12,9 @@
 #include <string>
 
 #include "analysis/snapshot.h"
+#include "support/go_versions.h"
 #include "support/json_value.h"
+#include "support/param_names.h"
 
 namespace goheap::testing {
 
@@ -53,14 +55,6 @@ inline std::set<uint64_t> reportAddresses(const JsonValue& list) {
   std::set<uint64_t> out;
   for (const JsonValue& a : list.items()) out.insert(a.hexAddress());
   return out;
-}
-
-inline std::string versionName(const ::testing::TestParamInfo<std::string>& p) {
-  std::string n = p.param;
-  for (char& c : n) {
-    if (c == '.') c = '_';
-  }
-  return n;
 }
 
 // The same, with a test failure saying how to make the dump when it is

@@ -1,8 +1,8 @@
 // goheap against real dumps of tests/programs/retention: the program reports
 // what it built (addresses by %p, sizes, counts, goroutines), and goheap must
-// agree. Runs on the dumps made at test time by Go 1.19 and Go 1.24 (amd64)
-// and on the committed fixtures for arm64, s390x (big-endian) and arm
-// (32-bit).
+// agree. Runs on the dumps made at test time by every Go release of
+// support/go_versions.h (amd64) and on the committed fixtures for arm64,
+// s390x (big-endian) and arm (32-bit).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -11,7 +11,9 @@
 
 #include "analysis/queries.h"
 #include "analysis/snapshot.h"
+#include "support/go_versions.h"
 #include "support/json_value.h"
+#include "support/param_names.h"
 
 namespace goheap {
 namespace {
@@ -19,7 +21,7 @@ namespace {
 using testing::JsonValue;
 
 struct DumpCase {
-  std::string name;  // "go1.24-amd64 (built now)"
+  std::string name;  // "go1_24_amd64_built_now"
   std::string dump;
   std::string report;
 };
@@ -30,21 +32,15 @@ void PrintTo(const DumpCase& c, std::ostream* os) {
 
 std::vector<DumpCase> retentionDumps() {
   std::vector<DumpCase> cases;
-  for (const char* v : {"go1.19", "go1.24"}) {
+  for (const std::string& v : testing::goVersions()) {
     std::string dir = std::string(GOHEAP_TESTDUMPS_DIR) + "/" + v;
-    cases.push_back(
-        {std::string(v) + "_amd64_built_now", dir + "/retention.dump", dir + "/retention.json"});
+    cases.push_back({testing::testName(v + "_amd64_built_now"), dir + "/retention.dump",
+                     dir + "/retention.json"});
   }
-  for (const char* f : {"go1.19-amd64", "go1.19-arm64", "go1.19-s390x", "go1.19-arm",
-                        "go1.24-amd64", "go1.24-arm64", "go1.24-s390x", "go1.24-arm"}) {
+  for (const std::string& f : testing::fixtureNames()) {
     std::string dir = std::string(GOHEAP_SOURCE_DIR) + "/tests/fixtures/" + f;
     cases.push_back(
-        {std::string(f) + "_fixture", dir + "/retention.dump", dir + "/retention.json"});
-  }
-  for (DumpCase& c : cases) {
-    for (char& ch : c.name) {
-      if (ch == '.' || ch == '-') ch = '_';
-    }
+        {testing::testName(f + "_fixture"), dir + "/retention.dump", dir + "/retention.json"});
   }
   return cases;
 }

@@ -13,7 +13,9 @@
 #include "analysis/queries.h"
 #include "analysis/snapshot.h"
 #include "analysis/suspects.h"
+#include "support/go_versions.h"
 #include "support/json_value.h"
+#include "support/param_names.h"
 
 namespace goheap {
 namespace {
@@ -26,11 +28,7 @@ struct LeaksCase {
 };
 
 std::string caseName(const ::testing::TestParamInfo<LeaksCase>& p) {
-  std::string n = p.param.version + (p.param.with_exe ? "_exe" : "_dump_only");
-  for (char& c : n) {
-    if (c == '.') c = '_';
-  }
-  return n;
+  return testing::testName(p.param.version + (p.param.with_exe ? "_exe" : "_dump_only"));
 }
 
 class LeakSuspects : public ::testing::TestWithParam<LeaksCase> {
@@ -227,7 +225,7 @@ TEST_P(LeakSuspects, TheHeldBuffersAreAGroupHeldByTheFramesOfHoldBuffer) {
 
 std::vector<LeaksCase> leaksCases() {
   std::vector<LeaksCase> out;
-  for (const char* v : {"go1.19", "go1.24"}) {
+  for (const std::string& v : testing::goVersionsWithGo125()) {
     out.push_back({v, true});
     out.push_back({v, false});
   }
@@ -245,7 +243,7 @@ struct CliRun {
 
 CliRun runGoheap(const std::string& args) {
   CliRun r;
-  FILE* pipe = ::popen(("'" + std::string(GOHEAP_BINARY) + "' " + args + " 2>&1").c_str(), "r");
+  FILE* pipe = ::popen((std::string("'") + GOHEAP_BINARY + "' " + args + " 2>&1").c_str(), "r");
   if (pipe == nullptr) return r;
   char buf[4096];
   size_t n;
@@ -270,8 +268,10 @@ TEST(SuspectsCli, HelpAndMistakes) {
   EXPECT_EQ(missing.code, 1) << missing.out;
 }
 
-TEST(SuspectsCli, TheTextReportReadsLikeMats) {
-  const std::string dir = std::string(GOHEAP_TESTDUMPS_DIR) + "/go1.24";
+class SuspectsCliOn : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(SuspectsCliOn, TheTextReportReadsLikeMats) {
+  const std::string dir = std::string(GOHEAP_TESTDUMPS_DIR) + "/" + GetParam();
   if (!std::filesystem::exists(dir + "/leaks.dump")) GTEST_SKIP() << "no leaks.dump";
   const JsonValue report = JsonValue::parseFile(dir + "/leaks.json");
   CliRun r = runGoheap("suspects '" + dir + "/leaks.dump' '" + dir + "/leaks' --no-progress -n 1");
@@ -287,6 +287,9 @@ TEST(SuspectsCli, TheTextReportReadsLikeMats) {
   ASSERT_EQ(none.code, 0) << none.out;
   EXPECT_NE(none.out.find("No suspects"), std::string::npos) << none.out;
 }
+
+INSTANTIATE_TEST_SUITE_P(Leaks, SuspectsCliOn, ::testing::ValuesIn(testing::goVersionsWithGo125()),
+                         testing::pathParamName);
 
 }  // namespace
 }  // namespace goheap

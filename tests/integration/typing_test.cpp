@@ -1,16 +1,16 @@
 // Types from DWARF against tests/programs/zoo, which reports the address (%p)
 // and the reflect type of each value it made: goheap must give at least 99%
 // of them exactly that type, and type at least 95% of the reachable bytes.
-// Run natively for Go 1.19 and 1.24 to 1.27 (and Go 1.27 built with the
-// nogreenteagc and mapsplitgroup experiments), and under qemu-user for s390x
-// (big-endian) and arm (32-bit).
+// Run natively for every Go release of support/go_versions.h (1.25
+// included) and for Go 1.27 built with the nogreenteagc and mapsplitgroup
+// experiments, and under qemu-user for s390x (big-endian) and arm (32-bit).
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <filesystem>
 
 #include "analysis/queries.h"
 #include "analysis/snapshot.h"
+#include "support/go_versions.h"
 #include "support/json_value.h"
 #include "support/param_names.h"
 
@@ -19,37 +19,21 @@ namespace {
 
 using testing::JsonValue;
 
-struct ZooCase {
-  std::string name;
-  std::string exe;  // EXE.dump and EXE.json beside it
-};
-
-void PrintTo(const ZooCase& c, std::ostream* os) {
-  *os << c.exe;
-}
-
-std::vector<ZooCase> zooCases() {
-  std::vector<ZooCase> cases;
-  for (const std::string v : {"go1.19", "go1.24", "go1.25", "go1.26", "go1.27"}) {
-    const std::string dir = std::string(GOHEAP_TESTDUMPS_DIR) + "/" + v;
-    std::string id = v;
-    std::replace(id.begin(), id.end(), '.', '_');
-    cases.push_back({id + "_amd64", dir + "/zoo"});
-    for (const std::string arch : {"s390x", "arm"}) {
-      cases.push_back({id + "_" + arch, dir + "/cross/zoo-" + arch});
-    }
-  }
-  // Go 1.27 built with the experiments that change what goheap reads: the
-  // collector before Green Tea (no inline mark bits in spans) and maps whose
-  // groups keep their keys and values in two arrays.
+// zoo as make-dumps.sh builds it for every release, and Go 1.27 built with
+// the experiments that change what goheap reads: the collector before Green
+// Tea (no inline mark bits in spans) and maps whose groups keep their keys
+// and values in two arrays.
+std::vector<testing::ProgramBuild> zooBuilds() {
+  std::vector<testing::ProgramBuild> out =
+      testing::programBuilds("zoo", testing::goVersionsWithGo125());
   for (const std::string exp : {"nogreentea", "mapsplitgroup"}) {
-    cases.push_back(
-        {"go1_27_" + exp, std::string(GOHEAP_TESTDUMPS_DIR) + "/go1.27/" + exp + "/zoo"});
+    out.push_back({"go1_27_" + exp, std::string(GOHEAP_TESTDUMPS_DIR) + "/go1.27/" + exp + "/zoo",
+                   "go1.27", "amd64"});
   }
-  return cases;
+  return out;
 }
 
-class ZooTypes : public ::testing::TestWithParam<ZooCase> {
+class ZooTypes : public ::testing::TestWithParam<testing::ProgramBuild> {
  protected:
   void SetUp() override {
     const std::string& exe = GetParam().exe;
@@ -190,8 +174,8 @@ TEST_P(ZooTypes, PathsThroughMapsNameTheKey) {
   EXPECT_EQ(checked, 5u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Zoo, ZooTypes, ::testing::ValuesIn(zooCases()),
-                         [](const auto& p) { return p.param.name; });
+INSTANTIATE_TEST_SUITE_P(Zoo, ZooTypes, ::testing::ValuesIn(zooBuilds()),
+                         testing::programBuildName);
 
 // Every test program: at least 95% of the reachable bytes typed.
 class ProgramTypes : public ::testing::TestWithParam<std::string> {};
@@ -208,15 +192,15 @@ TEST_P(ProgramTypes, MostReachableBytesAreTyped) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Programs, ProgramTypes,
-                         ::testing::Values("go1.19/retention", "go1.24/retention", "go1.19/funcs",
-                                           "go1.24/funcs", "go1.19/inlining", "go1.24/inlining",
-                                           "go1.19/modinfo", "go1.24/modinfo",
-                                           "go1.19/pie/retention", "go1.24/pie/retention"),
+                         ::testing::ValuesIn(testing::inEachVersion(
+                             {"retention", "funcs", "inlining", "modinfo", "pie/retention"})),
                          testing::pathParamName);
 
 // Without DWARF (a stripped build) there are no types, and the reason says so.
-TEST(ProgramTypesStripped, NoDwarfMeansNoTypes) {
-  const std::string exe = std::string(GOHEAP_TESTDUMPS_DIR) + "/go1.24/stripped/funcs";
+class ProgramTypesStripped : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ProgramTypesStripped, NoDwarfMeansNoTypes) {
+  const std::string exe = std::string(GOHEAP_TESTDUMPS_DIR) + "/" + GetParam();
   auto snap = analysis::loadSnapshot(exe + ".dump");
   ASSERT_TRUE(snap.ok());
   ASSERT_TRUE(analysis::attachExecutable(**snap, exe).ok());
@@ -226,6 +210,10 @@ TEST(ProgramTypesStripped, NoDwarfMeansNoTypes) {
   EXPECT_EQ((*snap)->types, nullptr);
   EXPECT_FALSE(analysis::summarize(**snap, 0).typed);
 }
+
+INSTANTIATE_TEST_SUITE_P(Programs, ProgramTypesStripped,
+                         ::testing::ValuesIn(testing::inEachVersion({"stripped/funcs"})),
+                         testing::pathParamName);
 
 }  // namespace
 }  // namespace goheap

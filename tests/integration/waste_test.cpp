@@ -116,7 +116,8 @@ TEST_P(Waste, GarbageWithAndWithoutTypes) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Leaks, Waste, ::testing::Values("go1.19", "go1.24"), testing::versionName);
+INSTANTIATE_TEST_SUITE_P(Leaks, Waste, ::testing::ValuesIn(testing::goVersionsWithGo125()),
+                         testing::pathParamName);
 
 }  // namespace
 }  // namespace goheap

@@ -38,7 +38,7 @@ const std::string kExe = kDir + "/retention";
 
 // Runs goheap with `args` and returns its stdout (stderr is dropped).
 std::string runCli(const std::vector<std::string>& args) {
-  std::string command = "'" + std::string(GOHEAP_BINARY) + "'";
+  std::string command = std::string("'") + GOHEAP_BINARY + "'";
   for (const std::string& a : args) command += " '" + a + "'";
   command += " 2>/dev/null";
   FILE* pipe = ::popen(command.c_str(), "r");
@@ -435,7 +435,7 @@ TEST(ServeCommand, PrintsTheUrlOfTheFreePortItGot) {
 
 TEST(ServeCommand, RejectsABadHttpAddress) {
   const std::string command =
-      "'" + std::string(GOHEAP_BINARY) + "' serve x.dump --http localhost 2>&1";
+      std::string("'") + GOHEAP_BINARY + "' serve x.dump --http localhost 2>&1";
   FILE* pipe = ::popen(command.c_str(), "r");
   ASSERT_NE(pipe, nullptr);
   std::string out;

@@ -7,12 +7,14 @@
 #include <string>
 
 #include "analysis/snapshot.h"
+#include "support/go_versions.h"
+#include "support/param_names.h"
 #include "typing/names.h"
 
 namespace goheap::typing {
 namespace {
 
-class InterfaceNames : public ::testing::TestWithParam<const char*> {};
+class InterfaceNames : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(InterfaceNames, ReferrerLookupAgreesWithTheFullScan) {
   const std::string path =
@@ -37,14 +39,8 @@ TEST_P(InterfaceNames, ReferrerLookupAgreesWithTheFullScan) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, InterfaceNames,
-                         ::testing::Values("go1.24-amd64", "go1.19-arm", "go1.24-s390x"),
-                         [](const ::testing::TestParamInfo<const char*>& param) {
-                           std::string name = param.param;
-                           for (char& c : name) {
-                             if (c == '.' || c == '-') c = '_';
-                           }
-                           return name;
-                         });
+                         ::testing::ValuesIn(goheap::testing::fixtureNames()),
+                         goheap::testing::pathParamName);
 
 }  // namespace
 }  // namespace goheap::typing

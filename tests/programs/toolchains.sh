@@ -1,0 +1,52 @@
+# Sourced by make-dumps.sh and tests/fixtures/regenerate.sh: which Go
+# toolchains the test programs are built with, and where they are.
+#
+# Labels: go1.19 is Debian 12's golang-go (/usr/bin/go, or GOHEAP_GO119);
+# go1.24 to go1.27 are unpacked by scripts/install-deps.sh into
+# /opt/goheap/go1.2N (or GOHEAP_GO12N_DIR), or given as GOHEAP_GO12N, the
+# path of their go binary. Adding a release here, in install-deps.sh and in
+# tests/support/go_versions.h is all a new Go needs.
+# shellcheck shell=bash
+
+# shellcheck disable=SC2034 # read by the scripts that source this one
+GOHEAP_ALL_GO_LABELS=(go1.19 go1.24 go1.25 go1.26 go1.27)
+
+# Prints the go binary of LABEL ("go1.26").
+go_binary() { # label
+  local label=$1 minor=${1#go1.}
+  local var="GOHEAP_GO1$minor" dir_var="GOHEAP_GO1${minor}_DIR"
+  if [ "$label" = go1.19 ]; then
+    echo "${GOHEAP_GO119:-/usr/bin/go}"
+  else
+    echo "${!var:-${!dir_var:-/opt/goheap/$label}/usr/lib/go-1.$minor/bin/go}"
+  fi
+}
+
+# Checks that GO runs and is release LABEL, prints its GOROOT.
+toolchain_root() { # label go-binary
+  local label=$1 go=$2 version
+  if [ ! -x "$go" ]; then
+    echo "${0##*/}: $label toolchain not found at $go (run scripts/install-deps.sh, or set GOHEAP_GO1${label#go1.})" >&2
+    return 1
+  fi
+  if ! version=$("$go" env GOVERSION 2>&1); then
+    echo "${0##*/}: $go does not run: $version" >&2
+    return 1
+  fi
+  case "$version" in
+    "$label" | "$label".* | "$label"rc*) ;;
+    *)
+      echo "${0##*/}: $go is $version, expected $label" >&2
+      return 1
+      ;;
+  esac
+  "$go" env GOROOT
+}
+
+# A clean, self-contained Go environment: HOME may be unset in CI, and nothing
+# from the caller's environment may change how the programs are built.
+go_clean_environment() {
+  unset GOROOT GOOS GOARCH GOARM GO386 GOAMD64 GOFLAGS GO111MODULE GOEXPERIMENT GOWORK GODEBUG \
+    GOGC GOMEMLIMIT GOMAXPROCS GOTRACEBACK
+  export GOENV=off GOTOOLCHAIN=local CGO_ENABLED=0 GOPROXY=off GOTELEMETRY=off
+}
