@@ -46,7 +46,7 @@ ScratchDir& scratch() {
 }
 
 pid_t spawnGoheap(const std::vector<std::string>& args, const std::string& out_path,
-                  const std::string& err_path, bool truncate_out) {
+                  const std::string& err_path, bool truncate_out, const std::string& working_dir) {
   std::vector<std::string> words{GOHEAP_BINARY};
   words.insert(words.end(), args.begin(), args.end());
   std::vector<char*> argv;
@@ -60,6 +60,7 @@ pid_t spawnGoheap(const std::vector<std::string>& args, const std::string& out_p
                                    O_WRONLY | O_CREAT | (truncate_out ? O_TRUNC : 0), 0600);
   posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
                                    0600);
+  if (!working_dir.empty()) posix_spawn_file_actions_addchdir_np(&actions, working_dir.c_str());
   pid_t pid = 0;
   const int spawn_error = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
@@ -74,7 +75,10 @@ RunResult runGoheap(const std::vector<std::string>& args) {
   return runGoheap(args, std::string());
 }
 
-RunResult runGoheap(const std::vector<std::string>& args, const std::string& stdout_path) {
+namespace {
+
+RunResult runAndWait(const std::vector<std::string>& args, const std::string& stdout_path,
+                     const std::string& working_dir) {
   static int counter = 0;
   const bool capture = stdout_path.empty();
   const std::string out_path =
@@ -83,7 +87,7 @@ RunResult runGoheap(const std::vector<std::string>& args, const std::string& std
   counter++;
 
   RunResult r;
-  const pid_t pid = spawnGoheap(args, out_path, err_path, capture);
+  const pid_t pid = spawnGoheap(args, out_path, err_path, capture, working_dir);
   if (pid < 0) return r;
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0) {
@@ -102,6 +106,16 @@ RunResult runGoheap(const std::vector<std::string>& args, const std::string& std
   r.err = readWholeFile(err_path);
   fs::remove(err_path);
   return r;
+}
+
+}  // namespace
+
+RunResult runGoheap(const std::vector<std::string>& args, const std::string& stdout_path) {
+  return runAndWait(args, stdout_path, "");
+}
+
+RunResult runGoheapIn(const std::string& dir, const std::vector<std::string>& args) {
+  return runAndWait(args, "", dir);
 }
 
 }  // namespace goheap::testing

@@ -49,11 +49,16 @@ RunResult runGoheap(const std::vector<std::string>& args);
 // The same with standard output sent to `stdout_path` (/dev/full, a file
 // the test reads), which the result's `out` then does not hold.
 RunResult runGoheap(const std::vector<std::string>& args, const std::string& stdout_path);
+// The same run in the working directory `dir`, so that relative paths in
+// `args` (and in what goheap prints about them) are relative to it.
+RunResult runGoheapIn(const std::string& dir, const std::vector<std::string>& args);
 
 // Starts goheap with `args` without waiting for it: stdin from /dev/null,
 // stdout and stderr into the files named (created; stderr truncated, stdout
-// when `truncate_out`). Its pid, or -1 after reporting a test failure.
+// when `truncate_out`), in `working_dir` when given. Its pid, or -1 after
+// reporting a test failure.
 pid_t spawnGoheap(const std::vector<std::string>& args, const std::string& out_path,
-                  const std::string& err_path, bool truncate_out = true);
+                  const std::string& err_path, bool truncate_out = true,
+                  const std::string& working_dir = "");
 
 }  // namespace goheap::testing
