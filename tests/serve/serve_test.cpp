@@ -1,8 +1,8 @@
-// goheap serve: the HTTP API answers each question with the document the
-// matching CLI command prints with --json (run as a separate process, so the
-// comparison is with what a user sees), rejects bad parameters with a JSON
-// error, and answers many clients at once. The server runs in-process on a
-// free port; one test starts the real binary to check the printed URL.
+// goheap serve: the HTTP API's answers, its JSON errors for bad parameters,
+// and many clients at once. The server runs in-process on a free port; one
+// test starts the real binary to check the printed URL. That it answers
+// what the command line prints is checked with both as real processes, in
+// serve_matches_cli_test.cpp.
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -106,63 +106,6 @@ TEST_F(ServeTest, StatusSaysReadyOnceLoaded) {
   EXPECT_EQ(status["schema_version"].u64(), 1u);
   EXPECT_EQ(status["phase"].str(), "done");
   EXPECT_EQ(status["fraction"].number(), 1.0);
-}
-
-TEST_F(ServeTest, EveryEndpointAnswersWhatTheCliPrintsWithJson) {
-  const std::string addr = someAddress();
-  ASSERT_FALSE(addr.empty());
-  struct Case {
-    std::string path;
-    std::vector<std::string> cli;  // after "DUMP EXE"
-  };
-  const std::vector<Case> cases = {
-      {"/api/summary", {"summary"}},
-      {"/api/summary?n=3", {"summary", "-n", "3"}},
-      {"/api/top", {"top"}},
-      {"/api/top?by=site&sort=count&n=7", {"top", "--by", "site", "--sort", "count", "-n", "7"}},
-      {"/api/top?by=shape&sort=shallow&n=4&offset=3",
-       {"top", "--by", "shape", "--sort", "shallow", "-n", "4", "--offset", "3"}},
-      {"/api/top?n=0&filter=MAIN", {"top", "-n", "0", "--filter", "MAIN"}},
-      {"/api/top?by=type&n=2&offset=1&filter=main.",
-       {"top", "--by", "type", "-n", "2", "--offset", "1", "--filter", "main."}},
-      {"/api/dom", {"dom"}},
-      {"/api/dom?depth=2&min_bytes=1K&max_children=3",
-       {"dom", "--depth", "2", "--min-bytes", "1K", "--max-children", "3"}},
-      {"/api/dom?from=" + addr + "&depth=1&min_bytes=0",
-       {"dom", "--from", addr, "--depth", "1", "--min-bytes", "0"}},
-      {"/api/paths?addr=" + addr, {"paths", addr}},
-      {"/api/paths?addr=" + addr + "&n=1", {"paths", addr, "-n", "1"}},
-      {"/api/obj?addr=" + addr, {"obj", addr}},
-      {"/api/obj?addr=" + addr + "&bytes=16&referrers=1",
-       {"obj", addr, "--bytes", "16", "--referrers", "1"}},
-      {"/api/goroutines", {"goroutines"}},
-      {"/api/goroutines?sort=retained&user=true", {"goroutines", "--sort", "retained", "--user"}},
-      {"/api/goroutines?frames=false", {"goroutines", "--no-frames"}},
-      {"/api/suspects", {"suspects"}},
-      {"/api/suspects?threshold=2.5&limit=3", {"suspects", "--threshold", "2.5", "-n", "3"}},
-      {"/api/suspects?threshold=95", {"suspects", "--threshold", "95"}},
-      {"/api/suspects?accumulation=60&limit=0", {"suspects", "--accumulation", "60", "-n", "0"}},
-      {"/api/suspects?limit=0&threshold=1%25", {"suspects", "-n", "0", "--threshold", "1%"}},
-      {"/api/dups", {"dups"}},
-      {"/api/dups?kind=strings&n=3&min_wasted=1K",
-       {"dups", "--kind", "strings", "-n", "3", "--min-wasted", "1K"}},
-      {"/api/waste", {"waste"}},
-      {"/api/waste?n=2", {"waste", "-n", "2"}},
-  };
-  for (const Case& c : cases) {
-    SCOPED_TRACE(c.path);
-    std::vector<std::string> args = {c.cli[0], kDump, kExe};
-    args.insert(args.end(), c.cli.begin() + 1, c.cli.end());
-    args.push_back("--json");
-    args.push_back("--no-progress");
-    const std::string expected = runCli(args);
-    const Answer a = api(c.path);
-    EXPECT_EQ(a.status, 200) << a.body;
-    EXPECT_EQ(a.content_type, "application/json");
-    ASSERT_FALSE(expected.empty());
-    EXPECT_EQ(a.body, expected);
-    JsonValue::parse(a.body);  // and it is JSON
-  }
 }
 
 TEST_F(ServeTest, TopPagesAndFiltersTheGroups) {
@@ -450,14 +393,10 @@ TEST(ServeCommand, RejectsABadHttpAddress) {
 }  // namespace
 }  // namespace goheap
 
-// ---- diff: `goheap serve NEW EXE --base OLD` ---------------------------------
+// ---- diff: without `--base OLD` there is nothing to compare with -------------
 
 namespace goheap {
 namespace {
-
-const std::string kLeaksOld = kDir + "/leaks.old.dump";
-const std::string kLeaksNew = kDir + "/leaks.dump";
-const std::string kLeaksExe = kDir + "/leaks";
 
 TEST_F(ServeTest, DiffWithoutABaseIsAClearJsonError) {
   const Answer a = api("/api/diff");
@@ -465,51 +404,6 @@ TEST_F(ServeTest, DiffWithoutABaseIsAClearJsonError) {
   EXPECT_EQ(a.content_type, "application/json");
   EXPECT_NE(JsonValue::parse(a.body)["error"].str().find("--base"), std::string::npos) << a.body;
   EXPECT_FALSE(JsonValue::parse(api("/api/status").body)["has_base"].boolean());
-}
-
-TEST(ServeDiff, AnswersWhatGoheapDiffPrintsWithJson) {
-  for (const std::string& f : {kLeaksOld, kLeaksNew, kLeaksExe}) {
-    if (!std::filesystem::exists(f)) GTEST_SKIP() << "no " << f << " (make_test_dumps makes it)";
-  }
-  auto started = serve::Server::start({"127.0.0.1", 0});
-  ASSERT_TRUE(started) << started.error().message();
-  std::unique_ptr<serve::Server> server(started->release());
-  server->setBase(kLeaksOld);
-  server->loadInBackground(kLeaksNew, kLeaksExe);
-  ASSERT_EQ(testing::waitUntilLoaded(server->where().port), "ready");
-  const JsonValue status = JsonValue::parse(get(server->where(), "/api/status").body);
-  EXPECT_TRUE(status["has_base"].boolean());
-  EXPECT_TRUE(status["base_loaded"].boolean());
-  EXPECT_EQ(status["base_file"].str(), kLeaksOld);
-
-  struct Case {
-    std::string path;
-    std::vector<std::string> flags;
-  };
-  const std::vector<Case> cases = {
-      {"/api/diff", {}},
-      {"/api/diff?by=site&sort=count&limit=5&offset=1",
-       {"--by", "site", "--sort", "count", "-n", "5", "--offset", "1"}},
-      {"/api/diff?by=type&sort=shallow&limit=0&filter=main.",
-       {"--by", "type", "--sort", "shallow", "-n", "0", "--filter", "main."}},
-      {"/api/diff?unchanged=1&limit=0", {"--unchanged", "-n", "0"}},
-  };
-  for (const Case& c : cases) {
-    SCOPED_TRACE(c.path);
-    std::vector<std::string> args = {"diff", kLeaksOld, kLeaksNew, kLeaksExe};
-    args.insert(args.end(), c.flags.begin(), c.flags.end());
-    args.push_back("--json");
-    args.push_back("--no-progress");
-    const std::string expected = runCli(args);
-    const Answer a = get(server->where(), c.path);
-    EXPECT_EQ(a.status, 200) << a.body;
-    EXPECT_EQ(a.content_type, "application/json");
-    ASSERT_FALSE(expected.empty());
-    EXPECT_EQ(a.body, expected);
-  }
-  const Answer bad = get(server->where(), "/api/diff?by=colour");
-  EXPECT_EQ(bad.status, 400);
-  EXPECT_NE(JsonValue::parse(bad.body)["error"].str().find("by"), std::string::npos) << bad.body;
 }
 
 }  // namespace
