@@ -18,9 +18,10 @@
 #include <vector>
 
 #include "analysis/queries.h"
-#include "analysis/snapshot.h"
-#include "cli/json_render.h"
 #include "export/formats.h"
+#include "query/api.h"
+#include "query/open.h"
+#include "util/format.h"
 
 namespace {
 
@@ -82,62 +83,59 @@ int main(int argc, char** argv) {
     double cpu_s;
   };
   std::vector<Phase> phases;
-  Clock::time_point started;
-  double started_cpu = 0;
-  goheap::analysis::LoadHooks hooks;
-  hooks.begin_phase = [&](std::string_view name) {
-    phases.push_back({std::string(name), 0, 0});
-    started = Clock::now();
-    started_cpu = cpuSeconds();
-  };
-  hooks.end_phase = [&] {
-    phases.back().s = seconds(started, Clock::now());
-    phases.back().cpu_s = cpuSeconds() - started_cpu;
-  };
+  // Opening's phases, as goheap --timings shows them.
+  class Recorder : public goheap::query::LoadObserver {
+   public:
+    explicit Recorder(std::vector<Phase>& phases) : phases_(phases) {}
+    void beginPhase(std::string_view name, uint64_t) override {
+      phases_.push_back({std::string(name), 0, 0});
+      started_ = Clock::now();
+      started_cpu_ = cpuSeconds();
+    }
+    void endPhase() override {
+      phases_.back().s = seconds(started_, Clock::now());
+      phases_.back().cpu_s = cpuSeconds() - started_cpu_;
+    }
+    void warning(const std::string& text) override {
+      std::fprintf(stderr, "warning: %s\n", text.c_str());
+    }
+    void note(const std::string& text) override {
+      std::fprintf(stderr, "note: %s\n", text.c_str());
+    }
+
+   private:
+    std::vector<Phase>& phases_;
+    Clock::time_point started_;
+    double started_cpu_ = 0;
+  } recorder(phases);
 
   auto t0 = Clock::now();
   const double cpu0 = cpuSeconds();
-  auto snap = goheap::analysis::loadSnapshot(path, hooks);
-  if (!snap) {
-    std::fprintf(stderr, "%s\n", snap.error().message().c_str());
+  auto opened = goheap::query::open({path, exe_path, ""}, recorder);
+  if (!opened) {
+    std::fprintf(stderr, "%s\n", opened.error().message().c_str());
     return 1;
   }
-  goheap::analysis::Snapshot& s = **snap;
+  const goheap::query::Session& session = **opened;
+  const goheap::analysis::Snapshot& s = session.snapshot();
   auto timed = [&](const std::string& name, auto&& work) {
     auto a = Clock::now();
     const double a_cpu = cpuSeconds();
     work();
     phases.push_back({name, seconds(a, Clock::now()), cpuSeconds() - a_cpu});
   };
-  if (!exe_path.empty()) {
-    timed("read executable", [&] {
-      if (goheap::Status st = goheap::analysis::attachExecutable(s, exe_path); !st) {
-        std::fprintf(stderr, "executable: %s\n", st.error().message().c_str());
-      }
-    });
-    timed("type objects (DWARF)", [&] {
-      if (goheap::Status st = goheap::analysis::typeObjects(s); !st) {
-        std::fprintf(stderr, "types: %s\n", st.error().message().c_str());
-      }
-    });
-  }
   timed("summary (top retainers)", [&] { goheap::analysis::summarize(s, 10); });
   const double summary_s = seconds(t0, Clock::now());
   const double summary_cpu_s = cpuSeconds() - cpu0;
-  timed("top --by site", [&] {
-    goheap::analysis::histogram(s, goheap::typing::GroupKind::Name,
-                                goheap::analysis::SortKey::Retained, 20);
-  });
+  timed("top --by site", [&] { session.groupTotals(goheap::typing::GroupKind::Name); });
   if (s.types) {
-    timed("top --by type", [&] {
-      goheap::analysis::histogram(s, goheap::typing::GroupKind::Type,
-                                  goheap::analysis::SortKey::Retained, 20);
-    });
+    timed("top --by type", [&] { session.groupTotals(goheap::typing::GroupKind::Type); });
   }
   const uint64_t peak = peakRssBytes();
 
-  // The web UI's API calls (goheap serve answers each with these), after
-  // the server's preparation; each is what one page asks for.
+  // The web UI's API calls, answered as goheap serve answers them (the API
+  // table of query/api.h, parameters as given in the URL), after the
+  // server's preparation; each is what one page asks for.
   struct ApiCall {
     std::string name;
     double ms = 0;
@@ -146,73 +144,47 @@ int main(int argc, char** argv) {
   std::vector<ApiCall> api_calls;
   {
     auto a0 = Clock::now();
-    s.prepareForConcurrentReads();
+    session.prepareForServing();
     api_calls.push_back({"(prepare after load)", seconds(a0, Clock::now()) * 1e3, 0});
-    auto call = [&](const std::string& name, auto&& work) {
+    // `name` is the endpoint and its URL parameters: "top?n=100&sort=count".
+    auto call = [&](const std::string& name,
+                    const std::vector<std::pair<std::string, std::string>>& params,
+                    const goheap::query::Session* base = nullptr) {
+      const std::string endpoint = name.substr(0, name.find('?'));
+      const goheap::query::ApiEndpoint* e = goheap::query::findApiEndpoint(endpoint);
       auto a = Clock::now();
-      const std::string body = work();
-      api_calls.push_back({name, seconds(a, Clock::now()) * 1e3, body.size()});
+      const goheap::query::ApiAnswer answer = e->answer(
+          {session, base}, goheap::query::ParamValues::fromQueryString(e->params(), params));
+      const double ms = seconds(a, Clock::now()) * 1e3;
+      if (answer.error) {
+        std::fprintf(stderr, "%s: %s\n", name.c_str(), answer.error->message.c_str());
+      }
+      api_calls.push_back({name, ms, answer.json ? answer.json->size() : 0});
     };
-    namespace cli = goheap::cli;
-    call("summary?n=20", [&] { return cli::summaryJson(goheap::analysis::summarize(s, 20)); });
+    call("summary?n=20", {{"n", "20"}});
     for (const char* sort : {"retained", "count"}) {
-      cli::TopQuery q;
-      q.sort = sort;
-      q.limit = 100;
-      call(std::string("top?n=100&sort=") + sort,
-           [&] { return cli::topJson(q, cli::queryTop(s, q)); });
+      call(std::string("top?n=100&sort=") + sort, {{"n", "100"}, {"sort", sort}});
     }
-    {
-      cli::TopQuery q;
-      q.limit = 100;
-      q.filter = "main.";
-      call("top?n=100&filter=main.", [&] { return cli::topJson(q, cli::queryTop(s, q)); });
-    }
-    cli::DomQuery dq;
-    dq.depth = 2;
-    dq.max_children = 40;
-    dq.min_bytes = 0;
-    std::optional<cli::QueryError> error;
-    call("dom?depth=2&max_children=40 (treemap)", [&] {
-      auto rows = cli::queryDom(s, dq, error);
-      return rows ? cli::domJson(s, *rows) : std::string();
-    });
+    call("top?n=100&filter=main.", {{"n", "100"}, {"filter", "main."}});
+    call("dom?depth=2&max_children=40 (treemap)",
+         {{"depth", "2"}, {"max_children", "40"}, {"min_bytes", "0"}});
     const goheap::analysis::Summary sum = goheap::analysis::summarize(s, 1);
     if (!sum.top_retainers.empty()) {
-      const goheap::NodeId o = sum.top_retainers[0].object.node;
-      call("obj (top retainer)",
-           [&] { return cli::objJson(s, goheap::analysis::objectInfo(s, o, 50), 256); });
-      call("paths?n=5 (top retainer)",
-           [&] { return cli::pathsJson(s, o, goheap::analysis::pathsToRoots(s, o, 5)); });
+      const std::string addr = goheap::formatHex(sum.top_retainers[0].object.address);
+      call("obj (top retainer)", {{"addr", addr}, {"referrers", "50"}});
+      call("paths?n=5 (top retainer)", {{"addr", addr}, {"n", "5"}});
     }
-    call("flame (min 1/1000)", [&] {
-      const uint64_t total = s.retained[s.heap.superRoot()];
-      return cli::flameJson(s, goheap::analysis::retentionFlame(s, total / 1000, 64));
-    });
-    call("search?q=main.", [&] { return cli::searchJson(s, "main.", 20); });
+    call("flame (min 1/1000)", {});
+    call("search?q=main.", {{"q", "main."}});
     // The leak-hunting analyses (goheap suspects, dups, waste, diff): each
     // is one page of the web UI and one section of goheap report.
-    call("suspects",
-         [&] { return cli::suspectsJson(cli::querySuspects(s, cli::SuspectsQuery{})); });
-    {
-      const cli::DupsQuery q;
-      call("dups", [&] { return cli::dupsJson(s, q, cli::queryDups(s, q)); });
-    }
-    {
-      const cli::WasteQuery q;
-      call("waste", [&] { return cli::wasteJson(s, q, cli::queryWaste(s, q)); });
-    }
-    {
-      // The dump against itself: every object is matched in OLD, the
-      // slowest case of the object-level diff.
-      const cli::DiffQuery q;
-      call("diff (the dump against itself)",
-           [&] { return cli::diffJson(q, cli::queryDiff(s, s, q)); });
-    }
-    cli::GoroutinesQuery gq;
-    gq.sort = "retained";
-    call("goroutines?sort=retained",
-         [&] { return cli::goroutinesJson(cli::queryGoroutines(s, gq), true); });
+    call("suspects", {});
+    call("dups", {});
+    call("waste", {});
+    // The dump against itself: every object is matched in OLD, the slowest
+    // case of the object-level diff.
+    call("diff (the dump against itself)", {}, &session);
+    call("goroutines?sort=retained", {{"sort", "retained"}});
   }
 
   // Conversions, to /dev/null: throughput in MiB of output per second.

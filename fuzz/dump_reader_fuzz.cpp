@@ -17,6 +17,7 @@
 #include "analysis/suspects.h"
 #include "analysis/waste.h"
 #include "dump/reader.h"
+#include "query/open.h"
 
 namespace {
 
@@ -104,9 +105,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // A dump that reads must also survive the rest of the pipeline: sorting,
   // the graph (overlapping or huge objects, pointers anywhere), dominators
   // and every query a command makes.
-  auto snap = goheap::analysis::analyseDump(result.take());
-  if (!snap) return 0;
-  const goheap::analysis::Snapshot& s = **snap;
+  // Opened again the way every front end opens a heap (query::open).
+  goheap::query::LoadObserver quiet;
+  goheap::query::Source source;
+  source.dump_bytes = std::span<const uint8_t>(data, size);
+  auto session = goheap::query::open(source, quiet);
+  if (!session) return 0;
+  const goheap::analysis::Snapshot& s = (*session)->snapshot();
   goheap::analysis::summarize(s, 5);
   goheap::analysis::histogram(s, goheap::typing::GroupKind::Name,
                               goheap::analysis::SortKey::Retained, 5);

@@ -18,6 +18,7 @@
 #include "analysis/suspects.h"
 #include "analysis/waste.h"
 #include "dump/reader.h"
+#include "query/open.h"
 #include "typing/heap_types.h"
 #include "typing/values.h"
 
@@ -26,7 +27,7 @@ namespace {
 // The executable, bound once to the dump it wrote (binding checks the
 // frames, which mutated dumps would fail; the typing only needs the bias).
 struct Bound {
-  std::unique_ptr<goheap::analysis::Snapshot> original;
+  std::shared_ptr<const goheap::query::Session> original;
 };
 
 Bound* bound = nullptr;
@@ -39,20 +40,21 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
     std::fprintf(stderr, "typing_fuzz: GOHEAP_FUZZ_EXE is not set; inputs are skipped\n");
     return 0;
   }
-  auto snap = goheap::analysis::loadSnapshot(std::string(exe) + ".dump");
-  if (!snap) {
-    std::fprintf(stderr, "typing_fuzz: %s\n", snap.error().message().c_str());
+  // Read and bound as every front end does (query::open); each input then
+  // borrows the executable.
+  goheap::query::LoadObserver quiet;
+  auto session = goheap::query::open({std::string(exe) + ".dump", exe, ""}, quiet);
+  if (!session) {
+    std::fprintf(stderr, "typing_fuzz: %s\n", session.error().message().c_str());
     std::abort();
   }
-  if (goheap::Status s = goheap::analysis::attachExecutable(**snap, exe); !s) {
-    std::fprintf(stderr, "typing_fuzz: %s\n", s.error().message().c_str());
+  const goheap::analysis::Snapshot& opened = (*session)->snapshot();
+  if (opened.exe == nullptr || opened.exe->debugInfo() == nullptr) {
+    std::fprintf(stderr, "typing_fuzz: %s: %s%s\n", exe, opened.exe_problem.c_str(),
+                 opened.types_problem.c_str());
     std::abort();
   }
-  if ((*snap)->exe->debugInfo() == nullptr) {
-    std::fprintf(stderr, "typing_fuzz: %s has no DWARF\n", exe);
-    std::abort();
-  }
-  bound = new Bound{snap.take()};
+  bound = new Bound{*session};
   return 0;
 }
 
@@ -61,10 +63,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto d =
       goheap::dump::readDump(goheap::MappedFile::borrow(std::span<const uint8_t>(data, size)), {});
   if (!d) return 0;
-  auto snap = goheap::analysis::analyseDump(d.take());
+  // The typing stage is what is fuzzed here, with the executable bound
+  // above (binding a mutated dump again would fail its frame check): so
+  // this input is analysed by the stages below query::open.
+  auto snap = goheap::analysis::buildSnapshot(d.take());
   if (!snap) return 0;
   const goheap::analysis::Snapshot& s = **snap;
-  const goheap::bin::BoundExecutable& exe = *bound->original->exe;
+  const goheap::bin::BoundExecutable& exe = *bound->original->snapshot().exe;
   const goheap::bin::DebugInfo& dwarf = *exe.debugInfo();
   goheap::typing::HeapTypes types = goheap::typing::typeHeap(s.dump, s.heap, exe, dwarf);
   uint64_t sum = 0;
@@ -84,12 +89,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // executable for the run and hands it back.
   goheap::analysis::Snapshot& typed = **snap;
   typed.types = std::make_unique<goheap::typing::HeapTypes>(std::move(types));
-  typed.exe = std::move(bound->original->exe);
+  typed.exe = bound->original->snapshot().exe;
   goheap::analysis::findDuplicates(typed, goheap::analysis::DupOptions{});
   goheap::analysis::findWaste(typed, goheap::analysis::WasteOptions{});
   goheap::analysis::SuspectOptions suspects;
   suspects.threshold_percent = 1;
   goheap::analysis::leakSuspects(typed, suspects);
-  bound->original->exe = std::move(typed.exe);
   return 0;
 }

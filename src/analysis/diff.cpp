@@ -33,8 +33,13 @@ std::string hex(uint64_t v) {
 
 std::vector<DiffGroupRow> diffGroups(const Snapshot& old_snap, const Snapshot& new_snap,
                                      typing::GroupKind by, SortKey sort) {
-  const std::shared_ptr<const Histogram> before = allGroups(old_snap, by);
-  const std::shared_ptr<const Histogram> after = allGroups(new_snap, by);
+  return diffGroups(groupTotals(old_snap, by), groupTotals(new_snap, by), sort);
+}
+
+std::vector<DiffGroupRow> diffGroups(const Histogram& before_totals, const Histogram& after_totals,
+                                     SortKey sort) {
+  const Histogram* before = &before_totals;
+  const Histogram* after = &after_totals;
   std::vector<DiffGroupRow> rows;
   rows.reserve(after->rows.size() + before->rows.size());
   // The names stay put in the cached histograms while this runs.

@@ -28,10 +28,12 @@ struct DiffGroupRow {
     return now >= before ? static_cast<int64_t>(now - before) : -static_cast<int64_t>(before - now);
   }
 };
-// Every group of either snapshot (allGroups of both, matched by name), the
+// Every group of either snapshot (groupTotals of both, matched by name), the
 // biggest growth of `sort` first: groups only OLD has come last, negative.
 std::vector<DiffGroupRow> diffGroups(const Snapshot& old_snap, const Snapshot& new_snap,
                                      typing::GroupKind by, SortKey sort);
+// The same from both snapshots' groupTotals, which a server keeps.
+std::vector<DiffGroupRow> diffGroups(const Histogram& before, const Histogram& after, SortKey sort);
 
 // ---- new since OLD -----------------------------------------------------------
 

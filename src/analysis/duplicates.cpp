@@ -77,7 +77,13 @@ std::string quotePreview(const uint8_t* p, uint64_t n, size_t max) {
   return out;
 }
 
-Duplicates findDuplicates(const Snapshot& s, const DupOptions& options) {
+Duplicates findDuplicates(const Snapshot& s, const DupOptions& options,
+                          const std::vector<Header>* headers) {
+  std::vector<Header> headers_found;
+  if (headers == nullptr && s.types != nullptr && (options.strings || options.bytes)) {
+    headers_found = findHeaders(s);
+    headers = &headers_found;
+  }
   Duplicates out;
   const dump::Dump& d = s.dump;
   const uint8_t* file = d.file().bytes().data();
@@ -91,7 +97,7 @@ Duplicates findDuplicates(const Snapshot& s, const DupOptions& options) {
   typing::Grouping groups;  // without types: the classes, and the groups' names
   if (out.typed) {
     if (options.strings || options.bytes) {
-      for (const Header& h : *typedHeaders(s)) {
+      for (const Header& h : *headers) {
         if (h.kind == HeaderKind::Map || !h.byte_elems || h.len == 0) continue;
         if (h.holder != kNoNode && !s.reachable(h.holder)) continue;
         const DupKind kind = h.kind == HeaderKind::String ? DupKind::String : DupKind::Bytes;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/headers.h"
 #include "analysis/snapshot.h"
 
 namespace goheap::analysis {
@@ -57,7 +58,9 @@ struct Duplicates {
   std::array<DupTotals, 3> totals{};  // per DupKind, over every group found
 };
 
-Duplicates findDuplicates(const Snapshot& s, const DupOptions& options);
+// `headers`: findHeaders(s) when the caller keeps it (a server); else found here.
+Duplicates findDuplicates(const Snapshot& s, const DupOptions& options,
+                          const std::vector<Header>* headers = nullptr);
 
 // Bytes as a Go string literal: quoted, non-printables escaped, cut with "..."
 // after about `max` characters.

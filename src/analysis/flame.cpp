@@ -113,16 +113,16 @@ Flame pruneFlame(const Flame& full, uint64_t min_bytes) {
   return out;
 }
 
-Flame retentionFlame(const Snapshot& s, uint64_t min_bytes, uint32_t max_depth) {
-  if (max_depth == kMaxFlameDepth) return pruneFlame(*fullFlame(s), min_bytes);
+Flame retentionFlame(const Snapshot& s, uint64_t min_bytes, uint32_t max_depth, const Flame* full) {
+  if (max_depth == kMaxFlameDepth) {
+    if (full != nullptr) return pruneFlame(*full, min_bytes);
+    return pruneFlame(buildFlame(s, kMaxFlameDepth), min_bytes);
+  }
   return pruneFlame(buildFlame(s, max_depth), min_bytes);
 }
 
-std::shared_ptr<const Flame> fullFlame(const Snapshot& s) {
-  std::lock_guard<std::mutex> lock(s.flame_cache_mutex_);
-  if (!s.flame_cache_)
-    s.flame_cache_ = std::make_shared<const Flame>(buildFlame(s, kMaxFlameDepth));
-  return s.flame_cache_;
+Flame fullFlame(const Snapshot& s) {
+  return buildFlame(s, kMaxFlameDepth);
 }
 
 }  // namespace goheap::analysis

@@ -31,13 +31,16 @@ struct Flame {
 // Frames whose value is below `min_bytes` are folded into their parent's
 // self; chains deeper than `max_depth` likewise. A run of frames of one name
 // (a linked list) is one frame.
-Flame retentionFlame(const Snapshot& s, uint64_t min_bytes, uint32_t max_depth);
+// `full`, when given, is fullFlame(s), which a server keeps: the default
+// depth is then pruned from it instead of walking the heap again.
+Flame retentionFlame(const Snapshot& s, uint64_t min_bytes, uint32_t max_depth,
+                     const Flame* full = nullptr);
 
-// The whole flame (nothing folded, chains to kMaxFlameDepth), built once per
-// snapshot and kept (safe from several threads): a server prunes it per
-// request instead of walking the heap again.
+// The whole flame (nothing folded, chains to kMaxFlameDepth): a server keeps
+// it (query::Session) and prunes it per request instead of walking the heap
+// again.
 constexpr uint32_t kMaxFlameDepth = 64;
-std::shared_ptr<const Flame> fullFlame(const Snapshot& s);
+Flame fullFlame(const Snapshot& s);
 // `full` with frames below `min_bytes` folded into their parents.
 Flame pruneFlame(const Flame& full, uint64_t min_bytes);
 

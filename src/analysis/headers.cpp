@@ -155,14 +155,6 @@ class Finder {
 
 }  // namespace
 
-std::shared_ptr<const std::vector<Header>> typedHeaders(const Snapshot& s) {
-  std::lock_guard<std::mutex> lock(s.headers_cache_mutex_);
-  if (!s.headers_cache_) {
-    s.headers_cache_ = std::make_shared<const std::vector<Header>>(findHeaders(s));
-  }
-  return s.headers_cache_;
-}
-
 std::vector<Header> findHeaders(const Snapshot& s) {
   std::vector<Header> out;
   if (!s.types || !s.exe || s.exe->debugInfo() == nullptr) return out;

@@ -35,9 +35,6 @@ struct Header {
 // In holder order (objects by node id, then data, then bss), offsets rising.
 // Empty without types.
 std::vector<Header> findHeaders(const Snapshot& s);
-// The same, computed on first use and kept with the snapshot (safe to call
-// from several threads).
-std::shared_ptr<const std::vector<Header>> typedHeaders(const Snapshot& s);
 
 // The address of a pointer slot of `from` that points into object `target`,
 // or 0: where a holder known only from the graph keeps its pointer.

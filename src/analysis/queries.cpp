@@ -346,15 +346,16 @@ Histogram computeGroups(const Snapshot& s, typing::GroupKind by) {
 
 }  // namespace
 
-std::shared_ptr<const Histogram> allGroups(const Snapshot& s, typing::GroupKind by) {
-  std::lock_guard<std::mutex> lock(s.group_cache_mutex_);
-  std::shared_ptr<const Histogram>& slot = s.group_cache_[static_cast<size_t>(by)];
-  if (!slot) slot = std::make_shared<const Histogram>(computeGroups(s, by));
-  return slot;
+Histogram groupTotals(const Snapshot& s, typing::GroupKind by) {
+  return computeGroups(s, by);
 }
 
 Histogram histogram(const Snapshot& s, typing::GroupKind by, SortKey sort, size_t limit) {
-  Histogram h = *allGroups(s, by);
+  return histogram(computeGroups(s, by), sort, limit);
+}
+
+Histogram histogram(const Histogram& all, SortKey sort, size_t limit) {
+  Histogram h = all;
   std::vector<HistogramRow>& rows = h.rows;
   auto key = [sort](const HistogramRow& r) {
     switch (sort) {

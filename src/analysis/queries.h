@@ -108,9 +108,11 @@ struct Histogram {
   uint64_t total_count = 0, total_shallow = 0;
 };
 Histogram histogram(const Snapshot& s, typing::GroupKind by, SortKey sort, size_t limit);
-// Every group with its totals, unsorted; computed once per grouping and kept
-// (safe to call from several threads).
-std::shared_ptr<const Histogram> allGroups(const Snapshot& s, typing::GroupKind by);
+// Every group with its totals, unsorted: what a server keeps (query::Session)
+// to answer each sort, filter and page without grouping again.
+Histogram groupTotals(const Snapshot& s, typing::GroupKind by);
+// `all` (groupTotals) sorted by `sort` and cut to `limit` rows.
+Histogram histogram(const Histogram& all, SortKey sort, size_t limit);
 
 // ---- dominator tree --------------------------------------------------------
 

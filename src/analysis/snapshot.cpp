@@ -1,11 +1,7 @@
 #include "analysis/snapshot.h"
 
-#include "analysis/flame.h"
-#include "analysis/queries.h"
-
 #include "bin/dump_binding.h"
 #include "dump/object_order.h"
-#include "dump/reader.h"
 #include "dump/span_metadata.h"
 
 namespace goheap::analysis {
@@ -33,28 +29,35 @@ Status Snapshot::checkFilesUnchanged() const {
   return Status::success();
 }
 
-const typing::ObjectNamer& Snapshot::namer() const {
-  if (!namer_) namer_ = std::make_unique<typing::ObjectNamer>(dump, heap, exe.get(), types.get());
-  return *namer_;
-}
+class SnapshotBuilder {
+ public:
+  static void attachExecutable(Snapshot& s, const std::string& path) {
+    s.exe_path = path;
+    Expected<bin::BoundExecutable> b = bin::openBoundExecutable(path, s.dump);
+    if (!b) {
+      s.exe_problem = b.error().message();
+      return;
+    }
+    s.exe = std::make_shared<const bin::BoundExecutable>(b.take());
+  }
 
-const Csr& Snapshot::dominatorChildren() const {
-  if (!children_) children_ = std::make_unique<Csr>(analysis::dominatorChildren(dom, retained));
-  return *children_;
-}
+  static void typeObjects(Snapshot& s) {
+    const bin::DebugInfo* dwarf = s.exe->debugInfo();
+    if (dwarf == nullptr) {
+      s.types_problem = s.exe->debugInfoProblem();
+      return;
+    }
+    s.types = std::make_unique<typing::HeapTypes>(typing::typeHeap(s.dump, s.heap, *s.exe, *dwarf));
+  }
 
-void Snapshot::prepareForConcurrentReads() const {
-  namer().scanAllInterfaces();
-  dominatorChildren();
-  if (exe) exe->debugInfo();
-  // The histogram a UI shows first (top --by auto): ready before the first
-  // request, not computed during it.
-  allGroups(*this, types ? typing::GroupKind::Type : typing::GroupKind::Name);
-  fullFlame(*this);  // the flame graph page, likewise
-}
+  static void index(Snapshot& s) {
+    s.namer_ = std::make_unique<typing::ObjectNamer>(s.dump, s.heap, s.exe.get(), s.types.get());
+    s.children_ = dominatorChildren(s.dom, s.retained);
+  }
+};
 
-Expected<std::unique_ptr<Snapshot>> analyseDump(dump::Dump d, const LoadHooks& hooks,
-                                                const LoadOptions& options) {
+Expected<std::unique_ptr<Snapshot>> buildSnapshot(dump::Dump d, const LoadHooks& hooks,
+                                                  const LoadOptions& options) {
   auto snap = std::make_unique<Snapshot>(std::move(d));
   Snapshot& s = *snap;
   phase(hooks, "sort objects", [&] {
@@ -88,40 +91,13 @@ Expected<std::unique_ptr<Snapshot>> analyseDump(dump::Dump d, const LoadHooks& h
       }
     }
   });
-  return snap;
-}
-
-Status attachExecutable(Snapshot& s, const std::string& path) {
-  s.exe_path = path;
-  s.exe.reset();
-  Expected<bin::BoundExecutable> b = bin::openBoundExecutable(path, s.dump);
-  if (!b) {
-    s.exe_problem = b.error().message();
-    return b.error();
+  if (!options.exe_path.empty()) {
+    phase(hooks, "read executable",
+          [&] { SnapshotBuilder::attachExecutable(s, options.exe_path); });
   }
-  s.exe_problem.clear();
-  s.exe = std::make_unique<bin::BoundExecutable>(b.take());
-  return Status::success();
-}
-
-Status typeObjects(Snapshot& s) {
-  s.types.reset();
-  if (!s.exe) return Error("no executable");
-  const bin::DebugInfo* dwarf = s.exe->debugInfo();
-  if (dwarf == nullptr) return Error(s.exe->debugInfoProblem());
-  s.types = std::make_unique<typing::HeapTypes>(typing::typeHeap(s.dump, s.heap, *s.exe, *dwarf));
-  return Status::success();
-}
-
-Expected<std::unique_ptr<Snapshot>> loadSnapshot(const std::string& path, const LoadHooks& hooks,
-                                                 const LoadOptions& options) {
-  auto d = phase(hooks, "read dump", [&] {
-    dump::ReadOptions read;
-    read.progress = hooks.progress;
-    return dump::readDumpFile(path, read);
-  });
-  if (!d) return d.error();
-  return analyseDump(d.take(), hooks, options);
+  if (s.exe) phase(hooks, "type objects (DWARF)", [&] { SnapshotBuilder::typeObjects(s); });
+  phase(hooks, "index for queries", [&] { SnapshotBuilder::index(s); });
+  return snap;
 }
 
 }  // namespace goheap::analysis

@@ -1,6 +1,9 @@
-// A loaded and analysed dump: the decoded records, the object graph, the
-// dominator tree and retained sizes. Every command starts from one. Stages
-// run in order and each is timed through LoadHooks.
+// A loaded and analysed heap: the decoded records, the object graph, the
+// dominator tree and retained sizes, and (with the program's executable) its
+// symbols and DWARF types. buildSnapshot() runs every stage, each timed
+// through LoadHooks; afterwards a Snapshot is never written, so any number
+// of threads may read it. What is computed on demand from it (histograms,
+// the flame graph, answers) is kept by query::Session, not here.
 #pragma once
 
 #include <array>
@@ -30,15 +33,15 @@ struct LoadHooks {
 struct LoadOptions {
   unsigned threads = 2;             // for the graph build
   bool conservative_stacks = true;  // see graph::BuildOptions
+  // The program's executable; empty for none. When it cannot be read or
+  // does not match the heap, the snapshot is built without it and says why
+  // (Snapshot::exe_problem).
+  std::string exe_path;
 };
-
-struct Histogram;  // queries.h
-struct Flame;      // flame.h
-struct Header;     // headers.h
 
 class Snapshot {
  public:
-  Snapshot(dump::Dump d) : dump(std::move(d)) {}  // NOLINT(google-explicit-constructor)
+  explicit Snapshot(dump::Dump d) : dump(std::move(d)) {}
   Snapshot(const Snapshot&) = delete;
   Snapshot& operator=(const Snapshot&) = delete;
 
@@ -66,13 +69,13 @@ class Snapshot {
   uint64_t metadata_objects = 0, metadata_bytes = 0;  // runtime metadata records
 
   // The program's executable, when one was given and it matches the dump;
-  // it names frames, globals and functions. Attach it before the first
-  // namer() call.
-  std::unique_ptr<bin::BoundExecutable> exe;
-  std::string exe_path;     // as given, even when it could not be used
-  std::string exe_problem;  // why it is not used; empty when it is
-  // Types from the executable's DWARF (typeObjects); null without.
+  // it names frames, globals and functions.
+  std::shared_ptr<const bin::BoundExecutable> exe;  // shared: a fuzzer lends one to many heaps
+  std::string exe_path;                             // as given, even when it could not be used
+  std::string exe_problem;                          // why it is not used; empty when it is
+  // Types from the executable's DWARF; null without.
   std::unique_ptr<typing::HeapTypes> types;
+  std::string types_problem;  // with an executable but no types: why
 
   // An Error naming the file when the dump or the executable changed on
   // disk since they were mapped, or a read of either faulted because it
@@ -80,49 +83,22 @@ class Snapshot {
   // to be trusted. Cheap (a stat per file), so callers may ask per request.
   Status checkFilesUnchanged() const;
 
-  // Built on first use.
-  const typing::ObjectNamer& namer() const;
-  const Csr& dominatorChildren() const;
-  // Builds everything the const accessors would build on first use (the
-  // namer and its interface scan, the dominator children, the executable's
-  // DWARF), so that afterwards the Snapshot is only read and any number of
-  // threads may query it at once. Call once, after typeObjects().
-  void prepareForConcurrentReads() const;
+  const typing::ObjectNamer& namer() const { return *namer_; }
+  // Each node's children in the dominator tree, biggest retained first.
+  const Csr& dominatorChildren() const { return children_; }
 
  private:
-  friend std::shared_ptr<const Histogram> allGroups(const Snapshot& s, typing::GroupKind by);
-  // Every group's totals per grouping (queries.cpp), built on first use: a
-  // server answers `top` with another sort, filter or page from them.
-  mutable std::mutex group_cache_mutex_;
-  mutable std::array<std::shared_ptr<const Histogram>, 4> group_cache_;
-  friend std::shared_ptr<const Flame> fullFlame(const Snapshot& s);
-  mutable std::mutex flame_cache_mutex_;
-  mutable std::shared_ptr<const Flame> flame_cache_;
-  // The string, slice and map headers in typed memory (headers.cpp), which
-  // dups and waste both read: a report or a server computes them once.
-  friend std::shared_ptr<const std::vector<Header>> typedHeaders(const Snapshot& s);
-  mutable std::mutex headers_cache_mutex_;
-  mutable std::shared_ptr<const std::vector<Header>> headers_cache_;
-  mutable std::unique_ptr<typing::ObjectNamer> namer_;
-  mutable std::unique_ptr<Csr> children_;
+  friend class SnapshotBuilder;  // snapshot.cpp: buildSnapshot's stages
+  std::unique_ptr<typing::ObjectNamer> namer_;
+  Csr children_;
 };
 
-// Opens and binds the executable at `path`. When it cannot be read or does
-// not match the dump, the snapshot carries on without it and the returned
-// Error (also kept in exe_problem) says why.
-Status attachExecutable(Snapshot& s, const std::string& path);
-
-// Types the heap from the attached executable's DWARF. A Status error says
-// why there are no types (no executable, no DWARF); the snapshot is fine.
-// Call before the first namer() call.
-Status typeObjects(Snapshot& s);
-
-Expected<std::unique_ptr<Snapshot>> loadSnapshot(const std::string& path,
-                                                 const LoadHooks& hooks = {},
-                                                 const LoadOptions& options = {});
-
-// The same from a dump already read (tests, fuzzing).
-Expected<std::unique_ptr<Snapshot>> analyseDump(dump::Dump dump, const LoadHooks& hooks = {},
-                                                const LoadOptions& options = {});
+// Every stage after the reader, in order: sort the objects by address, build
+// the graph, dominators, retained sizes; then the executable (when
+// options.exe_path is given: its symbols, then the objects' DWARF types), and
+// the indexes queries read (object names, dominator children). Only a heap
+// that cannot be analysed at all is an error.
+Expected<std::unique_ptr<Snapshot>> buildSnapshot(dump::Dump dump, const LoadHooks& hooks = {},
+                                                  const LoadOptions& options = {});
 
 }  // namespace goheap::analysis

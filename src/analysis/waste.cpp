@@ -334,11 +334,14 @@ void garbage(const Snapshot& s, const WasteOptions& options, Waste& w) {
 
 }  // namespace
 
-Waste findWaste(const Snapshot& s, const WasteOptions& options) {
+Waste findWaste(const Snapshot& s, const WasteOptions& options,
+                const std::vector<Header>* known_headers) {
   Waste w;
   w.typed = s.types != nullptr;
   if (w.typed) {
-    const std::shared_ptr<const std::vector<Header>> headers = typedHeaders(s);
+    std::vector<Header> found;
+    if (known_headers == nullptr) found = findHeaders(s);
+    const std::vector<Header>* headers = known_headers != nullptr ? known_headers : &found;
     sizeClassRounding(s, options, w);
     hiddenArrays(s, *headers, options, w);
     sparseMaps(s, *headers, options, w);

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/headers.h"
 #include "analysis/snapshot.h"
 
 namespace goheap::analysis {
@@ -75,6 +76,8 @@ struct Waste {
   uint64_t garbage_groups = 0, garbage_objects = 0, garbage_bytes = 0;
 };
 
-Waste findWaste(const Snapshot& s, const WasteOptions& options);
+// `headers`: findHeaders(s) when the caller keeps it (a server); else found here.
+Waste findWaste(const Snapshot& s, const WasteOptions& options,
+                const std::vector<Header>* headers = nullptr);
 
 }  // namespace goheap::analysis

@@ -112,7 +112,8 @@ int runConvert(int argc, const char* const* argv) {
     output.emplace(created.take());
     return std::nullopt;
   };
-  auto body = [&](const ParsedArgs& args, const analysis::Snapshot& snap, OutputFormat) {
+  auto body = [&](const ParsedArgs& args, const query::Session& session, OutputFormat) {
+    const analysis::Snapshot& snap = session.snapshot();
     exporting::ConvertOptions options;
     options.depth = static_cast<uint32_t>(args.getUint("depth"));
     if (format->needs_focus) {

@@ -5,9 +5,9 @@
 
 #include "analysis/diff.h"
 #include "cli/command.h"
-#include "cli/json_render.h"
-#include "cli/render.h"
 #include "cli/table.h"
+#include "query/labels.h"
+#include "query/queries.h"
 #include "util/format.h"
 
 namespace goheap::cli {
@@ -35,19 +35,7 @@ CommandSpec diffSpec() {
                   "the program's executable (the build that wrote both dumps): Go types, named "
                   "globals and frames")
       .optional();
-  spec.choice("by", {"auto", "type", "site", "shape"}, "auto",
-              "how to group objects; auto: by type when both dumps are typed, else by site");
-  spec.choice("sort", {"retained", "shallow", "count"}, "retained",
-              "which growth orders the groups");
-  spec.flag("limit", "N", "how many rows of each table to show (0 = all)")
-      .alias('n')
-      .kind(ValueKind::Uint)
-      .defaultValue("20");
-  spec.flag("offset", "N", "skip this many rows of each table first")
-      .kind(ValueKind::Uint)
-      .defaultValue("0");
-  spec.flag("filter", "TEXT", "only groups whose name contains TEXT (any case)").defaultValue("");
-  spec.boolFlag("unchanged", "also list the groups whose count and sizes did not change");
+  addQueryParams(spec, query::diffParams());
   spec.boolFlag("json", "print JSON (schema in docs/cli-json.md) instead of text");
   spec.boolFlag("csv", "print the group table as CSV");
   spec.boolFlag("timings", "print each phase's time and the peak memory on stderr");
@@ -92,7 +80,7 @@ std::string holderText(const analysis::NewObjectsRow& row,
   return text;
 }
 
-void printText(const DiffResult& r, OutputFormat format) {
+void printText(const query::DiffResult& r, OutputFormat format) {
   Table t;
   t.addColumn("+retained", Align::Right);
   t.addColumn("+shallow", Align::Right);
@@ -145,27 +133,22 @@ int runDiff(int argc, const char* const* argv) {
   const Expected<OutputFormat> chosen = outputFormat(args);
   if (!chosen) return fail(chosen.error(), kExitUsage);
   const OutputFormat format = *chosen;
+  query::DiffQuery q;
+  if (int code; !readQuery(args, query::diffParams(), query::readDiff, q, code)) return code;
 
   Progress progress(stderr, Progress::wanted(stderr, args.getBool("no-progress")));
   PhaseTimer timer;
   const std::string exe = args.has("EXE") ? std::string(args.getString("EXE")) : std::string();
-  auto old_snap = loadForCommand(std::string(args.getString("OLD")), exe, progress, timer, "OLD");
+  auto old_snap = openForCommand({std::string(args.getString("OLD")), exe, "OLD"}, progress, timer);
   if (!old_snap) return fail(old_snap.error());
-  auto new_snap = loadForCommand(std::string(args.getString("NEW")), exe, progress, timer, "NEW");
+  auto new_snap = openForCommand({std::string(args.getString("NEW")), exe, "NEW"}, progress, timer);
   if (!new_snap) return fail(new_snap.error());
 
   {
     Phase p = timer.phase("analyse and print");
-    DiffQuery q;
-    q.by = args.getString("by");
-    q.sort = args.getString("sort");
-    q.limit = args.getUint("limit");
-    q.offset = args.getUint("offset");
-    q.filter = args.getString("filter");
-    q.unchanged = args.getBool("unchanged");
-    const DiffResult r = queryDiff(**old_snap, **new_snap, q);
+    const query::DiffResult r = query::queryDiff(**old_snap, **new_snap, q);
     if (format == OutputFormat::Json) {
-      print(diffJson(q, r));
+      print(query::diffJson(q, r));
     } else {
       printText(r, format);
     }

@@ -2,9 +2,9 @@
 // first. A node's retained size is what would be freed if it were gone.
 #include "analysis/queries.h"
 #include "cli/command.h"
-#include "cli/json_render.h"
-#include "cli/render.h"
 #include "cli/table.h"
+#include "query/labels.h"
+#include "query/queries.h"
 #include "util/format.h"
 
 namespace goheap::cli {
@@ -19,20 +19,7 @@ CommandSpec domSpec() {
       "(data and bss segments, goroutines and their frames, finalizers) and the objects "
       "that several roots share. --from ADDR starts at the object containing ADDR.");
   addDumpAndCommonFlags(spec, /*csv=*/true);
-  spec.flag("depth", "D", "levels to show below the start")
-      .alias('d')
-      .kind(ValueKind::Uint)
-      .defaultValue("4");
-  spec.flag("min-bytes", "SIZE", "hide subtrees retaining less than this")
-      .kind(ValueKind::ByteSize)
-      .defaultValue("64K");
-  spec.flag("max-children", "N", "at most this many children per node")
-      .kind(ValueKind::Uint)
-      .defaultValue("10");
-  spec.flag("from", "ADDR", "start at the object containing ADDR").kind(ValueKind::Address);
-  spec.flag("from-node", "N",
-            "start at node N (a label's \"node\" in --json output: roots have no address)")
-      .kind(ValueKind::Uint);
+  addQueryParams(spec, query::domParams());
   spec.example("goheap dom heap.dump", "four levels, subtrees of 64 KiB and more");
   spec.example("goheap dom heap.dump --depth 8 --min-bytes 1M", "deeper, only the big subtrees");
   spec.example("goheap dom heap.dump --from 0xc000123450 -d 2", "what one object keeps alive");
@@ -44,24 +31,17 @@ CommandSpec domSpec() {
 int runDom(int argc, const char* const* argv) {
   return runWithSnapshot(
       domSpec(), argc, argv,
-      [](const ParsedArgs& args, const analysis::Snapshot& snap, OutputFormat format) {
-        DomQuery q;
-        if (args.has("from")) q.from = args.getUint("from");
-        if (args.has("from-node")) {
-          if (q.from)
-            return fail(args.usageError("--from and --from-node do not go together"), kExitUsage);
-          q.from_node = args.getUint("from-node");
-        }
-        q.depth = args.getUint("depth");
-        q.min_bytes = args.getUint("min-bytes");
-        q.max_children = args.getUint("max-children");
-        std::optional<QueryError> error;
-        auto found = queryDom(snap, q, error);
-        if (!found) return fail(error->error);
+      [](const ParsedArgs& args, const query::Session& session, OutputFormat format) {
+        const analysis::Snapshot& snap = session.snapshot();
+        query::DomQuery q;
+        if (int code; !readQuery(args, query::domParams(), query::readDom, q, code)) return code;
+        std::optional<query::QueryError> error;
+        auto found = query::queryDom(session, q, error);
+        if (!found) return failQuery(args, *error);
         const std::vector<analysis::DomRow>& rows = *found;
         const uint64_t total = snap.retained[snap.heap.superRoot()];
         if (format == OutputFormat::Json) {
-          print(domJson(snap, rows));
+          print(query::domJson(snap, rows));
           return kExitOk;
         }
         Table t;
@@ -73,7 +53,7 @@ int runDom(int argc, const char* const* argv) {
         t.setTreeColumn(node_col);
         t.setElastic(node_col, Elide::Middle, 30);
         for (const analysis::DomRow& r : rows) {
-          std::string node = labelText(r.node);
+          std::string node = query::labelText(r.node);
           if (r.hidden_children > 0) {
             node += "  (+" + formatCount(r.hidden_children) + " more)";
           }

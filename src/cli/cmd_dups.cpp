@@ -1,8 +1,8 @@
 // goheap dups DUMP [EXE]: memory held more than once.
 #include "analysis/duplicates.h"
 #include "cli/command.h"
-#include "cli/json_render.h"
 #include "cli/table.h"
+#include "query/queries.h"
 #include "util/format.h"
 
 namespace goheap::cli {
@@ -24,15 +24,7 @@ CommandSpec dupsSpec() {
       "site, else shape) are compared (kind bytes: a string and a []byte look the same "
       "then), and objects with pointers likewise (kind object).");
   addDumpAndCommonFlags(spec, /*csv=*/true);
-  spec.choice("kind", {"all", "strings", "bytes", "objects"}, "all",
-              "which duplicates to look for");
-  spec.flag("limit", "N", "how many groups to show (0 = all)")
-      .alias('n')
-      .kind(ValueKind::Uint)
-      .defaultValue("20");
-  spec.flag("min-wasted", "BYTES", "leave out groups wasting less than this")
-      .kind(ValueKind::ByteSize)
-      .defaultValue("0");
+  addQueryParams(spec, query::dupsParams());
   spec.example("goheap dups heap.dump ./server", "the 20 duplicate groups that waste the most");
   spec.example("goheap dups heap.dump ./server --kind strings --min-wasted 1M",
                "duplicate strings wasting 1 MiB or more");
@@ -52,14 +44,13 @@ std::string shortPreview(const std::string& preview) {
 int runDups(int argc, const char* const* argv) {
   return runWithSnapshot(
       dupsSpec(), argc, argv,
-      [](const ParsedArgs& args, const analysis::Snapshot& snap, OutputFormat format) {
-        DupsQuery q;
-        q.kind = args.getString("kind");
-        q.limit = args.getUint("limit");
-        q.min_wasted = args.getUint("min-wasted");
-        const analysis::Duplicates d = queryDups(snap, q);
+      [](const ParsedArgs& args, const query::Session& session, OutputFormat format) {
+        const analysis::Snapshot& snap = session.snapshot();
+        query::DupsQuery q;
+        if (int code; !readQuery(args, query::dupsParams(), query::readDups, q, code)) return code;
+        const analysis::Duplicates d = query::queryDups(session, q);
         if (format == OutputFormat::Json) {
-          print(dupsJson(snap, q, d));
+          print(query::dupsJson(snap, q, d));
           return kExitOk;
         }
         const bool csv = format == OutputFormat::Csv;

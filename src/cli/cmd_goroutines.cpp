@@ -4,8 +4,8 @@
 
 #include "analysis/queries.h"
 #include "cli/command.h"
-#include "cli/json_render.h"
 #include "cli/table.h"
+#include "query/queries.h"
 #include "util/format.h"
 
 namespace goheap::cli {
@@ -23,9 +23,7 @@ CommandSpec goroutinesSpec() {
       "and nothing if no GC has run since), on a clock with no \"now\" in the dump: goheap "
       "shows it as t+X, where t is the earliest such time, so t+0s has waited longest.");
   addDumpAndCommonFlags(spec, /*csv=*/true);
-  spec.choice("sort", {"id", "retained"}, "id", "order of the goroutines");
-  spec.boolFlag("user", "hide the runtime's own goroutines");
-  spec.boolFlag("no-frames", "one line per goroutine, without its frames");
+  addQueryParams(spec, query::goroutinesParams());
   spec.example("goheap goroutines heap.dump", "every goroutine with its frames");
   spec.example("goheap goroutines heap.dump ./server",
                "frames with file:line and inlined calls, and where each was created");
@@ -56,16 +54,16 @@ std::string sourcePosition(const std::string& file, int64_t line) {
 int runGoroutines(int argc, const char* const* argv) {
   return runWithSnapshot(
       goroutinesSpec(), argc, argv,
-      [](const ParsedArgs& args, const analysis::Snapshot& snap, OutputFormat format) {
-        GoroutinesQuery q;
-        q.sort = args.getString("sort");
-        q.user = args.getBool("user");
-        q.frames = !args.getBool("no-frames");
-        const std::vector<analysis::GoroutineInfo> gs = queryGoroutines(snap, q);
+      [](const ParsedArgs& args, const query::Session& session, OutputFormat format) {
+        query::GoroutinesQuery q;
+        if (int code; !readQuery(args, query::goroutinesParams(), query::readGoroutines, q, code)) {
+          return code;
+        }
+        const std::vector<analysis::GoroutineInfo> gs = query::queryGoroutines(session, q);
         const bool frames = q.frames;
-        const uint64_t earliest = earliestWaitSince(gs);
+        const uint64_t earliest = query::earliestWaitSince(gs);
         if (format == OutputFormat::Json) {
-          print(goroutinesJson(gs, frames));
+          print(query::goroutinesJson(gs, frames));
           return kExitOk;
         }
         if (format == OutputFormat::Csv || !frames) {

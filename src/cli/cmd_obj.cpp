@@ -3,9 +3,9 @@
 
 #include "analysis/queries.h"
 #include "cli/command.h"
-#include "cli/json_render.h"
-#include "cli/render.h"
 #include "cli/table.h"
+#include "query/labels.h"
+#include "query/queries.h"
 #include "util/format.h"
 
 namespace goheap::cli {
@@ -19,14 +19,7 @@ CommandSpec objSpec() {
                    "roots that point to it, and the stack that allocated it (when the dump "
                    "has an allocation sample for it).");
   addDumpAndCommonFlags(spec, /*csv=*/false);
-  spec.positional("ADDR", "an address inside the object (hex 0x... or decimal)")
-      .kind(ValueKind::Address);
-  spec.flag("bytes", "SIZE", "show at most this much of the contents in hex")
-      .kind(ValueKind::ByteSize)
-      .defaultValue("256");
-  spec.flag("referrers", "N", "list at most this many referrers")
-      .kind(ValueKind::Uint)
-      .defaultValue("20");
+  addQueryParams(spec, query::objParams());
   spec.example("goheap obj heap.dump 0xc000123450", "the object at that address");
   spec.example("goheap obj heap.dump ./server 0xc000123450",
                "with the executable: referring globals named");
@@ -62,24 +55,26 @@ std::string hexDump(std::span<const uint8_t> bytes, uint64_t base) {
 int runObj(int argc, const char* const* argv) {
   return runWithSnapshot(
       objSpec(), argc, argv,
-      [](const ParsedArgs& args, const analysis::Snapshot& snap, OutputFormat format) {
-        const uint64_t addr = args.getUint("ADDR");
-        std::optional<QueryError> error;
-        auto o = findObject(snap, addr, error);
-        if (!o) return fail(error->error);
-        analysis::ObjectInfo info = analysis::objectInfo(snap, *o, args.getUint("referrers"));
+      [](const ParsedArgs& args, const query::Session& session, OutputFormat format) {
+        const analysis::Snapshot& snap = session.snapshot();
+        query::ObjQuery q;
+        if (int code; !readQuery(args, query::objParams(), query::readObj, q, code)) return code;
+        std::optional<query::QueryError> error;
+        std::optional<analysis::ObjectInfo> found = query::queryObj(session, q, error);
+        if (!found) return failQuery(args, *error);
+        const analysis::ObjectInfo& info = *found;
         if (format == OutputFormat::Json) {
-          print(objJson(snap, info, args.getUint("bytes")));
+          print(query::objJson(snap, info, q.bytes));
           return kExitOk;
         }
-        const uint64_t shown = std::min(info.size, args.getUint("bytes"));
+        const uint64_t shown = std::min(info.size, q.bytes);
         auto contents = snap.dump.bytes({info.contents_offset, shown});
-        std::string out = labelText(info.label) + "\n";
+        std::string out = query::labelText(info.label) + "\n";
         if (!info.type.empty()) out += "  type        " + info.type + " (from DWARF)\n";
         out += "  size        " + formatBytes(info.size) + " (" + info.shape + ")\n";
         if (info.reachable) {
           out += "  retained    " + formatBytes(info.retained) + "\n";
-          out += "  dominator   " + labelText(info.idom) + "\n";
+          out += "  dominator   " + query::labelText(info.idom) + "\n";
         } else if (info.runtime_metadata) {
           out +=
               "  metadata    the runtime's own bitmaps at the end of a span, which the dump "
@@ -89,7 +84,7 @@ int runObj(int argc, const char* const* argv) {
         }
         out += "  contents    " + formatBytes(info.size);
         if (shown < info.size) out += ", first " + formatBytes(shown) + " shown (--bytes)";
-        out += "\n" + hexDump(contents, snap.address(*o));
+        out += "\n" + hexDump(contents, info.label.address);
         if (!info.fields.empty()) {
           out += "  fields\n";
           Table t;
@@ -114,7 +109,7 @@ int runObj(int argc, const char* const* argv) {
         for (const analysis::Reference& r : info.pointers) {
           out += "    +" + std::to_string(*r.offset) + (r.field.empty() ? "" : " " + r.field) +
                  "  " + formatHex(r.value) + "  ";
-          out += r.target.kind == "non-heap" ? "(outside the heap)" : labelText(r.target);
+          out += r.target.kind == "non-heap" ? "(outside the heap)" : query::labelText(r.target);
           out += "\n";
         }
         out += "  referrers   " + formatCount(info.referrer_count);
@@ -123,7 +118,7 @@ int runObj(int argc, const char* const* argv) {
         }
         out += "\n";
         for (const analysis::Reference& r : info.referrers) {
-          out += "    " + labelText(r.target);
+          out += "    " + query::labelText(r.target);
           if (!r.target.global.empty()) {
             out += "  at " + formatHex(r.slot_address);
           } else if (r.offset) {

@@ -2,8 +2,8 @@
 // references from GC roots to it, each step with the offset of the pointer.
 #include "analysis/queries.h"
 #include "cli/command.h"
-#include "cli/json_render.h"
-#include "cli/render.h"
+#include "query/labels.h"
+#include "query/queries.h"
 #include "util/format.h"
 
 namespace goheap::cli {
@@ -19,12 +19,7 @@ CommandSpec pathsSpec() {
       "is the data or bss segment (a global variable), a goroutine and its stack frame, a "
       "finalizer, a defer or a panic.");
   addDumpAndCommonFlags(spec, /*csv=*/false);
-  spec.positional("ADDR", "an address inside the object (hex 0x... or decimal)")
-      .kind(ValueKind::Address);
-  spec.flag("limit", "N", "at most this many paths")
-      .alias('n')
-      .kind(ValueKind::Uint)
-      .defaultValue("5");
+  addQueryParams(spec, query::pathsParams());
   spec.example("goheap paths heap.dump 0xc000123450", "who holds the object at that address");
   spec.example("goheap paths heap.dump ./server 0xc000123450",
                "the same, roots named as global variables and frames with file:line");
@@ -38,19 +33,23 @@ CommandSpec pathsSpec() {
 int runPaths(int argc, const char* const* argv) {
   return runWithSnapshot(
       pathsSpec(), argc, argv,
-      [](const ParsedArgs& args, const analysis::Snapshot& snap, OutputFormat format) {
-        const uint64_t addr = args.getUint("ADDR");
-        std::optional<QueryError> error;
-        auto target = findObject(snap, addr, error);
-        if (!target) return fail(error->error);
-        std::vector<analysis::Path> paths =
-            analysis::pathsToRoots(snap, *target, args.getUint("limit"));
+      [](const ParsedArgs& args, const query::Session& session, OutputFormat format) {
+        const analysis::Snapshot& snap = session.snapshot();
+        query::PathsQuery q;
+        if (int code; !readQuery(args, query::pathsParams(), query::readPaths, q, code)) {
+          return code;
+        }
+        std::optional<query::QueryError> error;
+        std::optional<query::PathsResult> found = query::queryPaths(session, q, error);
+        if (!found) return failQuery(args, *error);
         if (format == OutputFormat::Json) {
-          print(pathsJson(snap, *target, paths));
+          print(query::pathsJson(snap, *found));
           return kExitOk;
         }
+        const NodeId* target = &found->target;
+        const std::vector<analysis::Path>& paths = found->paths;
         std::string out =
-            "Paths from GC roots to " + labelText(analysis::labelNode(snap, *target)) + "\n";
+            "Paths from GC roots to " + query::labelText(analysis::labelNode(snap, *target)) + "\n";
         if (paths.empty() && snap.reachable(*target)) {
           out += "  no path found\n";
         } else if (paths.empty() && snap.isRuntimeMetadata(*target)) {
@@ -65,7 +64,7 @@ int runPaths(int argc, const char* const* argv) {
           for (size_t j = 0; j < p.steps.size(); j++) {
             const analysis::PathStep& step = p.steps[j];
             out += j == 0 ? "  " : "  -> ";
-            out += labelText(step.node);
+            out += query::labelText(step.node);
             if (step.offset) {
               out += "  +" + std::to_string(*step.offset);
               if (!step.field.empty()) out += " " + step.field;

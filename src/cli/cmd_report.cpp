@@ -15,13 +15,13 @@
 
 #include "analysis/queries.h"
 #include "cli/command.h"
-#include "cli/json_render.h"
 #include "cli/progress.h"
-#include "serve/web_assets.h"
+#include "query/queries.h"
 #include "util/file_identity.h"
 #include "util/format.h"
 #include "util/json_writer.h"
 #include "util/output_file.h"
+#include "web/web_assets.h"
 
 namespace goheap::cli {
 
@@ -83,7 +83,7 @@ bool looksLikeHeapDump(const std::string& path) {
 }
 
 std::string_view asset(std::string_view path) {
-  for (const serve::WebAsset& a : serve::webAssets()) {
+  for (const web::WebAsset& a : web::webAssets()) {
     if (a.path == path) {
       // The table adds a zero byte after each file.
       return {reinterpret_cast<const char*>(a.bytes.data()), a.bytes.size() - 1};
@@ -179,16 +179,17 @@ int runReport(int argc, const char* const* argv) {
 
   Progress progress(stderr, Progress::wanted(stderr, args.getBool("no-progress")));
   PhaseTimer timer;
-  auto snapshot =
-      loadForCommand(dump_path, exe_path.value_or(""), progress, timer, old_path ? "NEW" : "");
-  if (!snapshot) return fail(snapshot.error());
-  std::unique_ptr<analysis::Snapshot> base;
+  auto session =
+      openForCommand({dump_path, exe_path.value_or(""), old_path ? "NEW" : ""}, progress, timer);
+  if (!session) return fail(session.error());
+  std::shared_ptr<const query::Session> base;
   if (old_path) {
-    auto loaded = loadForCommand(*old_path, exe_path.value_or(""), progress, timer, "OLD");
+    auto loaded = openForCommand({*old_path, exe_path.value_or(""), "OLD"}, progress, timer);
     if (!loaded) return fail(loaded.error());
     base = loaded.take();
   }
-  const analysis::Snapshot& snap = **snapshot;
+  const query::Session& current = **session;
+  const analysis::Snapshot& snap = current.snapshot();
   const uint64_t top_n = args.getUint("top");
 
   std::string json;
@@ -208,7 +209,8 @@ int runReport(int argc, const char* const* argv) {
     if (old_path) w.field("base", *old_path);
     if (exe_path) w.field("executable", *exe_path);
     if (base) {
-      growth = Growth{base->reachable_bytes, snap.reachable_bytes, base->reachable_objects,
+      const analysis::Snapshot& old_snap = base->snapshot();
+      growth = Growth{old_snap.reachable_bytes, snap.reachable_bytes, old_snap.reachable_objects,
                       snap.reachable_objects};
       w.key("growth").beginObject();
       w.field("old_reachable_bytes", growth->old_bytes);
@@ -226,19 +228,22 @@ int runReport(int argc, const char* const* argv) {
       }
       w.endObject();
     }
-    section("summary", [&] { return summaryJson(analysis::summarize(snap, top_n)); });
+    using namespace query;  // NOLINT(google-build-using-namespace): every section is a query
+    section("summary",
+            [&] { return query::summaryJson(querySummary(current, SummaryQuery{top_n})); });
     TopQuery top;
     top.limit = top_n;
-    section("top", [&] { return topJson(top, queryTop(snap, top)); });
-    section("suspects", [&] { return suspectsJson(querySuspects(snap, SuspectsQuery{})); });
+    section("top", [&] { return query::topJson(top, queryTop(current, top)); });
+    section("suspects",
+            [&] { return query::suspectsJson(querySuspects(current, SuspectsQuery{})); });
     const DupsQuery dups;
-    section("duplicates", [&] { return dupsJson(snap, dups, queryDups(snap, dups)); });
+    section("duplicates", [&] { return query::dupsJson(snap, dups, queryDups(current, dups)); });
     const WasteQuery waste;
-    section("waste", [&] { return wasteJson(snap, waste, queryWaste(snap, waste)); });
+    section("waste", [&] { return query::wasteJson(snap, waste, queryWaste(current, waste)); });
     if (base) {
       DiffQuery diff;
       diff.limit = top_n;
-      section("diff", [&] { return diffJson(diff, queryDiff(*base, snap, diff)); });
+      section("diff", [&] { return query::diffJson(diff, queryDiff(*base, current, diff)); });
     }
     w.endObject();
   }
@@ -247,8 +252,7 @@ int runReport(int argc, const char* const* argv) {
     Phase p = timer.phase("write report", &progress, 0);
     // A dump or executable that changed while we read it makes the report
     // meaningless: the old files stay.
-    for (const analysis::Snapshot* read :
-         {&snap, static_cast<const analysis::Snapshot*>(base.get())}) {
+    for (const query::Session* read : {&current, base.get()}) {
       if (read == nullptr) continue;
       if (Status s = read->checkFilesUnchanged(); !s) {
         return fail(Error(s.error().message() + "; the report was not written"));

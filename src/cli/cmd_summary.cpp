@@ -2,9 +2,9 @@
 // objects through which most memory is retained.
 #include "analysis/queries.h"
 #include "cli/command.h"
-#include "cli/json_render.h"
-#include "cli/render.h"
 #include "cli/table.h"
+#include "query/labels.h"
+#include "query/queries.h"
 #include "util/format.h"
 
 namespace goheap::cli {
@@ -19,10 +19,7 @@ CommandSpec summarySpec() {
                    "objects held directly by a root (a global, a goroutine's stack, a "
                    "finalizer) that keep the most memory alive.");
   addDumpAndCommonFlags(spec, /*csv=*/false);
-  spec.flag("top", "N", "how many top retainers to list")
-      .alias('n')
-      .kind(ValueKind::Uint)
-      .defaultValue("10");
+  addQueryParams(spec, query::summaryParams());
   spec.example("goheap summary heap.dump", "the overview, with the 10 biggest retainers");
   spec.example("goheap summary heap.dump -n 30 --json", "the same as JSON, 30 retainers");
   spec.example("goheap summary heap.dump --timings", "also how long each phase took");
@@ -123,10 +120,14 @@ void writeText(const analysis::Summary& s) {
 int runSummary(int argc, const char* const* argv) {
   return runWithSnapshot(
       summarySpec(), argc, argv,
-      [](const ParsedArgs& args, const analysis::Snapshot& snap, OutputFormat format) {
-        analysis::Summary s = analysis::summarize(snap, args.getUint("top"));
+      [](const ParsedArgs& args, const query::Session& session, OutputFormat format) {
+        query::SummaryQuery q;
+        if (int code; !readQuery(args, query::summaryParams(), query::readSummary, q, code)) {
+          return code;
+        }
+        analysis::Summary s = query::querySummary(session, q);
         if (format == OutputFormat::Json) {
-          print(summaryJson(s));
+          print(query::summaryJson(s));
         } else {
           writeText(s);
         }

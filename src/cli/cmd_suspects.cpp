@@ -3,9 +3,9 @@
 // the memory piles up, what holds it, and what kinds of objects it is.
 #include "analysis/suspects.h"
 #include "cli/command.h"
-#include "cli/json_render.h"
-#include "cli/render.h"
 #include "cli/table.h"
+#include "query/labels.h"
+#include "query/queries.h"
 #include "util/format.h"
 
 namespace goheap::cli {
@@ -25,18 +25,7 @@ CommandSpec suspectsSpec() {
       "the group's bytes). The objects below it are listed by type or site: that is what "
       "accumulates. A group piling up inside a single suspect is reported with it.");
   addDumpAndCommonFlags(spec, /*csv=*/false);
-  spec.flag("threshold", "PERCENT",
-            "the share of the reachable heap a suspect retains at least (above 0, at most 100)")
-      .defaultValue("10");
-  spec.flag("accumulation", "PERCENT",
-            "where memory accumulates: go down the dominator tree while one child keeps at "
-            "least this share of its parent (50 to 100)")
-      .kind(ValueKind::Uint)
-      .defaultValue("80");
-  spec.flag("limit", "N", "how many suspects to show (0 = all)")
-      .alias('n')
-      .kind(ValueKind::Uint)
-      .defaultValue("10");
+  addQueryParams(spec, query::suspectsParams());
   spec.example("goheap suspects heap.dump", "what retains 10% of the heap or more");
   spec.example("goheap suspects heap.dump ./server",
                "the same, grouped by Go type, with global variables and frames named");
@@ -51,7 +40,7 @@ std::string pathText(const analysis::Path& p) {
   for (size_t j = 0; j < p.steps.size(); j++) {
     const analysis::PathStep& step = p.steps[j];
     out += j == 0 ? "    " : "    -> ";
-    out += labelText(step.node);
+    out += query::labelText(step.node);
     if (step.offset) {
       out += "  +" + std::to_string(*step.offset);
       if (!step.field.empty()) out += " " + step.field;
@@ -66,7 +55,7 @@ std::string suspectText(size_t rank, const analysis::Suspect& s, const std::stri
                     s.description + "\n\n";
   if (s.is_group) {
     out += "  Group: " + s.group.name + " (" + s.group.source + "), " + formatCount(s.group.count) +
-           " objects; biggest " + labelText(s.object) + "\n";
+           " objects; biggest " + query::labelText(s.object) + "\n";
     for (const analysis::HolderCount& h : s.holders) {
       out += "  Held by " + h.holder + ": " + formatCount(h.members) + " of them\n";
     }
@@ -75,7 +64,7 @@ std::string suspectText(size_t rank, const analysis::Suspect& s, const std::stri
   out += "  Shortest path from a GC root" +
          std::string(s.is_group ? " to the biggest member" : "") + ":\n";
   out += s.path.steps.empty() ? "    none found\n" : pathText(s.path);
-  out += "\n  Accumulation point: " + labelText(s.accumulation_point) + ", holds " +
+  out += "\n  Accumulation point: " + query::labelText(s.accumulation_point) + ", holds " +
          formatBytes(s.accumulation_retained) + " (" +
          formatPercent(s.accumulation_retained, s.retained) + " of the suspect), " +
          formatCount(s.accumulation_children) + " children in the dominator tree\n";
@@ -111,21 +100,14 @@ std::string suspectText(size_t rank, const analysis::Suspect& s, const std::stri
 int runSuspects(int argc, const char* const* argv) {
   return runWithSnapshot(
       suspectsSpec(), argc, argv,
-      [](const ParsedArgs& args, const analysis::Snapshot& snap, OutputFormat format) {
-        SuspectsQuery q;
-        Expected<double> threshold = parsePercent(args.getString("threshold"));
-        if (!threshold) {
-          return fail(args.usageError("--threshold: " + threshold.error().message()), kExitUsage);
+      [](const ParsedArgs& args, const query::Session& session, OutputFormat format) {
+        query::SuspectsQuery q;
+        if (int code; !readQuery(args, query::suspectsParams(), query::readSuspects, q, code)) {
+          return code;
         }
-        q.threshold = *threshold;
-        q.limit = args.getUint("limit");
-        q.accumulation = args.getUint("accumulation");
-        if (q.accumulation < 50 || q.accumulation > 100) {
-          return fail(args.usageError("--accumulation must be from 50 to 100"), kExitUsage);
-        }
-        const analysis::SuspectReport r = querySuspects(snap, q);
+        const analysis::SuspectReport r = query::querySuspects(session, q);
         if (format == OutputFormat::Json) {
-          print(suspectsJson(r));
+          print(query::suspectsJson(r));
           return kExitOk;
         }
         std::string out = "Leak suspects: objects and groups retaining at least " +

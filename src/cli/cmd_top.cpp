@@ -2,8 +2,8 @@
 // allocation site or by shape.
 #include "analysis/queries.h"
 #include "cli/command.h"
-#include "cli/json_render.h"
 #include "cli/table.h"
+#include "query/queries.h"
 #include "util/format.h"
 
 namespace goheap::cli {
@@ -25,17 +25,7 @@ CommandSpec topSpec() {
                    "sites are recorded for every object only when the program set "
                    "runtime.MemProfileRate = 1; by default Go samples one allocation per 512 KiB.");
   addDumpAndCommonFlags(spec, /*csv=*/true);
-  spec.choice("by", {"auto", "type", "site", "shape"}, "auto",
-              "how to group objects; auto: by type when the executable has DWARF, else by site");
-  spec.choice("sort", {"retained", "shallow", "count"}, "retained", "order of the rows");
-  spec.flag("limit", "N", "how many rows to show (0 = all)")
-      .alias('n')
-      .kind(ValueKind::Uint)
-      .defaultValue("20");
-  spec.flag("offset", "N", "skip this many rows first (to page through the groups)")
-      .kind(ValueKind::Uint)
-      .defaultValue("0");
-  spec.flag("filter", "TEXT", "only groups whose name contains TEXT (any case)").defaultValue("");
+  addQueryParams(spec, query::topParams());
   spec.example("goheap top heap.dump", "the 20 allocation sites that keep the most memory alive");
   spec.example("goheap top heap.dump --by shape --sort count -n 50",
                "the 50 most numerous object shapes");
@@ -51,18 +41,14 @@ CommandSpec topSpec() {
 int runTop(int argc, const char* const* argv) {
   return runWithSnapshot(
       topSpec(), argc, argv,
-      [](const ParsedArgs& args, const analysis::Snapshot& snap, OutputFormat format) {
-        TopQuery q;
-        q.by = args.getString("by");
-        q.sort = args.getString("sort");
-        q.limit = args.getUint("limit");
-        q.offset = args.getUint("offset");
-        q.filter = args.getString("filter");
-        const TopResult result = queryTop(snap, q);
+      [](const ParsedArgs& args, const query::Session& session, OutputFormat format) {
+        query::TopQuery q;
+        if (int code; !readQuery(args, query::topParams(), query::readTop, q, code)) return code;
+        const query::TopResult result = query::queryTop(session, q);
         const std::string& by_name = result.by;
         const analysis::Histogram& h = result.histogram;
         if (format == OutputFormat::Json) {
-          print(topJson(q, result));
+          print(query::topJson(q, result));
           return kExitOk;
         }
         Table t;

@@ -1,8 +1,8 @@
 // goheap waste DUMP [EXE]: memory paid for and not used.
 #include "analysis/waste.h"
 #include "cli/command.h"
-#include "cli/json_render.h"
 #include "cli/table.h"
+#include "query/queries.h"
 #include "util/format.h"
 
 namespace goheap::cli {
@@ -25,10 +25,7 @@ CommandSpec wasteSpec() {
       "  garbage: unreachable objects still in the dump, by group.\n"
       "The first three need EXE, the program's executable with DWARF; garbage works without.");
   addDumpAndCommonFlags(spec, /*csv=*/false);
-  spec.flag("limit", "N", "rows per section (0 = all)")
-      .alias('n')
-      .kind(ValueKind::Uint)
-      .defaultValue("20");
+  addQueryParams(spec, query::wasteParams());
   spec.example("goheap waste heap.dump ./server", "all four sections, 20 rows each");
   spec.example("goheap waste heap.dump", "garbage only: the others need the executable");
   spec.example("goheap waste heap.dump ./server --json -n 0", "every row, as JSON");
@@ -111,12 +108,15 @@ std::string garbageText(const analysis::Waste& w, size_t width) {
 int runWaste(int argc, const char* const* argv) {
   return runWithSnapshot(
       wasteSpec(), argc, argv,
-      [](const ParsedArgs& args, const analysis::Snapshot& snap, OutputFormat format) {
-        WasteQuery q;
-        q.limit = args.getUint("limit");
-        const analysis::Waste w = queryWaste(snap, q);
+      [](const ParsedArgs& args, const query::Session& session, OutputFormat format) {
+        const analysis::Snapshot& snap = session.snapshot();
+        query::WasteQuery q;
+        if (int code; !readQuery(args, query::wasteParams(), query::readWaste, q, code)) {
+          return code;
+        }
+        const analysis::Waste w = query::queryWaste(session, q);
         if (format == OutputFormat::Json) {
-          print(wasteJson(snap, q, w));
+          print(query::wasteJson(snap, q, w));
           return kExitOk;
         }
         const size_t width = outputWidth();

@@ -1,6 +1,5 @@
 #include "cli/command.h"
 
-#include <filesystem>
 #include <optional>
 
 #include "cli/progress.h"
@@ -71,47 +70,90 @@ std::optional<ParsedArgs> parseCommandLine(const CommandSpec& spec, int argc,
   return parsed.take();
 }
 
-Expected<std::unique_ptr<analysis::Snapshot>> loadForCommand(const std::string& path,
-                                                             const std::string& exe_path,
-                                                             Progress& progress, PhaseTimer& timer,
-                                                             std::string_view label) {
-  const std::string suffix = label.empty() ? std::string() : " (" + std::string(label) + ")";
-  std::error_code size_error;
-  const uint64_t file_size = std::filesystem::file_size(path, size_error);
-  std::optional<Phase> current;
-  analysis::LoadHooks hooks;
-  hooks.begin_phase = [&](std::string_view name) {
-    // Only reading reports how far it got, in bytes of the file.
-    const bool reading = name == "read dump" && !size_error;
-    current.emplace(timer.phase(std::string(name) + suffix, &progress, reading ? file_size : 0));
-  };
-  hooks.progress = [&](uint64_t done, uint64_t) {
-    if (current) current->update(done);
-  };
-  hooks.end_phase = [&] { current.reset(); };
+namespace {
 
-  auto snapshot = analysis::loadSnapshot(path, hooks);
-  current.reset();
-  if (!snapshot) return snapshot.error();
-  for (const std::string& w : (*snapshot)->dump.warnings) {
-    progress.message("goheap: warning: " + path + ": " + w);
+// Opening's phases on the progress line and in --timings; its warnings on
+// stderr.
+class CommandObserver : public query::LoadObserver {
+ public:
+  CommandObserver(Progress& progress, PhaseTimer& timer) : progress_(progress), timer_(timer) {}
+
+  void beginPhase(std::string_view name, uint64_t total) override {
+    current_.emplace(timer_.phase(std::string(name), &progress_, total));
   }
-  if (!exe_path.empty()) {
-    Phase p = timer.phase("read executable" + suffix, &progress, 0);
-    if (Status s = analysis::attachExecutable(**snapshot, exe_path); !s) {
-      progress.message("goheap: warning: " + (label.empty() ? std::string() : path + ": ") +
-                       "not using the executable: " + s.error().message() +
-                       "; carrying on from the dump alone");
+  void progress(uint64_t done) override {
+    if (current_) current_->update(done);
+  }
+  void endPhase() override { current_.reset(); }
+  void warning(const std::string& text) override { progress_.message("goheap: warning: " + text); }
+  void note(const std::string& text) override { progress_.message("goheap: note: " + text); }
+
+ private:
+  Progress& progress_;
+  PhaseTimer& timer_;
+  std::optional<Phase> current_;
+};
+
+}  // namespace
+
+Expected<std::shared_ptr<const query::Session>> openForCommand(const query::Source& source,
+                                                               Progress& progress,
+                                                               PhaseTimer& timer) {
+  CommandObserver observer(progress, timer);
+  return query::open(source, observer);
+}
+
+void addQueryParams(CommandSpec& spec, const std::vector<query::ParamSpec>& params) {
+  for (const query::ParamSpec& p : params) {
+    if (p.api_only) continue;
+    const std::string name = query::cliName(p);
+    // The parser checks each value's kind and choices, as the query's read
+    // function does for the API (with the same parsers, util/format.h); the
+    // rules between values are the read function's alone.
+    if (query::isPositional(p)) {
+      // The kind tells ADDR from the optional EXE before it.
+      spec.positional(name, std::string(p.help)).kind(ValueKind::Address);
+      continue;
+    }
+    if (p.kind == query::ParamKind::Flag) {
+      spec.boolFlag(name, std::string(p.help));
+      continue;
+    }
+    if (p.kind == query::ParamKind::Choice) {
+      spec.choice(name, {p.choices.begin(), p.choices.end()}, std::string(p.fallback),
+                  std::string(p.help));
+      continue;
+    }
+    FlagSpec& f = spec.flag(name, std::string(p.metavar), std::string(p.help));
+    if (p.short_name != 0) f.alias(p.short_name);
+    if (p.kind == query::ParamKind::Uint) f.kind(ValueKind::Uint);
+    if (p.kind == query::ParamKind::ByteSize) f.kind(ValueKind::ByteSize);
+    if (p.kind == query::ParamKind::Address) f.kind(ValueKind::Address);
+    if (!p.fallback.empty()) f.defaultValue(std::string(p.fallback));
+  }
+}
+
+query::ParamValues queryValues(const ParsedArgs& args,
+                               const std::vector<query::ParamSpec>& params) {
+  query::ParamValues values(params,
+                            [](const query::ParamSpec& p) { return query::cliSpelling(p); });
+  for (const query::ParamSpec& p : params) {
+    if (p.api_only) continue;
+    const std::string name = query::cliName(p);
+    if (p.kind == query::ParamKind::Flag) {
+      if (args.getBool(name)) values.set(p, query::cliNegated(p) ? "false" : "true");
+    } else if (args.has(name)) {
+      values.set(p, std::string(args.getString(name)));
     }
   }
-  if ((*snapshot)->exe) {
-    Phase p = timer.phase("type objects (DWARF)" + suffix, &progress, 0);
-    if (Status s = analysis::typeObjects(**snapshot); !s) {
-      progress.message("goheap: note: no types from the executable (" + s.error().message() +
-                       "); objects are named by allocation site, interface and shape");
-    }
+  return values;
+}
+
+int failQuery(const ParsedArgs& args, const query::QueryError& error) {
+  if (error.kind == query::QueryError::Kind::BadRequest) {
+    return fail(args.usageError(error.message), kExitUsage);
   }
-  return snapshot;
+  return fail(Error(error.message));
 }
 
 Expected<OutputFormat> outputFormat(const ParsedArgs& args) {
@@ -122,10 +164,9 @@ Expected<OutputFormat> outputFormat(const ParsedArgs& args) {
   return csv ? OutputFormat::Csv : OutputFormat::Text;
 }
 
-std::optional<int> failIfFilesChanged(
-    std::initializer_list<const analysis::Snapshot*> snapshots) {
-  for (const analysis::Snapshot* snapshot : snapshots) {
-    if (Status s = snapshot->checkFilesUnchanged(); !s) {
+std::optional<int> failIfFilesChanged(std::initializer_list<const query::Session*> sessions) {
+  for (const query::Session* session : sessions) {
+    if (Status s = session->checkFilesUnchanged(); !s) {
       return fail(Error(s.error().message() + "; what goheap printed is not to be trusted"));
     }
   }
@@ -157,17 +198,18 @@ int runWithSnapshot(const CommandSpec& spec, int argc, const char* const* argv,
 
   Progress progress(stderr, Progress::wanted(stderr, args.getBool("no-progress")));
   PhaseTimer timer;
-  auto snapshot = loadForCommand(
-      std::string(args.getString("DUMP")),
-      args.has("EXE") ? std::string(args.getString("EXE")) : std::string(), progress, timer);
-  if (!snapshot) return fail(snapshot.error());
+  query::Source source;
+  source.dump_path = args.getString("DUMP");
+  if (args.has("EXE")) source.exe_path = args.getString("EXE");
+  auto session = openForCommand(source, progress, timer);
+  if (!session) return fail(session.error());
 
   int code;
   {
     Phase p = timer.phase("analyse and print");
-    code = body(args, **snapshot, format);
+    code = body(args, **session, format);
   }
-  if (std::optional<int> changed = failIfFilesChanged({snapshot->get()})) return *changed;
+  if (std::optional<int> changed = failIfFilesChanged({session->get()})) return *changed;
   if (args.getBool("timings")) {
     std::string report = timer.render(peakRssBytes());
     std::fwrite(report.data(), 1, report.size(), stderr);

@@ -12,9 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "analysis/snapshot.h"
 #include "cli/args.h"
 #include "cli/progress.h"
+#include "query/open.h"
+#include "query/params.h"
 #include "util/error.h"
 #include "util/output_file.h"
 
@@ -62,8 +63,8 @@ Expected<OutputFormat> outputFormat(const ParsedArgs& args);
 // command offers --csv (tabular results only).
 void addDumpAndCommonFlags(CommandSpec& spec, bool csv);
 
-using CommandBody = std::function<int(const ParsedArgs& args, const analysis::Snapshot& snapshot,
-                                      OutputFormat format)>;
+using CommandBody =
+    std::function<int(const ParsedArgs& args, const query::Session& session, OutputFormat format)>;
 
 // Checks a command makes before the (maybe long) load: an exit code to stop
 // with, after printing why, or nothing to go on. Mistakes such as an output
@@ -79,20 +80,40 @@ int runWithSnapshot(const CommandSpec& spec, int argc, const char* const* argv,
 // After a command printed its answer: when a dump or executable changed on
 // disk while it was read (rewritten, truncated), prints so and returns the
 // failure exit code; nothing when all is well.
-std::optional<int> failIfFilesChanged(std::initializer_list<const analysis::Snapshot*> snapshots);
+std::optional<int> failIfFilesChanged(std::initializer_list<const query::Session*> sessions);
 
 // The files a command given these arguments reads (DUMP, OLD, EXE, as far
 // as the spec has them), for OutputFile's check that none is overwritten.
 std::vector<InputFile> inputFiles(const ParsedArgs& args);
 
-// Loads a dump as every command does: the progress line on `progress`, each
-// phase timed by `timer`, warnings printed; then EXE when `exe_path` is not
-// empty, and its DWARF types. `label` (say "OLD"), when given, is added to
-// the phase names of commands that load more than one dump.
-Expected<std::unique_ptr<analysis::Snapshot>> loadForCommand(const std::string& path,
-                                                             const std::string& exe_path,
-                                                             Progress& progress, PhaseTimer& timer,
-                                                             std::string_view label = {});
+// Opens a heap as every command does (query::open): the progress line on
+// `progress`, each phase timed by `timer`, warnings printed on stderr.
+Expected<std::shared_ptr<const query::Session>> openForCommand(const query::Source& source,
+                                                               Progress& progress,
+                                                               PhaseTimer& timer);
+
+// A query's parameters as the command's flags (and positionals, like ADDR),
+// with their help and defaults: the same names, kinds and choices as the
+// HTTP API's (query/params.h).
+void addQueryParams(CommandSpec& spec, const std::vector<query::ParamSpec>& params);
+// The values the command line gave for them, for the query's read function.
+query::ParamValues queryValues(const ParsedArgs& args, const std::vector<query::ParamSpec>& params);
+// Prints why a query could not be answered: a usage error (exit 2) for a
+// wrong parameter, else exit 1.
+int failQuery(const ParsedArgs& args, const query::QueryError& error);
+
+// Reads a query's parameters from the command line into `q` with the
+// query's own read function; on a mistake prints it and sets `exit_code`.
+template <class Q>
+bool readQuery(const ParsedArgs& args, const std::vector<query::ParamSpec>& params,
+               std::optional<query::QueryError> (*read)(const query::ParamValues&, Q&), Q& q,
+               int& exit_code) {
+  if (std::optional<query::QueryError> e = read(queryValues(args, params), q)) {
+    exit_code = failQuery(args, *e);
+    return false;
+  }
+  return true;
+}
 
 // Parses a command's words. Answers --help (exit 0) and a usage mistake
 // (exit 2) itself: then returns nothing and sets `exit_code`.

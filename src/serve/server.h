@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "analysis/snapshot.h"
+#include "query/session.h"
 #include "serve/http_server.h"
 #include "util/error.h"
 
@@ -37,7 +37,8 @@ struct ServeOptions {
   // Names the Host header may give besides the loopback ones and the
   // address bound (--allow-host); "name" with any port, "name:port" that one.
   std::vector<std::string> allowed_hosts;
-  // The bytes the remembered answers may take (--answer-cache); 0 keeps none.
+  // The bytes the kept answers may take (--answer-cache; query::Session's
+  // memo); 0 keeps none.
   uint64_t answer_cache_bytes = uint64_t{256} << 20;
   HttpLimits limits;
 };
@@ -67,8 +68,8 @@ class Server {
   // the same background load, with the same executable, for /api/diff.
   void setBase(std::string base_path);
 
-  // Serves a Snapshot loaded by the caller.
-  void serve(std::unique_ptr<analysis::Snapshot> snapshot);
+  // Serves a heap opened by the caller.
+  void serve(std::shared_ptr<const query::Session> session);
 
   // Where it listens, with the port it actually got.
   const HostPort& where() const;

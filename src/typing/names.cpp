@@ -182,8 +182,9 @@ void ObjectNamer::forEachInterface(const uint8_t* contents, Fn&& for_each_slot, 
 }
 
 void ObjectNamer::scanInterfaces() const {
-  if (iface_scanned_) return;
-  iface_scanned_ = true;
+  if (iface_scanned_.load(std::memory_order_acquire)) return;
+  std::lock_guard lock(iface_mutex_);
+  if (iface_scanned_.load(std::memory_order_relaxed)) return;
   const dump::Dump& dump = dump_;
   const uint8_t* file = dump.file().data();
   uint32_t none = UINT32_MAX;
@@ -205,6 +206,7 @@ void ObjectNamer::scanInterfaces() const {
   iface_types_.erase(std::unique(iface_types_.begin(), iface_types_.end(),
                                  [](const auto& a, const auto& b) { return a.first == b.first; }),
                      iface_types_.end());
+  iface_scanned_.store(true, std::memory_order_release);
 }
 
 // The full scan visits objects by id, then data, bss and frames; the first
@@ -270,10 +272,16 @@ int64_t ObjectNamer::bucketOf(NodeId object) const {
 }
 
 std::string_view ObjectNamer::interfaceTypeOf(NodeId object) const {
-  if (!iface_scanned_ && referrer_work_ > heap_.objectCount()) scanInterfaces();
-  if (!iface_scanned_) {
-    const uint32_t t = interfaceTypeFromReferrers(object);
-    return t == UINT32_MAX ? std::string_view() : std::string_view(type_names_[t]);
+  if (!iface_scanned_.load(std::memory_order_acquire)) {
+    std::unique_lock lock(iface_mutex_);
+    if (!iface_scanned_.load(std::memory_order_relaxed)) {
+      if (referrer_work_ <= heap_.objectCount()) {
+        const uint32_t t = interfaceTypeFromReferrers(object);
+        return t == UINT32_MAX ? std::string_view() : std::string_view(type_names_[t]);
+      }
+      lock.unlock();
+      scanInterfaces();
+    }
   }
   const auto* p = findByObject(iface_types_, object);
   return p == nullptr ? std::string_view() : std::string_view(type_names_[p->second]);

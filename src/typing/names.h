@@ -6,7 +6,9 @@
 // the runtime's span metadata (dump/span_metadata.h) are named as such.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -71,9 +73,8 @@ class ObjectNamer {
 
   Grouping group(GroupKind kind) const;
 
-  // Runs the one full interface scan now. Until it has run, naming an object
-  // updates the namer's lazy state; after it, every const call only reads,
-  // so threads may share the namer (goheap serve calls this before serving).
+  // Runs the one full interface scan now, rather than when the lookups of
+  // single objects have cost as much (see iface_scanned_).
   void scanAllInterfaces() const { scanInterfaces(); }
 
  private:
@@ -106,7 +107,10 @@ class ObjectNamer {
   // the file, and `summary` names only a few objects. So single objects are
   // looked up through their referrers, until those lookups have cost about
   // one full scan; the full scan then runs once and answers everything.
-  mutable bool iface_scanned_ = false;
+  // Threads may share a namer: the lazy state is guarded by iface_mutex_,
+  // and once iface_scanned_ is set every call only reads.
+  mutable std::mutex iface_mutex_;
+  mutable std::atomic<bool> iface_scanned_ = false;
   mutable uint64_t referrer_work_ = 0;
   mutable std::vector<std::pair<NodeId, uint32_t>>
       iface_types_;  // (object, type record), by object

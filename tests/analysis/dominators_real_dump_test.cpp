@@ -17,6 +17,7 @@
 #include "graph/csr.h"
 #include "support/go_versions.h"
 #include "support/graph_oracles.h"
+#include "support/open_heap.h"
 #include "support/param_names.h"
 
 namespace goheap::analysis {
@@ -71,7 +72,7 @@ class RealDumpDominators : public ::testing::TestWithParam<std::string> {};
 TEST_P(RealDumpDominators, AgreeWithBruteForce) {
   const std::string path =
       std::string(GOHEAP_SOURCE_DIR) + "/tests/fixtures/" + GetParam() + "/retention.dump";
-  auto loaded = loadSnapshot(path);
+  auto loaded = goheap::testing::openSnapshot(path);
   ASSERT_TRUE(loaded.ok()) << loaded.error().message();
   const Snapshot& snap = **loaded;
   const graph::Heap& heap = snap.heap;

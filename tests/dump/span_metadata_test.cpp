@@ -201,7 +201,7 @@ TEST(SpanMetadata, TheSnapshotCountsThemApart) {
   const std::vector<uint8_t> bytes = b.take();
   Expected<Dump> d = readDump(MappedFile::borrow(std::span<const uint8_t>(bytes)));
   ASSERT_TRUE(d.ok()) << d.error().message();
-  auto s = analysis::analyseDump(d.take());
+  auto s = analysis::buildSnapshot(d.take());
   ASSERT_TRUE(s.ok()) << s.error().message();
   const analysis::Snapshot& snap = **s;
   EXPECT_EQ(snap.reachable_objects, 1u);

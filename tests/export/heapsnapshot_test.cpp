@@ -39,7 +39,7 @@ class HeapSnapshotFile : public ::testing::TestWithParam<std::string> {
     snap_ = testing::loadTypedDump(testExe(GetParam()), why);
     if (!snap_) GTEST_SKIP() << why;
   }
-  std::unique_ptr<analysis::Snapshot> snap_;
+  goheap::testing::SnapshotPtr snap_;
 };
 
 TEST_P(HeapSnapshotFile, NodesAndEdgesAreTheHeapGraph) {

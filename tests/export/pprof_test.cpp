@@ -20,6 +20,7 @@
 #include "export/formats.h"
 #include "support/go_versions.h"
 #include "support/json_value.h"
+#include "support/open_heap.h"
 #include "support/param_names.h"
 
 extern char** environ;
@@ -172,12 +173,12 @@ class Pprof : public ::testing::TestWithParam<Case> {
     if (goTool().empty()) GTEST_SKIP() << "no Go toolchain for go tool pprof";
     const Case& c = GetParam();
     ASSERT_TRUE(fs::exists(c.dump)) << c.dump << " is missing: tests/programs/make-dumps.sh";
-    auto snap = analysis::loadSnapshot(c.dump);
+    auto snap = goheap::testing::openSnapshot(c.dump, c.exe);
     ASSERT_TRUE(snap.ok()) << snap.error().message();
     snap_ = snap.take();
     if (!c.exe.empty()) {
-      ASSERT_TRUE(analysis::attachExecutable(*snap_, c.exe)) << snap_->exe_problem;
-      ASSERT_TRUE(analysis::typeObjects(*snap_));
+      ASSERT_TRUE(snap_->exe) << snap_->exe_problem;
+      ASSERT_TRUE(snap_->types) << snap_->types_problem;
     }
   }
 
@@ -216,7 +217,7 @@ class Pprof : public ::testing::TestWithParam<Case> {
   }
 
   Scratch scratch_;
-  std::unique_ptr<analysis::Snapshot> snap_;
+  goheap::testing::SnapshotPtr snap_;
 };
 
 TEST_P(Pprof, TypeFramesAreGoheapsTopByType) {
@@ -285,9 +286,9 @@ INSTANTIATE_TEST_SUITE_P(Dumps, Pprof, ::testing::ValuesIn(cases()),
 TEST(PprofRaw, LocationsCarryLinesAndInlinedFunctions) {
   if (goTool().empty()) GTEST_SKIP() << "no Go toolchain for go tool pprof";
   const std::string dir = std::string(GOHEAP_TESTDUMPS_DIR) + "/go1.24";
-  auto snap = analysis::loadSnapshot(dir + "/inlining.dump");
+  auto snap = goheap::testing::openSnapshot(dir + "/inlining.dump", dir + "/inlining");
   ASSERT_TRUE(snap.ok()) << snap.error().message();
-  ASSERT_TRUE(analysis::attachExecutable(**snap, dir + "/inlining"));
+  ASSERT_TRUE((*snap)->exe) << (*snap)->exe_problem;
   Scratch scratch;
   const std::string path = scratch.file("inlining.pb.gz");
   std::FILE* file = std::fopen(path.c_str(), "wb");

@@ -13,9 +13,10 @@
 #include "analysis/diff.h"
 #include "analysis/queries.h"
 #include "analysis/snapshot.h"
-#include "cli/json_render.h"
+#include "query/queries.h"
 #include "support/go_versions.h"
 #include "support/json_value.h"
+#include "support/open_heap.h"
 #include "support/param_names.h"
 
 namespace goheap {
@@ -29,21 +30,21 @@ std::string dumpsDir(const std::string& toolchain) {
 
 // Dumps are loaded once per (dump, executable) for the whole binary: the
 // tests only read them.
-const analysis::Snapshot& load(const std::string& dump, const std::string& exe,
-                               bool exe_must_match = true) {
-  static std::map<std::pair<std::string, std::string>, std::unique_ptr<analysis::Snapshot>> cache;
+const query::Session& loadSession(const std::string& dump, const std::string& exe,
+                                  bool exe_must_match = true) {
+  static std::map<std::pair<std::string, std::string>, goheap::testing::SessionPtr> cache;
   auto& slot = cache[{dump, exe}];
   if (!slot) {
-    auto snap = analysis::loadSnapshot(dump);
-    EXPECT_TRUE(snap.ok()) << dump << ": " << snap.error().message();
-    slot = snap.take();
+    auto session = goheap::testing::openSession(dump, exe);
+    EXPECT_TRUE(session.ok()) << dump << ": " << session.error().message();
+    slot = session.take();
+    const analysis::Snapshot& s = slot->snapshot();
     if (!exe.empty()) {
-      const bool matched = analysis::attachExecutable(*slot, exe).ok();
       if (exe_must_match) {
-        EXPECT_TRUE(matched) << exe;
+        EXPECT_TRUE(s.exe) << exe << ": " << s.exe_problem;
       }
-      if (slot->exe) {
-        EXPECT_TRUE(analysis::typeObjects(*slot).ok()) << exe;
+      if (s.exe) {
+        EXPECT_TRUE(s.types) << exe << ": " << s.types_problem;
       }
     }
   }
@@ -64,11 +65,17 @@ class LeaksDiff : public ::testing::TestWithParam<std::string> {
         << dir_ << "/leaks.old.dump is missing: tests/programs/make-dumps.sh makes it";
     report_ = JsonValue::parseFile(dir_ + "/leaks.json");
   }
+  const query::Session& oldSession() const {
+    return loadSession(dir_ + "/leaks.old.dump", dir_ + "/leaks");
+  }
+  const query::Session& newSession() const {
+    return loadSession(dir_ + "/leaks.dump", dir_ + "/leaks");
+  }
   const analysis::Snapshot& oldDump(bool with_exe) const {
-    return load(dir_ + "/leaks.old.dump", with_exe ? dir_ + "/leaks" : "");
+    return loadSession(dir_ + "/leaks.old.dump", with_exe ? dir_ + "/leaks" : "").snapshot();
   }
   const analysis::Snapshot& newDump(bool with_exe) const {
-    return load(dir_ + "/leaks.dump", with_exe ? dir_ + "/leaks" : "");
+    return loadSession(dir_ + "/leaks.dump", with_exe ? dir_ + "/leaks" : "").snapshot();
   }
 
   std::string dir_;
@@ -124,14 +131,14 @@ TEST_P(LeaksDiff, UnchangedGroupsAreLeftOutUnlessAsked) {
     if (r.countDelta() == 0 && r.shallowDelta() == 0 && r.retainedDelta() == 0) unchanged++;
   }
   ASSERT_GT(unchanged, 0u);
-  cli::DiffQuery q;
+  query::DiffQuery q;
   q.limit = 0;
-  const cli::DiffResult changed = cli::queryDiff(oldDump(true), newDump(true), q);
+  const query::DiffResult changed = query::queryDiff(oldSession(), newSession(), q);
   for (const analysis::DiffGroupRow& r : changed.rows) {
     EXPECT_FALSE(r.countDelta() == 0 && r.shallowDelta() == 0 && r.retainedDelta() == 0) << r.name;
   }
   q.unchanged = true;
-  const cli::DiffResult every = cli::queryDiff(oldDump(true), newDump(true), q);
+  const query::DiffResult every = query::queryDiff(oldSession(), newSession(), q);
   EXPECT_EQ(every.groups, all.size());
   EXPECT_EQ(changed.groups + unchanged, all.size());
 }
@@ -249,7 +256,7 @@ TEST_P(LeaksDiff, SwappedOrderShowsNegativeGrowth) {
     EXPECT_FALSE(r.group == sessions["type"].str() || isNewSessionSite(r.group))
         << r.count << " new sessions in the older dump";
   }
-  const cli::DiffResult r = cli::queryDiff(newDump(true), oldDump(true), cli::DiffQuery{});
+  const query::DiffResult r = query::queryDiff(newSession(), oldSession(), query::DiffQuery{});
   EXPECT_TRUE(r.warnings.empty()) << r.warnings[0];
 }
 
@@ -260,7 +267,7 @@ TEST_P(LeaksDiff, SameProgramDoesNotWarn) {
 }
 
 TEST_P(LeaksDiff, AnotherProgramWarns) {
-  const analysis::Snapshot& other = load(dir_ + "/zoo.dump", "");
+  const analysis::Snapshot& other = loadSession(dir_ + "/zoo.dump", "").snapshot();
   const auto w = analysis::diffWarnings(newDump(false), other);
   ASSERT_FALSE(w.empty());
   EXPECT_NE(w[0].find("different executables"), std::string::npos) << w[0];
@@ -268,7 +275,8 @@ TEST_P(LeaksDiff, AnotherProgramWarns) {
 
 TEST_P(LeaksDiff, ExecutableOfAnotherProgramMatchesNeither) {
   // leaks' executable with zoo's dump: it matches NEW only.
-  const analysis::Snapshot& other = load(dir_ + "/zoo.dump", dir_ + "/leaks", false);
+  const analysis::Snapshot& other =
+      loadSession(dir_ + "/zoo.dump", dir_ + "/leaks", false).snapshot();
   if (other.exe != nullptr) GTEST_SKIP() << "leaks matched the zoo dump";
   const auto w = analysis::diffWarnings(other, newDump(true));
   bool said = false;

@@ -9,12 +9,14 @@
 #include "analysis/queries.h"
 #include "analysis/snapshot.h"
 #include "dump/reader.h"
+#include "support/open_heap.h"
 
 namespace goheap {
 namespace {
 
 TEST(ExampleLeak, EachBlockedSenderRetainsItsEightKibBlob) {
-  auto snap = analysis::loadSnapshot(std::string(GOHEAP_SOURCE_DIR) + "/examples/leaky.dump");
+  auto snap =
+      goheap::testing::openSnapshot(std::string(GOHEAP_SOURCE_DIR) + "/examples/leaky.dump");
   ASSERT_TRUE(snap.ok()) << snap.error().message();
   int leaked = 0;
   for (const analysis::GoroutineInfo& g : analysis::goroutines(**snap)) {
@@ -35,7 +37,7 @@ TEST(ExampleLeak, ListedFrameSlotsAloneWouldCallTheBlobsGarbage) {
   ASSERT_TRUE(d.ok());
   analysis::LoadOptions options;
   options.conservative_stacks = false;
-  auto snap = analysis::analyseDump(d.take(), {}, options);
+  auto snap = analysis::buildSnapshot(d.take(), {}, options);
   ASSERT_TRUE(snap.ok());
   for (const analysis::GoroutineInfo& g : analysis::goroutines(**snap)) {
     if (g.wait_reason == "chan send") {

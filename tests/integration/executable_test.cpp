@@ -15,6 +15,7 @@
 #include "analysis/snapshot.h"
 #include "support/go_versions.h"
 #include "support/json_value.h"
+#include "support/open_heap.h"
 #include "support/param_names.h"
 
 namespace goheap {
@@ -47,8 +48,8 @@ std::vector<ExeDumpCase> exeDumpCases() {
   return cases;
 }
 
-std::unique_ptr<analysis::Snapshot> load(const std::string& dump) {
-  auto snap = analysis::loadSnapshot(dump);
+goheap::testing::SnapshotPtr load(const std::string& dump) {
+  auto snap = goheap::testing::openSnapshot(dump);
   EXPECT_TRUE(snap.ok()) << snap.error().message();
   return snap ? snap.take() : nullptr;
 }
@@ -66,7 +67,7 @@ class ExecutableOnRealDump : public ::testing::TestWithParam<ExeDumpCase> {
     report_ = JsonValue::parseFile(c.report);
     snap_ = load(c.dump);
     ASSERT_NE(snap_, nullptr);
-    Status s = analysis::attachExecutable(*snap_, c.exe);
+    Status s = goheap::testing::reopenWithExecutable(snap_, c.exe);
     ASSERT_TRUE(s.ok()) << s.error().message();
   }
   uint64_t addr(const std::string& label) const {
@@ -74,7 +75,7 @@ class ExecutableOnRealDump : public ::testing::TestWithParam<ExeDumpCase> {
   }
 
   JsonValue report_;
-  std::unique_ptr<analysis::Snapshot> snap_;
+  goheap::testing::SnapshotPtr snap_;
 };
 
 TEST_P(ExecutableOnRealDump, BindsAtTheLoadBiasAndEveryFrameMatches) {
@@ -179,7 +180,7 @@ std::string testdumps(const std::string& rel) {
 TEST(ExecutableMismatch, AnotherGoVersionIsRefusedAndTheDumpStaysUsable) {
   auto snap = load(testdumps("go1.24/retention.dump"));
   ASSERT_NE(snap, nullptr);
-  Status s = analysis::attachExecutable(*snap, testdumps("go1.19/retention"));
+  Status s = goheap::testing::reopenWithExecutable(snap, testdumps("go1.19/retention"));
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.error().message().find("go1.19"), std::string::npos) << s.error().message();
   EXPECT_NE(s.error().message().find("go1.24"), std::string::npos) << s.error().message();
@@ -194,7 +195,7 @@ TEST(ExecutableMismatch, AnotherProgramOfTheSameGoIsRefused) {
   auto snap = load(testdumps("go1.24/retention.dump"));
   ASSERT_NE(snap, nullptr);
   // binoracle: built by the same toolchain, so only the code tells it apart.
-  Status s = analysis::attachExecutable(*snap, testdumps("go1.24/binoracle"));
+  Status s = goheap::testing::reopenWithExecutable(snap, testdumps("go1.24/binoracle"));
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.error().message().find("stack frames"), std::string::npos) << s.error().message();
 }
@@ -202,7 +203,7 @@ TEST(ExecutableMismatch, AnotherProgramOfTheSameGoIsRefused) {
 TEST(ExecutableMismatch, AnotherArchitectureIsRefused) {
   auto snap = load(testdumps("go1.24/retention.dump"));
   ASSERT_NE(snap, nullptr);
-  Status s = analysis::attachExecutable(*snap, testdumps("go1.24/cross/retention-s390x"));
+  Status s = goheap::testing::reopenWithExecutable(snap, testdumps("go1.24/cross/retention-s390x"));
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.error().message().find("big-endian"), std::string::npos) << s.error().message();
 }
@@ -219,7 +220,7 @@ TEST(ExecutableMismatch, TruncatedAndCorruptExecutablesAreRefusedWithAnOffset) {
   for (size_t cut : {size_t{16}, size_t{200}, bytes.size() / 3, bytes.size() - 100}) {
     const std::string path = dir + "/retention-cut-" + std::to_string(cut);
     std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(cut));
-    Status s = analysis::attachExecutable(*snap, path);
+    Status s = goheap::testing::reopenWithExecutable(snap, path);
     SCOPED_TRACE(path);
     if (!s.ok()) {
       EXPECT_NE(s.error().message().find(path), std::string::npos) << s.error().message();
@@ -235,7 +236,7 @@ TEST(ExecutableMismatch, TruncatedAndCorruptExecutablesAreRefusedWithAnOffset) {
   const std::string path = dir + "/retention-no-pclntab";
   std::ofstream(path, std::ios::binary)
       .write(corrupt.data(), static_cast<std::streamsize>(corrupt.size()));
-  Status s = analysis::attachExecutable(*snap, path);
+  Status s = goheap::testing::reopenWithExecutable(snap, path);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.error().message().find("pclntab"), std::string::npos) << s.error().message();
   EXPECT_FALSE(analysis::goroutines(*snap).empty());
@@ -274,11 +275,11 @@ class FuncsProgram : public ::testing::TestWithParam<FuncsCase> {
     report_ = JsonValue::parseFile(c.dir + "/funcs.json");
     snap_ = load(c.dir + "/funcs.dump");
     ASSERT_NE(snap_, nullptr);
-    Status s = analysis::attachExecutable(*snap_, c.dir + "/funcs");
+    Status s = goheap::testing::reopenWithExecutable(snap_, c.dir + "/funcs");
     ASSERT_TRUE(s.ok()) << s.error().message();
   }
   JsonValue report_;
-  std::unique_ptr<analysis::Snapshot> snap_;
+  goheap::testing::SnapshotPtr snap_;
 };
 
 TEST_P(FuncsProgram, ClosuresAndMethodValuesAreNamedByTheirFunction) {
@@ -367,7 +368,7 @@ TEST_P(InlinedAllocations, SitesNameTheInlinedFunction) {
   auto plain = load(exe + ".dump");
   auto with_exe = load(exe + ".dump");
   ASSERT_TRUE(plain && with_exe);
-  Status s = analysis::attachExecutable(*with_exe, exe);
+  Status s = goheap::testing::reopenWithExecutable(with_exe, exe);
   ASSERT_TRUE(s.ok()) << s.error().message();
   for (const JsonValue& a : report["allocs"].items()) {
     SCOPED_TRACE(a["addr"].str());

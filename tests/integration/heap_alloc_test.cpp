@@ -12,6 +12,7 @@
 
 #include "analysis/snapshot.h"
 #include "dump/span_metadata.h"
+#include "support/open_heap.h"
 #include "support/param_names.h"
 
 namespace goheap {
@@ -34,12 +35,12 @@ class HeapAlloc : public ::testing::TestWithParam<Expectation> {
       GTEST_SKIP() << path << " is missing: make-dumps.sh writes it when that Go toolchain is "
                    << "installed (scripts/install-deps.sh)";
     }
-    auto snap = analysis::loadSnapshot(path);
+    auto snap = goheap::testing::openSnapshot(path);
     ASSERT_TRUE(snap.ok()) << snap.error().message();
     snap_ = snap.take();
     ASSERT_TRUE(snap_->dump.memstats.present);
   }
-  std::unique_ptr<analysis::Snapshot> snap_;
+  goheap::testing::SnapshotPtr snap_;
 };
 
 TEST_P(HeapAlloc, ObjectBytesWithoutMetadataAreHeapAlloc) {

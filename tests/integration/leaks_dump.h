@@ -14,13 +14,14 @@
 #include "analysis/snapshot.h"
 #include "support/go_versions.h"
 #include "support/json_value.h"
+#include "support/open_heap.h"
 #include "support/param_names.h"
 
 namespace goheap::testing {
 
 struct LeaksDump {
   JsonValue report;
-  std::unique_ptr<analysis::Snapshot> snap;
+  goheap::testing::SnapshotPtr snap;
 };
 
 // Null (with a test failure) when the dump cannot be loaded; a skip is the
@@ -33,15 +34,15 @@ inline const LeaksDump* leaksDump(const std::string& version, bool with_exe) {
   if (!std::filesystem::exists(dir + "/leaks.dump")) return nullptr;
   auto d = std::make_unique<LeaksDump>();
   d->report = JsonValue::parseFile(dir + "/leaks.json");
-  auto snap = analysis::loadSnapshot(dir + "/leaks.dump");
+  auto snap = goheap::testing::openSnapshot(dir + "/leaks.dump");
   if (!snap.ok()) {
     ADD_FAILURE() << snap.error().message();
     return nullptr;
   }
   d->snap = snap.take();
   if (with_exe) {
-    if (!analysis::attachExecutable(*d->snap, dir + "/leaks").ok() ||
-        !analysis::typeObjects(*d->snap).ok()) {
+    if (!goheap::testing::reopenWithExecutable(d->snap, dir + "/leaks").ok() ||
+        !goheap::testing::typesOf(*d->snap).ok()) {
       ADD_FAILURE() << "cannot type " << dir << "/leaks.dump with its executable";
       return nullptr;
     }

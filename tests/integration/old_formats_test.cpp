@@ -52,6 +52,7 @@
 #include "analysis/snapshot.h"
 #include "dump/reader.h"
 #include "support/dump_builder.h"
+#include "support/open_heap.h"
 #include "support/sample_dumps.h"
 
 namespace goheap {
@@ -198,7 +199,7 @@ class OldFormatPipeline : public ::testing::TestWithParam<DumpShape> {
     ASSERT_TRUE(d.ok()) << d.error().message();
     EXPECT_EQ(d->version, GetParam().version);
     EXPECT_TRUE(d->warnings.empty()) << d->warnings.front();
-    auto s = analysis::analyseDump(d.take());
+    auto s = analysis::buildSnapshot(d.take());
     ASSERT_TRUE(s.ok()) << s.error().message();
     snap_ = s.take();
   }
@@ -221,7 +222,7 @@ class OldFormatPipeline : public ::testing::TestWithParam<DumpShape> {
 
   Layout layout_;
   std::vector<uint8_t> bytes_;  // the Dump borrows them
-  std::unique_ptr<analysis::Snapshot> snap_;
+  goheap::testing::SnapshotPtr snap_;
 };
 
 TEST_P(OldFormatPipeline, EveryObjectIsFoundAtItsAddress) {

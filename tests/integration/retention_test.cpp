@@ -13,6 +13,7 @@
 #include "analysis/snapshot.h"
 #include "support/go_versions.h"
 #include "support/json_value.h"
+#include "support/open_heap.h"
 #include "support/param_names.h"
 
 namespace goheap {
@@ -52,7 +53,7 @@ class RetentionDump : public ::testing::TestWithParam<DumpCase> {
     ASSERT_TRUE(std::filesystem::exists(c.dump))
         << c.dump << " is missing: tests/programs/make-dumps.sh makes it";
     report_ = JsonValue::parseFile(c.report);
-    auto snap = analysis::loadSnapshot(c.dump);
+    auto snap = goheap::testing::openSnapshot(c.dump);
     ASSERT_TRUE(snap.ok()) << snap.error().message();
     snap_ = snap.take();
   }
@@ -67,7 +68,7 @@ class RetentionDump : public ::testing::TestWithParam<DumpCase> {
   }
 
   JsonValue report_;
-  std::unique_ptr<analysis::Snapshot> snap_;
+  goheap::testing::SnapshotPtr snap_;
 };
 
 TEST_P(RetentionDump, ParamsAgreeWithTheProgram) {

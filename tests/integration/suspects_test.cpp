@@ -15,6 +15,7 @@
 #include "analysis/suspects.h"
 #include "support/go_versions.h"
 #include "support/json_value.h"
+#include "support/open_heap.h"
 #include "support/param_names.h"
 
 namespace goheap {
@@ -39,12 +40,12 @@ class LeakSuspects : public ::testing::TestWithParam<LeaksCase> {
     ASSERT_TRUE(std::filesystem::exists(dump))
         << dump << " is missing: tests/programs/make-dumps.sh makes it";
     report_ = JsonValue::parseFile(dir + "/leaks.json");
-    auto snap = analysis::loadSnapshot(dump);
+    auto snap = goheap::testing::openSnapshot(dump);
     ASSERT_TRUE(snap.ok()) << snap.error().message();
     snap_ = snap.take();
     if (GetParam().with_exe) {
-      ASSERT_TRUE(analysis::attachExecutable(*snap_, dir + "/leaks").ok());
-      ASSERT_TRUE(analysis::typeObjects(*snap_).ok());
+      ASSERT_TRUE(goheap::testing::reopenWithExecutable(snap_, dir + "/leaks").ok());
+      ASSERT_TRUE(goheap::testing::typesOf(*snap_).ok());
     }
   }
 
@@ -71,7 +72,7 @@ class LeakSuspects : public ::testing::TestWithParam<LeaksCase> {
   }
 
   JsonValue report_;
-  std::unique_ptr<analysis::Snapshot> snap_;
+  goheap::testing::SnapshotPtr snap_;
 };
 
 TEST_P(LeakSuspects, TheSessionsMapComesFirst) {

@@ -12,6 +12,7 @@
 #include "analysis/snapshot.h"
 #include "support/go_versions.h"
 #include "support/json_value.h"
+#include "support/open_heap.h"
 #include "support/param_names.h"
 
 namespace goheap {
@@ -42,16 +43,16 @@ class ZooTypes : public ::testing::TestWithParam<testing::ProgramBuild> {
                    << "toolchain is installed, and runs cross builds under qemu-user)";
     }
     report_ = JsonValue::parseFile(exe + ".json");
-    auto snap = analysis::loadSnapshot(exe + ".dump");
+    auto snap = goheap::testing::openSnapshot(exe + ".dump");
     ASSERT_TRUE(snap.ok()) << snap.error().message();
     snap_ = snap.take();
-    Status s = analysis::attachExecutable(*snap_, exe);
+    Status s = goheap::testing::reopenWithExecutable(snap_, exe);
     ASSERT_TRUE(s.ok()) << s.error().message();
-    Status t = analysis::typeObjects(*snap_);
+    Status t = goheap::testing::typesOf(*snap_);
     ASSERT_TRUE(t.ok()) << t.error().message();
   }
   JsonValue report_;
-  std::unique_ptr<analysis::Snapshot> snap_;
+  goheap::testing::SnapshotPtr snap_;
 };
 
 TEST_P(ZooTypes, EveryReportedValueHasItsType) {
@@ -182,10 +183,10 @@ class ProgramTypes : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ProgramTypes, MostReachableBytesAreTyped) {
   const std::string exe = std::string(GOHEAP_TESTDUMPS_DIR) + "/" + GetParam();
-  auto snap = analysis::loadSnapshot(exe + ".dump");
+  auto snap = goheap::testing::openSnapshot(exe + ".dump");
   ASSERT_TRUE(snap.ok()) << snap.error().message();
-  ASSERT_TRUE(analysis::attachExecutable(**snap, exe).ok());
-  ASSERT_TRUE(analysis::typeObjects(**snap).ok());
+  ASSERT_TRUE(goheap::testing::reopenWithExecutable(*snap, exe).ok());
+  ASSERT_TRUE(goheap::testing::typesOf(**snap).ok());
   const analysis::Summary sum = analysis::summarize(**snap, 0);
   EXPECT_GE(sum.typed_bytes * 100, sum.reachable_bytes * 95)
       << sum.typed_bytes << " of " << sum.reachable_bytes << " reachable bytes typed";
@@ -201,10 +202,10 @@ class ProgramTypesStripped : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ProgramTypesStripped, NoDwarfMeansNoTypes) {
   const std::string exe = std::string(GOHEAP_TESTDUMPS_DIR) + "/" + GetParam();
-  auto snap = analysis::loadSnapshot(exe + ".dump");
+  auto snap = goheap::testing::openSnapshot(exe + ".dump");
   ASSERT_TRUE(snap.ok());
-  ASSERT_TRUE(analysis::attachExecutable(**snap, exe).ok());
-  Status s = analysis::typeObjects(**snap);
+  ASSERT_TRUE(goheap::testing::reopenWithExecutable(*snap, exe).ok());
+  Status s = goheap::testing::typesOf(**snap);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.error().message().find("no DWARF"), std::string::npos) << s.error().message();
   EXPECT_EQ((*snap)->types, nullptr);

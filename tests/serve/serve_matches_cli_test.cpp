@@ -10,7 +10,7 @@
 //   n, the ADDR argument is addr).
 //
 // The cases where the two disagree today are kept apart, in the disabled
-// test ServeVsCliDisagreement.DISABLED_AgreeOnceValidationIsSharedPending,
+// test ServeVsCliDisagreement.DISABLED_DiffersByDesign,
 // each with what differs: sharing one validation between the command line
 // and the server is to make them agree, and then they move to the lists of
 // cases that must agree.
@@ -26,6 +26,7 @@
 #include <memory>
 #include <optional>
 #include <ostream>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -781,18 +782,52 @@ INSTANTIATE_TEST_SUITE_P(Diff, ServeMatchesCli,
                          ::testing::ValuesIn(combine({&kDiffFixtures, &kDiffLeaks}, diffCases())),
                          paramName);
 
-// The disagreements of today (each case says what differs). Run them with
-// --gtest_also_run_disabled_tests --gtest_filter='*Pending*'.
+// The cases that disagreed before the parameters were declared once
+// (query/params.h): they agree now and are checked like the others.
+// What still differs is by design and stays as it is described below.
+bool stillDiffers(const Case& c) {
+  static const std::set<std::string> kByDesign = {
+      // The API keeps its names (node, frames=false) where the command line
+      // has its own (--from-node, --no-frames); both name the same rule.
+      "dom_from_node", "goroutines_no_frames", "dom_node_text", "goroutines_frames_value",
+      // Two mistakes at once: each front end names the first it meets (the
+      // command line in the order given, the server in the query's order).
+      "top_unknown_and_bad", "top_two_bad_values"};
+  return kByDesign.count(c.name) != 0;
+}
+
+// Kept for the whole run: the test parameters point into it.
+const std::vector<Case>& formerlyPending(const std::vector<Case>& cases, bool differing) {
+  static std::map<bool, std::vector<Case>> kept;
+  std::vector<Case>& out = kept[differing];
+  if (!out.empty()) return out;
+  for (const Case& c : cases) {
+    if (stillDiffers(c) != differing) continue;
+    out.push_back(c);
+    if (!differing) out.back().pending.clear();
+  }
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(NowShared, ServeMatchesCli,
+                         ::testing::ValuesIn(combine({&kLeakyWithExe},
+                                                     formerlyPending(pendingCases(), false))),
+                         paramName);
+INSTANTIATE_TEST_SUITE_P(NowSharedDiff, ServeMatchesCli,
+                         ::testing::ValuesIn(combine({&kDiffFixtures}, pendingDiffCases())),
+                         paramName);
+
+// The differences by design (each case says what differs). Run them with
+// --gtest_also_run_disabled_tests --gtest_filter='*ByDesign*'.
 class ServeVsCliDisagreement : public ::testing::TestWithParam<Param> {};
 
-TEST_P(ServeVsCliDisagreement, DISABLED_AgreeOnceValidationIsSharedPending) {
+TEST_P(ServeVsCliDisagreement, DISABLED_DiffersByDesign) {
   compare(*GetParam().setup, *GetParam().c);
 }
 
-INSTANTIATE_TEST_SUITE_P(Pending, ServeVsCliDisagreement,
-                         ::testing::ValuesIn(combine({&kLeakyWithExe}, pendingCases())), paramName);
-INSTANTIATE_TEST_SUITE_P(PendingDiff, ServeVsCliDisagreement,
-                         ::testing::ValuesIn(combine({&kDiffFixtures}, pendingDiffCases())),
+INSTANTIATE_TEST_SUITE_P(ByDesign, ServeVsCliDisagreement,
+                         ::testing::ValuesIn(combine({&kLeakyWithExe},
+                                                     formerlyPending(pendingCases(), true))),
                          paramName);
 
 }  // namespace

@@ -1,4 +1,5 @@
 #include "support/export_support.h"
+#include "support/open_heap.h"
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -11,22 +12,22 @@
 
 namespace goheap::testing {
 
-std::unique_ptr<analysis::Snapshot> loadTypedDump(const std::string& exe, std::string& why) {
+goheap::testing::SnapshotPtr loadTypedDump(const std::string& exe, std::string& why) {
   if (!std::filesystem::exists(exe + ".dump")) {
     why = exe + ".dump is missing (tests/programs/make-dumps.sh writes it)";
     return nullptr;
   }
-  auto snap = analysis::loadSnapshot(exe + ".dump");
+  auto snap = goheap::testing::openSnapshot(exe + ".dump");
   if (!snap.ok()) {
     why = snap.error().message();
     return nullptr;
   }
-  std::unique_ptr<analysis::Snapshot> s = snap.take();
-  if (Status a = analysis::attachExecutable(*s, exe); !a.ok()) {
+  goheap::testing::SnapshotPtr s = snap.take();
+  if (Status a = goheap::testing::reopenWithExecutable(s, exe); !a.ok()) {
     why = a.error().message();
     return nullptr;
   }
-  if (Status t = analysis::typeObjects(*s); !t.ok()) {
+  if (Status t = goheap::testing::typesOf(*s); !t.ok()) {
     why = t.error().message();
     return nullptr;
   }

@@ -9,12 +9,13 @@
 
 #include "analysis/snapshot.h"
 #include "export/formats.h"
+#include "support/open_heap.h"
 
 namespace goheap::testing {
 
 // EXE.dump analysed, with EXE attached and typed; null (and a message in
 // `why`) when the dump is missing.
-std::unique_ptr<analysis::Snapshot> loadTypedDump(const std::string& exe, std::string& why);
+goheap::testing::SnapshotPtr loadTypedDump(const std::string& exe, std::string& why);
 
 // Writes `format` to a fresh file under the test's temporary directory and
 // returns its path.

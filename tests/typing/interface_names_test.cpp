@@ -8,6 +8,7 @@
 
 #include "analysis/snapshot.h"
 #include "support/go_versions.h"
+#include "support/open_heap.h"
 #include "support/param_names.h"
 #include "typing/names.h"
 
@@ -19,7 +20,7 @@ class InterfaceNames : public ::testing::TestWithParam<std::string> {};
 TEST_P(InterfaceNames, ReferrerLookupAgreesWithTheFullScan) {
   const std::string path =
       std::string(GOHEAP_SOURCE_DIR) + "/tests/fixtures/" + GetParam() + "/retention.dump";
-  auto loaded = analysis::loadSnapshot(path);
+  auto loaded = goheap::testing::openSnapshot(path);
   ASSERT_TRUE(loaded.ok()) << loaded.error().message();
   const analysis::Snapshot& snap = **loaded;
 

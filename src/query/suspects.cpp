@@ -1,35 +1,18 @@
 // The leak suspects document (docs/cli-json.md "suspects"), shared by
 // `goheap suspects --json` and /api/suspects.
-#include <charconv>
-#include <cmath>
-
-#include "cli/json_render.h"
-#include "cli/render.h"
+#include "query/labels.h"
+#include "query/queries.h"
 #include "util/format.h"
 #include "util/json_writer.h"
 
-namespace goheap::cli {
+namespace goheap::query {
 
-Expected<double> parsePercent(std::string_view text) {
-  const std::string original(text);
-  if (text.ends_with('%')) text.remove_suffix(1);
-  double v = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v)) {
-    return Error("\"" + original + "\" is not a percentage (like 10 or 2.5)");
-  }
-  if (v <= 0 || v > 100) {
-    return Error("the percentage must be above 0 and at most 100, not " + original);
-  }
-  return v;
-}
-
-analysis::SuspectReport querySuspects(const analysis::Snapshot& snap, const SuspectsQuery& q) {
+analysis::SuspectReport querySuspects(const Session& session, const SuspectsQuery& q) {
   analysis::SuspectOptions o;
   o.threshold_percent = q.threshold;
   o.limit = q.limit;
   o.accumulation_percent = static_cast<uint32_t>(q.accumulation);
-  return analysis::leakSuspects(snap, o);
+  return analysis::leakSuspects(session.snapshot(), o);
 }
 
 namespace {
@@ -105,4 +88,4 @@ std::string suspectsJson(const analysis::SuspectReport& r) {
   return out;
 }
 
-}  // namespace goheap::cli
+}  // namespace goheap::query

@@ -1,9 +1,9 @@
-#include "serve/answer_cache.h"
+#include "query/answer_cache.h"
 
 #include <bit>
 #include <cstdio>
 
-namespace goheap::serve {
+namespace goheap::query {
 
 AnswerKey& AnswerKey::add(std::string_view name, uint64_t value) {
   key_ += ' ';
@@ -78,4 +78,4 @@ size_t AnswerCache::entries() const {
   return lru_.size();
 }
 
-}  // namespace goheap::serve
+}  // namespace goheap::query

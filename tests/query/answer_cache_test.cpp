@@ -1,13 +1,13 @@
-// The remembered answers of goheap serve (src/serve/answer_cache.h): bounded
+// The remembered answers of goheap serve (src/query/answer_cache.h): bounded
 // by bytes, least recently used first out, keyed by parsed parameters.
 #include <gtest/gtest.h>
 
 #include <memory>
 #include <string>
 
-#include "serve/answer_cache.h"
+#include "query/answer_cache.h"
 
-namespace goheap::serve {
+namespace goheap::query {
 namespace {
 
 std::shared_ptr<const std::string> text(size_t bytes, char c = 'x') {
@@ -90,4 +90,4 @@ TEST(ServeAnswerKey, TextCannotImitateAnotherParameter) {
 }
 
 }  // namespace
-}  // namespace goheap::serve
+}  // namespace goheap::query

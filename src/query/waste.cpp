@@ -1,9 +1,9 @@
 // `goheap waste --json` and /api/waste (docs/cli-json.md).
-#include "cli/json_render.h"
+#include "query/queries.h"
 #include "util/format.h"
 #include "util/json_writer.h"
 
-namespace goheap::cli {
+namespace goheap::query {
 
 namespace {
 
@@ -18,10 +18,11 @@ void beginSection(JsonWriter& w, const char* name, bool available) {
 
 }  // namespace
 
-analysis::Waste queryWaste(const analysis::Snapshot& snap, const WasteQuery& q) {
+analysis::Waste queryWaste(const Session& session, const WasteQuery& q) {
   analysis::WasteOptions o;
   o.limit = static_cast<size_t>(q.limit);
-  return analysis::findWaste(snap, o);
+  const analysis::Snapshot& snap = session.snapshot();
+  return analysis::findWaste(snap, o, snap.types ? &session.typedHeaders() : nullptr);
 }
 
 std::string wasteJson(const analysis::Snapshot& snap, const WasteQuery& q,
@@ -90,4 +91,4 @@ std::string wasteJson(const analysis::Snapshot& snap, const WasteQuery& q,
   return out;
 }
 
-}  // namespace goheap::cli
+}  // namespace goheap::query

@@ -12,7 +12,7 @@
 #include <string_view>
 #include <unordered_map>
 
-namespace goheap::serve {
+namespace goheap::query {
 
 // A cache key made of an endpoint's *parsed* parameters, so two requests
 // share an answer exactly when they ask the same question: "n=05" and "n=5"
@@ -75,4 +75,4 @@ class AnswerCache {
   uint64_t bytes_ = 0;
 };
 
-}  // namespace goheap::serve
+}  // namespace goheap::query

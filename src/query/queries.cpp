@@ -1,15 +1,15 @@
-#include "cli/json_render.h"
+#include "query/queries.h"
 
 #include "analysis/globals.h"
 
 #include <algorithm>
 #include <cctype>
 
-#include "cli/render.h"
+#include "query/labels.h"
 #include "util/format.h"
 #include "util/json_writer.h"
 
-namespace goheap::cli {
+namespace goheap::query {
 
 namespace {
 
@@ -41,13 +41,17 @@ bool containsIgnoringCase(std::string_view text, std::string_view part) {
 }  // namespace
 
 std::optional<NodeId> findObject(const analysis::Snapshot& snap, uint64_t address,
-                                 std::optional<QueryError>& error) {
+                                 std::string_view parameter, std::optional<QueryError>& error) {
   auto o = analysis::objectAt(snap, address);
   if (!o) {
-    error = QueryError{QueryError::Kind::NotFound,
-                       Error("no object contains address " + formatHex(address))};
+    error = QueryError{QueryError::Kind::NotFound, std::string(parameter),
+                       "no object contains address " + formatHex(address)};
   }
   return o;
+}
+
+analysis::Summary querySummary(const Session& session, const SummaryQuery& q) {
+  return analysis::summarize(session.snapshot(), q.top);
 }
 
 std::string summaryJson(const analysis::Summary& s) {
@@ -125,7 +129,8 @@ std::string summaryJson(const analysis::Summary& s) {
   return out;
 }
 
-TopResult queryTop(const analysis::Snapshot& snap, const TopQuery& q) {
+TopResult queryTop(const Session& session, const TopQuery& q) {
+  const analysis::Snapshot& snap = session.snapshot();
   TopResult r;
   r.by = q.by == "auto" ? (snap.types ? "type" : "site") : q.by;
   const auto by = r.by == "shape"  ? typing::GroupKind::Shape
@@ -139,7 +144,7 @@ TopResult queryTop(const analysis::Snapshot& snap, const TopQuery& q) {
   // has to see every group first, and then counts only those it keeps.
   const uint64_t wanted =
       !q.filter.empty() || q.offset > UINT64_MAX - limit ? UINT64_MAX : q.offset + limit;
-  r.histogram = analysis::histogram(snap, by, sort, wanted);
+  r.histogram = analysis::histogram(session.groupTotals(by), sort, wanted);
   std::vector<analysis::HistogramRow>& rows = r.histogram.rows;
   if (!q.filter.empty()) {
     std::erase_if(rows, [&](const analysis::HistogramRow& row) {
@@ -177,20 +182,21 @@ std::string topJson(const TopQuery& q, const TopResult& r) {
   return out;
 }
 
-std::optional<std::vector<analysis::DomRow>> queryDom(const analysis::Snapshot& snap,
-                                                      const DomQuery& q,
+std::optional<std::vector<analysis::DomRow>> queryDom(const Session& session, const DomQuery& q,
                                                       std::optional<QueryError>& error) {
+  const analysis::Snapshot& snap = session.snapshot();
   NodeId start = kNoNode;
   if (q.from) {
-    auto o = findObject(snap, *q.from, error);
+    auto o = findObject(snap, *q.from, "from", error);
     if (!o) return std::nullopt;
     if (!snap.reachable(*o)) {
       const std::string what = snap.isRuntimeMetadata(*o)
                                    ? " is the runtime's span metadata, not an object"
                                    : " is garbage (unreachable)";
-      error = QueryError{QueryError::Kind::BadRequest,
-                         Error("the object at " + formatHex(snap.address(*o)) + what +
-                               ": it has no place in the dominator tree")};
+      // Not in the tree: as a missing object, not a wrong parameter.
+      error = QueryError{QueryError::Kind::NotFound, "from",
+                         "the object at " + formatHex(snap.address(*o)) + what +
+                             ": it has no place in the dominator tree"};
       return std::nullopt;
     }
     start = *o;
@@ -198,9 +204,9 @@ std::optional<std::vector<analysis::DomRow>> queryDom(const analysis::Snapshot& 
     const uint64_t n = *q.from_node;
     if (n >= snap.heap.nodeCount() ||
         (!snap.reachable(static_cast<NodeId>(n)) && n != snap.heap.superRoot())) {
-      error = QueryError{QueryError::Kind::NotFound,
-                         Error("no reachable node " + std::to_string(n) + " (there are " +
-                               std::to_string(snap.heap.nodeCount()) + ")")};
+      error = QueryError{QueryError::Kind::NotFound, "node",
+                         "no reachable node " + std::to_string(n) + " (there are " +
+                             std::to_string(snap.heap.nodeCount()) + ")"};
       return std::nullopt;
     }
     start = static_cast<NodeId>(n);
@@ -224,7 +230,10 @@ void writeFlameNode(JsonWriter& w, const analysis::Flame& f, uint32_t i) {
 
 }  // namespace
 
-std::string searchJson(const analysis::Snapshot& snap, const std::string& q, uint64_t limit) {
+std::string searchJson(const Session& session, const SearchQuery& search) {
+  const analysis::Snapshot& snap = session.snapshot();
+  const std::string& q = search.q;
+  const uint64_t limit = search.limit;
   std::string out;
   JsonWriter w(out, JsonWriter::Style::Pretty);
   w.beginObject();
@@ -240,7 +249,7 @@ std::string searchJson(const analysis::Snapshot& snap, const std::string& q, uin
   TopQuery tq;
   tq.filter = q;
   tq.limit = limit;
-  const TopResult top = queryTop(snap, tq);
+  const TopResult top = queryTop(session, tq);
   w.field("by", top.by);
   w.key("groups").beginArray();
   for (const analysis::HistogramRow& r : top.histogram.rows) {
@@ -264,6 +273,16 @@ std::string searchJson(const analysis::Snapshot& snap, const std::string& q, uin
   w.endArray();
   w.endObject();
   return out;
+}
+
+analysis::Flame queryFlame(const Session& session, const FlameQuery& q) {
+  const analysis::Snapshot& snap = session.snapshot();
+  // By default frames of less than 1/1000 of the heap fold into their
+  // parents: enough for a screen, small for the browser.
+  const uint64_t total = snap.retained[snap.heap.superRoot()];
+  const uint64_t min_bytes = q.min_bytes ? *q.min_bytes : std::max<uint64_t>(total / 1000, 1);
+  return analysis::retentionFlame(snap, min_bytes, static_cast<uint32_t>(q.max_depth),
+                                  &session.fullFlame());
 }
 
 std::string flameJson(const analysis::Snapshot& snap, const analysis::Flame& flame) {
@@ -299,8 +318,25 @@ std::string domJson(const analysis::Snapshot& snap, const std::vector<analysis::
   return out;
 }
 
-std::string pathsJson(const analysis::Snapshot& snap, NodeId target,
-                      const std::vector<analysis::Path>& paths) {
+std::optional<PathsResult> queryPaths(const Session& session, const PathsQuery& q,
+                                      std::optional<QueryError>& error) {
+  const analysis::Snapshot& snap = session.snapshot();
+  auto target = findObject(snap, q.addr, "addr", error);
+  if (!target) return std::nullopt;
+  return PathsResult{*target, analysis::pathsToRoots(snap, *target, q.limit)};
+}
+
+std::optional<analysis::ObjectInfo> queryObj(const Session& session, const ObjQuery& q,
+                                             std::optional<QueryError>& error) {
+  const analysis::Snapshot& snap = session.snapshot();
+  auto o = findObject(snap, q.addr, "addr", error);
+  if (!o) return std::nullopt;
+  return analysis::objectInfo(snap, *o, q.referrers);
+}
+
+std::string pathsJson(const analysis::Snapshot& snap, const PathsResult& r) {
+  const NodeId target = r.target;
+  const std::vector<analysis::Path>& paths = r.paths;
   std::string out;
   JsonWriter w(out, JsonWriter::Style::Pretty);
   w.beginObject();
@@ -382,9 +418,9 @@ std::string objJson(const analysis::Snapshot& snap, const analysis::ObjectInfo& 
   return out;
 }
 
-std::vector<analysis::GoroutineInfo> queryGoroutines(const analysis::Snapshot& snap,
+std::vector<analysis::GoroutineInfo> queryGoroutines(const Session& session,
                                                      const GoroutinesQuery& q) {
-  std::vector<analysis::GoroutineInfo> gs = analysis::goroutines(snap);
+  std::vector<analysis::GoroutineInfo> gs = analysis::goroutines(session.snapshot());
   if (q.user) {
     std::erase_if(gs, [](const analysis::GoroutineInfo& g) { return g.is_system; });
   }
@@ -451,4 +487,4 @@ std::string goroutinesJson(const std::vector<analysis::GoroutineInfo>& gs, bool 
   return out;
 }
 
-}  // namespace goheap::cli
+}  // namespace goheap::query

@@ -7,7 +7,7 @@
 #include "analysis/queries.h"
 #include "util/json_writer.h"
 
-namespace goheap::cli {
+namespace goheap::query {
 
 // "main.main main.go:35 @0xc000123456" for an object; a root's description
 // ("goroutine 18 (chan receive)", "bss segment at 0x5a1000") for a root.
@@ -20,4 +20,4 @@ void writeLabel(JsonWriter& w, const analysis::NodeLabel& label);
 // "slot_address"?, "field"?}], as `paths` and `suspects` write it.
 void writePathSteps(JsonWriter& w, const analysis::Path& path);
 
-}  // namespace goheap::cli
+}  // namespace goheap::query

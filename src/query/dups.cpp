@@ -1,9 +1,9 @@
 // `goheap dups --json` and /api/dups (docs/cli-json.md).
-#include "cli/json_render.h"
+#include "query/queries.h"
 #include "util/format.h"
 #include "util/json_writer.h"
 
-namespace goheap::cli {
+namespace goheap::query {
 
 namespace {
 
@@ -12,14 +12,15 @@ constexpr size_t kAddressesShown = 10;
 
 }  // namespace
 
-analysis::Duplicates queryDups(const analysis::Snapshot& snap, const DupsQuery& q) {
+analysis::Duplicates queryDups(const Session& session, const DupsQuery& q) {
   analysis::DupOptions o;
   o.strings = q.kind == "all" || q.kind == "strings";
   o.bytes = q.kind == "all" || q.kind == "bytes";
   o.objects = q.kind == "all" || q.kind == "objects";
   o.limit = static_cast<size_t>(q.limit);
   o.min_wasted = q.min_wasted;
-  return analysis::findDuplicates(snap, o);
+  const analysis::Snapshot& snap = session.snapshot();
+  return analysis::findDuplicates(snap, o, snap.types ? &session.typedHeaders() : nullptr);
 }
 
 std::string dupsJson(const analysis::Snapshot& snap, const DupsQuery& q,
@@ -66,4 +67,4 @@ std::string dupsJson(const analysis::Snapshot& snap, const DupsQuery& q,
   return out;
 }
 
-}  // namespace goheap::cli
+}  // namespace goheap::query

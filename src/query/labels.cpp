@@ -1,8 +1,8 @@
-#include "cli/render.h"
+#include "query/labels.h"
 
 #include "util/format.h"
 
-namespace goheap::cli {
+namespace goheap::query {
 
 std::string labelText(const analysis::NodeLabel& label) {
   if (label.kind == "object") return label.name + " @" + formatHex(label.address);
@@ -39,4 +39,4 @@ void writePathSteps(JsonWriter& w, const analysis::Path& path) {
   w.endArray();
 }
 
-}  // namespace goheap::cli
+}  // namespace goheap::query

@@ -5,7 +5,7 @@
 #include <span>
 #include <string_view>
 
-namespace goheap::serve {
+namespace goheap::web {
 
 struct WebAsset {
   std::string_view path;          // "/index.html": the file's path under web/
@@ -16,4 +16,4 @@ struct WebAsset {
 // Every embedded file, sorted by path.
 std::span<const WebAsset> webAssets();
 
-}  // namespace goheap::serve
+}  // namespace goheap::web

@@ -3,11 +3,11 @@
 #include <cctype>
 #include <optional>
 
-#include "cli/json_render.h"
-#include "cli/render.h"
+#include "query/labels.h"
+#include "query/queries.h"
 #include "util/json_writer.h"
 
-namespace goheap::cli {
+namespace goheap::query {
 
 namespace {
 
@@ -38,21 +38,20 @@ std::string resolvedBy(const analysis::Snapshot& old_snap, const analysis::Snaps
   return q.by == "auto" ? (old_snap.types && new_snap.types ? "type" : "site") : q.by;
 }
 
-}  // namespace
-
-typing::GroupKind diffGrouping(const analysis::Snapshot& old_snap,
-                               const analysis::Snapshot& new_snap, const DiffQuery& q) {
-  const std::string by = resolvedBy(old_snap, new_snap, q);
+typing::GroupKind groupKind(const std::string& by) {
   return by == "shape"  ? typing::GroupKind::Shape
          : by == "type" ? typing::GroupKind::Type
                         : typing::GroupKind::Name;
 }
 
-DiffResult queryDiff(const analysis::Snapshot& old_snap, const analysis::Snapshot& new_snap,
-                     const DiffQuery& q, const analysis::NewSince* new_since) {
+}  // namespace
+
+DiffResult queryDiff(const Session& old_session, const Session& new_session, const DiffQuery& q) {
+  const analysis::Snapshot& old_snap = old_session.snapshot();
+  const analysis::Snapshot& new_snap = new_session.snapshot();
   DiffResult r;
   r.by = resolvedBy(old_snap, new_snap, q);
-  const typing::GroupKind by = diffGrouping(old_snap, new_snap, q);
+  const typing::GroupKind by = groupKind(r.by);
   analysis::SortKey sort = analysis::SortKey::Retained;
   if (q.sort == "shallow") sort = analysis::SortKey::Shallow;
   if (q.sort == "count") sort = analysis::SortKey::Count;
@@ -65,7 +64,7 @@ DiffResult queryDiff(const analysis::Snapshot& old_snap, const analysis::Snapsho
   r.new_bytes = new_snap.reachable_bytes;
   r.warnings = analysis::diffWarnings(old_snap, new_snap);
 
-  r.rows = analysis::diffGroups(old_snap, new_snap, by, sort);
+  r.rows = analysis::diffGroups(old_session.groupTotals(by), new_session.groupTotals(by), sort);
   // A group that neither grew nor shrank says nothing about a leak; most of
   // a program's groups are such, and they would bury the ones that changed.
   std::erase_if(r.rows, [&](const analysis::DiffGroupRow& row) {
@@ -76,9 +75,7 @@ DiffResult queryDiff(const analysis::Snapshot& old_snap, const analysis::Snapsho
   r.groups = r.rows.size();
   page(r.rows, q.offset, q.limit);
 
-  std::optional<analysis::NewSince> computed;
-  if (new_since == nullptr)
-    new_since = &computed.emplace(analysis::newSince(old_snap, new_snap, by));
+  const analysis::NewSince* new_since = &new_session.newSince(old_session, by);
   r.new_objects.count = new_since->count;
   r.new_objects.bytes = new_since->bytes;
   // Copies of the rows shown only, without their members (maybe millions).
@@ -164,4 +161,4 @@ std::string diffJson(const DiffQuery& q, const DiffResult& r) {
   return out;
 }
 
-}  // namespace goheap::cli
+}  // namespace goheap::query

@@ -1,0 +1,60 @@
+// The one way into a heap: from a source (today a heap dump and, optionally,
+// the program's executable; next a core file, a live process or a cached
+// index) to a finished, immutable Session. Every front end (the commands,
+// the server, the report, the benchmark and the fuzzers) opens heaps here, so
+// a new source or a cache is added once.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "query/session.h"
+#include "util/error.h"
+
+namespace goheap::query {
+
+struct Source {
+  std::string dump_path;  // a heap dump (runtime/debug.WriteHeapDump)
+  std::string exe_path;   // the program's executable; empty for none
+  // Tells this heap's phases and warnings apart when a front end opens more
+  // than one ("OLD", "base"): "read dump (OLD)".
+  std::string label;
+  // Or the dump's bytes, already in memory (fuzzing, tests); used when
+  // dump_path is empty. They must outlive the Session.
+  std::span<const uint8_t> dump_bytes = {};
+};
+
+// What opening reports while it runs; every member may be left as it is.
+// Calls come from the thread that called open().
+class LoadObserver {
+ public:
+  virtual ~LoadObserver() = default;
+  // A stage starts: "read dump", "build graph", ... `total` is the amount
+  // progress() counts towards (the file's bytes for reading), 0 when the
+  // stage does not report progress.
+  virtual void beginPhase(std::string_view /*name*/, uint64_t /*total*/) {}
+  virtual void progress(uint64_t /*done*/) {}
+  virtual void endPhase() {}
+  // Something the user should know, already worded: a dump's oddity, an
+  // executable that does not match.
+  virtual void warning(const std::string& /*text*/) {}
+  // Worth saying but not wrong: the executable has no DWARF.
+  virtual void note(const std::string& /*text*/) {}
+};
+
+struct OpenOptions {
+  unsigned threads = 2;             // for the graph build
+  bool conservative_stacks = true;  // see graph::BuildOptions
+  uint64_t answer_cache_bytes = 0;  // Session's kept answers (a server's)
+};
+
+// Reads and analyses `source`. Only a heap that cannot be read is an error;
+// an executable that cannot be used is a warning, and the heap is opened
+// without it.
+Expected<std::shared_ptr<const Session>> open(const Source& source, LoadObserver& observer,
+                                              const OpenOptions& options = {});
+
+}  // namespace goheap::query

@@ -1,0 +1,49 @@
+#include "query/session.h"
+
+namespace goheap::query {
+
+Session::Session(std::unique_ptr<const analysis::Snapshot> snapshot, uint64_t answer_cache_bytes)
+    : snapshot_(std::move(snapshot)), answers_(answer_cache_bytes) {}
+
+const analysis::Histogram& Session::groupTotals(typing::GroupKind by) const {
+  return groups_[static_cast<size_t>(by)].get(
+      [&] { return analysis::groupTotals(*snapshot_, by); });
+}
+
+const analysis::Flame& Session::fullFlame() const {
+  return flame_.get([&] { return analysis::fullFlame(*snapshot_); });
+}
+
+const std::vector<analysis::Header>& Session::typedHeaders() const {
+  return headers_.get([&] { return analysis::findHeaders(*snapshot_); });
+}
+
+const analysis::NewSince& Session::newSince(const Session& base, typing::GroupKind by) const {
+  {
+    std::lock_guard lock(new_since_mu_);
+    auto it = new_since_.find({&base, by});
+    if (it != new_since_.end()) return *it->second;
+  }
+  // Computed without the lock: other groupings need not wait for this one.
+  auto computed = std::make_shared<const analysis::NewSince>(
+      analysis::newSince(base.snapshot(), *snapshot_, by));
+  std::lock_guard lock(new_since_mu_);
+  auto [it, inserted] = new_since_.emplace(std::make_pair(&base, by), std::move(computed));
+  return *it->second;
+}
+
+std::shared_ptr<const std::string> Session::answer(
+    const AnswerKey& key, const std::function<std::string()>& compute) const {
+  if (auto kept = answers_.find(key.str())) return kept;
+  auto body = std::make_shared<const std::string>(compute());
+  if (checkFilesUnchanged()) answers_.insert(key.str(), body);
+  return body;
+}
+
+void Session::prepareForServing() const {
+  snapshot_->namer().scanAllInterfaces();
+  groupTotals(snapshot_->types ? typing::GroupKind::Type : typing::GroupKind::Name);
+  fullFlame();
+}
+
+}  // namespace goheap::query

@@ -1,0 +1,94 @@
+// An opened heap and what has been computed from it: the one place where
+// goheap keeps work for later. The Snapshot underneath is never written; the
+// results queries share (each grouping's totals, the flame graph, the typed
+// headers, a diff's new objects) and whole answers are computed on first use
+// and kept here, so the CLI and the server answer from the same memo. Every
+// member is safe to call from several threads.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "analysis/diff.h"
+#include "analysis/flame.h"
+#include "analysis/headers.h"
+#include "analysis/queries.h"
+#include "analysis/snapshot.h"
+#include "query/answer_cache.h"
+#include "util/error.h"
+
+namespace goheap::query {
+
+// A value computed once, on first use, by whichever thread asks first; the
+// others wait for it.
+template <class T>
+class Once {
+ public:
+  template <class Fn>
+  const T& get(Fn&& compute) const {
+    std::call_once(flag_, [&] { value_ = std::make_unique<const T>(compute()); });
+    return *value_;
+  }
+
+ private:
+  mutable std::once_flag flag_;
+  mutable std::unique_ptr<const T> value_;
+};
+
+class Session {
+ public:
+  // `answer_cache_bytes`: how much the kept answers may take (0: none).
+  explicit Session(std::unique_ptr<const analysis::Snapshot> snapshot,
+                   uint64_t answer_cache_bytes = 0);
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  const analysis::Snapshot& snapshot() const { return *snapshot_; }
+
+  // Every group's totals by `by`: `top` sorts, filters and pages them.
+  const analysis::Histogram& groupTotals(typing::GroupKind by) const;
+  // The whole flame graph, pruned per request.
+  const analysis::Flame& fullFlame() const;
+  // The string, slice and map headers in typed memory (dups and waste).
+  const std::vector<analysis::Header>& typedHeaders() const;
+  // The objects new since `base` (this session being the later heap), by
+  // holder: the costly part of a diff, the same for every sort and page.
+  const analysis::NewSince& newSince(const Session& base, typing::GroupKind by) const;
+
+  // The answer kept for `key`, else `compute`'s, then kept within the
+  // answer-cache bytes. An answer computed while a file changed on disk is
+  // not kept. Two first requests for one key may both compute it; the
+  // answer is the same.
+  std::shared_ptr<const std::string> answer(const AnswerKey& key,
+                                            const std::function<std::string()>& compute) const;
+  const AnswerCache& answers() const { return answers_; }
+
+  // An Error naming the file when the heap's files (the dump, the
+  // executable) changed on disk since they were opened, or a read of their
+  // mapping faulted: what was computed from them since is not to be trusted.
+  // A stat per file: cheap enough to ask per request.
+  Status checkFilesUnchanged() const { return snapshot_->checkFilesUnchanged(); }
+
+  // Computes now what a web UI asks for first (the default histogram, the
+  // flame graph and the full interface scan), so no request waits for it.
+  void prepareForServing() const;
+
+ private:
+  std::unique_ptr<const analysis::Snapshot> snapshot_;
+  std::array<Once<analysis::Histogram>, 4> groups_;  // by GroupKind
+  Once<analysis::Flame> flame_;
+  Once<std::vector<analysis::Header>> headers_;
+  mutable std::mutex new_since_mu_;
+  mutable std::map<std::pair<const Session*, typing::GroupKind>,
+                   std::shared_ptr<const analysis::NewSince>>
+      new_since_;
+  mutable AnswerCache answers_;
+};
+
+}  // namespace goheap::query

@@ -1,0 +1,34 @@
+#include "support/open_heap.h"
+
+namespace goheap::testing {
+
+Expected<SessionPtr> openSession(const std::string& dump, const std::string& exe) {
+  query::LoadObserver quiet;
+  return query::open({dump, exe, ""}, quiet);
+}
+
+Expected<SnapshotPtr> openSnapshot(const std::string& dump, const std::string& exe) {
+  Expected<SessionPtr> session = openSession(dump, exe);
+  if (!session) return session.error();
+  const SessionPtr s = session.take();
+  return SnapshotPtr(s, &s->snapshot());  // shares the Session's lifetime
+}
+
+Status reopenWithExecutable(SnapshotPtr& snap, const std::string& exe) {
+  Expected<SnapshotPtr> reopened = openSnapshot(snap->dump.file().path(), exe);
+  if (!reopened) return reopened.error();
+  snap = reopened.take();
+  if (snap->exe == nullptr) return Error(snap->exe_problem);
+  return Status::success();
+}
+
+Status typesOf(const analysis::Snapshot& snap) {
+  if (snap.types != nullptr) return Status::success();
+  return Error(snap.exe == nullptr ? "no executable" : snap.types_problem);
+}
+
+SessionPtr sessionOf(std::unique_ptr<analysis::Snapshot> snapshot) {
+  return std::make_shared<const query::Session>(std::move(snapshot));
+}
+
+}  // namespace goheap::testing
