@@ -95,7 +95,8 @@ Expected<std::unique_ptr<Snapshot>> buildSnapshot(dump::Dump d, const LoadHooks&
     phase(hooks, "read executable",
           [&] { SnapshotBuilder::attachExecutable(s, options.exe_path); });
   }
-  if (s.exe) phase(hooks, "type objects (DWARF)", [&] { SnapshotBuilder::typeObjects(s); });
+  if (s.exe && options.type_objects)
+    phase(hooks, "type objects (DWARF)", [&] { SnapshotBuilder::typeObjects(s); });
   phase(hooks, "index for queries", [&] { SnapshotBuilder::index(s); });
   return snap;
 }

@@ -37,6 +37,9 @@ struct LoadOptions {
   // does not match the heap, the snapshot is built without it and says why
   // (Snapshot::exe_problem).
   std::string exe_path;
+  // Type the objects from the executable's DWARF (tests of the names an
+  // untyped heap gets turn it off).
+  bool type_objects = true;
 };
 
 class Snapshot {

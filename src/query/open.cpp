@@ -34,6 +34,7 @@ Expected<std::shared_ptr<const Session>> open(const Source& source, LoadObserver
   load.threads = options.threads;
   load.conservative_stacks = options.conservative_stacks;
   load.exe_path = source.exe_path;
+  load.type_objects = options.type_objects;
   Expected<std::unique_ptr<analysis::Snapshot>> snapshot =
       analysis::buildSnapshot(dump.take(), hooks, load);
   if (!snapshot) return snapshot.error();

@@ -49,6 +49,7 @@ struct OpenOptions {
   unsigned threads = 2;             // for the graph build
   bool conservative_stacks = true;  // see graph::BuildOptions
   uint64_t answer_cache_bytes = 0;  // Session's kept answers (a server's)
+  bool type_objects = true;         // see analysis::LoadOptions
 };
 
 // Reads and analyses `source`. Only a heap that cannot be read is an error;

@@ -286,7 +286,7 @@ INSTANTIATE_TEST_SUITE_P(Dumps, Pprof, ::testing::ValuesIn(cases()),
 TEST(PprofRaw, LocationsCarryLinesAndInlinedFunctions) {
   if (goTool().empty()) GTEST_SKIP() << "no Go toolchain for go tool pprof";
   const std::string dir = std::string(GOHEAP_TESTDUMPS_DIR) + "/go1.24";
-  auto snap = goheap::testing::openSnapshot(dir + "/inlining.dump", dir + "/inlining");
+  auto snap = goheap::testing::openSnapshot(dir + "/inlining.dump", dir + "/inlining", false);
   ASSERT_TRUE(snap.ok()) << snap.error().message();
   ASSERT_TRUE((*snap)->exe) << (*snap)->exe_problem;
   Scratch scratch;

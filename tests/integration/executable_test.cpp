@@ -67,7 +67,7 @@ class ExecutableOnRealDump : public ::testing::TestWithParam<ExeDumpCase> {
     report_ = JsonValue::parseFile(c.report);
     snap_ = load(c.dump);
     ASSERT_NE(snap_, nullptr);
-    Status s = goheap::testing::reopenWithExecutable(snap_, c.exe);
+    Status s = goheap::testing::reopenWithExecutable(snap_, c.exe, /*types=*/false);
     ASSERT_TRUE(s.ok()) << s.error().message();
   }
   uint64_t addr(const std::string& label) const {
@@ -180,7 +180,8 @@ std::string testdumps(const std::string& rel) {
 TEST(ExecutableMismatch, AnotherGoVersionIsRefusedAndTheDumpStaysUsable) {
   auto snap = load(testdumps("go1.24/retention.dump"));
   ASSERT_NE(snap, nullptr);
-  Status s = goheap::testing::reopenWithExecutable(snap, testdumps("go1.19/retention"));
+  Status s =
+      goheap::testing::reopenWithExecutable(snap, testdumps("go1.19/retention"), /*types=*/false);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.error().message().find("go1.19"), std::string::npos) << s.error().message();
   EXPECT_NE(s.error().message().find("go1.24"), std::string::npos) << s.error().message();
@@ -195,7 +196,8 @@ TEST(ExecutableMismatch, AnotherProgramOfTheSameGoIsRefused) {
   auto snap = load(testdumps("go1.24/retention.dump"));
   ASSERT_NE(snap, nullptr);
   // binoracle: built by the same toolchain, so only the code tells it apart.
-  Status s = goheap::testing::reopenWithExecutable(snap, testdumps("go1.24/binoracle"));
+  Status s =
+      goheap::testing::reopenWithExecutable(snap, testdumps("go1.24/binoracle"), /*types=*/false);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.error().message().find("stack frames"), std::string::npos) << s.error().message();
 }
@@ -203,7 +205,8 @@ TEST(ExecutableMismatch, AnotherProgramOfTheSameGoIsRefused) {
 TEST(ExecutableMismatch, AnotherArchitectureIsRefused) {
   auto snap = load(testdumps("go1.24/retention.dump"));
   ASSERT_NE(snap, nullptr);
-  Status s = goheap::testing::reopenWithExecutable(snap, testdumps("go1.24/cross/retention-s390x"));
+  Status s = goheap::testing::reopenWithExecutable(snap, testdumps("go1.24/cross/retention-s390x"),
+                                                   /*types=*/false);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.error().message().find("big-endian"), std::string::npos) << s.error().message();
 }
@@ -220,7 +223,7 @@ TEST(ExecutableMismatch, TruncatedAndCorruptExecutablesAreRefusedWithAnOffset) {
   for (size_t cut : {size_t{16}, size_t{200}, bytes.size() / 3, bytes.size() - 100}) {
     const std::string path = dir + "/retention-cut-" + std::to_string(cut);
     std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(cut));
-    Status s = goheap::testing::reopenWithExecutable(snap, path);
+    Status s = goheap::testing::reopenWithExecutable(snap, path, /*types=*/false);
     SCOPED_TRACE(path);
     if (!s.ok()) {
       EXPECT_NE(s.error().message().find(path), std::string::npos) << s.error().message();
@@ -236,7 +239,7 @@ TEST(ExecutableMismatch, TruncatedAndCorruptExecutablesAreRefusedWithAnOffset) {
   const std::string path = dir + "/retention-no-pclntab";
   std::ofstream(path, std::ios::binary)
       .write(corrupt.data(), static_cast<std::streamsize>(corrupt.size()));
-  Status s = goheap::testing::reopenWithExecutable(snap, path);
+  Status s = goheap::testing::reopenWithExecutable(snap, path, /*types=*/false);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.error().message().find("pclntab"), std::string::npos) << s.error().message();
   EXPECT_FALSE(analysis::goroutines(*snap).empty());
@@ -275,7 +278,7 @@ class FuncsProgram : public ::testing::TestWithParam<FuncsCase> {
     report_ = JsonValue::parseFile(c.dir + "/funcs.json");
     snap_ = load(c.dir + "/funcs.dump");
     ASSERT_NE(snap_, nullptr);
-    Status s = goheap::testing::reopenWithExecutable(snap_, c.dir + "/funcs");
+    Status s = goheap::testing::reopenWithExecutable(snap_, c.dir + "/funcs", /*types=*/false);
     ASSERT_TRUE(s.ok()) << s.error().message();
   }
   JsonValue report_;
@@ -368,7 +371,7 @@ TEST_P(InlinedAllocations, SitesNameTheInlinedFunction) {
   auto plain = load(exe + ".dump");
   auto with_exe = load(exe + ".dump");
   ASSERT_TRUE(plain && with_exe);
-  Status s = goheap::testing::reopenWithExecutable(with_exe, exe);
+  Status s = goheap::testing::reopenWithExecutable(with_exe, exe, /*types=*/false);
   ASSERT_TRUE(s.ok()) << s.error().message();
   for (const JsonValue& a : report["allocs"].items()) {
     SCOPED_TRACE(a["addr"].str());

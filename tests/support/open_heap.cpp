@@ -2,20 +2,22 @@
 
 namespace goheap::testing {
 
-Expected<SessionPtr> openSession(const std::string& dump, const std::string& exe) {
+Expected<SessionPtr> openSession(const std::string& dump, const std::string& exe, bool types) {
   query::LoadObserver quiet;
-  return query::open({dump, exe, ""}, quiet);
+  query::OpenOptions options;
+  options.type_objects = types;
+  return query::open({dump, exe, ""}, quiet, options);
 }
 
-Expected<SnapshotPtr> openSnapshot(const std::string& dump, const std::string& exe) {
-  Expected<SessionPtr> session = openSession(dump, exe);
+Expected<SnapshotPtr> openSnapshot(const std::string& dump, const std::string& exe, bool types) {
+  Expected<SessionPtr> session = openSession(dump, exe, types);
   if (!session) return session.error();
   const SessionPtr s = session.take();
   return SnapshotPtr(s, &s->snapshot());  // shares the Session's lifetime
 }
 
-Status reopenWithExecutable(SnapshotPtr& snap, const std::string& exe) {
-  Expected<SnapshotPtr> reopened = openSnapshot(snap->dump.file().path(), exe);
+Status reopenWithExecutable(SnapshotPtr& snap, const std::string& exe, bool types) {
+  Expected<SnapshotPtr> reopened = openSnapshot(snap->dump.file().path(), exe, types);
   if (!reopened) return reopened.error();
   snap = reopened.take();
   if (snap->exe == nullptr) return Error(snap->exe_problem);
