@@ -60,7 +60,11 @@ std::string signedBytes(int64_t d) {
 
 std::string signedCount(int64_t d) {
   const uint64_t magnitude = d < 0 ? 0 - static_cast<uint64_t>(d) : static_cast<uint64_t>(d);
-  return (d < 0 ? "-" : d > 0 ? "+" : "") + formatCount(magnitude);
+  // Appended, not "+" + string: GCC 12's Release build takes the latter for
+  // an overlapping copy (-Wrestrict).
+  std::string out = d < 0 ? "-" : d > 0 ? "+" : "";
+  out += formatCount(magnitude);
+  return out;
 }
 
 // "held by map[uint64]*main.Session at 0xc000094120 (global main.sessions)"
