@@ -1,5 +1,5 @@
 // The stages under src/ depend on each other in one direction only: the
-// layer table in CMakeLists.txt (GOHEAP_LAYERS, GOHEAP_DEPS_<layer>) says
+// layer table in cmake/layers.cmake (GOHEAP_LAYERS, GOHEAP_DEPS_<layer>) says
 // which folders each may use, and CMake writes it to generated/layers.txt.
 // Static libraries sharing one include folder do not stop an #include that
 // runs back up; this test does. It reads every #include "folder/..." under
@@ -73,7 +73,7 @@ std::vector<std::string> violations(const fs::path& src, const LayerTable& table
 
 TEST(Layering, EveryIncludeFollowsTheLayerTable) {
   std::ifstream in(GOHEAP_LAYERS_FILE);
-  ASSERT_TRUE(in) << "no " << GOHEAP_LAYERS_FILE << " (CMakeLists.txt writes it)";
+  ASSERT_TRUE(in) << "no " << GOHEAP_LAYERS_FILE << " (cmake/layers.cmake writes it)";
   const LayerTable table = parseTable(in);
   ASSERT_GE(table.size(), 10u);
   for (const std::string& v : violations(fs::path(GOHEAP_SOURCE_DIR) / "src", table)) {
