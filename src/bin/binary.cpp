@@ -12,8 +12,6 @@ namespace goheap::bin {
 
 namespace {
 
-constexpr uint64_t kMaxVersionLength = 128;  // longer is not a version string
-
 bool plausibleVersion(std::string_view v) {
   if (v.size() < 3 || v.size() > kMaxVersionLength || v.substr(0, 2) != "go") {
     return v.substr(0, 5) == "devel" && v.size() <= kMaxVersionLength;

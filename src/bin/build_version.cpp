@@ -9,7 +9,6 @@ namespace goheap::bin {
 
 namespace {
 
-constexpr uint64_t kMaxVersionLength = 128;
 constexpr uint64_t kMinVersionLength = 5;  // "go1.5"
 
 struct Range {
@@ -94,7 +93,7 @@ std::optional<std::string> versionAt(const Container& c, uint64_t ptr, uint64_t 
   }
   std::optional<ByteView> text = c.readAt(ptr, len);
   if (!text) return std::nullopt;
-  std::string s(reinterpret_cast<const char*>(text->bytes().data()), len);
+  std::string s(text->chars(0, len));
   if (!isGoVersionString(s)) return std::nullopt;
   return s;
 }

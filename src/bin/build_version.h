@@ -19,6 +19,9 @@
 
 namespace goheap::bin {
 
+// Longer is not a Go version string, wherever it was found.
+constexpr uint64_t kMaxVersionLength = 128;
+
 // "go1.5", "go1.12.17", "go1.10beta1", "go1.21rc2", each optionally with
 // the experiments the linker appends (" X:fieldtrack"), or a "devel ..."
 // version: what runtime.buildVersion holds.

@@ -19,10 +19,6 @@ constexpr std::string_view kBuildIdPrefix = "\xff Go build ID: \"";
 constexpr std::string_view kBuildIdEnd = "\"\n \xff";
 constexpr uint32_t kElfGoBuildIdNote = 4;
 
-std::string_view asChars(const ByteView& v, uint64_t offset, uint64_t n) {
-  return {reinterpret_cast<const char*>(v.bytes().data() + offset), static_cast<size_t>(n)};
-}
-
 // The build info header: the section .go.buildinfo, or the first 16-byte
 // aligned copy of the magic in the file (Go aligns the blob so).
 std::optional<uint64_t> findHeader(const Container& c) {
@@ -30,7 +26,7 @@ std::optional<uint64_t> findHeader(const Container& c) {
   if (const Section* s = c.section(".go.buildinfo"); s != nullptr && s->has_file_data) {
     if (f.has(s->offset, kBuildInfoHeaderSize)) return s->offset;
   }
-  const std::string_view all = asChars(f, 0, f.size());
+  const std::string_view all = f.chars(0, f.size());
   for (size_t at = all.find(kBuildInfoMagic); at != std::string_view::npos;
        at = all.find(kBuildInfoMagic, at + 1)) {
     if (at % 16 == 0 && f.has(at, kBuildInfoHeaderSize)) return at;
@@ -41,14 +37,8 @@ std::optional<uint64_t> findHeader(const Container& c) {
 // A uvarint-length string at `p` (Go 1.18+ inline build info).
 std::optional<std::string> varintString(const ByteView& f, uint64_t& p) {
   uint64_t len = 0;
-  for (uint32_t shift = 0;; shift += 7) {
-    if (shift >= 64 || !f.has(p, 1)) return std::nullopt;
-    const uint8_t b = f.u8(p++);
-    len |= static_cast<uint64_t>(b & 0x7f) << shift;
-    if ((b & 0x80) == 0) break;
-  }
-  if (len > kMaxStringLength || !f.has(p, len)) return std::nullopt;
-  std::string s(asChars(f, p, len));
+  if (!f.uvarint(p, len) || len > kMaxStringLength || !f.has(p, len)) return std::nullopt;
+  std::string s(f.chars(p, len));
   p += len;
   return s;
 }
@@ -197,7 +187,7 @@ std::optional<RawBuildInfo> readRawBuildInfo(const Container& c) {
   std::optional<uint64_t> at = findHeader(c);
   if (!at) return std::nullopt;
   const ByteView& f = c.file;
-  if (asChars(f, *at, kBuildInfoMagic.size()) != kBuildInfoMagic) return std::nullopt;
+  if (f.chars(*at, kBuildInfoMagic.size()) != kBuildInfoMagic) return std::nullopt;
   const uint32_t ptr_size = f.u8(*at + 14);
   const uint8_t flags = f.u8(*at + 15);
   RawBuildInfo raw;
@@ -322,8 +312,8 @@ std::string readBuildId(const Container& c) {
         const uint64_t desc = 12 + (namesz + 3) / 4 * 4;
         // Go writes the name "Go\0\0" with namesz 4.
         if (type == kElfGoBuildIdNote && (namesz == 3 || namesz == 4) && note->has(12, 3) &&
-            asChars(*note, 12, 3) == std::string_view("Go\0", 3) && note->has(desc, descsz)) {
-          return std::string(asChars(*note, desc, descsz));
+            note->chars(12, 3) == std::string_view("Go\0", 3) && note->has(desc, descsz)) {
+          return std::string(note->chars(desc, descsz));
         }
       }
     }
@@ -338,7 +328,7 @@ std::string readBuildId(const Container& c) {
     }
   }
   for (const auto& [start, len] : windows) {
-    const std::string_view w = asChars(f, start, len);
+    const std::string_view w = f.chars(start, len);
     const size_t i = w.find(kBuildIdPrefix);
     if (i == std::string_view::npos) continue;
     const size_t j = w.find(kBuildIdEnd, i + kBuildIdPrefix.size());
@@ -361,7 +351,7 @@ std::optional<std::string> goStringAt(const Container& c, uint64_t addr, uint32_
   if (len > max_length) return std::nullopt;
   std::optional<ByteView> text = c.readAt(ptr, len);
   if (!text) return std::nullopt;
-  return std::string(asChars(*text, 0, len));
+  return std::string(text->chars(0, len));
 }
 
 }  // namespace goheap::bin

@@ -24,6 +24,12 @@ class ByteView {
   bool has(uint64_t offset, uint64_t n) const {
     return offset <= bytes_.size() && n <= bytes_.size() - offset;
   }
+  // True when a table of `count` entries of `entry_size` (> 0) bytes each
+  // starting at `offset` lies inside the bytes; no overflow, whatever count a
+  // corrupt header claims.
+  bool hasTable(uint64_t offset, uint64_t count, uint64_t entry_size) const {
+    return count <= bytes_.size() / entry_size && has(offset, count * entry_size);
+  }
 
   // The reads below require has(offset, width) to hold.
   uint8_t u8(uint64_t offset) const { return bytes_[offset]; }
@@ -45,6 +51,30 @@ class ByteView {
   // A word of the target: 4 or 8 bytes.
   uint64_t word(uint64_t offset, uint32_t width) const {
     return width == 8 ? u64(offset) : u32(offset);
+  }
+
+  // The n bytes at `offset` as characters; requires has(offset, n).
+  std::string_view chars(uint64_t offset, uint64_t n) const {
+    return {reinterpret_cast<const char*>(bytes_.data() + offset), static_cast<size_t>(n)};
+  }
+  // A name in a fixed field of `width` bytes, NUL-padded but not always
+  // NUL-terminated (Mach-O's 16, PE's 8); requires has(offset, width).
+  std::string_view paddedName(uint64_t offset, uint64_t width) const {
+    const std::string_view field = chars(offset, width);
+    return field.substr(0, field.find('\0'));
+  }
+
+  // A Go uvarint (encoding/binary: at most ten bytes) at `offset`, which it
+  // moves past it; false when the bytes end first or it runs longer.
+  bool uvarint(uint64_t& offset, uint64_t& out) const {
+    out = 0;
+    for (uint32_t shift = 0; shift < 64; shift += 7) {
+      if (offset >= bytes_.size()) return false;
+      const uint8_t b = bytes_[offset++];
+      out |= static_cast<uint64_t>(b & 0x7f) << shift;
+      if ((b & 0x80) == 0) return true;
+    }
+    return false;
   }
 
   // The NUL-terminated string at `offset`; empty when offset is out of range

@@ -17,6 +17,13 @@ std::string_view containerFormatName(ContainerFormat f) {
   return "unknown";
 }
 
+std::string goArchOf(std::span<const MachineArch> table, uint32_t machine) {
+  for (const MachineArch& m : table) {
+    if (m.machine == machine) return std::string(m.goarch);
+  }
+  return "unknown";
+}
+
 const Section* Container::section(std::string_view name) const {
   for (const Section& s : sections) {
     if (s.name == name) return &s;
@@ -70,14 +77,7 @@ Expected<Container> readContainer(std::span<const uint8_t> bytes) {
                                        4) == 0) {
     return readElf(bytes);
   }
-  if (bytes.size() >= 4) {
-    const uint32_t m = static_cast<uint32_t>(bytes[0]) | static_cast<uint32_t>(bytes[1]) << 8 |
-                       static_cast<uint32_t>(bytes[2]) << 16 |
-                       static_cast<uint32_t>(bytes[3]) << 24;
-    if (m == 0xfeedface || m == 0xfeedfacf || m == 0xcefaedfe || m == 0xcffaedfe) {
-      return readMachO(bytes);
-    }
-  }
+  if (isMachO(bytes)) return readMachO(bytes);
   if (isFatMachO(bytes)) return readFatMachO(bytes);
   if (bytes.size() >= 2 && bytes[0] == 'M' && bytes[1] == 'Z') {
     return readPe(bytes);

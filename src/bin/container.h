@@ -76,6 +76,15 @@ struct Container {
   std::optional<uint64_t> addressOf(uint64_t offset) const;
 };
 
+// One entry of a format's table of machine codes (ELF e_machine, Mach-O
+// cputype, PE Machine) and the GOARCH each stands for.
+struct MachineArch {
+  uint32_t machine;
+  std::string_view goarch;
+};
+// The GOARCH of `machine` in `table`, or "unknown".
+std::string goArchOf(std::span<const MachineArch> table, uint32_t machine);
+
 // Recognises the format from the first bytes and reads it: ELF, Mach-O
 // (of a universal file, the slice for this machine's CPU, else the first Go
 // one) and PE.
@@ -83,6 +92,7 @@ Expected<Container> readContainer(std::span<const uint8_t> bytes);
 Expected<Container> readElf(std::span<const uint8_t> bytes);
 Expected<Container> readMachO(std::span<const uint8_t> bytes);
 Expected<Container> readPe(std::span<const uint8_t> bytes);
+bool isMachO(std::span<const uint8_t> bytes);  // a thin (one-CPU) Mach-O file
 bool isFatMachO(std::span<const uint8_t> bytes);
 Expected<Container> readFatMachO(std::span<const uint8_t> bytes);
 

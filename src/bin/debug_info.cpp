@@ -56,11 +56,6 @@ constexpr uint32_t kAtGoElem = 0x2902;
 constexpr uint32_t kAtGoEmbeddedField = 0x2903;
 constexpr uint32_t kAtGoRuntimeType = 0x2904;
 
-constexpr uint8_t kOpAddr = 0x03;
-constexpr uint8_t kOpAddrx = 0xa1;
-constexpr uint8_t kOpPlusUconst = 0x23;
-constexpr uint8_t kOpCallFrameCfa = 0x9c;
-
 std::optional<DwarfTag> typeTag(uint32_t tag) {
   switch (tag) {
     case kTagBase:
@@ -339,7 +334,8 @@ class DebugInfoBuilder {
     int64_t v = 0;
     if (u.constant(at.member_location, v)) {
       f.field.offset = static_cast<uint64_t>(v);
-    } else if (!at.member_location.data.empty() && at.member_location.data[0] == kOpPlusUconst) {
+    } else if (!at.member_location.data.empty() &&
+               at.member_location.data[0] == dwarf::kOpPlusUconst) {
       // DWARF 2 style: DW_OP_plus_uconst N.
       dwarf::Cursor c(ByteView(at.member_location.data, false), 1, "member location");
       f.field.offset = c.uleb();
@@ -364,7 +360,7 @@ class DebugInfoBuilder {
       f.high_pc = u.constant(at.high_pc, len) ? low + static_cast<uint64_t>(len) : low;
     }
     const auto& fb = at.frame_base.data;
-    frame_base_is_cfa_.push_back(fb.size() == 1 && fb[0] == kOpCallFrameCfa);
+    frame_base_is_cfa_.push_back(fb.size() == 1 && fb[0] == dwarf::kOpCallFrameCfa);
     pending_functions_.push_back({ref(u, at.origin)});
     out_.functions_.push_back(f);
     const auto index = static_cast<uint32_t>(out_.functions_.size() - 1);
@@ -427,9 +423,9 @@ class DebugInfoBuilder {
     if (x.empty()) return;
     GlobalVariable g;
     dwarf::Cursor c(ByteView(x, s_.info.bigEndian()), 1, "global location");
-    if (x[0] == kOpAddr) {
+    if (x[0] == dwarf::kOpAddr) {
       g.address = c.sized(u.unit().addr_size);
-    } else if (x[0] == kOpAddrx) {
+    } else if (x[0] == dwarf::kOpAddrx) {
       if (!u.indexedAddress(c.uleb(), g.address)) return;
     } else {
       return;

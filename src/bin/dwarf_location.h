@@ -14,6 +14,22 @@
 
 namespace goheap::bin::dwarf {
 
+// DW_OP_* (DWARF 5, section 7.7.1): the operations of the location
+// expressions goheap reads.
+enum Op : uint8_t {
+  kOpAddr = 0x03,
+  kOpConsts = 0x11,
+  kOpPlus = 0x22,
+  kOpPlusUconst = 0x23,
+  kOpReg0 = 0x50,
+  kOpReg31 = 0x6f,
+  kOpRegx = 0x90,
+  kOpFbreg = 0x91,
+  kOpPiece = 0x93,
+  kOpCallFrameCfa = 0x9c,
+  kOpAddrx = 0xa1,
+};
+
 // The CFA offset of a location expression of one of the shapes Go writes:
 //   DW_OP_call_frame_cfa                        (offset 0)
 //   DW_OP_call_frame_cfa DW_OP_consts N DW_OP_plus

@@ -1,6 +1,6 @@
 #include "bin/dwarf_reader.h"
 
-#include <cstdio>
+#include "util/format.h"
 
 namespace goheap::bin::dwarf {
 
@@ -309,11 +309,7 @@ FormValue readForm(Cursor& c, const AttrSpec& spec, const UnitHeader& u) {
       v.u = static_cast<uint64_t>(v.s);
       break;
     default:
-      c.fail("unknown attribute form 0x" + [&] {
-        char buf[8];
-        std::snprintf(buf, sizeof buf, "%x", form);
-        return std::string(buf);
-      }());
+      c.fail("unknown attribute form " + formatHex(form));
   }
   return v;
 }

@@ -20,29 +20,14 @@ constexpr uint16_t kShnXindex = 0xffff;
 constexpr uint64_t kShFlags = 8;
 constexpr uint64_t kShfCompressed = 0x800;
 
+// e_machine; EM_MIPS (8) serves both widths, so it is not in the table.
+constexpr MachineArch kArchs[] = {{3, "386"},    {62, "amd64"}, {40, "arm"},      {183, "arm64"},
+                                  {22, "s390x"}, {21, "ppc64"}, {243, "riscv64"}, {258, "loong64"}};
+constexpr uint16_t kEmMips = 8;
+
 std::string goArch(uint16_t machine, bool is64) {
-  switch (machine) {
-    case 3:
-      return "386";
-    case 62:
-      return "amd64";
-    case 40:
-      return "arm";
-    case 183:
-      return "arm64";
-    case 22:
-      return "s390x";
-    case 8:
-      return is64 ? "mips64" : "mips";
-    case 21:
-      return "ppc64";
-    case 243:
-      return "riscv64";
-    case 258:
-      return "loong64";
-    default:
-      return "unknown";
-  }
+  if (machine == kEmMips) return is64 ? "mips64" : "mips";
+  return goArchOf(kArchs, machine);
 }
 
 // Field offsets of the two ELF classes, so one reader serves both.
@@ -110,19 +95,16 @@ constexpr Layout kElf32{.w = 4,
                         .st_value = 4,
                         .st_size = 8};
 
-Error elfError(uint64_t offset, std::string_view where, std::string_view what) {
-  return Error::atOffset(offset, where, what);
-}
-
 }  // namespace
 
 Expected<Container> readElf(std::span<const uint8_t> bytes) {
-  if (bytes.size() < 16) return elfError(0, "ELF header", "file shorter than the ELF ident");
+  if (bytes.size() < 16) return Error::atOffset(0, "ELF header", "file shorter than the ELF ident");
   const uint8_t cls = bytes[4];
   const uint8_t data = bytes[5];
-  if (cls != 1 && cls != 2) return elfError(4, "ELF header", "bad class " + std::to_string(cls));
+  if (cls != 1 && cls != 2)
+    return Error::atOffset(4, "ELF header", "bad class " + std::to_string(cls));
   if (data != 1 && data != 2) {
-    return elfError(5, "ELF header", "bad byte order " + std::to_string(data));
+    return Error::atOffset(5, "ELF header", "bad byte order " + std::to_string(data));
   }
   const Layout& L = cls == 2 ? kElf64 : kElf32;
   Container c;
@@ -131,7 +113,7 @@ Expected<Container> readElf(std::span<const uint8_t> bytes) {
   c.ptr_size = L.w;
   c.file = ByteView(bytes, c.big_endian);
   const ByteView& f = c.file;
-  if (!f.has(0, L.ehsize)) return elfError(0, "ELF header", "truncated file header");
+  if (!f.has(0, L.ehsize)) return Error::atOffset(0, "ELF header", "truncated file header");
   c.arch = goArch(f.u16(18), cls == 2);
 
   const uint64_t phoff = f.word(L.phoff, L.w);
@@ -145,10 +127,10 @@ Expected<Container> readElf(std::span<const uint8_t> bytes) {
   // Program headers: the PT_LOAD segments, to turn addresses into offsets.
   if (phnum != 0) {
     if (phentsize < L.ph_size_min) {
-      return elfError(L.phentsize, "ELF header", "program header entry size too small");
+      return Error::atOffset(L.phentsize, "ELF header", "program header entry size too small");
     }
-    if (phnum > f.size() / phentsize || !f.has(phoff, phnum * phentsize)) {
-      return elfError(phoff, "ELF program headers", "table runs past the end of the file");
+    if (!f.hasTable(phoff, phnum, phentsize)) {
+      return Error::atOffset(phoff, "ELF program headers", "table runs past the end of the file");
     }
     for (uint64_t i = 0; i < phnum; ++i) {
       const uint64_t p = phoff + i * phentsize;
@@ -166,19 +148,19 @@ Expected<Container> readElf(std::span<const uint8_t> bytes) {
 
   if (shoff == 0) return c;  // no section headers: segments only
   if (shentsize < L.sh_size_min) {
-    return elfError(L.shentsize, "ELF header", "section header entry size too small");
+    return Error::atOffset(L.shentsize, "ELF header", "section header entry size too small");
   }
   if (!f.has(shoff, shentsize)) {
-    return elfError(shoff, "ELF section headers", "table starts past the end of the file");
+    return Error::atOffset(shoff, "ELF section headers", "table starts past the end of the file");
   }
   // Files with 0xff00 or more sections keep the real counts in section 0.
   if (shnum == 0) shnum = f.word(shoff + L.sh_size, L.w);
   if (shstrndx == kShnXindex) shstrndx = f.u32(shoff + L.sh_link);
-  if (shnum > f.size() / shentsize || !f.has(shoff, shnum * shentsize)) {
-    return elfError(shoff, "ELF section headers", "table runs past the end of the file");
+  if (!f.hasTable(shoff, shnum, shentsize)) {
+    return Error::atOffset(shoff, "ELF section headers", "table runs past the end of the file");
   }
   if (shstrndx >= shnum) {
-    return elfError(L.shstrndx, "ELF header", "section name table index out of range");
+    return Error::atOffset(L.shstrndx, "ELF header", "section name table index out of range");
   }
 
   struct Raw {
@@ -204,7 +186,7 @@ Expected<Container> readElf(std::span<const uint8_t> bytes) {
   }
   const Raw& names = raw[shstrndx];
   if (!f.has(names.offset, names.size)) {
-    return elfError(names.offset, "ELF section name table", "runs past the end of the file");
+    return Error::atOffset(names.offset, "ELF section name table", "runs past the end of the file");
   }
   const ByteView name_table = f.sub(names.offset, names.size);
   for (uint64_t i = 0; i < shnum; ++i) c.sections[i].name = name_table.cstring(raw[i].name);
@@ -215,10 +197,10 @@ Expected<Container> readElf(std::span<const uint8_t> bytes) {
     if (r.type != kShtSymtab) continue;
     const std::string where = "ELF symbol table " + std::string(c.sections[i].name);
     if (!f.has(r.offset, r.size)) {
-      return elfError(r.offset, where, "runs past the end of the file");
+      return Error::atOffset(r.offset, where, "runs past the end of the file");
     }
     if (r.link >= shnum || !f.has(raw[r.link].offset, raw[r.link].size)) {
-      return elfError(r.offset, where, "its string table is missing or truncated");
+      return Error::atOffset(r.offset, where, "its string table is missing or truncated");
     }
     const ByteView strings = f.sub(raw[r.link].offset, raw[r.link].size);
     const uint64_t count = r.size / L.sym_size;

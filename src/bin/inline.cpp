@@ -36,29 +36,30 @@ std::optional<InlineTreeFormat> inlineTreeFormat(PclntabLayout layout,
     case PclntabLayout::Go120:
       // {funcID uint8, _ [3]byte, nameOff int32, parentPc int32, startLine int32}
       return f;
+    case PclntabLayout::Go12:
+      // The record below since Go 1.12 (func_ then indexes the pclntab); Go
+      // 1.12 numbered the tables differently, and before 1.12 there is no
+      // parentPc to walk by.
+      if (!go_minor || *go_minor < 12 || *go_minor > 15) return std::nullopt;
+      f.pcdata_index = *go_minor == 12 ? 1 : 2;
+      f.funcdata_index = *go_minor == 12 ? 2 : 4;
+      [[fallthrough]];
     case PclntabLayout::Go118:
     case PclntabLayout::Go116:
       // {parent int16, funcID uint8, _ byte, file, line, func_, parentPc int32};
-      // func_ indexes the name table.
+      // func_ indexes the name table (since Go 1.16).
       f.entry_size = 20;
       f.name_at = 12;
       f.parent_pc_at = 16;
       f.from_gofunc = layout == PclntabLayout::Go118;
       return f;
-    case PclntabLayout::Go12:
-      // The same record since Go 1.12 (func_ then indexes the pclntab); Go
-      // 1.12 numbered the tables differently, and before 1.12 there is no
-      // parentPc to walk by.
-      if (!go_minor || *go_minor < 12 || *go_minor > 15) return std::nullopt;
-      f.entry_size = 20;
-      f.name_at = 12;
-      f.parent_pc_at = 16;
-      f.from_gofunc = false;
-      f.pcdata_index = *go_minor == 12 ? 1 : 2;
-      f.funcdata_index = *go_minor == 12 ? 2 : 4;
-      return f;
   }
   return std::nullopt;
+}
+
+Error InlineExpander::treeError(const Func& f, std::string_view what) const {
+  return Error::atOffset(table_.fileOffset() + f.func_offset,
+                         "inline tree of " + std::string(f.name), what);
 }
 
 std::optional<uint64_t> InlineExpander::treeAddress(const Func& f) const {
@@ -83,16 +84,14 @@ Expected<std::vector<SourceFrame>> InlineExpander::expand(uint64_t pc) const {
     if (!ix) return ix.error();
     if (*ix < 0) break;
     if (depth == kMaxInlineDepth) {
-      return Error::atOffset(
-          table_.fileOffset() + f.func_offset, "inline tree of " + std::string(f.name),
-          "more than " + std::to_string(kMaxInlineDepth) + " inlined calls at " + formatHex(pc));
+      return treeError(
+          f, "more than " + std::to_string(kMaxInlineDepth) + " inlined calls at " + formatHex(pc));
     }
     const uint64_t entry_addr = *tree + static_cast<uint64_t>(*ix) * format_->entry_size;
     std::optional<ByteView> rec = container_.readAt(entry_addr, format_->entry_size);
     if (!rec) {
-      return Error::atOffset(
-          table_.fileOffset() + f.func_offset, "inline tree of " + std::string(f.name),
-          "entry " + std::to_string(*ix) + " at " + formatHex(entry_addr) + " is not in the file");
+      return treeError(f, "entry " + std::to_string(*ix) + " at " + formatHex(entry_addr) +
+                              " is not in the file");
     }
     Expected<Location> loc = table_.pcToLineIn(f, q);
     if (!loc) return loc.error();

@@ -58,6 +58,8 @@ class InlineExpander {
  private:
   // The address of `f`'s inline tree, if it has one and it can be found.
   std::optional<uint64_t> treeAddress(const Func& f) const;
+  // An Error at `f`'s _func record about its inline tree.
+  Error treeError(const Func& f, std::string_view what) const;
 
   const Container& container_;
   const Pclntab& table_;

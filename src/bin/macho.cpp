@@ -18,30 +18,11 @@ constexpr uint32_t kLcSegment64 = 0x19;
 constexpr uint32_t kVmProtExecute = 0x4;
 constexpr uint32_t kVmProtWrite = 0x2;
 
-std::string goArch(uint32_t cputype) {
-  switch (cputype) {
-    case 7:
-      return "386";
-    case 0x01000007:
-      return "amd64";
-    case 12:
-      return "arm";
-    case 0x0100000c:
-      return "arm64";
-    case 0x01000012:
-      return "ppc64";
-    default:
-      return "unknown";
-  }
-}
-
-// Section and segment names are 16 bytes, NUL-padded, not always terminated.
-std::string_view fixedName(const ByteView& f, uint64_t offset) {
-  const auto* p = reinterpret_cast<const char*>(f.bytes().data() + offset);
-  size_t n = 0;
-  while (n < 16 && p[n] != 0) ++n;
-  return {p, n};
-}
+// cputype.
+constexpr MachineArch kArchs[] = {
+    {7, "386"}, {0x01000007, "amd64"}, {12, "arm"}, {0x0100000c, "arm64"}, {0x01000012, "ppc64"}};
+// Section and segment names are 16 bytes.
+constexpr uint64_t kNameSize = 16;
 
 bool zeroFill(uint32_t section_flags) {
   const uint32_t type = section_flags & 0xff;
@@ -50,6 +31,14 @@ bool zeroFill(uint32_t section_flags) {
 }
 
 }  // namespace
+
+bool isMachO(std::span<const uint8_t> bytes) {
+  if (bytes.size() < 4) return false;
+  // The magic, read little-endian, is one of the two or byte-swapped.
+  const uint32_t m = ByteView(bytes, false).u32(0);
+  return m == kMagic32 || m == kMagic64 || m == __builtin_bswap32(kMagic32) ||
+         m == __builtin_bswap32(kMagic64);
+}
 
 Expected<Container> readMachO(std::span<const uint8_t> bytes) {
   if (bytes.size() < 28) return Error::atOffset(0, "Mach-O header", "truncated header");
@@ -65,7 +54,7 @@ Expected<Container> readMachO(std::span<const uint8_t> bytes) {
   const ByteView& f = c.file;
   const uint64_t header_size = is64 ? 32 : 28;
   if (!f.has(0, header_size)) return Error::atOffset(0, "Mach-O header", "truncated header");
-  c.arch = goArch(f.u32(4));
+  c.arch = goArchOf(kArchs, f.u32(4));
   const uint64_t ncmds = f.u32(16);
   const uint64_t sizeofcmds = f.u32(20);
   if (!f.has(header_size, sizeofcmds)) {
@@ -106,7 +95,7 @@ Expected<Container> readMachO(std::span<const uint8_t> bytes) {
       for (uint64_t k = 0; k < nsects; ++k) {
         const uint64_t s = p + fixed + k * sect_size;
         Section sec;
-        sec.name = fixedName(f, s);
+        sec.name = f.paddedName(s, kNameSize);
         sec.addr = f.word(s + 32, w);
         sec.size = f.word(s + 32 + w, w);
         sec.offset = f.u32(s + 32 + 2 * w);
@@ -120,7 +109,7 @@ Expected<Container> readMachO(std::span<const uint8_t> bytes) {
       const uint64_t stroff = f.u32(p + 16);
       const uint64_t strsize = f.u32(p + 20);
       const uint64_t entry = is64 ? 16 : 12;
-      if (nsyms > f.size() / entry || !f.has(symoff, nsyms * entry) || !f.has(stroff, strsize)) {
+      if (!f.hasTable(symoff, nsyms, entry) || !f.has(stroff, strsize)) {
         return Error::atOffset(symoff, "Mach-O symbol table", "runs past the end of the file");
       }
       const ByteView strings = f.sub(stroff, strsize);

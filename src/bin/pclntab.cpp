@@ -102,26 +102,24 @@ Expected<Pclntab> Pclntab::parse(std::span<const uint8_t> data, uint64_t text_st
       t.functab_off_ = 8 + w;
       break;
     case PclntabLayout::Go116:
-      if (!d.has(8, 7 * w)) return atFile(file_offset, 8, kWhere, "truncated header");
-      t.nfunc_ = word(0);
-      t.funcname_off_ = word(2);
-      t.cu_off_ = word(3);
-      t.filetab_off_ = word(4);
-      t.pctab_off_ = word(5);
-      t.functab_off_ = word(6);
-      break;
     case PclntabLayout::Go118:
-    case PclntabLayout::Go120:
-      if (!d.has(8, 8 * w)) return atFile(file_offset, 8, kWhere, "truncated header");
+    case PclntabLayout::Go120: {
+      // nfunc, nfiles, then (since 1.18) textStart, then the five offsets.
+      const bool has_text_start = t.textRelative();
+      const uint64_t first_offset = has_text_start ? 3 : 2;
+      if (!d.has(8, (first_offset + 5) * w)) {
+        return atFile(file_offset, 8, kWhere, "truncated header");
+      }
       t.nfunc_ = word(0);
-      t.text_start_ = word(2);
-      t.funcname_off_ = word(3);
-      t.cu_off_ = word(4);
-      t.filetab_off_ = word(5);
-      t.pctab_off_ = word(6);
-      t.functab_off_ = word(7);
-      if (t.text_start_ == 0) t.text_start_ = text_start;
+      if (has_text_start) t.text_start_ = word(2);
+      t.funcname_off_ = word(first_offset);
+      t.cu_off_ = word(first_offset + 1);
+      t.filetab_off_ = word(first_offset + 2);
+      t.pctab_off_ = word(first_offset + 3);
+      t.functab_off_ = word(first_offset + 4);
+      if (has_text_start && t.text_start_ == 0) t.text_start_ = text_start;
       break;
+    }
   }
   for (uint64_t off : {t.funcname_off_, t.cu_off_, t.filetab_off_, t.pctab_off_, t.functab_off_}) {
     if (off > d.size()) {
@@ -136,9 +134,9 @@ Expected<Pclntab> Pclntab::parse(std::span<const uint8_t> data, uint64_t text_st
 
 Status Pclntab::readFuncs() {
   const ByteView& d = data_;
-  const bool new_layout = layout_ == PclntabLayout::Go118 || layout_ == PclntabLayout::Go120;
   // Since 1.18 entries are 32-bit offsets from the text start; before, PCs.
-  const uint64_t field = new_layout ? 4 : ptr_size_;
+  const bool new_layout = textRelative();
+  const uint64_t field = entryFieldSize();
   const uint64_t entry_size = 2 * field;
   if (nfunc_ >= d.size() / entry_size || !d.has(functab_off_, (nfunc_ + 1) * entry_size)) {
     return atFile(file_offset_, functab_off_, "pclntab function table",
@@ -191,16 +189,6 @@ template <class Fn>
 Status Pclntab::forEachPcValue(const Func& f, uint64_t table_offset, Fn&& fn) const {
   const ByteView& d = data_;
   uint64_t p = (layout_ == PclntabLayout::Go12 ? 0 : pctab_off_) + table_offset;
-  auto uvarint = [&](uint64_t& out) {
-    out = 0;
-    for (uint32_t shift = 0; shift < 64; shift += 7) {
-      if (p >= d.size()) return false;
-      const uint8_t b = d.u8(p++);
-      out |= static_cast<uint64_t>(b & 0x7f) << shift;
-      if ((b & 0x80) == 0) return true;
-    }
-    return false;
-  };
   // Summed modulo 2^64: a corrupt table may overflow, which must not be UB.
   uint64_t value = UINT64_MAX;  // -1
   uint64_t cur = f.entry;
@@ -208,13 +196,14 @@ Status Pclntab::forEachPcValue(const Func& f, uint64_t table_offset, Fn&& fn) co
     const uint64_t at = p;
     uint64_t uv = 0;
     uint64_t pc_delta = 0;
-    if (!uvarint(uv)) return atFile(file_offset_, at, "pclntab pc-value table", "truncated value");
+    if (!d.uvarint(p, uv))
+      return atFile(file_offset_, at, "pclntab pc-value table", "truncated value");
     if (uv == 0 && !first) return Status::success();
     // zig-zag: the low bit says the delta is negative.
     const int64_t delta =
         (uv & 1) != 0 ? ~static_cast<int64_t>(uv >> 1) : static_cast<int64_t>(uv >> 1);
     value += static_cast<uint64_t>(delta);
-    if (!uvarint(pc_delta)) {
+    if (!d.uvarint(p, pc_delta)) {
       return atFile(file_offset_, at, "pclntab pc-value table", "truncated pc");
     }
     const uint64_t begin = cur;
@@ -268,26 +257,22 @@ Expected<std::string_view> Pclntab::fileName(const Func& f, int64_t file_index) 
   }
   // Since 1.16 a file number indexes the function's compile unit's slice of
   // the cutab, which holds offsets into the file name table.
-  const uint64_t field = (layout_ == PclntabLayout::Go116) ? ptr_size_ : 4;
-  const uint64_t cu = d.u32(f.func_offset + field + 4 * kCuOffset);
-  if (idx > d.size()) {
+  const uint64_t cu = d.u32(f.func_offset + entryFieldSize() + 4 * kCuOffset);
+  auto outOfRange = [&](uint64_t at) {
     return atFile(
-        file_offset_, f.func_offset, "pclntab cutab",
+        file_offset_, at, "pclntab cutab",
         "file number " + std::to_string(idx) + " of " + std::string(f.name) + " out of range");
-  }
+  };
+  if (idx > d.size()) return outOfRange(f.func_offset);
   const uint64_t slot = cu_off_ + (cu + idx) * 4;
-  if (!d.has(slot, 4)) {
-    return atFile(
-        file_offset_, slot, "pclntab cutab",
-        "file number " + std::to_string(idx) + " of " + std::string(f.name) + " out of range");
-  }
+  if (!d.has(slot, 4)) return outOfRange(slot);
   const uint32_t off = d.u32(slot);
   if (off == UINT32_MAX) return std::string_view{};
   return d.cstring(filetab_off_ + off);
 }
 
 uint64_t Pclntab::entryFieldSize() const {
-  return (layout_ == PclntabLayout::Go118 || layout_ == PclntabLayout::Go120) ? 4 : ptr_size_;
+  return textRelative() ? 4 : ptr_size_;
 }
 
 uint64_t Pclntab::funcFixedSize() const {
@@ -355,7 +340,7 @@ std::optional<uint64_t> Pclntab::funcdata(const Func& f, uint32_t index) const {
   const uint64_t npcdata = d.u32(f.func_offset + entryFieldSize() + 4 * kNpcdata);
   if (npcdata > d.size()) return std::nullopt;
   uint64_t at = fixed + 4 * npcdata;
-  if (layout_ == PclntabLayout::Go118 || layout_ == PclntabLayout::Go120) {
+  if (textRelative()) {
     at = f.func_offset + at + 4 * uint64_t{index};
     if (!d.has(at, 4)) return std::nullopt;
     const uint32_t off = d.u32(at);

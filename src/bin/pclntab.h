@@ -122,6 +122,11 @@ class Pclntab {
   // Size of the fixed part of _func; the width of its entry field.
   uint64_t funcFixedSize() const;
   uint64_t entryFieldSize() const;
+  // Go 1.18+: the header has textStart, function entries are 32-bit offsets
+  // from it and funcdata slots offsets from moduledata.gofunc.
+  bool textRelative() const {
+    return layout_ == PclntabLayout::Go118 || layout_ == PclntabLayout::Go120;
+  }
 
   ByteView data_;
   uint64_t file_offset_ = 0;

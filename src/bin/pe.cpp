@@ -18,30 +18,12 @@ constexpr uint32_t kScnCntUninitialized = 0x80;
 constexpr uint32_t kScnMemExecute = 0x20000000;
 constexpr uint32_t kScnMemWrite = 0x80000000;
 
-std::string goArch(uint16_t machine) {
-  switch (machine) {
-    case 0x14c:
-      return "386";
-    case 0x8664:
-      return "amd64";
-    case 0x1c0:
-    case 0x1c4:
-      return "arm";
-    case 0xaa64:
-      return "arm64";
-    default:
-      return "unknown";
-  }
-}
-
+// The COFF header's Machine.
+constexpr MachineArch kArchs[] = {
+    {0x14c, "386"}, {0x8664, "amd64"}, {0x1c0, "arm"}, {0x1c4, "arm"}, {0xaa64, "arm64"}};
 // An 8-byte name field: inline (NUL-padded) or, for sections "/NNN" and for
 // symbols four zero bytes then an offset, a string in the string table.
-std::string_view shortName(const ByteView& f, uint64_t offset) {
-  const auto* p = reinterpret_cast<const char*>(f.bytes().data() + offset);
-  size_t n = 0;
-  while (n < 8 && p[n] != 0) ++n;
-  return {p, n};
-}
+constexpr uint64_t kShortNameSize = 8;
 
 }  // namespace
 
@@ -57,7 +39,7 @@ Expected<Container> readPe(std::span<const uint8_t> bytes) {
     return Error::atOffset(pe, "PE header", "no PE signature");
   }
   const uint64_t coff = pe + 4;
-  c.arch = goArch(f.u16(coff));
+  c.arch = goArchOf(kArchs, f.u16(coff));
   const uint64_t nsections = f.u16(coff + 2);
   const uint64_t symtab = f.u32(coff + 8);
   const uint64_t nsyms = f.u32(coff + 12);
@@ -74,7 +56,7 @@ Expected<Container> readPe(std::span<const uint8_t> bytes) {
   const uint64_t image_base = magic == 0x20b ? f.u64(opt + 24) : f.u32(opt + 28);
 
   const uint64_t table = opt + opt_size;
-  if (!f.has(table, nsections * kSectionHeaderSize)) {
+  if (!f.hasTable(table, nsections, kSectionHeaderSize)) {
     return Error::atOffset(table, "PE section table", "runs past the end of the file");
   }
   // The COFF string table follows the symbols; it starts with its own size.
@@ -87,7 +69,7 @@ Expected<Container> readPe(std::span<const uint8_t> bytes) {
   for (uint64_t i = 0; i < nsections; ++i) {
     const uint64_t h = table + i * kSectionHeaderSize;
     Section s;
-    s.name = shortName(f, h);
+    s.name = f.paddedName(h, kShortNameSize);
     if (s.name.starts_with("/")) {
       uint64_t off = 0;
       for (char ch : s.name.substr(1)) off = off * 10 + static_cast<uint64_t>(ch - '0');
@@ -113,13 +95,13 @@ Expected<Container> readPe(std::span<const uint8_t> bytes) {
   }
 
   if (symtab != 0 && nsyms != 0) {
-    if (nsyms > f.size() / kSymbolSize || !f.has(symtab, nsyms * kSymbolSize)) {
+    if (!f.hasTable(symtab, nsyms, kSymbolSize)) {
       return Error::atOffset(symtab, "PE symbol table", "runs past the end of the file");
     }
     for (uint64_t k = 0; k < nsyms; ++k) {
       const uint64_t s = symtab + k * kSymbolSize;
       Symbol sym;
-      sym.name = f.u32(s) == 0 ? strings.cstring(f.u32(s + 4)) : shortName(f, s);
+      sym.name = f.u32(s) == 0 ? strings.cstring(f.u32(s + 4)) : f.paddedName(s, kShortNameSize);
       const auto section = static_cast<int16_t>(f.u16(s + 12));
       sym.value = f.u32(s + 8);
       if (section > 0 && static_cast<uint64_t>(section) <= nsections) {

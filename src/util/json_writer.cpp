@@ -10,6 +10,15 @@ namespace {
 
 constexpr std::string_view kReplacement = "\\ufffd";
 
+// The shortest text of `n` in `buf`; empty if it does not fit (32 bytes hold
+// any double or 64-bit integer, so only a library bug would do that).
+template <class N>
+std::string_view decimal(std::array<char, 32>& buf, N n) {
+  auto [end, ec] = std::to_chars(buf.data(), buf.data() + buf.size(), n);
+  return ec == std::errc() ? std::string_view(buf.data(), static_cast<size_t>(end - buf.data()))
+                           : std::string_view();
+}
+
 bool inRange(unsigned char c, unsigned lo, unsigned hi) {
   return c >= lo && c <= hi;
 }
@@ -261,51 +270,36 @@ JsonWriter& JsonWriter::rawValue(std::string_view json) {
   return *this;
 }
 
-JsonWriter& JsonWriter::value(bool b) {
+JsonWriter& JsonWriter::scalar(std::string_view text) {
   if (!beforeValue()) return *this;
-  *out_ += b ? "true" : "false";
+  *out_ += text;
   afterValue();
   return *this;
+}
+
+JsonWriter& JsonWriter::value(bool b) {
+  return scalar(b ? "true" : "false");
 }
 
 JsonWriter& JsonWriter::value(double d) {
   if (!std::isfinite(d)) return null();
-  if (!beforeValue()) return *this;
   std::array<char, 32> buf{};
-  auto [end, ec] = std::to_chars(buf.data(), buf.data() + buf.size(), d);
-  // 32 bytes hold any shortest double; a failure would be a library bug.
-  if (ec == std::errc()) {
-    out_->append(buf.data(), end);
-  } else {
-    *out_ += "null";
-  }
-  afterValue();
-  return *this;
+  const std::string_view text = decimal(buf, d);
+  return scalar(text.empty() ? "null" : text);
 }
 
 JsonWriter& JsonWriter::signedValue(int64_t n) {
-  if (!beforeValue()) return *this;
-  std::array<char, 24> buf{};
-  auto [end, ec] = std::to_chars(buf.data(), buf.data() + buf.size(), n);
-  out_->append(buf.data(), end);
-  afterValue();
-  return *this;
+  std::array<char, 32> buf{};
+  return scalar(decimal(buf, n));
 }
 
 JsonWriter& JsonWriter::unsignedValue(uint64_t n) {
-  if (!beforeValue()) return *this;
-  std::array<char, 24> buf{};
-  auto [end, ec] = std::to_chars(buf.data(), buf.data() + buf.size(), n);
-  out_->append(buf.data(), end);
-  afterValue();
-  return *this;
+  std::array<char, 32> buf{};
+  return scalar(decimal(buf, n));
 }
 
 JsonWriter& JsonWriter::null() {
-  if (!beforeValue()) return *this;
-  *out_ += "null";
-  afterValue();
-  return *this;
+  return scalar("null");
 }
 
 }  // namespace goheap

@@ -93,6 +93,8 @@ class JsonWriter {
 
   JsonWriter& signedValue(int64_t n);
   JsonWriter& unsignedValue(uint64_t n);
+  // A number, true, false or null: `text` as it is.
+  JsonWriter& scalar(std::string_view text);
   // Writes what goes before a value (comma, newline, indent) and says whether
   // a value may come here at all.
   bool beforeValue();

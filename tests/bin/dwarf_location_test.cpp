@@ -5,6 +5,8 @@
 // none, and DW_OP_piece splits a variable into parts.
 #include <gtest/gtest.h>
 
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "bin/dwarf_location.h"
@@ -114,6 +116,73 @@ TEST(LocationLists, TruncatedListsStopWithoutReadingPastTheSection) {
   EXPECT_TRUE(out.empty());
   locListRangesV5(u, 100, true, out);  // past the end
   EXPECT_TRUE(out.empty());
+}
+
+// A DWARF 5 list of `entries` (each an entry's bytes before its
+// expression, and the expression), then DW_LLE_end_of_list unless `end` is
+// false.
+std::vector<uint8_t> loclist(
+    const std::vector<std::pair<std::vector<uint8_t>, std::vector<uint8_t>>>& entries,
+    bool end = true) {
+  std::vector<uint8_t> ll;
+  for (const auto& [head, expr] : entries) {
+    ll.insert(ll.end(), head.begin(), head.end());
+    ll.push_back(static_cast<uint8_t>(expr.size()));
+    ll.insert(ll.end(), expr.begin(), expr.end());
+  }
+  if (end) ll.push_back(0x00);
+  return ll;
+}
+
+std::optional<int64_t> cfaOffsetV5(const std::vector<uint8_t>& ll) {
+  DwarfSections s;
+  s.loclists = ByteView(ll, false);
+  UnitHeader h;
+  h.version = 5;
+  h.addr_size = 8;
+  return locListCfaOffset(UnitContext(s, h), 0, true);
+}
+
+TEST(LocationLists, Dwarf5CfaOffsetIsTheOneEveryEntryGives) {
+  const std::vector<uint8_t> pair1 = {0x04, 0x10, 0x20}, pair2 = {0x04, 0x20, 0x30};
+  const std::vector<uint8_t> fbreg24 = {0x91, 0x68};  // DW_OP_fbreg -24 (frame base = CFA)
+  EXPECT_EQ(cfaOffsetV5(loclist({{pair1, cfaMinus(24)}, {pair2, fbreg24}})), -24);
+  // A default location is an entry like the others.
+  EXPECT_EQ(cfaOffsetV5(loclist({{{0x05}, cfaMinus(24)}, {pair2, cfaMinus(24)}})), -24);
+  // Entries that disagree, or one in a register, or none: no one offset.
+  EXPECT_EQ(cfaOffsetV5(loclist({{pair1, cfaMinus(24)}, {pair2, cfaMinus(16)}})), std::nullopt);
+  EXPECT_EQ(cfaOffsetV5(loclist({{pair1, cfaMinus(24)}, {pair2, {0x50}}})), std::nullopt);
+  EXPECT_EQ(cfaOffsetV5(loclist({})), std::nullopt);
+  // No end entry, or an entry of a kind DWARF 5 does not define.
+  EXPECT_EQ(cfaOffsetV5(loclist({{pair1, cfaMinus(24)}}, false)), std::nullopt);
+  EXPECT_EQ(cfaOffsetV5(loclist({{pair1, cfaMinus(24)}, {{0x09}, cfaMinus(24)}})), std::nullopt);
+}
+
+TEST(LocationLists, Dwarf4CfaOffsetSkipsBaseSelectionsAndNeedsTheEnd) {
+  std::vector<uint8_t> loc;
+  auto entry = [&](uint64_t begin, uint64_t end, const std::vector<uint8_t>& expr) {
+    appendU64(loc, begin);
+    appendU64(loc, end);
+    append(loc, {static_cast<uint8_t>(expr.size()), 0x00});
+    loc.insert(loc.end(), expr.begin(), expr.end());
+  };
+  entry(0x10, 0x18, cfaMinus(8));
+  appendU64(loc, ~uint64_t{0});  // base address selection: no expression
+  appendU64(loc, 0x5000);
+  entry(0x4, 0x8, cfaMinus(8));
+  const size_t before_end = loc.size();
+  appendU64(loc, 0);  // end of list
+  appendU64(loc, 0);
+
+  DwarfSections s;
+  s.loc = ByteView(loc, false);
+  UnitHeader h;
+  h.version = 4;
+  h.addr_size = 8;
+  EXPECT_EQ(locListCfaOffset(UnitContext(s, h), 0, true), -8);
+  const std::vector<uint8_t> cut(loc.begin(), loc.begin() + static_cast<ptrdiff_t>(before_end));
+  s.loc = ByteView(cut, false);
+  EXPECT_EQ(locListCfaOffset(UnitContext(s, h), 0, true), std::nullopt);
 }
 
 }  // namespace
