@@ -16,15 +16,14 @@ template <class Fn>
 inline void forEachNodeSlot(const Snapshot& s, NodeId n, Fn&& fn) {
   const dump::Dump& d = s.dump;
   const WordReader words = d.words();
-  const uint8_t* file = d.file().data();
   if (s.heap.isObject(n)) {
-    const uint8_t* contents = file + d.objects.contents_offset[n];
+    const uint8_t* contents = d.objectData(n);
     const uint64_t base = d.objects.addr[n];
     d.forEachObjectSlot(n, [&](uint64_t off) { fn(off, words.read(contents + off), base + off); });
     return;
   }
-  auto range = [&](dump::FileRange contents, uint64_t fieldlist, uint64_t base) {
-    const uint8_t* p = file + contents.offset;
+  auto range = [&](dump::ByteRange contents, uint64_t fieldlist, uint64_t base) {
+    const uint8_t* p = d.bytes(contents).data();
     d.forEachFieldListSlot(fieldlist, contents.size,
                            [&](uint64_t off) { fn(off, words.read(p + off), base + off); });
   };

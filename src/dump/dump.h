@@ -1,7 +1,9 @@
-// The decoded contents of a Go heap dump, as columns. One dump::Dump is what
-// the reader produces from one pass over the mapped file; nothing here knows
-// about the object graph. Strings and object contents are views into the
-// mapping, which the Dump owns.
+// The heap a reader found, as columns: objects, roots, types and the rest,
+// with their bytes in regions the Dump owns. Nothing here knows about the
+// object graph, nor, past the reader, where the model came from: an
+// object's bytes are found by a region and an offset in it. A heap dump
+// fills it with one region, the mapped file; a core file's reader would add
+// one region per loaded segment. Strings are views into a region too.
 #pragma once
 
 #include <array>
@@ -46,10 +48,11 @@ std::string_view tagName(uint64_t tag);  // "object", "stack frame", ... or "unk
 // Field kinds, normalised across versions (go1.3 numbers them differently).
 enum class FieldKind : uint8_t { Ptr = 1, String, Slice, Iface, Eface };
 
-// A byte range of the dump file.
-struct FileRange {
+// Bytes the model holds: `size` bytes from `offset` in region `region`.
+struct ByteRange {
   uint64_t offset = 0;
   uint64_t size = 0;
+  uint32_t region = 0;
 };
 
 struct Params {
@@ -71,12 +74,16 @@ struct Params {
 constexpr uint32_t kUnknownType = UINT32_MAX;
 constexpr uint32_t kNoPointerType = UINT32_MAX - 1;
 
-// Objects in file order (the graph sorts them by address).
+// Objects in the order the source gave them (the graph sorts them by
+// address). Dump::objectBytes gives an object's bytes.
 struct Objects {
   std::vector<uint64_t> addr;
-  std::vector<uint64_t> contents_offset;  // file offset of the contents
-  std::vector<uint64_t> size;             // contents length: the size-class slot
-  // go1.4 and later: the object's field list starts at contents_offset + size.
+  std::vector<uint64_t> size;    // contents length: the size-class slot
+  std::vector<uint64_t> offset;  // where the contents start in their region
+  // The region of each object's contents; empty when all are in region 0
+  // (a heap dump's), so that such a model spends no memory on it.
+  std::vector<uint32_t> region;
+  // go1.4 and later: the object's field list starts at offset + size.
   // go1.3 only: the type record's address and the object kind
   // (0 plain, 1 array, 2 channel, 127 conservative).
   std::vector<uint64_t> type_addr;
@@ -133,7 +140,7 @@ struct StackFrame {
   uint64_t sp = 0;
   uint64_t depth = 0;
   uint64_t child_sp = 0;
-  FileRange contents;  // sp .. fp
+  ByteRange contents;  // sp .. fp
   uint64_t entry_pc = 0;
   uint64_t pc = 0;
   uint64_t continpc = 0;
@@ -160,7 +167,7 @@ struct OsThread {
 // The data or bss segment of the first module.
 struct Segment {
   uint64_t addr = 0;
-  FileRange contents;
+  ByteRange contents;
   uint64_t fieldlist_offset = 0;
   bool present = false;
 };
@@ -218,14 +225,38 @@ struct AllocSample {
 
 class Dump {
  public:
-  explicit Dump(MappedFile file) : file_(std::move(file)) {}
+  // A model whose region 0 is `file`, all of it.
+  explicit Dump(MappedFile file) : file_(std::move(file)), regions_{file_.bytes()} {}
   Dump(Dump&&) = default;
   Dump& operator=(Dump&&) = default;
 
+  // The file the model was read from: for its identity (checkUnchanged) and
+  // name. Its bytes are region 0; read them through the accessors below.
   const MappedFile& file() const { return file_; }
-  std::span<const uint8_t> bytes(FileRange r) const {
-    return file_.bytes().subspan(r.offset, r.size);
+
+  // The byte regions the model's contents lie in, each mapped for as long
+  // as the Dump lives.
+  uint32_t regionCount() const { return static_cast<uint32_t>(regions_.size()); }
+  std::span<const uint8_t> region(uint32_t r) const { return regions_[r]; }
+  // For readers: adds a region of memory the Dump owns (a part of its file).
+  uint32_t addRegion(std::span<const uint8_t> bytes) {
+    regions_.push_back(bytes);
+    return regionCount() - 1;
   }
+
+  std::span<const uint8_t> bytes(const ByteRange& r) const {
+    return regions_[r.region].subspan(r.offset, r.size);
+  }
+
+  // Object i's contents: objects.size[i] bytes.
+  const uint8_t* objectData(size_t i) const {
+    const uint32_t r = objects.region.empty() ? 0 : objects.region[i];
+    return regions_[r].data() + objects.offset[i];
+  }
+  std::span<const uint8_t> objectBytes(size_t i) const {
+    return {objectData(i), static_cast<size_t>(objects.size[i])};
+  }
+
   WordReader words() const { return WordReader(params.ptr_size, params.big_endian); }
 
   // Calls fn(offset) for every word offset that may hold a pointer, following
@@ -268,6 +299,7 @@ class Dump {
   void forEachGo13ObjectSlot(size_t i, Fn&& fn) const;
 
   MappedFile file_;
+  std::vector<std::span<const uint8_t>> regions_;
 };
 
 }  // namespace goheap::dump

@@ -37,7 +37,7 @@ void Dump::forEachFieldListSlot(uint64_t fieldlist_offset, uint64_t limit, Fn&& 
 template <class Fn>
 void Dump::forEachObjectSlot(size_t i, Fn&& fn) const {
   if (version != FormatVersion::Go13) {
-    forEachFieldListSlot(objects.contents_offset[i] + objects.size[i], objects.size[i], fn);
+    forEachFieldListSlot(objects.offset[i] + objects.size[i], objects.size[i], fn);
     return;
   }
   forEachGo13ObjectSlot(i, fn);

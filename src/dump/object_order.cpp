@@ -157,7 +157,7 @@ void sortObjectsByAddress(Dump& dump) {
     sorted_addr = gather(o.addr, order);
   }
   o.addr.swap(sorted_addr);
-  applyPermutation(o.contents_offset, order);
+  applyPermutation(o.offset, order);
   applyPermutation(o.size, order);
   applyPermutation(o.type_addr, order);
   applyPermutation(o.type_index, order);

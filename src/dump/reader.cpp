@@ -115,7 +115,7 @@ class Cursor {
   }
 
   // A uvarint length followed by that many bytes; returns where they are.
-  FileRange range(std::string_view what) {
+  ByteRange range(std::string_view what) {
     uint64_t at = offset();
     uint64_t n = uvarint();
     if (failed_) return {};
@@ -124,13 +124,13 @@ class Cursor {
                      std::to_string(remaining()) + " bytes left in the file");
       return {};
     }
-    FileRange r{offset(), n};
+    ByteRange r{offset(), n};
     p_ += n;
     return r;
   }
 
   std::string_view string(std::string_view what) {
-    FileRange r = range(what);
+    ByteRange r = range(what);
     return {reinterpret_cast<const char*>(begin_ + r.offset), static_cast<size_t>(r.size)};
   }
 
@@ -268,7 +268,7 @@ inline const uint8_t* decodeOrdinaryObject(const uint8_t* p, const uint8_t* end,
 struct ObjectBatch {
   static constexpr size_t kCapacity = 1024;
   uint64_t addr[kCapacity];
-  uint64_t contents_offset[kCapacity];
+  uint64_t offset[kCapacity];
   uint64_t size[kCapacity];
   size_t count = 0;
   uint64_t slots = 0;
@@ -288,7 +288,7 @@ struct ObjectBatch {
       const uint8_t* next = decodeOrdinaryObject(p, end, ptr, r);
       if (next == nullptr) break;
       addr[count] = r.addr;
-      contents_offset[count] = static_cast<uint64_t>(r.contents - base);
+      offset[count] = static_cast<uint64_t>(r.contents - base);
       size[count] = r.size;
       count++;
       slots += r.slots;
@@ -300,7 +300,7 @@ struct ObjectBatch {
   void appendTo(std::vector<uint64_t>& addrs, std::vector<uint64_t>& offsets,
                 std::vector<uint64_t>& sizes) {
     addrs.insert(addrs.end(), addr, addr + count);
-    offsets.insert(offsets.end(), contents_offset, contents_offset + count);
+    offsets.insert(offsets.end(), offset, offset + count);
     sizes.insert(sizes.end(), size, size + count);
     count = 0;
   }
@@ -371,7 +371,7 @@ struct Piece {
 // would each fault in memory of their own.
 struct SecondColumns {
   std::vector<uint64_t> addr;
-  std::vector<uint64_t> contents_offset;
+  std::vector<uint64_t> offset;
   std::vector<uint64_t> size;
 };
 
@@ -459,7 +459,7 @@ void decodePiecesFromTheEnd(std::stop_token stop, const uint8_t* base, const uin
       const uint64_t bound =
           objectCountBound(static_cast<uint64_t>(end - base - pieces[0].search_from));
       reserveLarge(out.addr, bound);
-      reserveLarge(out.contents_offset, bound);
+      reserveLarge(out.offset, bound);
       reserveLarge(out.size, bound);
       reserved = true;
     }
@@ -469,7 +469,7 @@ void decodePiecesFromTheEnd(std::stop_token stop, const uint8_t* base, const uin
     for (;;) {
       p = batch.fill(base, p, above, end, params.ptr_size);
       const bool full = batch.count == ObjectBatch::kCapacity;
-      batch.appendTo(out.addr, out.contents_offset, out.size);
+      batch.appendTo(out.addr, out.offset, out.size);
       if (!full || stop.stop_requested()) break;
     }
     piece.count = out.addr.size() - piece.first;
@@ -639,7 +639,7 @@ void RecordReader::fastObjects(uint64_t stop) {
   for (;;) {
     const uint8_t* next = batch.fill(base, p, base + stop, cur_.end(), dump_.params.ptr_size);
     const size_t taken = batch.count;
-    batch.appendTo(o.addr, o.contents_offset, o.size);
+    batch.appendTo(o.addr, o.offset, o.size);
     dump_.record_counts[static_cast<size_t>(Tag::Object)] += taken;
     p = next;
     if (taken < ObjectBatch::kCapacity) break;
@@ -658,21 +658,21 @@ void RecordReader::object() {
     if (!cur_.failed() && kind != 0 && kind != 1 && kind != 2 && kind != 127) {
       cur_.failAt(at, "unknown object kind " + std::to_string(kind));
     }
-    FileRange contents = cur_.range("object contents");
+    ByteRange contents = cur_.range("object contents");
     if (cur_.failed()) return;
     o.type_addr.push_back(type_addr);
     o.kind.push_back(static_cast<uint8_t>(kind));
     o.addr.push_back(addr);
-    o.contents_offset.push_back(contents.offset);
+    o.offset.push_back(contents.offset);
     o.size.push_back(contents.size);
     return;
   }
-  FileRange contents = cur_.range("object contents");
+  ByteRange contents = cur_.range("object contents");
   uint64_t slots = 0;
   fieldList(contents.size, /*strict=*/true, slots);
   if (cur_.failed()) return;
   o.addr.push_back(addr);
-  o.contents_offset.push_back(contents.offset);
+  o.offset.push_back(contents.offset);
   o.size.push_back(contents.size);
   dump_.total_field_entries += slots;
 }
@@ -902,7 +902,7 @@ void RecordReader::reserveObjects(uint64_t file_size) {
   const uint64_t guess = objectCountBound(file_size);
   Objects& o = dump_.objects;
   reserveLarge(o.addr, guess);
-  reserveLarge(o.contents_offset, guess);
+  reserveLarge(o.offset, guess);
   reserveLarge(o.size, guess);
   if (dump_.version == FormatVersion::Go13) {
     reserveLarge(o.type_addr, guess);
@@ -963,7 +963,7 @@ void RecordReader::reachPiece(ReadStats* stats) {
       to.insert(to.end(), first, first + static_cast<ptrdiff_t>(piece.count));
     };
     append(o.addr, second_.addr);
-    append(o.contents_offset, second_.contents_offset);
+    append(o.offset, second_.offset);
     append(o.size, second_.size);
     dump_.record_counts[static_cast<size_t>(Tag::Object)] += piece.count;
     dump_.total_field_entries += piece.slots;

@@ -185,16 +185,14 @@ void ObjectNamer::scanInterfaces() const {
   if (iface_scanned_) return;
   iface_scanned_ = true;
   const dump::Dump& dump = dump_;
-  const uint8_t* file = dump.file().data();
   uint32_t none = UINT32_MAX;
   for (uint32_t i = 0; i < heap_.objectCount(); i++) {
     forEachInterface(
-        file + dump.objects.contents_offset[i], [&](auto&& fn) { dump.forEachObjectSlot(i, fn); },
-        kNoNode, none);
+        dump.objectData(i), [&](auto&& fn) { dump.forEachObjectSlot(i, fn); }, kNoNode, none);
   }
-  auto scan_range = [&](dump::FileRange contents, uint64_t fieldlist) {
+  auto scan_range = [&](dump::ByteRange contents, uint64_t fieldlist) {
     forEachInterface(
-        file + contents.offset,
+        dump.bytes(contents).data(),
         [&](auto&& fn) { dump.forEachFieldListSlot(fieldlist, contents.size, fn); }, kNoNode, none);
   };
   if (dump.data.present) scan_range(dump.data.contents, dump.data.fieldlist_offset);
@@ -215,18 +213,16 @@ void ObjectNamer::scanInterfaces() const {
 // whose slots the full scan reads, finds the same first interface.
 uint32_t ObjectNamer::interfaceTypeFromReferrers(NodeId object) const {
   const dump::Dump& dump = dump_;
-  const uint8_t* file = dump.file().data();
   uint32_t found = UINT32_MAX;
   auto scan_object = [&](NodeId o) {
     referrer_work_ += dump.objects.size[o] / dump.params.ptr_size + 1;
     forEachInterface(
-        file + dump.objects.contents_offset[o], [&](auto&& fn) { dump.forEachObjectSlot(o, fn); },
-        object, found);
+        dump.objectData(o), [&](auto&& fn) { dump.forEachObjectSlot(o, fn); }, object, found);
   };
-  auto scan_range = [&](dump::FileRange contents, uint64_t fieldlist) {
+  auto scan_range = [&](dump::ByteRange contents, uint64_t fieldlist) {
     referrer_work_ += contents.size / dump.params.ptr_size + 1;
     forEachInterface(
-        file + contents.offset,
+        dump.bytes(contents).data(),
         [&](auto&& fn) { dump.forEachFieldListSlot(fieldlist, contents.size, fn); }, object, found);
   };
   bool self_done = false;
@@ -281,8 +277,7 @@ std::string_view ObjectNamer::interfaceTypeOf(NodeId object) const {
 
 std::string_view ObjectNamer::closureFunction(NodeId object) const {
   if (exe_ == nullptr || dump_.objects.size[object] < dump_.params.ptr_size) return {};
-  const uint64_t first =
-      dump_.words().read(dump_.file().bytes().data() + dump_.objects.contents_offset[object]);
+  const uint64_t first = dump_.words().read(dump_.objectData(object));
   if (first < text_lo_ || first > text_hi_) return {};
   const bin::Func* f = exe_->functionEntry(first);
   return f == nullptr ? std::string_view() : f->name;

@@ -102,16 +102,21 @@ TEST_P(ReaderVersions, Itabs) {
 TEST_P(ReaderVersions, Objects) {
   const Dump& d = *dump_;
   ASSERT_EQ(d.objects.count(), sample_.objects.size());
-  ASSERT_EQ(d.objects.contents_offset.size(), sample_.objects.size());
+  ASSERT_EQ(d.objects.offset.size(), sample_.objects.size());
+  EXPECT_TRUE(d.objects.region.empty());  // a dump's objects are all in its file, region 0
+  ASSERT_EQ(d.regionCount(), 1u);
+  EXPECT_EQ(d.region(0).data(), d.file().data());
+  EXPECT_EQ(d.region(0).size(), d.file().size());
   ASSERT_EQ(d.objects.size.size(), sample_.objects.size());
   for (size_t i = 0; i < d.objects.count(); ++i) {
     SCOPED_TRACE("object " + std::to_string(i));
     const auto& o = sample_.objects[i];
     EXPECT_EQ(d.objects.addr[i], o.addr);
-    EXPECT_EQ(d.objects.contents_offset[i], sample_.object_pos[i].contents);
+    EXPECT_EQ(d.objects.offset[i], sample_.object_pos[i].contents);
     EXPECT_EQ(d.objects.size[i], o.contents.size());
-    auto bytes = d.bytes({d.objects.contents_offset[i], d.objects.size[i]});
+    auto bytes = d.objectBytes(i);
     EXPECT_TRUE(std::equal(bytes.begin(), bytes.end(), o.contents.begin(), o.contents.end()));
+    EXPECT_EQ(bytes.data(), d.file().data() + sample_.object_pos[i].contents);
     if (go13()) {
       ASSERT_EQ(d.objects.type_addr.size(), d.objects.count());
       ASSERT_EQ(d.objects.kind.size(), d.objects.count());
@@ -143,7 +148,7 @@ TEST_P(ReaderVersions, ObjectWordsDecodeInDumpByteOrder) {
   const Dump& d = *dump_;
   ASSERT_GE(d.objects.count(), 2u);
   // Object 0's first word points at object 1, whatever the version.
-  auto bytes = d.bytes({d.objects.contents_offset[0], d.objects.size[0]});
+  auto bytes = d.objectBytes(0);
   ASSERT_GE(bytes.size(), sample_.ptr_size);
   EXPECT_EQ(d.words().read(bytes.data()), sample_.objects[1].addr);
 }
