@@ -76,9 +76,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   for (size_t i = 0; i < d.frames.size(); ++i) {
     const auto& f = d.frames[i];
-    sum += touchSlots(d, "frame", i, f.contents, [&](auto fn) {
-      d.forEachFieldListSlot(f.fieldlist_offset, f.contents.size, fn);
-    });
+    sum += touchSlots(d, "frame", i, f.contents, [&](auto fn) { d.forEachSlot(f.layout, fn); });
     sum += touchString(f.function);
     if (f.goroutine != UINT32_MAX && f.goroutine >= d.goroutines.size()) std::abort();
   }
@@ -89,9 +87,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   for (const auto* seg : {&d.data, &d.bss}) {
     if (!seg->present) continue;
-    sum += touchSlots(d, "segment", 0, seg->contents, [&](auto fn) {
-      d.forEachFieldListSlot(seg->fieldlist_offset, seg->contents.size, fn);
-    });
+    sum += touchSlots(d, "segment", 0, seg->contents,
+                      [&](auto fn) { d.forEachSlot(seg->layout, fn); });
   }
   for (const auto& t : d.types) sum += touchString(t.name);
   for (const auto& r : d.other_roots) sum += touchString(r.description);

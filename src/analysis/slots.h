@@ -22,21 +22,20 @@ inline void forEachNodeSlot(const Snapshot& s, NodeId n, Fn&& fn) {
     d.forEachObjectSlot(n, [&](uint64_t off) { fn(off, words.read(contents + off), base + off); });
     return;
   }
-  auto range = [&](dump::ByteRange contents, uint64_t fieldlist, uint64_t base) {
+  auto range = [&](dump::ByteRange contents, uint32_t layout, uint64_t base) {
     const uint8_t* p = d.bytes(contents).data();
-    d.forEachFieldListSlot(fieldlist, contents.size,
-                           [&](uint64_t off) { fn(off, words.read(p + off), base + off); });
+    d.forEachSlot(layout, [&](uint64_t off) { fn(off, words.read(p + off), base + off); });
   };
   switch (s.heap.rootKind(n)) {
     case graph::RootKind::DataSegment:
-      range(d.data.contents, d.data.fieldlist_offset, d.data.addr);
+      range(d.data.contents, d.data.layout, d.data.addr);
       break;
     case graph::RootKind::BssSegment:
-      range(d.bss.contents, d.bss.fieldlist_offset, d.bss.addr);
+      range(d.bss.contents, d.bss.layout, d.bss.addr);
       break;
     case graph::RootKind::StackFrame: {
       const dump::StackFrame& f = d.frames[s.heap.rootRecord(n)];
-      range(f.contents, f.fieldlist_offset, f.sp);
+      range(f.contents, f.layout, f.sp);
       break;
     }
     default:

@@ -1,9 +1,10 @@
 // The heap a reader found, as columns: objects, roots, types and the rest,
 // with their bytes in regions the Dump owns. Nothing here knows about the
-// object graph, nor, past the reader, where the model came from: an
-// object's bytes are found by a region and an offset in it. A heap dump
-// fills it with one region, the mapped file; a core file's reader would add
-// one region per loaded segment. Strings are views into a region too.
+// object graph, nor, past the reader, where the model came from: an object
+// is an address, a size, the location of its bytes (a region and an offset
+// in it) and a pointer layout (dump/pointer_layouts.h). A heap dump fills it
+// with one region, the mapped file; a core file's reader would add one
+// region per loaded segment. Strings are views into a region too.
 #pragma once
 
 #include <array>
@@ -13,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "dump/pointer_layouts.h"
 #include "util/mapped_file.h"
 #include "util/word_reader.h"
 
@@ -83,9 +85,11 @@ struct Objects {
   // The region of each object's contents; empty when all are in region 0
   // (a heap dump's), so that such a model spends no memory on it.
   std::vector<uint32_t> region;
-  // go1.4 and later: the object's field list starts at offset + size.
+  // Into Dump::layouts: the words of the contents that may hold pointers.
+  std::vector<uint32_t> layout;
   // go1.3 only: the type record's address and the object kind
-  // (0 plain, 1 array, 2 channel, 127 conservative).
+  // (0 plain, 1 array, 2 channel, 127 conservative), from which the reader
+  // made the object's layout.
   std::vector<uint64_t> type_addr;
   // Into Dump::types; kUnknownType (scan every word) or kNoPointerType.
   std::vector<uint32_t> type_index;
@@ -103,8 +107,10 @@ struct TypeRecord {
   uint64_t addr = 0;
   uint64_t size = 0;
   std::string_view name;
-  bool data_is_pointer = false;   // an interface holding this type stores a pointer
-  uint64_t fieldlist_offset = 0;  // go1.3 only: file offset of the type's field list
+  bool data_is_pointer = false;  // an interface holding this type stores a pointer
+  // go1.3 only: the pointer slots of one value (its field list), into
+  // Dump::layouts.
+  uint32_t layout = PointerLayouts::kNoPointers;
 };
 
 struct ItabRecord {
@@ -145,7 +151,9 @@ struct StackFrame {
   uint64_t pc = 0;
   uint64_t continpc = 0;
   std::string_view function;
-  uint64_t fieldlist_offset = 0;
+  // Into Dump::layouts: its live pointer words (the stack map), within
+  // the contents.
+  uint32_t layout = PointerLayouts::kNoPointers;
   uint32_t goroutine = UINT32_MAX;  // index into Dump::goroutines; frames follow their goroutine
 };
 
@@ -168,7 +176,7 @@ struct OsThread {
 struct Segment {
   uint64_t addr = 0;
   ByteRange contents;
-  uint64_t fieldlist_offset = 0;
+  uint32_t layout = PointerLayouts::kNoPointers;  // into Dump::layouts, within the contents
   bool present = false;
 };
 
@@ -259,21 +267,28 @@ class Dump {
 
   WordReader words() const { return WordReader(params.ptr_size, params.big_endian); }
 
-  // Calls fn(offset) for every word offset that may hold a pointer, following
-  // the field list at `fieldlist_offset`, for words that lie within `limit`
-  // bytes (the contents' size). For interfaces both words are reported (the
-  // itab or type word points outside the heap). The reader checked that the
-  // list is well formed, so decoding here is unchecked.
+  // Calls fn(offset) for every offset of a word that may hold a pointer in
+  // memory of pointer layout `layout` (a frame's or a segment's), in the
+  // order the source listed them. For interfaces both words are reported
+  // (the itab or type word points outside the heap). Every reported word
+  // lies within the memory the layout is for.
   template <class Fn>
-  void forEachFieldListSlot(uint64_t fieldlist_offset, uint64_t limit, Fn&& fn) const;
-
-  // The same for object `i` (file order), whatever the version.
+  void forEachSlot(uint32_t layout, Fn&& fn) const {
+    layouts.forEachOffset(layout, fn);
+  }
+  // The same for object `i`.
   template <class Fn>
-  void forEachObjectSlot(size_t i, Fn&& fn) const;
+  void forEachObjectSlot(size_t i, Fn&& fn) const {
+    layouts.forEachOffset(objects.layout[i], fn);
+  }
+  bool objectHasPointers(size_t i) const {
+    return objects.layout[i] != PointerLayouts::kNoPointers;
+  }
 
   FormatVersion version = FormatVersion::Go17;
   Params params;
   Objects objects;
+  PointerLayouts layouts;
   uint64_t total_field_entries = 0;  // pointer slots over all objects: bounds the edge count
   std::vector<TypeRecord> types;
   std::vector<ItabRecord> itabs;
@@ -295,13 +310,8 @@ class Dump {
   std::vector<std::string> warnings;
 
  private:
-  template <class Fn>
-  void forEachGo13ObjectSlot(size_t i, Fn&& fn) const;
-
   MappedFile file_;
   std::vector<std::span<const uint8_t>> regions_;
 };
 
 }  // namespace goheap::dump
-
-#include "dump/dump_inl.h"

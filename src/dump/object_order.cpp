@@ -159,6 +159,8 @@ void sortObjectsByAddress(Dump& dump) {
   o.addr.swap(sorted_addr);
   applyPermutation(o.offset, order);
   applyPermutation(o.size, order);
+  applyPermutation(o.region, order);
+  applyPermutation(o.layout, order);
   applyPermutation(o.type_addr, order);
   applyPermutation(o.type_index, order);
   applyPermutation(o.kind, order);

@@ -548,7 +548,7 @@ class HprofWriter {
     if (!seg.present || node == kNoNode) return;
     const uint8_t* base = d_.bytes(seg.contents).data();
     const WordReader words = d_.words();
-    d_.forEachFieldListSlot(seg.fieldlist_offset, seg.contents.size, [&](uint64_t off) {
+    d_.forEachSlot(seg.layout, [&](uint64_t off) {
       const NodeId t = s_.heap.addresses().find(words.read(base + off));
       if (t == kNoNode) return;
       auto [pkg, field] = globalName(name, seg.addr, seg.addr + off);

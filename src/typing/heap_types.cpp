@@ -116,11 +116,7 @@ class Typer {
 
   // Whether the dump lists a pointer slot in object o: only objects that
   // hold pointers have a malloc header.
-  bool holdsPointers(NodeId o) const {
-    bool any = false;
-    d_.forEachObjectSlot(o, [&](uint64_t) { any = true; });
-    return any;
-  }
+  bool holdsPointers(NodeId o) const { return d_.objectHasPointers(o); }
   GoKind kindOf(TypeId t) const;
   uint64_t sizeOf(TypeId t) const { return typeSize(dw_, t, ptr()); }
   bool hasPointers(TypeId t);
@@ -741,8 +737,7 @@ void Typer::seedFrames() {
     const bin::Function* fn = dw_.functionAt(fr.pc == fr.entry_pc ? pc : pc - 1);
     if (fn == nullptr) continue;
     live.clear();
-    d_.forEachFieldListSlot(fr.fieldlist_offset, fr.contents.size,
-                            [&](uint64_t off) { live.push_back(off); });
+    d_.forEachSlot(fr.layout, [&](uint64_t off) { live.push_back(off); });
     std::sort(live.begin(), live.end());
     const auto frame_index = static_cast<uint32_t>(&fr - d_.frames.data());
     const Memory m{d_.bytes(fr.contents).data(), fr.sp, fr.contents.size, &live,

@@ -190,14 +190,14 @@ void ObjectNamer::scanInterfaces() const {
     forEachInterface(
         dump.objectData(i), [&](auto&& fn) { dump.forEachObjectSlot(i, fn); }, kNoNode, none);
   }
-  auto scan_range = [&](dump::ByteRange contents, uint64_t fieldlist) {
+  auto scan_range = [&](dump::ByteRange contents, uint32_t layout) {
     forEachInterface(
-        dump.bytes(contents).data(),
-        [&](auto&& fn) { dump.forEachFieldListSlot(fieldlist, contents.size, fn); }, kNoNode, none);
+        dump.bytes(contents).data(), [&](auto&& fn) { dump.forEachSlot(layout, fn); }, kNoNode,
+        none);
   };
-  if (dump.data.present) scan_range(dump.data.contents, dump.data.fieldlist_offset);
-  if (dump.bss.present) scan_range(dump.bss.contents, dump.bss.fieldlist_offset);
-  for (const dump::StackFrame& f : dump.frames) scan_range(f.contents, f.fieldlist_offset);
+  if (dump.data.present) scan_range(dump.data.contents, dump.data.layout);
+  if (dump.bss.present) scan_range(dump.bss.contents, dump.bss.layout);
+  for (const dump::StackFrame& f : dump.frames) scan_range(f.contents, f.layout);
   std::stable_sort(iface_types_.begin(), iface_types_.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   iface_types_.erase(std::unique(iface_types_.begin(), iface_types_.end(),
@@ -219,11 +219,11 @@ uint32_t ObjectNamer::interfaceTypeFromReferrers(NodeId object) const {
     forEachInterface(
         dump.objectData(o), [&](auto&& fn) { dump.forEachObjectSlot(o, fn); }, object, found);
   };
-  auto scan_range = [&](dump::ByteRange contents, uint64_t fieldlist) {
+  auto scan_range = [&](dump::ByteRange contents, uint32_t layout) {
     referrer_work_ += contents.size / dump.params.ptr_size + 1;
     forEachInterface(
-        dump.bytes(contents).data(),
-        [&](auto&& fn) { dump.forEachFieldListSlot(fieldlist, contents.size, fn); }, object, found);
+        dump.bytes(contents).data(), [&](auto&& fn) { dump.forEachSlot(layout, fn); }, object,
+        found);
   };
   bool self_done = false;
   NodeId previous = kNoNode;
@@ -242,14 +242,14 @@ uint32_t ObjectNamer::interfaceTypeFromReferrers(NodeId object) const {
     }
     switch (heap_.rootKind(p)) {
       case graph::RootKind::DataSegment:
-        scan_range(dump.data.contents, dump.data.fieldlist_offset);
+        scan_range(dump.data.contents, dump.data.layout);
         break;
       case graph::RootKind::BssSegment:
-        scan_range(dump.bss.contents, dump.bss.fieldlist_offset);
+        scan_range(dump.bss.contents, dump.bss.layout);
         break;
       case graph::RootKind::StackFrame: {
         const dump::StackFrame& f = dump.frames[heap_.rootRecord(p)];
-        scan_range(f.contents, f.fieldlist_offset);
+        scan_range(f.contents, f.layout);
         break;
       }
       default:

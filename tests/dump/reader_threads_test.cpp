@@ -48,6 +48,11 @@ void expectSameDump(const Dump& a, const Dump& b) {
   EXPECT_TRUE(x.addr == y.addr);
   EXPECT_TRUE(x.offset == y.offset);
   EXPECT_TRUE(x.region == y.region);
+  EXPECT_TRUE(x.layout == y.layout);
+  EXPECT_TRUE(a.layouts.begin == b.layouts.begin);
+  EXPECT_TRUE(a.layouts.offsets == b.layouts.offsets);
+  EXPECT_TRUE(a.layouts.stride == b.layouts.stride);
+  EXPECT_TRUE(a.layouts.repeats == b.layouts.repeats);
   EXPECT_TRUE(x.size == y.size);
   EXPECT_TRUE(x.type_addr == y.type_addr);
   EXPECT_TRUE(x.type_index == y.type_index);

@@ -79,7 +79,19 @@ TEST_P(ReaderVersions, Types) {
     EXPECT_EQ(d.types[i].name, sample_.types[i].name);
     EXPECT_EQ(d.types[i].data_is_pointer, sample_.types[i].data_is_pointer);
     if (go13()) {
-      EXPECT_EQ(d.types[i].fieldlist_offset, sample_.type_pos[i].fieldlist);
+      // The type's layout: the words its field list names, both of an
+      // interface's.
+      std::vector<uint64_t> want;
+      for (const testsupport::Field& f : sample_.types[i].fields) {
+        want.push_back(f.offset);
+        if (f.kind == testsupport::fieldKindCode(FormatVersion::Go13, FieldKind::Iface) ||
+            f.kind == testsupport::fieldKindCode(FormatVersion::Go13, FieldKind::Eface)) {
+          want.push_back(f.offset + sample_.ptr_size);
+        }
+      }
+      EXPECT_EQ(collect([&](auto fn) { d.forEachSlot(d.types[i].layout, fn); }), want);
+    } else {
+      EXPECT_EQ(d.types[i].layout, PointerLayouts::kNoPointers);
     }
   }
 }
@@ -207,10 +219,8 @@ TEST_P(ReaderVersions, GoroutinesAndFrames) {
     EXPECT_EQ(got.pc, f.pc);
     EXPECT_EQ(got.continpc, f.continpc);
     EXPECT_EQ(got.function, f.function);
-    EXPECT_EQ(got.fieldlist_offset, sample_.frame_pos[i].fieldlist);
     EXPECT_EQ(got.goroutine, sample_.frame_goroutine[i]);
-    auto slots = collect(
-        [&](auto fn) { d.forEachFieldListSlot(got.fieldlist_offset, got.contents.size, fn); });
+    auto slots = collect([&](auto fn) { d.forEachSlot(got.layout, fn); });
     EXPECT_EQ(slots, sample_.frame_slots[i]);
   }
 }
@@ -258,9 +268,7 @@ TEST_P(ReaderVersions, DataAndBss) {
     EXPECT_EQ(c.got.addr, c.want.addr);
     EXPECT_EQ(c.got.contents.offset, c.pos.contents);
     EXPECT_EQ(c.got.contents.size, c.want.contents.size());
-    EXPECT_EQ(c.got.fieldlist_offset, c.pos.fieldlist);
-    auto slots = collect(
-        [&](auto fn) { d.forEachFieldListSlot(c.got.fieldlist_offset, c.got.contents.size, fn); });
+    auto slots = collect([&](auto fn) { d.forEachSlot(c.got.layout, fn); });
     EXPECT_EQ(slots, c.slots);
   }
 }
