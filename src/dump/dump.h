@@ -76,12 +76,47 @@ struct Params {
 constexpr uint32_t kUnknownType = UINT32_MAX;
 constexpr uint32_t kNoPointerType = UINT32_MAX - 1;
 
+// Byte offsets into regions, one an object. Four bytes each while every
+// offset is below 4 GiB (any dump smaller than that), six beyond: a region
+// is mapped memory, far below 2^48 bytes.
+class OffsetColumn {
+ public:
+  uint64_t operator[](size_t i) const {
+    return wide_ ? uint64_t{high_[i]} << 32 | low_[i] : low_[i];
+  }
+  size_t size() const { return low_.size(); }
+  bool empty() const { return low_.empty(); }
+  bool operator==(const OffsetColumn& other) const = default;
+
+  void push_back(uint64_t offset) {
+    if (offset > UINT32_MAX && !wide_) widen();
+    low_.push_back(static_cast<uint32_t>(offset));
+    if (wide_) high_.push_back(static_cast<uint16_t>(offset >> 32));
+  }
+  // n offsets by their halves: bits 0 to 31, and 32 to 47, which are all
+  // zero unless `any_high`.
+  void append(const uint32_t* low, const uint16_t* high, size_t n, bool any_high);
+  // from[first, first + count).
+  void append(const OffsetColumn& from, size_t first, size_t count);
+  // Capacity for n offsets, in huge pages (util/large_vector.h).
+  void reserve(size_t n);
+  // Puts the offset of order[i] at i.
+  void permute(const std::vector<uint32_t>& order);
+
+ private:
+  void widen();  // gives every offset its high half
+
+  bool wide_ = false;
+  std::vector<uint32_t> low_;
+  std::vector<uint16_t> high_;  // once wide_: bits 32 to 47
+};
+
 // Objects in the order the source gave them (the graph sorts them by
 // address). Dump::objectBytes gives an object's bytes.
 struct Objects {
   std::vector<uint64_t> addr;
-  std::vector<uint64_t> size;    // contents length: the size-class slot
-  std::vector<uint64_t> offset;  // where the contents start in their region
+  std::vector<uint64_t> size;  // contents length: the size-class slot
+  OffsetColumn offset;         // where the contents start in their region
   // The region of each object's contents; empty when all are in region 0
   // (a heap dump's), so that such a model spends no memory on it.
   std::vector<uint32_t> region;

@@ -157,7 +157,7 @@ void sortObjectsByAddress(Dump& dump) {
     sorted_addr = gather(o.addr, order);
   }
   o.addr.swap(sorted_addr);
-  applyPermutation(o.offset, order);
+  o.offset.permute(order);
   applyPermutation(o.size, order);
   applyPermutation(o.region, order);
   applyPermutation(o.layout, order);

@@ -349,7 +349,9 @@ inline const uint8_t* decodeOrdinaryObject(const uint8_t* p, const uint8_t* end,
 struct ObjectBatch {
   static constexpr size_t kCapacity = 1024;
   uint64_t addr[kCapacity];
-  uint64_t offset[kCapacity];
+  uint32_t offset_low[kCapacity];  // offsets by halves, as OffsetColumn keeps them
+  uint16_t offset_high[kCapacity];
+  uint64_t offset_high_bits = 0;  // any bits of the high halves
   uint64_t size[kCapacity];
   uint32_t layout[kCapacity];
   size_t count = 0;
@@ -370,7 +372,10 @@ struct ObjectBatch {
       const uint8_t* next = decodeOrdinaryObject(p, end, ptr, r);
       if (next == nullptr) break;
       addr[count] = r.addr;
-      offset[count] = static_cast<uint64_t>(r.contents - base);
+      const auto offset = static_cast<uint64_t>(r.contents - base);
+      offset_low[count] = static_cast<uint32_t>(offset);
+      offset_high[count] = static_cast<uint16_t>(offset >> 32);
+      offset_high_bits |= offset >> 32;
       size[count] = r.size;
       layout[count] = lists.objectLayout(r.contents + r.size, r.list_end, r.size);
       count++;
@@ -384,7 +389,8 @@ struct ObjectBatch {
   template <class Columns>
   void appendTo(Columns& to) {
     to.addr.insert(to.addr.end(), addr, addr + count);
-    to.offset.insert(to.offset.end(), offset, offset + count);
+    to.offset.append(offset_low, offset_high, count, offset_high_bits != 0);
+    offset_high_bits = 0;
     to.size.insert(to.size.end(), size, size + count);
     to.layout.insert(to.layout.end(), layout, layout + count);
     count = 0;
@@ -456,7 +462,7 @@ struct Piece {
 // would each fault in memory of their own.
 struct SecondColumns {
   std::vector<uint64_t> addr;
-  std::vector<uint64_t> offset;
+  OffsetColumn offset;
   std::vector<uint64_t> size;
   std::vector<uint32_t> layout;  // into `layouts`, the second thread's own
   PointerLayouts layouts;
@@ -547,7 +553,7 @@ void decodePiecesFromTheEnd(std::stop_token stop, const uint8_t* base, const uin
       const uint64_t bound =
           objectCountBound(static_cast<uint64_t>(end - base - pieces[0].search_from));
       reserveLarge(out.addr, bound);
-      reserveLarge(out.offset, bound);
+      out.offset.reserve(bound);
       reserveLarge(out.size, bound);
       reserveLarge(out.layout, bound);
       reserved = true;
@@ -1054,7 +1060,7 @@ void RecordReader::reserveObjects(uint64_t file_size) {
   const uint64_t guess = objectCountBound(file_size);
   Objects& o = dump_.objects;
   reserveLarge(o.addr, guess);
-  reserveLarge(o.offset, guess);
+  o.offset.reserve(guess);
   reserveLarge(o.size, guess);
   reserveLarge(o.layout, guess);
   if (dump_.version == FormatVersion::Go13) {
@@ -1117,7 +1123,7 @@ void RecordReader::reachPiece(ReadStats* stats) {
       to.insert(to.end(), first, first + static_cast<ptrdiff_t>(piece.count));
     };
     append(o.addr, second_.addr);
-    append(o.offset, second_.offset);
+    o.offset.append(second_.offset, piece.first, piece.count);
     append(o.size, second_.size);
     for (size_t j = piece.first; j < piece.first + piece.count; j++) {
       o.layout.push_back(secondLayout(second_.layout[j]));
