@@ -27,24 +27,37 @@ uint64_t hashLayout(std::span<const uint64_t> pattern, uint64_t stride, uint64_t
   return h;
 }
 
+// Whether the slots are their first p repeated at a fixed stride (the last
+// repetition may be cut short). Arithmetic is modulo 2^64, so that the
+// pattern gives back exactly the list whatever the offsets are.
+bool repeatsEvery(std::span<const uint64_t> slots, size_t p) {
+  const uint64_t stride = slots[p] - slots[0];
+  size_t i = 0;
+  while (i + p < slots.size() && slots[i + p] - slots[i] == stride) i++;
+  return i + p == slots.size();
+}
+
 // The shortest p (up to kMaxPatternSlots, dividing the list's length) such
-// that the list is its first p slots repeated at a fixed stride; the list's
-// length when there is none. Arithmetic is modulo 2^64, so that the pattern
-// gives back exactly the list whatever the offsets are.
+// that the list is its first p slots repeated; the list's length when there
+// is none.
 size_t patternLength(std::span<const uint64_t> slots) {
   const size_t n = slots.size();
   if (n < kMinRepeatedSlots) return n;
   for (size_t p = 1; p <= kMaxPatternSlots && 2 * p <= n; p++) {
-    if (n % p != 0) continue;
-    const uint64_t stride = slots[p] - slots[0];
-    size_t i = 0;
-    while (i + p < n && slots[i + p] - slots[i] == stride) i++;
-    if (i + p == n) return p;
+    if (n % p == 0 && repeatsEvery(slots, p)) return p;
   }
   return n;
 }
 
 }  // namespace
+
+size_t PointerLayoutBuilder::leadingPattern(std::span<const uint64_t> head) {
+  static_assert(kHeadSlots >= 2 * kMaxPatternSlots && kHeadSlots >= kMinRepeatedSlots);
+  for (size_t p = 1; p <= kMaxPatternSlots; p++) {
+    if (repeatsEvery(head, p)) return p;
+  }
+  return 0;
+}
 
 uint32_t PointerLayoutBuilder::add(std::span<const uint64_t> slots) {
   const size_t p = patternLength(slots);

@@ -71,6 +71,12 @@ class PointerLayoutBuilder {
   // repeats one pattern at a fixed stride (an array) is stored as the
   // pattern once. Equal lists get one id; an empty list is kNoPointers.
   uint32_t add(std::span<const uint64_t> slots);
+  // The same for a list read one slot at a time: next(slot) stores the
+  // next slot and returns true, or returns false at the list's end. A long
+  // list that repeats one pattern is never held whole (a slice of 10^8
+  // pointers must not cost a transient copy of them all).
+  template <class Next>
+  uint32_t addFrom(Next&& next);
   // `pattern` shifted by r * stride for r in [0, repeats), as one layout.
   uint32_t addRepeated(std::span<const uint64_t> pattern, uint64_t stride, uint64_t repeats);
   // Layout k of another set of layouts (a second thread's), as a layout of
@@ -79,12 +85,44 @@ class PointerLayoutBuilder {
 
  private:
   uint32_t intern(std::span<const uint64_t> pattern, uint64_t stride, uint64_t repeats);
+  // The shortest pattern that `head`, the start of a longer list, repeats;
+  // 0 if none.
+  static size_t leadingPattern(std::span<const uint64_t> head);
+  // Slots held before a list is known to repeat a pattern: more than twice
+  // the longest pattern.
+  static constexpr size_t kHeadSlots = 1024;
 
   PointerLayouts& out_;
   // By hash of (pattern, stride, repeats): the newest layout with it, and
   // from each layout the one before it with the same hash.
   std::unordered_map<uint64_t, uint32_t> newest_;
   std::vector<uint32_t> older_;
+  std::vector<uint64_t> slots_;  // addFrom's
 };
+
+template <class Next>
+uint32_t PointerLayoutBuilder::addFrom(Next&& next) {
+  std::vector<uint64_t>& slots = slots_;
+  slots.clear();
+  uint64_t v = 0;
+  while (slots.size() < kHeadSlots && next(v)) slots.push_back(v);
+  if (slots.size() < kHeadSlots) return add(slots);
+  // A long list: if it goes on with the pattern its head repeats, only the
+  // head is kept. add() finds the same pattern then, as no shorter one fits
+  // the head; otherwise add() gets the whole list, as it would have.
+  const size_t p = leadingPattern(slots);
+  uint64_t n = slots.size();
+  bool more = next(v);
+  if (p != 0) {
+    const uint64_t stride = slots[p] - slots[0];
+    auto expected = [&](uint64_t i) { return slots[i % p] + i / p * stride; };
+    for (; more && v == expected(n); more = next(v)) n++;
+    if (!more && n % p == 0) return addRepeated(std::span(slots).first(p), stride, n / p);
+    // Not the pattern after all: the list in full, for add().
+    for (uint64_t i = slots.size(); i < n; i++) slots.push_back(expected(i));
+  }
+  for (; more; more = next(v)) slots.push_back(v);
+  return add(slots);
+}
 
 }  // namespace goheap::dump

@@ -179,82 +179,6 @@ std::string_view archFromTheChar(uint64_t c) {
   }
 }
 
-// --- field lists into pointer layouts -------------------------------------
-//
-// Every field list becomes a layout of Dump::layouts (dump/pointer_layouts.h),
-// so that nothing after the reader decodes one. Objects of one type write
-// the same bytes as their field list: a list's layout is found by its bytes,
-// and decoded only the first time they are seen.
-
-class FieldLists {
- public:
-  FieldLists(FormatVersion version, uint32_t ptr_size, PointerLayouts& out)
-      : version_(version), ptr_(ptr_size), builder_(out) {}
-
-  // The layout of an object's field list: the bytes [list, end) before its
-  // terminating 0, which the reader checked to lie within the object's
-  // `size` bytes (so that the layout does not depend on the size).
-  uint32_t objectLayout(const uint8_t* list, const uint8_t* end, uint64_t size) {
-    if (list == end) return PointerLayouts::kNoPointers;
-    const std::string_view key(reinterpret_cast<const char*>(list), end - list);
-    // The objects of a span, one after another, mostly share one type.
-    if (key == last_) return last_layout_;
-    auto [it, inserted] = by_bytes_.try_emplace(key, PointerLayouts::kNoPointers);
-    if (inserted) {
-      decode(list, size, scratch_);
-      it->second = builder_.add(scratch_);
-    }
-    last_ = key;
-    last_layout_ = it->second;
-    return it->second;
-  }
-
-  // The layout of the checked field list at `list` over `limit` bytes of
-  // contents (a frame's, a segment's, a go1.3 type's), leaving out the
-  // words that lie beyond them: a frame's or segment's list may name such
-  // fields.
-  uint32_t rangeLayout(const uint8_t* list, uint64_t limit) {
-    decode(list, limit, scratch_);
-    return builder_.add(scratch_);
-  }
-
-  PointerLayoutBuilder& builder() { return builder_; }
-
- private:
-  // The words of the list at p that lie within `limit` bytes, in order. For
-  // interfaces both words (the type or itab word points outside the heap).
-  void decode(const uint8_t* p, uint64_t limit, std::vector<uint64_t>& out) const {
-    out.clear();
-    if (limit < ptr_) return;
-    const uint64_t last = limit - ptr_;  // highest offset whose word fits
-    for (;;) {
-      const uint64_t kind = decodeUvarintUnchecked(p);
-      if (kind == 0) return;
-      const uint64_t off = decodeUvarintUnchecked(p);
-      switch (normalizeFieldKind(version_, kind)) {
-        case FieldKind::Ptr:
-        case FieldKind::String:
-        case FieldKind::Slice:
-          if (off <= last) out.push_back(off);
-          break;
-        case FieldKind::Iface:
-        case FieldKind::Eface:
-          if (off <= last) out.push_back(off);
-          if (off < last && off + ptr_ <= last) out.push_back(off + ptr_);
-          break;
-      }
-    }
-  }
-
-  FormatVersion version_;
-  uint32_t ptr_;
-  PointerLayoutBuilder builder_;
-  std::unordered_map<std::string_view, uint32_t> by_bytes_;
-  std::string_view last_;
-  uint32_t last_layout_ = PointerLayouts::kNoPointers;
-  std::vector<uint64_t> scratch_;
-};
-
 // --- object records without per-byte bounds checks ----------------------
 //
 // Object records are nearly all of a dump's records and bytes. The Cursor
@@ -293,6 +217,100 @@ inline unsigned shortUvarint(const uint8_t* p, uint64_t& v) {
 // Bytes that must remain at a record's start for the unchecked reads of its
 // tag, address and length: 1 + 8 + 8.
 constexpr uint64_t kObjectHeadSlack = 17;
+
+// --- field lists into pointer layouts -------------------------------------
+//
+// Every field list becomes a layout of Dump::layouts (dump/pointer_layouts.h),
+// so that nothing after the reader decodes one. Objects of one type write
+// the same bytes as their field list: a list's layout is found by its bytes,
+// and decoded only the first time they are seen.
+
+class FieldLists {
+ public:
+  FieldLists(FormatVersion version, uint32_t ptr_size, PointerLayouts& out)
+      : version_(version), ptr_(ptr_size), builder_(out) {}
+
+  // The layout of an object's field list: the bytes [list, end) before its
+  // terminating 0, which the reader checked to lie within the object's
+  // `size` bytes (so that the layout does not depend on the size).
+  uint32_t objectLayout(const uint8_t* list, const uint8_t* end, uint64_t size) {
+    if (list == end) return PointerLayouts::kNoPointers;
+    const std::string_view key(reinterpret_cast<const char*>(list), end - list);
+    // The objects of a span, one after another, mostly share one type.
+    if (key == last_) return last_layout_;
+    auto [it, inserted] = by_bytes_.try_emplace(key, PointerLayouts::kNoPointers);
+    if (inserted) it->second = layoutOf(list, size);
+    last_ = key;
+    last_layout_ = it->second;
+    return it->second;
+  }
+
+  // The layout of the checked field list at `list` over `limit` bytes of
+  // contents (a frame's, a segment's, a go1.3 type's), leaving out the
+  // words that lie beyond them: a frame's or segment's list may name such
+  // fields.
+  uint32_t rangeLayout(const uint8_t* list, uint64_t limit) { return layoutOf(list, limit); }
+
+  // The same for a list with at least 8 bytes readable from `list` (the
+  // unchecked decoder's, which checked that 9 follow the list's end). A
+  // list of at most 8 bytes is then compared with the last one as one word.
+  uint32_t objectLayoutPadded(const uint8_t* list, const uint8_t* end, uint64_t size) {
+    const auto len = static_cast<unsigned>(end - list);
+    if (len == 0) return PointerLayouts::kNoPointers;
+    if (len > 8) return objectLayout(list, end, size);
+    const uint64_t key = load64le(list) & (~uint64_t{0} >> (64 - 8 * len));
+    if (len == short_len_ && key == short_key_) return short_layout_;
+    short_len_ = len;
+    short_key_ = key;
+    short_layout_ = objectLayout(list, end, size);
+    return short_layout_;
+  }
+
+  PointerLayoutBuilder& builder() { return builder_; }
+
+ private:
+  // The layout of the words of the list at p that lie within `limit` bytes,
+  // in order. For interfaces both words (the type or itab word points
+  // outside the heap).
+  uint32_t layoutOf(const uint8_t* p, uint64_t limit) {
+    if (limit < ptr_) return PointerLayouts::kNoPointers;
+    const uint64_t last = limit - ptr_;  // highest offset whose word fits
+    bool done = false;
+    bool second_word = false;  // an interface's second word is next
+    uint64_t off = 0;
+    return builder_.addFrom([&](uint64_t& slot) {
+      if (second_word) {
+        second_word = false;
+        if (off < last && off + ptr_ <= last) {
+          slot = off + ptr_;
+          return true;
+        }
+      }
+      while (!done) {
+        const uint64_t kind = decodeUvarintUnchecked(p);
+        if (kind == 0) break;
+        off = decodeUvarintUnchecked(p);
+        if (off > last) continue;  // beyond the contents, and so is any second word
+        const FieldKind k = normalizeFieldKind(version_, kind);
+        second_word = k == FieldKind::Iface || k == FieldKind::Eface;
+        slot = off;
+        return true;
+      }
+      done = true;
+      return false;
+    });
+  }
+
+  FormatVersion version_;
+  uint32_t ptr_;
+  PointerLayoutBuilder builder_;
+  std::unordered_map<std::string_view, uint32_t> by_bytes_;
+  std::string_view last_;
+  uint32_t last_layout_ = PointerLayouts::kNoPointers;
+  unsigned short_len_ = 0;  // objectLayoutPadded's last list, as a word
+  uint64_t short_key_ = 0;
+  uint32_t short_layout_ = PointerLayouts::kNoPointers;
+};
 
 struct ObjectRecord {
   uint64_t addr;
@@ -377,7 +395,7 @@ struct ObjectBatch {
       offset_high[count] = static_cast<uint16_t>(offset >> 32);
       offset_high_bits |= offset >> 32;
       size[count] = r.size;
-      layout[count] = lists.objectLayout(r.contents + r.size, r.list_end, r.size);
+      layout[count] = lists.objectLayoutPadded(r.contents + r.size, r.list_end, r.size);
       count++;
       slots += r.slots;
       p = next;

@@ -118,5 +118,61 @@ TEST(PointerLayouts, CopyGivesTheIdAddWould) {
   EXPECT_EQ(to_first.copy(second, PointerLayouts::kNoPointers), PointerLayouts::kNoPointers);
 }
 
+// addFrom reads a list slot by slot and holds a long one whole only when it
+// does not repeat; its layout is the one add() gives the whole list.
+TEST(PointerLayouts, ListsReadSlotBySlotGetTheIdsOfWholeLists) {
+  std::vector<std::vector<uint64_t>> lists;
+  auto arithmetic = [](size_t n, uint64_t step) {
+    std::vector<uint64_t> v;
+    for (size_t i = 0; i < n; i++) v.push_back(i * step);
+    return v;
+  };
+  lists.push_back({});
+  lists.push_back({8, 16});
+  lists.push_back(arithmetic(1023, 8));
+  lists.push_back(arithmetic(1024, 8));
+  lists.push_back(arithmetic(100000, 8));  // a long slice of pointers
+  std::vector<uint64_t> v = arithmetic(5000, 8);
+  v[3000] = 1;  // breaks the pattern well after the head
+  lists.push_back(v);
+  v = arithmetic(5000, 8);
+  v[1030] = 1;  // just after the head
+  lists.push_back(v);
+  v = arithmetic(5000, 8);
+  v.push_back(7);  // one more slot at the end
+  lists.push_back(v);
+  v.clear();  // pairs 0, 16 repeated at 24, cut short by one slot
+  for (uint64_t e = 0; e < 2000; e++) {
+    v.push_back(e * 24);
+    v.push_back(e * 24 + 16);
+  }
+  v.pop_back();
+  lists.push_back(v);
+  v = arithmetic(3000, 8);
+  v[100] = 5;  // the head itself does not repeat
+  lists.push_back(v);
+  for (const std::vector<uint64_t>& list : lists) {
+    SCOPED_TRACE(list.size());
+    PointerLayouts whole, streamed;
+    PointerLayoutBuilder to_whole(whole), to_streamed(streamed);
+    size_t i = 0;
+    bool ended = false;
+    const uint32_t k = to_streamed.addFrom([&](uint64_t& slot) {
+      EXPECT_FALSE(ended) << "read on after the end";
+      if (i == list.size()) {
+        ended = true;
+        return false;
+      }
+      slot = list[i++];
+      return true;
+    });
+    EXPECT_EQ(k, to_whole.add(list));
+    EXPECT_EQ(slotsOf(streamed, k), list);
+    EXPECT_EQ(streamed.offsets, whole.offsets);
+    EXPECT_EQ(streamed.repeats, whole.repeats);
+    EXPECT_EQ(streamed.stride, whole.stride);
+  }
+}
+
 }  // namespace
 }  // namespace goheap::dump
