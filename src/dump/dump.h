@@ -20,7 +20,7 @@
 
 namespace goheap::dump {
 
-// The header line selects the record layouts (see docs/FORMATS.md).
+// The header line selects the record layouts (see docs/dump-format.md).
 enum class FormatVersion : uint8_t { Go13, Go14, Go15, Go17 };
 std::string_view formatVersionName(FormatVersion v);  // "go1.3" ...
 
