@@ -34,22 +34,4 @@ void OffsetColumn::reserve(size_t n) {
   if (wide_) reserveLarge(high_, n);
 }
 
-namespace {
-
-template <class T>
-void permuteColumn(std::vector<T>& column, const std::vector<uint32_t>& order) {
-  if (column.empty()) return;
-  std::vector<T> sorted;
-  resizeLarge(sorted, column.size());
-  for (size_t i = 0; i < order.size(); i++) sorted[i] = column[order[i]];
-  column.swap(sorted);
-}
-
-}  // namespace
-
-void OffsetColumn::permute(const std::vector<uint32_t>& order) {
-  permuteColumn(low_, order);
-  permuteColumn(high_, order);
-}
-
 }  // namespace goheap::dump

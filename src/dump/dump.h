@@ -100,7 +100,7 @@ class OffsetColumn {
   void append(const OffsetColumn& from, size_t first, size_t count);
   // Capacity for n offsets, in huge pages (util/large_vector.h).
   void reserve(size_t n);
-  // Puts the offset of order[i] at i.
+  // Puts the offset of order[i] at i (object_order.cpp).
   void permute(const std::vector<uint32_t>& order);
 
  private:

@@ -141,6 +141,11 @@ bool pageOrder(const std::vector<uint64_t>& addr, std::vector<uint32_t>& order) 
 
 }  // namespace
 
+void OffsetColumn::permute(const std::vector<uint32_t>& order) {
+  applyPermutation(low_, order);
+  applyPermutation(high_, order);
+}
+
 void sortObjectsByAddress(Dump& dump) {
   Objects& o = dump.objects;
   if (std::is_sorted(o.addr.begin(), o.addr.end())) return;

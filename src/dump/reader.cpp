@@ -255,7 +255,7 @@ class FieldLists {
   // unchecked decoder's, which checked that 9 follow the list's end). A
   // list of at most 8 bytes is then compared with the last one as one word.
   uint32_t objectLayoutPadded(const uint8_t* list, const uint8_t* end, uint64_t size) {
-    const auto len = static_cast<unsigned>(end - list);
+    const auto len = static_cast<size_t>(end - list);
     if (len == 0) return PointerLayouts::kNoPointers;
     if (len > 8) return objectLayout(list, end, size);
     const uint64_t key = load64le(list) & (~uint64_t{0} >> (64 - 8 * len));
@@ -307,7 +307,7 @@ class FieldLists {
   std::unordered_map<std::string_view, uint32_t> by_bytes_;
   std::string_view last_;
   uint32_t last_layout_ = PointerLayouts::kNoPointers;
-  unsigned short_len_ = 0;  // objectLayoutPadded's last list, as a word
+  size_t short_len_ = 0;  // objectLayoutPadded's last list, as a word
   uint64_t short_key_ = 0;
   uint32_t short_layout_ = PointerLayouts::kNoPointers;
 };
