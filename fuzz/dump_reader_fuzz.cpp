@@ -30,18 +30,21 @@ using goheap::dump::Dump;
   std::abort();
 }
 
-// Reads every pointer word of a region whose slots `walk` reports.
+// Reads every pointer word of contents whose slots `walk` reports.
 template <class Walk>
-uint64_t touchSlots(const Dump& d, const char* what, uint64_t index, uint64_t offset, uint64_t size,
-                    Walk&& walk) {
-  const auto file = d.file().bytes();
+uint64_t touchSlots(const Dump& d, const char* what, uint64_t index,
+                    const goheap::dump::ByteRange& contents, Walk&& walk) {
+  if (contents.region >= d.regionCount()) std::abort();
+  const auto region = d.region(contents.region);
+  const uint64_t offset = contents.offset;
+  const uint64_t size = contents.size;
   const auto words = d.words();
   const uint32_t ptr = words.ptrSize();
-  if (offset > file.size() || size > file.size() - offset) fail(what, index, offset, size);
+  if (offset > region.size() || size > region.size() - offset) fail(what, index, offset, size);
   uint64_t sum = 0;
   walk([&](uint64_t off) {
     if (off > size || ptr > size - off) fail(what, index, off, size);
-    sum += words.read(file.data() + offset + off);
+    sum += words.read(region.data() + offset + off);
   });
   return sum;
 }
@@ -67,14 +70,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   uint64_t sum = 0;
 
   for (size_t i = 0; i < d.objects.count(); ++i) {
-    sum += touchSlots(d, "object", i, d.objects.contents_offset[i], d.objects.size[i],
-                      [&](auto fn) { d.forEachObjectSlot(i, fn); });
+    const goheap::dump::ByteRange contents{d.objects.offset[i], d.objects.size[i],
+                                           d.objects.region.empty() ? 0 : d.objects.region[i]};
+    if (d.objectData(i) != d.bytes(contents).data()) std::abort();
+    sum += touchSlots(d, "object", i, contents, [&](auto fn) { d.forEachObjectSlot(i, fn); });
   }
   for (size_t i = 0; i < d.frames.size(); ++i) {
     const auto& f = d.frames[i];
-    sum += touchSlots(d, "frame", i, f.contents.offset, f.contents.size, [&](auto fn) {
-      d.forEachFieldListSlot(f.fieldlist_offset, f.contents.size, fn);
-    });
+    sum += touchSlots(d, "frame", i, f.contents, [&](auto fn) { d.forEachSlot(f.layout, fn); });
     sum += touchString(f.function);
     if (f.goroutine != UINT32_MAX && f.goroutine >= d.goroutines.size()) std::abort();
   }
@@ -85,9 +88,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   for (const auto* seg : {&d.data, &d.bss}) {
     if (!seg->present) continue;
-    sum += touchSlots(d, "segment", 0, seg->contents.offset, seg->contents.size, [&](auto fn) {
-      d.forEachFieldListSlot(seg->fieldlist_offset, seg->contents.size, fn);
-    });
+    sum += touchSlots(d, "segment", 0, seg->contents,
+                      [&](auto fn) { d.forEachSlot(seg->layout, fn); });
   }
   for (const auto& t : d.types) sum += touchString(t.name);
   for (const auto& r : d.other_roots) sum += touchString(r.description);

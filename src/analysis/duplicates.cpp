@@ -86,12 +86,9 @@ Duplicates findDuplicates(const Snapshot& s, const DupOptions& options,
   }
   Duplicates out;
   const dump::Dump& d = s.dump;
-  const uint8_t* file = d.file().bytes().data();
   const uint32_t n_objects = s.heap.objectCount();
   std::vector<Entry> entries;  // strings and []byte, through their headers
-  auto contents = [&](const Entry& e) {
-    return file + d.objects.contents_offset[e.node] + e.start;
-  };
+  auto contents = [&](const Entry& e) { return d.objectData(e.node) + e.start; };
 
   out.typed = s.types != nullptr;
   typing::Grouping groups;  // without types: the classes, and the groups' names

@@ -160,14 +160,13 @@ std::vector<Header> findHeaders(const Snapshot& s) {
   if (!s.types || !s.exe || s.exe->debugInfo() == nullptr) return out;
   const typing::HeapTypes& t = *s.types;
   const dump::Dump& d = s.dump;
-  const uint8_t* file = d.file().bytes().data();
   Finder finder(s, out);
   for (NodeId o = 0; o < s.heap.objectCount(); o++) {
     const typing::TypeForm form = t.form[o];
     if (form != typing::TypeForm::Value && form != typing::TypeForm::Array) continue;
     const uint64_t count = form == typing::TypeForm::Array ? t.count[o] : 1;
-    finder.scan(o, file + d.objects.contents_offset[o], d.objects.size[o], d.objects.addr[o],
-                t.data_offset[o], t.layout[o], count);
+    finder.scan(o, d.objectData(o), d.objects.size[o], d.objects.addr[o], t.data_offset[o],
+                t.layout[o], count);
   }
   const bin::DebugInfo& dw = *s.exe->debugInfo();
   const uint64_t bias = s.exe->loadBias();
@@ -179,7 +178,7 @@ std::vector<Header> findHeaders(const Snapshot& s) {
     for (const bin::GlobalVariable& g : dw.globals()) {
       const uint64_t addr = g.address + bias;
       if (addr < seg.addr || addr - seg.addr >= seg.contents.size) continue;
-      finder.scan(n, file + seg.contents.offset, seg.contents.size, seg.addr, addr - seg.addr,
+      finder.scan(n, d.bytes(seg.contents).data(), seg.contents.size, seg.addr, addr - seg.addr,
                   g.type, 1);
     }
   }

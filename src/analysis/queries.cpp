@@ -30,7 +30,7 @@ std::optional<std::pair<uint64_t, uint64_t>> slotPointingTo(const Snapshot& s, N
   // does not name (graph::BuildOptions::conservative_stacks): look at them all.
   const dump::StackFrame& f = s.dump.frames[s.heap.rootRecord(from)];
   const WordReader words = s.dump.words();
-  const uint8_t* base = s.dump.file().data() + f.contents.offset;
+  const uint8_t* base = s.dump.bytes(f.contents).data();
   for (uint64_t off = 0; off + words.ptrSize() <= f.contents.size; off += words.ptrSize()) {
     uint64_t value = words.read(base + off);
     if (value != 0 && s.heap.addresses().find(value) == to) return std::make_pair(off, f.sp + off);
@@ -478,7 +478,6 @@ ObjectInfo objectInfo(const Snapshot& s, NodeId o, size_t max_referrers, size_t 
   info.retained = info.reachable ? s.retained[o] : 0;
   info.idom = labelNode(s, s.dom.idom[o]);
   info.shape = s.namer().shapeName(o);
-  info.contents_offset = s.dump.objects.contents_offset[o];
   forEachNodeSlot(s, o, [&](uint64_t off, uint64_t value, uint64_t slot_addr) {
     if (value == 0) return;
     Reference r;

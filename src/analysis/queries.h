@@ -185,7 +185,6 @@ struct ObjectInfo {
   std::vector<Reference> referrers;     // into it: holder label and offset in the holder
   uint64_t referrer_count = 0;          // before any cut
   std::vector<AllocFrame> alloc_stack;  // leaf first; empty when not sampled
-  uint64_t contents_offset = 0;         // file offset of the contents
 };
 // The object containing `address`, or nullopt.
 std::optional<NodeId> objectAt(const Snapshot& s, uint64_t address);

@@ -16,28 +16,26 @@ template <class Fn>
 inline void forEachNodeSlot(const Snapshot& s, NodeId n, Fn&& fn) {
   const dump::Dump& d = s.dump;
   const WordReader words = d.words();
-  const uint8_t* file = d.file().data();
   if (s.heap.isObject(n)) {
-    const uint8_t* contents = file + d.objects.contents_offset[n];
+    const uint8_t* contents = d.objectData(n);
     const uint64_t base = d.objects.addr[n];
     d.forEachObjectSlot(n, [&](uint64_t off) { fn(off, words.read(contents + off), base + off); });
     return;
   }
-  auto range = [&](dump::FileRange contents, uint64_t fieldlist, uint64_t base) {
-    const uint8_t* p = file + contents.offset;
-    d.forEachFieldListSlot(fieldlist, contents.size,
-                           [&](uint64_t off) { fn(off, words.read(p + off), base + off); });
+  auto range = [&](dump::ByteRange contents, uint32_t layout, uint64_t base) {
+    const uint8_t* p = d.bytes(contents).data();
+    d.forEachSlot(layout, [&](uint64_t off) { fn(off, words.read(p + off), base + off); });
   };
   switch (s.heap.rootKind(n)) {
     case graph::RootKind::DataSegment:
-      range(d.data.contents, d.data.fieldlist_offset, d.data.addr);
+      range(d.data.contents, d.data.layout, d.data.addr);
       break;
     case graph::RootKind::BssSegment:
-      range(d.bss.contents, d.bss.fieldlist_offset, d.bss.addr);
+      range(d.bss.contents, d.bss.layout, d.bss.addr);
       break;
     case graph::RootKind::StackFrame: {
       const dump::StackFrame& f = d.frames[s.heap.rootRecord(n)];
-      range(f.contents, f.fieldlist_offset, f.sp);
+      range(f.contents, f.layout, f.sp);
       break;
     }
     default:

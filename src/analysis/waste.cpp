@@ -245,9 +245,7 @@ class MapReader {
     return nullptr;
   }
   uint64_t size(TypeId t) const { return typing::typeSize(dw_, t, words_.ptrSize()); }
-  const uint8_t* bytes(NodeId o) const {
-    return s_.dump.file().bytes().data() + s_.dump.objects.contents_offset[o];
-  }
+  const uint8_t* bytes(NodeId o) const { return s_.dump.objectData(o); }
   uint64_t ptrAt(NodeId o, uint64_t off) const {
     if (off + words_.ptrSize() > s_.dump.objects.size[o]) return 0;
     return words_.read(bytes(o) + off);

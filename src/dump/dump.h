@@ -1,7 +1,10 @@
-// The decoded contents of a Go heap dump, as columns. One dump::Dump is what
-// the reader produces from one pass over the mapped file; nothing here knows
-// about the object graph. Strings and object contents are views into the
-// mapping, which the Dump owns.
+// The heap a reader found, as columns: objects, roots, types and the rest,
+// with their bytes in regions the Dump owns. Nothing here knows about the
+// object graph, nor, past the reader, where the model came from: an object
+// is an address, a size, the location of its bytes (a region and an offset
+// in it) and a pointer layout (dump/pointer_layouts.h). A heap dump fills it
+// with one region, the mapped file; a core file's reader would add one
+// region per loaded segment. Strings are views into a region too.
 #pragma once
 
 #include <array>
@@ -11,12 +14,13 @@
 #include <string_view>
 #include <vector>
 
+#include "dump/pointer_layouts.h"
 #include "util/mapped_file.h"
 #include "util/word_reader.h"
 
 namespace goheap::dump {
 
-// The header line selects the record layouts (see docs/FORMATS.md).
+// The header line selects the record layouts (see docs/dump-format.md).
 enum class FormatVersion : uint8_t { Go13, Go14, Go15, Go17 };
 std::string_view formatVersionName(FormatVersion v);  // "go1.3" ...
 
@@ -46,10 +50,11 @@ std::string_view tagName(uint64_t tag);  // "object", "stack frame", ... or "unk
 // Field kinds, normalised across versions (go1.3 numbers them differently).
 enum class FieldKind : uint8_t { Ptr = 1, String, Slice, Iface, Eface };
 
-// A byte range of the dump file.
-struct FileRange {
+// Bytes the model holds: `size` bytes from `offset` in region `region`.
+struct ByteRange {
   uint64_t offset = 0;
   uint64_t size = 0;
+  uint32_t region = 0;
 };
 
 struct Params {
@@ -71,14 +76,55 @@ struct Params {
 constexpr uint32_t kUnknownType = UINT32_MAX;
 constexpr uint32_t kNoPointerType = UINT32_MAX - 1;
 
-// Objects in file order (the graph sorts them by address).
+// Byte offsets into regions, one an object. Four bytes each while every
+// offset is below 4 GiB (any dump smaller than that), six beyond: a region
+// is mapped memory, far below 2^48 bytes.
+class OffsetColumn {
+ public:
+  uint64_t operator[](size_t i) const {
+    return wide_ ? uint64_t{high_[i]} << 32 | low_[i] : low_[i];
+  }
+  size_t size() const { return low_.size(); }
+  bool empty() const { return low_.empty(); }
+  bool operator==(const OffsetColumn& other) const = default;
+
+  void push_back(uint64_t offset) {
+    if (offset > UINT32_MAX && !wide_) widen();
+    low_.push_back(static_cast<uint32_t>(offset));
+    if (wide_) high_.push_back(static_cast<uint16_t>(offset >> 32));
+  }
+  // n offsets by their halves: bits 0 to 31, and 32 to 47, which are all
+  // zero unless `any_high`.
+  void append(const uint32_t* low, const uint16_t* high, size_t n, bool any_high);
+  // from[first, first + count).
+  void append(const OffsetColumn& from, size_t first, size_t count);
+  // Capacity for n offsets, in huge pages (util/large_vector.h).
+  void reserve(size_t n);
+  // Puts the offset of order[i] at i (object_order.cpp).
+  void permute(const std::vector<uint32_t>& order);
+
+ private:
+  void widen();  // gives every offset its high half
+
+  bool wide_ = false;
+  std::vector<uint32_t> low_;
+  std::vector<uint16_t> high_;  // once wide_: bits 32 to 47
+};
+
+// Objects in the order the source gave them (the graph sorts them by
+// address). Dump::objectBytes gives an object's bytes.
 struct Objects {
   std::vector<uint64_t> addr;
-  std::vector<uint64_t> contents_offset;  // file offset of the contents
-  std::vector<uint64_t> size;             // contents length: the size-class slot
-  // go1.4 and later: the object's field list starts at contents_offset + size.
+  std::vector<uint64_t> size;  // contents length: the size-class slot
+  OffsetColumn offset;         // where the contents start in their region
+  // The region of each object's contents; empty when all are in region 0
+  // (a heap dump's), so that such a model spends no memory on it.
+  std::vector<uint32_t> region;
+  // Into Dump::layouts: the words of the contents that may hold pointers.
+  std::vector<uint32_t> layout;
   // go1.3 only: the type record's address and the object kind
-  // (0 plain, 1 array, 2 channel, 127 conservative).
+  // (0 plain, 1 array, 2 channel, 127 conservative), from which the reader
+  // made the object's layout.
   std::vector<uint64_t> type_addr;
   // Into Dump::types; kUnknownType (scan every word) or kNoPointerType.
   std::vector<uint32_t> type_index;
@@ -96,8 +142,10 @@ struct TypeRecord {
   uint64_t addr = 0;
   uint64_t size = 0;
   std::string_view name;
-  bool data_is_pointer = false;   // an interface holding this type stores a pointer
-  uint64_t fieldlist_offset = 0;  // go1.3 only: file offset of the type's field list
+  bool data_is_pointer = false;  // an interface holding this type stores a pointer
+  // go1.3 only: the pointer slots of one value (its field list), into
+  // Dump::layouts.
+  uint32_t layout = PointerLayouts::kNoPointers;
 };
 
 struct ItabRecord {
@@ -133,12 +181,14 @@ struct StackFrame {
   uint64_t sp = 0;
   uint64_t depth = 0;
   uint64_t child_sp = 0;
-  FileRange contents;  // sp .. fp
+  ByteRange contents;  // sp .. fp
   uint64_t entry_pc = 0;
   uint64_t pc = 0;
   uint64_t continpc = 0;
   std::string_view function;
-  uint64_t fieldlist_offset = 0;
+  // Into Dump::layouts: its live pointer words (the stack map), within
+  // the contents.
+  uint32_t layout = PointerLayouts::kNoPointers;
   uint32_t goroutine = UINT32_MAX;  // index into Dump::goroutines; frames follow their goroutine
 };
 
@@ -160,8 +210,8 @@ struct OsThread {
 // The data or bss segment of the first module.
 struct Segment {
   uint64_t addr = 0;
-  FileRange contents;
-  uint64_t fieldlist_offset = 0;
+  ByteRange contents;
+  uint32_t layout = PointerLayouts::kNoPointers;  // into Dump::layouts, within the contents
   bool present = false;
 };
 
@@ -218,31 +268,62 @@ struct AllocSample {
 
 class Dump {
  public:
-  explicit Dump(MappedFile file) : file_(std::move(file)) {}
+  // A model whose region 0 is `file`, all of it.
+  explicit Dump(MappedFile file) : file_(std::move(file)), regions_{file_.bytes()} {}
   Dump(Dump&&) = default;
   Dump& operator=(Dump&&) = default;
 
+  // The file the model was read from: for its identity (checkUnchanged) and
+  // name. Its bytes are region 0; read them through the accessors below.
   const MappedFile& file() const { return file_; }
-  std::span<const uint8_t> bytes(FileRange r) const {
-    return file_.bytes().subspan(r.offset, r.size);
+
+  // The byte regions the model's contents lie in, each mapped for as long
+  // as the Dump lives.
+  uint32_t regionCount() const { return static_cast<uint32_t>(regions_.size()); }
+  std::span<const uint8_t> region(uint32_t r) const { return regions_[r]; }
+  // For readers: adds a region of memory the Dump owns (a part of its file).
+  uint32_t addRegion(std::span<const uint8_t> bytes) {
+    regions_.push_back(bytes);
+    return regionCount() - 1;
   }
+
+  std::span<const uint8_t> bytes(const ByteRange& r) const {
+    return regions_[r.region].subspan(r.offset, r.size);
+  }
+
+  // Object i's contents: objects.size[i] bytes.
+  const uint8_t* objectData(size_t i) const {
+    const uint32_t r = objects.region.empty() ? 0 : objects.region[i];
+    return regions_[r].data() + objects.offset[i];
+  }
+  std::span<const uint8_t> objectBytes(size_t i) const {
+    return {objectData(i), static_cast<size_t>(objects.size[i])};
+  }
+
   WordReader words() const { return WordReader(params.ptr_size, params.big_endian); }
 
-  // Calls fn(offset) for every word offset that may hold a pointer, following
-  // the field list at `fieldlist_offset`, for words that lie within `limit`
-  // bytes (the contents' size). For interfaces both words are reported (the
-  // itab or type word points outside the heap). The reader checked that the
-  // list is well formed, so decoding here is unchecked.
+  // Calls fn(offset) for every offset of a word that may hold a pointer in
+  // memory of pointer layout `layout` (a frame's or a segment's), in the
+  // order the source listed them. For interfaces both words are reported
+  // (the itab or type word points outside the heap). Every reported word
+  // lies within the memory the layout is for.
   template <class Fn>
-  void forEachFieldListSlot(uint64_t fieldlist_offset, uint64_t limit, Fn&& fn) const;
-
-  // The same for object `i` (file order), whatever the version.
+  void forEachSlot(uint32_t layout, Fn&& fn) const {
+    layouts.forEachOffset(layout, fn);
+  }
+  // The same for object `i`.
   template <class Fn>
-  void forEachObjectSlot(size_t i, Fn&& fn) const;
+  void forEachObjectSlot(size_t i, Fn&& fn) const {
+    layouts.forEachOffset(objects.layout[i], fn);
+  }
+  bool objectHasPointers(size_t i) const {
+    return objects.layout[i] != PointerLayouts::kNoPointers;
+  }
 
   FormatVersion version = FormatVersion::Go17;
   Params params;
   Objects objects;
+  PointerLayouts layouts;
   uint64_t total_field_entries = 0;  // pointer slots over all objects: bounds the edge count
   std::vector<TypeRecord> types;
   std::vector<ItabRecord> itabs;
@@ -264,12 +345,8 @@ class Dump {
   std::vector<std::string> warnings;
 
  private:
-  template <class Fn>
-  void forEachGo13ObjectSlot(size_t i, Fn&& fn) const;
-
   MappedFile file_;
+  std::vector<std::span<const uint8_t>> regions_;
 };
 
 }  // namespace goheap::dump
-
-#include "dump/dump_inl.h"

@@ -141,6 +141,11 @@ bool pageOrder(const std::vector<uint64_t>& addr, std::vector<uint32_t>& order) 
 
 }  // namespace
 
+void OffsetColumn::permute(const std::vector<uint32_t>& order) {
+  applyPermutation(low_, order);
+  applyPermutation(high_, order);
+}
+
 void sortObjectsByAddress(Dump& dump) {
   Objects& o = dump.objects;
   if (std::is_sorted(o.addr.begin(), o.addr.end())) return;
@@ -157,8 +162,10 @@ void sortObjectsByAddress(Dump& dump) {
     sorted_addr = gather(o.addr, order);
   }
   o.addr.swap(sorted_addr);
-  applyPermutation(o.contents_offset, order);
+  o.offset.permute(order);
   applyPermutation(o.size, order);
+  applyPermutation(o.region, order);
+  applyPermutation(o.layout, order);
   applyPermutation(o.type_addr, order);
   applyPermutation(o.type_index, order);
   applyPermutation(o.kind, order);

@@ -7,6 +7,7 @@
 #include <bit>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -115,7 +116,7 @@ class Cursor {
   }
 
   // A uvarint length followed by that many bytes; returns where they are.
-  FileRange range(std::string_view what) {
+  ByteRange range(std::string_view what) {
     uint64_t at = offset();
     uint64_t n = uvarint();
     if (failed_) return {};
@@ -124,13 +125,13 @@ class Cursor {
                      std::to_string(remaining()) + " bytes left in the file");
       return {};
     }
-    FileRange r{offset(), n};
+    ByteRange r{offset(), n};
     p_ += n;
     return r;
   }
 
   std::string_view string(std::string_view what) {
-    FileRange r = range(what);
+    ByteRange r = range(what);
     return {reinterpret_cast<const char*>(begin_ + r.offset), static_cast<size_t>(r.size)};
   }
 
@@ -217,11 +218,108 @@ inline unsigned shortUvarint(const uint8_t* p, uint64_t& v) {
 // tag, address and length: 1 + 8 + 8.
 constexpr uint64_t kObjectHeadSlack = 17;
 
+// --- field lists into pointer layouts -------------------------------------
+//
+// Every field list becomes a layout of Dump::layouts (dump/pointer_layouts.h),
+// so that nothing after the reader decodes one. Objects of one type write
+// the same bytes as their field list: a list's layout is found by its bytes,
+// and decoded only the first time they are seen.
+
+class FieldLists {
+ public:
+  FieldLists(FormatVersion version, uint32_t ptr_size, PointerLayouts& out)
+      : version_(version), ptr_(ptr_size), builder_(out) {}
+
+  // The layout of an object's field list: the bytes [list, end) before its
+  // terminating 0, which the reader checked to lie within the object's
+  // `size` bytes (so that the layout does not depend on the size).
+  uint32_t objectLayout(const uint8_t* list, const uint8_t* end, uint64_t size) {
+    if (list == end) return PointerLayouts::kNoPointers;
+    const std::string_view key(reinterpret_cast<const char*>(list), end - list);
+    // The objects of a span, one after another, mostly share one type.
+    if (key == last_) return last_layout_;
+    auto [it, inserted] = by_bytes_.try_emplace(key, PointerLayouts::kNoPointers);
+    if (inserted) it->second = layoutOf(list, size);
+    last_ = key;
+    last_layout_ = it->second;
+    return it->second;
+  }
+
+  // The layout of the checked field list at `list` over `limit` bytes of
+  // contents (a frame's, a segment's, a go1.3 type's), leaving out the
+  // words that lie beyond them: a frame's or segment's list may name such
+  // fields.
+  uint32_t rangeLayout(const uint8_t* list, uint64_t limit) { return layoutOf(list, limit); }
+
+  // The same for a list with at least 8 bytes readable from `list` (the
+  // unchecked decoder's, which checked that 9 follow the list's end). A
+  // list of at most 8 bytes is then compared with the last one as one word.
+  uint32_t objectLayoutPadded(const uint8_t* list, const uint8_t* end, uint64_t size) {
+    const auto len = static_cast<size_t>(end - list);
+    if (len == 0) return PointerLayouts::kNoPointers;
+    if (len > 8) return objectLayout(list, end, size);
+    const uint64_t key = load64le(list) & (~uint64_t{0} >> (64 - 8 * len));
+    if (len == short_len_ && key == short_key_) return short_layout_;
+    short_len_ = len;
+    short_key_ = key;
+    short_layout_ = objectLayout(list, end, size);
+    return short_layout_;
+  }
+
+  PointerLayoutBuilder& builder() { return builder_; }
+
+ private:
+  // The layout of the words of the list at p that lie within `limit` bytes,
+  // in order. For interfaces both words (the type or itab word points
+  // outside the heap).
+  uint32_t layoutOf(const uint8_t* p, uint64_t limit) {
+    if (limit < ptr_) return PointerLayouts::kNoPointers;
+    const uint64_t last = limit - ptr_;  // highest offset whose word fits
+    bool done = false;
+    bool second_word = false;  // an interface's second word is next
+    uint64_t off = 0;
+    return builder_.addFrom([&](uint64_t& slot) {
+      if (second_word) {
+        second_word = false;
+        if (off < last && off + ptr_ <= last) {
+          slot = off + ptr_;
+          return true;
+        }
+      }
+      while (!done) {
+        const uint64_t kind = decodeUvarintUnchecked(p);
+        if (kind == 0) break;
+        off = decodeUvarintUnchecked(p);
+        if (off > last) continue;  // beyond the contents, and so is any second word
+        const FieldKind k = normalizeFieldKind(version_, kind);
+        second_word = k == FieldKind::Iface || k == FieldKind::Eface;
+        slot = off;
+        return true;
+      }
+      done = true;
+      return false;
+    });
+  }
+
+  FormatVersion version_;
+  uint32_t ptr_;
+  PointerLayoutBuilder builder_;
+  std::unordered_map<std::string_view, uint32_t> by_bytes_;
+  std::string_view last_;
+  uint32_t last_layout_ = PointerLayouts::kNoPointers;
+  size_t short_len_ = 0;  // objectLayoutPadded's last list, as a word
+  uint64_t short_key_ = 0;
+  uint32_t short_layout_ = PointerLayouts::kNoPointers;
+};
+
 struct ObjectRecord {
   uint64_t addr;
   const uint8_t* contents;
   uint64_t size;
   uint64_t slots;  // pointer words its field list names
+  // Where its field list ends: the list is [contents + size, list_end),
+  // followed by the terminating 0.
+  const uint8_t* list_end;
 };
 
 // Decodes the ordinary object record at p, if it is one and lies wholly
@@ -259,6 +357,7 @@ inline const uint8_t* decodeOrdinaryObject(const uint8_t* p, const uint8_t* end,
     q += len;
   }
   r.slots = slots;
+  r.list_end = q;
   return q + 1;
 }
 
@@ -268,8 +367,11 @@ inline const uint8_t* decodeOrdinaryObject(const uint8_t* p, const uint8_t* end,
 struct ObjectBatch {
   static constexpr size_t kCapacity = 1024;
   uint64_t addr[kCapacity];
-  uint64_t contents_offset[kCapacity];
+  uint32_t offset_low[kCapacity];  // offsets by halves, as OffsetColumn keeps them
+  uint16_t offset_high[kCapacity];
+  uint64_t offset_high_bits = 0;  // any bits of the high halves
   uint64_t size[kCapacity];
+  uint32_t layout[kCapacity];
   size_t count = 0;
   uint64_t slots = 0;
 
@@ -277,7 +379,7 @@ struct ObjectBatch {
   // record is not ordinary, or the next record would start at or after
   // `stop`; returns where it stopped, always a record boundary.
   const uint8_t* fill(const uint8_t* base, const uint8_t* p, const uint8_t* stop,
-                      const uint8_t* end, uint32_t ptr) {
+                      const uint8_t* end, uint32_t ptr, FieldLists& lists) {
     ObjectRecord r;
     const uint8_t* ahead = p + 2048;
     while (count < kCapacity && p < stop) {
@@ -288,8 +390,12 @@ struct ObjectBatch {
       const uint8_t* next = decodeOrdinaryObject(p, end, ptr, r);
       if (next == nullptr) break;
       addr[count] = r.addr;
-      contents_offset[count] = static_cast<uint64_t>(r.contents - base);
+      const auto offset = static_cast<uint64_t>(r.contents - base);
+      offset_low[count] = static_cast<uint32_t>(offset);
+      offset_high[count] = static_cast<uint16_t>(offset >> 32);
+      offset_high_bits |= offset >> 32;
       size[count] = r.size;
+      layout[count] = lists.objectLayoutPadded(r.contents + r.size, r.list_end, r.size);
       count++;
       slots += r.slots;
       p = next;
@@ -297,11 +403,14 @@ struct ObjectBatch {
     return p;
   }
 
-  void appendTo(std::vector<uint64_t>& addrs, std::vector<uint64_t>& offsets,
-                std::vector<uint64_t>& sizes) {
-    addrs.insert(addrs.end(), addr, addr + count);
-    offsets.insert(offsets.end(), contents_offset, contents_offset + count);
-    sizes.insert(sizes.end(), size, size + count);
+  // Into Objects or SecondColumns.
+  template <class Columns>
+  void appendTo(Columns& to) {
+    to.addr.insert(to.addr.end(), addr, addr + count);
+    to.offset.append(offset_low, offset_high, count, offset_high_bits != 0);
+    offset_high_bits = 0;
+    to.size.insert(to.size.end(), size, size + count);
+    to.layout.insert(to.layout.end(), layout, layout + count);
     count = 0;
   }
 };
@@ -371,8 +480,10 @@ struct Piece {
 // would each fault in memory of their own.
 struct SecondColumns {
   std::vector<uint64_t> addr;
-  std::vector<uint64_t> contents_offset;
+  OffsetColumn offset;
   std::vector<uint64_t> size;
+  std::vector<uint32_t> layout;  // into `layouts`, the second thread's own
+  PointerLayouts layouts;
 };
 
 // Which pieces each thread owns: the first thread's current piece in the
@@ -442,8 +553,9 @@ const uint8_t* findObjectBoundary(const uint8_t* from, const uint8_t* limit, con
 
 // The second thread's work (see above); gives up early when asked to stop.
 void decodePiecesFromTheEnd(std::stop_token stop, const uint8_t* base, const uint8_t* end,
-                            Params params, std::vector<Piece>& pieces, PieceOwners& owners,
-                            SecondColumns& out) {
+                            FormatVersion version, Params params, std::vector<Piece>& pieces,
+                            PieceOwners& owners, SecondColumns& out) {
+  FieldLists lists(version, params.ptr_size, out.layouts);
   // Where the piece above the current one begins: its decoding stops there.
   const uint8_t* above = end;
   bool reserved = false;
@@ -459,17 +571,18 @@ void decodePiecesFromTheEnd(std::stop_token stop, const uint8_t* base, const uin
       const uint64_t bound =
           objectCountBound(static_cast<uint64_t>(end - base - pieces[0].search_from));
       reserveLarge(out.addr, bound);
-      reserveLarge(out.contents_offset, bound);
+      out.offset.reserve(bound);
       reserveLarge(out.size, bound);
+      reserveLarge(out.layout, bound);
       reserved = true;
     }
     piece.start = static_cast<uint64_t>(p - base);
     piece.first = out.addr.size();
     ObjectBatch batch;
     for (;;) {
-      p = batch.fill(base, p, above, end, params.ptr_size);
+      p = batch.fill(base, p, above, end, params.ptr_size, lists);
       const bool full = batch.count == ObjectBatch::kCapacity;
-      batch.appendTo(out.addr, out.contents_offset, out.size);
+      batch.appendTo(out);
       if (!full || stop.stop_requested()) break;
     }
     piece.count = out.addr.size() - piece.first;
@@ -497,12 +610,19 @@ class RecordReader {
   // here.
   void reachPiece(ReadStats* stats);
   bool needParams(uint64_t tag);
-  // Checks a field list at the cursor; returns its file offset. Counts the
-  // pointer words it names into `slots`. Offsets beyond `limit` are an error
-  // when `strict`, else noted once as a warning. With `increasing`, offsets
-  // must grow: a go1.3 type's list is applied to every element of an array,
-  // and a list repeating one offset would multiply that work without bound.
-  uint64_t fieldList(uint64_t limit, bool strict, uint64_t& slots, bool increasing = false);
+  // Checks a field list at the cursor and moves past it; returns where it
+  // starts. Counts the pointer words it names into `slots`. Offsets beyond
+  // `limit` are an error when `strict`, else noted once as a warning. With
+  // `increasing`, offsets must grow: a go1.3 type's list is applied to every
+  // element of an array, and a list repeating one offset would multiply that
+  // work without bound.
+  const uint8_t* fieldList(uint64_t limit, bool strict, uint64_t& slots, bool increasing = false);
+  // The layout of the checked list at `list` over `limit` bytes of contents.
+  uint32_t rangeLayout(const uint8_t* list, uint64_t limit);
+  // Object i's layout from its go1.3 type and kind.
+  uint32_t go13Layout(size_t i);
+  // Layout k of the second thread's, as a layout of the Dump's.
+  uint32_t secondLayout(uint32_t k);
 
   void params();
   // Takes ordinary object records by the unchecked decoder up to the first
@@ -541,11 +661,17 @@ class RecordReader {
   std::vector<Piece> pieces_;
   std::unique_ptr<PieceOwners> owners_;
   SecondColumns second_;
-  std::jthread second_thread_;  // declared last: joined before the pieces go
+  // The Dump's id of each of second_.layouts taken so far, or UINT32_MAX.
+  std::vector<uint32_t> second_layout_ids_;
+  // Set once the params give the pointer size.
+  std::optional<FieldLists> lists_;
+  std::vector<uint64_t> go13_element_;  // go13Layout's scratch
+  std::jthread second_thread_;          // declared last: joined before the pieces go
 };
 
-uint64_t RecordReader::fieldList(uint64_t limit, bool strict, uint64_t& slots, bool increasing) {
-  const uint64_t start = cur_.offset();
+const uint8_t* RecordReader::fieldList(uint64_t limit, bool strict, uint64_t& slots,
+                                       bool increasing) {
+  const uint8_t* start = cur_.pos();
   bool first = true;
   uint64_t previous = 0;
   const uint64_t max_kind = maxFieldKind(dump_.version);
@@ -629,6 +755,18 @@ void RecordReader::params() {
   }
   p.ncpu = cur_.uvarint();
   have_params_ = !cur_.failed();
+  if (have_params_) lists_.emplace(dump_.version, p.ptr_size, dump_.layouts);
+}
+
+uint32_t RecordReader::rangeLayout(const uint8_t* list, uint64_t limit) {
+  return lists_->rangeLayout(list, limit);
+}
+
+uint32_t RecordReader::secondLayout(uint32_t k) {
+  if (second_layout_ids_.size() <= k) second_layout_ids_.resize(k + 1, UINT32_MAX);
+  uint32_t& id = second_layout_ids_[k];
+  if (id == UINT32_MAX) id = lists_->builder().copy(second_.layouts, k);
+  return id;
 }
 
 void RecordReader::fastObjects(uint64_t stop) {
@@ -637,9 +775,10 @@ void RecordReader::fastObjects(uint64_t stop) {
   ObjectBatch batch;
   const uint8_t* p = cur_.pos();
   for (;;) {
-    const uint8_t* next = batch.fill(base, p, base + stop, cur_.end(), dump_.params.ptr_size);
+    const uint8_t* next =
+        batch.fill(base, p, base + stop, cur_.end(), dump_.params.ptr_size, *lists_);
     const size_t taken = batch.count;
-    batch.appendTo(o.addr, o.contents_offset, o.size);
+    batch.appendTo(o);
     dump_.record_counts[static_cast<size_t>(Tag::Object)] += taken;
     p = next;
     if (taken < ObjectBatch::kCapacity) break;
@@ -658,22 +797,24 @@ void RecordReader::object() {
     if (!cur_.failed() && kind != 0 && kind != 1 && kind != 2 && kind != 127) {
       cur_.failAt(at, "unknown object kind " + std::to_string(kind));
     }
-    FileRange contents = cur_.range("object contents");
+    ByteRange contents = cur_.range("object contents");
     if (cur_.failed()) return;
     o.type_addr.push_back(type_addr);
     o.kind.push_back(static_cast<uint8_t>(kind));
     o.addr.push_back(addr);
-    o.contents_offset.push_back(contents.offset);
+    o.offset.push_back(contents.offset);
     o.size.push_back(contents.size);
     return;
   }
-  FileRange contents = cur_.range("object contents");
+  ByteRange contents = cur_.range("object contents");
   uint64_t slots = 0;
-  fieldList(contents.size, /*strict=*/true, slots);
+  const uint8_t* list = fieldList(contents.size, /*strict=*/true, slots);
   if (cur_.failed()) return;
   o.addr.push_back(addr);
-  o.contents_offset.push_back(contents.offset);
+  o.offset.push_back(contents.offset);
   o.size.push_back(contents.size);
+  // The cursor is past the list's terminating 0.
+  o.layout.push_back(lists_->objectLayout(list, cur_.pos() - 1, contents.size));
   dump_.total_field_entries += slots;
 }
 
@@ -685,7 +826,8 @@ void RecordReader::type() {
   t.data_is_pointer = cur_.boolean();
   if (dump_.version == FormatVersion::Go13) {
     uint64_t slots = 0;
-    t.fieldlist_offset = fieldList(t.size, /*strict=*/true, slots, /*increasing=*/true);
+    const uint8_t* list = fieldList(t.size, /*strict=*/true, slots, /*increasing=*/true);
+    if (!cur_.failed()) t.layout = rangeLayout(list, t.size);
   }
   if (!cur_.failed()) dump_.types.push_back(t);
 }
@@ -738,8 +880,9 @@ void RecordReader::stackFrame() {
   f.continpc = cur_.uvarint();
   f.function = cur_.string("function name");
   uint64_t slots = 0;
-  f.fieldlist_offset = fieldList(f.contents.size, /*strict=*/false, slots);
+  const uint8_t* list = fieldList(f.contents.size, /*strict=*/false, slots);
   if (cur_.failed()) return;
+  f.layout = rangeLayout(list, f.contents.size);
   // The runtime writes each goroutine's frames right after it.
   if (!dump_.goroutines.empty()) {
     Goroutine& g = dump_.goroutines.back();
@@ -782,8 +925,9 @@ void RecordReader::segment(Segment& seg, std::string_view name) {
   seg.addr = cur_.uvarint();
   seg.contents = cur_.range(std::string(name) + " contents");
   uint64_t slots = 0;
-  seg.fieldlist_offset = fieldList(seg.contents.size, /*strict=*/false, slots);
+  const uint8_t* list = fieldList(seg.contents.size, /*strict=*/false, slots);
   seg.present = !cur_.failed();
+  if (seg.present) seg.layout = rangeLayout(list, seg.contents.size);
 }
 
 void RecordReader::deferRecord() {
@@ -887,9 +1031,41 @@ void RecordReader::resolveGo13Types() {
                              " go1.3 objects name no usable type record; every word of them is "
                              "treated as a possible pointer");
   }
+  o.layout.resize(o.count());
   for (size_t i = 0; i < o.count(); i++) {
-    dump_.forEachObjectSlot(i, [&](uint64_t) { dump_.total_field_entries++; });
+    o.layout[i] = go13Layout(i);
+    dump_.total_field_entries += dump_.layouts.slotCount(o.layout[i]);
   }
+}
+
+// go1.3 objects carry a type and a kind instead of a field list: the type's
+// field list applies once (plain), to each element (array), to each element
+// after the channel header (channel), or every word may be a pointer
+// (conservative, or no type record for it). Type 0 with kind 0 is an object
+// the runtime knew to hold no pointers.
+uint32_t RecordReader::go13Layout(size_t i) {
+  const Objects& o = dump_.objects;
+  const uint64_t size = o.size[i];
+  const uint32_t ptr = dump_.params.ptr_size;
+  const uint8_t kind = o.kind[i];
+  const uint32_t ti = o.type_index[i];
+  PointerLayoutBuilder& builder = lists_->builder();
+  if (ti == kNoPointerType) return PointerLayouts::kNoPointers;
+  if (kind == 127 || ti == kUnknownType) {
+    const uint64_t word[] = {0};
+    return builder.addRepeated(word, ptr, size / ptr);
+  }
+  // resolveGo13Types took types no longer than their plain objects.
+  const TypeRecord& type = dump_.types[ti];
+  if (kind == 0) return type.layout;
+  // Elements from `first` for as long as whole ones fit.
+  const uint64_t first = kind == 2 ? dump_.params.hchan_size : 0;
+  const uint64_t stride = type.size;
+  if (stride == 0 || first > size || size - first < stride) return PointerLayouts::kNoPointers;
+  go13_element_.clear();
+  dump_.layouts.forEachOffset(type.layout,
+                              [&](uint64_t off) { go13_element_.push_back(first + off); });
+  return builder.addRepeated(go13_element_, stride, (size - first) / stride);
 }
 
 // Objects are most of a dump, and their columns grew by doubling: every
@@ -902,8 +1078,9 @@ void RecordReader::reserveObjects(uint64_t file_size) {
   const uint64_t guess = objectCountBound(file_size);
   Objects& o = dump_.objects;
   reserveLarge(o.addr, guess);
-  reserveLarge(o.contents_offset, guess);
+  o.offset.reserve(guess);
   reserveLarge(o.size, guess);
+  reserveLarge(o.layout, guess);
   if (dump_.version == FormatVersion::Go13) {
     reserveLarge(o.type_addr, guess);
     reserveLarge(o.kind, guess);
@@ -928,8 +1105,9 @@ void RecordReader::startSecondHalf(const ReadOptions& options) {
   owners_ = std::make_unique<PieceOwners>(static_cast<uint32_t>(pieces_.size()));
   split_from_ = pieces_[1].search_from;
   const uint8_t* base = cur_.pos() - here;
-  second_thread_ = std::jthread(decodePiecesFromTheEnd, base, cur_.end(), dump_.params,
-                                std::ref(pieces_), std::ref(*owners_), std::ref(second_));
+  second_thread_ =
+      std::jthread(decodePiecesFromTheEnd, base, cur_.end(), dump_.version, dump_.params,
+                   std::ref(pieces_), std::ref(*owners_), std::ref(second_));
   if (options.stats != nullptr) options.stats->split = true;
 }
 
@@ -963,8 +1141,11 @@ void RecordReader::reachPiece(ReadStats* stats) {
       to.insert(to.end(), first, first + static_cast<ptrdiff_t>(piece.count));
     };
     append(o.addr, second_.addr);
-    append(o.contents_offset, second_.contents_offset);
+    o.offset.append(second_.offset, piece.first, piece.count);
     append(o.size, second_.size);
+    for (size_t j = piece.first; j < piece.first + piece.count; j++) {
+      o.layout.push_back(secondLayout(second_.layout[j]));
+    }
     dump_.record_counts[static_cast<size_t>(Tag::Object)] += piece.count;
     dump_.total_field_entries += piece.slots;
     if (stats != nullptr) {
@@ -976,7 +1157,10 @@ void RecordReader::reachPiece(ReadStats* stats) {
     stats->pieces_dropped++;
   }
   piece_++;
-  if (piece_ == pieces_.size()) second_ = SecondColumns();  // all taken or dropped
+  if (piece_ == pieces_.size()) {  // all taken or dropped
+    second_ = SecondColumns();
+    second_layout_ids_ = {};
+  }
   // The caller comes back at once if the next piece begins here too.
   split_from_ = here;
 }

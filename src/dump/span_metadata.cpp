@@ -35,9 +35,7 @@ bool looksLikeOneSpan(const Objects& o, const PageObjects& p, uint64_t page_size
 
 bool anyHasPointers(const Dump& d, const PageObjects& p) {
   for (size_t i = p.first; i < p.last; i++) {
-    bool found = false;
-    d.forEachObjectSlot(i, [&](uint64_t) { found = true; });
-    if (found) return true;
+    if (d.objectHasPointers(i)) return true;
   }
   return false;
 }

@@ -194,7 +194,7 @@ void writeData(const analysis::Snapshot& s, NodeId n, Output& out) {
   if (form == typing::TypeForm::StringBytes) {
     const uint64_t size = s.dump.objects.size[n];
     const uint64_t kept = std::min(size, kMaxStringBytes);
-    const uint8_t* p = s.dump.file().data() + s.dump.objects.contents_offset[n];
+    const uint8_t* p = s.dump.objectData(n);
     if (std::all_of(p, p + kept, [](uint8_t b) { return b < 0x80; })) {
       uleb(out, kLatin1Data);
       uleb(out, size);

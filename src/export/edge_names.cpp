@@ -80,7 +80,7 @@ const std::vector<NamedEdge>& EdgeNamer::edges(NodeId n) {
     // (graph::BuildOptions::conservative_stacks).
     const dump::StackFrame& f = s_.dump.frames[s_.heap.rootRecord(n)];
     const WordReader words = s_.dump.words();
-    const uint8_t* base = s_.dump.file().data() + f.contents.offset;
+    const uint8_t* base = s_.dump.bytes(f.contents).data();
     for (uint64_t off = 0; off + words.ptrSize() <= f.contents.size; off += words.ptrSize()) {
       note(off, words.read(base + off), f.sp + off);
     }

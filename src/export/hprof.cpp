@@ -277,7 +277,7 @@ class HprofWriter {
   // The pointer words of object o holding heap pointers, by offset.
   void heapSlots(NodeId o, std::vector<uint64_t>& slots) const {
     slots.clear();
-    const uint8_t* base = d_.file().data() + d_.objects.contents_offset[o];
+    const uint8_t* base = d_.objectData(o);
     const WordReader words = d_.words();
     d_.forEachObjectSlot(o, [&](uint64_t off) {
       if (s_.heap.addresses().find(words.read(base + off)) != kNoNode) slots.push_back(off);
@@ -546,9 +546,9 @@ class HprofWriter {
 
   void segmentStatics(const dump::Segment& seg, const char* name, NodeId node) {
     if (!seg.present || node == kNoNode) return;
-    const uint8_t* base = d_.file().data() + seg.contents.offset;
+    const uint8_t* base = d_.bytes(seg.contents).data();
     const WordReader words = d_.words();
-    d_.forEachFieldListSlot(seg.fieldlist_offset, seg.contents.size, [&](uint64_t off) {
+    d_.forEachSlot(seg.layout, [&](uint64_t off) {
       const NodeId t = s_.heap.addresses().find(words.read(base + off));
       if (t == kNoNode) return;
       auto [pkg, field] = globalName(name, seg.addr, seg.addr + off);
@@ -837,7 +837,7 @@ class HprofWriter {
 
   void writeObject(NodeId o, std::vector<uint64_t>& slots) {
     const ClassDef& c = classes_[class_of_[o]];
-    const uint8_t* base = d_.file().data() + d_.objects.contents_offset[o];
+    const uint8_t* base = d_.objectData(o);
     const uint64_t size = d_.objects.size[o];
     const uint64_t id = d_.objects.addr[o];
     if (c.shape != Shape::PrimitiveArray) heapSlots(o, slots);

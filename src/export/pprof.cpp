@@ -191,8 +191,8 @@ std::unordered_map<NodeId, std::string> globalsHolding(const analysis::Snapshot&
     if (kind != graph::RootKind::DataSegment && kind != graph::RootKind::BssSegment) continue;
     const dump::Segment& seg = kind == graph::RootKind::DataSegment ? s.dump.data : s.dump.bss;
     const WordReader words = s.dump.words();
-    const uint8_t* contents = s.dump.file().data() + seg.contents.offset;
-    s.dump.forEachFieldListSlot(seg.fieldlist_offset, seg.contents.size, [&](uint64_t off) {
+    const uint8_t* contents = s.dump.bytes(seg.contents).data();
+    s.dump.forEachSlot(seg.layout, [&](uint64_t off) {
       const uint64_t value = words.read(contents + off);
       if (value == 0) return;
       const NodeId o = s.heap.addresses().find(value);

@@ -94,7 +94,6 @@ class EdgeSink {
 void objectEdges(const dump::Dump& dump, const AddressIndex& index, uint32_t first, uint32_t last,
                  EdgeChunk& chunk) {
   const WordReader words = dump.words();
-  const uint8_t* file = dump.file().data();
   EdgeSink sink(index, dump.objects, chunk);
   reserveLarge(chunk.degree, last - first);
   // Every edge comes from a pointer slot, so the dump's slot count bounds the
@@ -102,7 +101,7 @@ void objectEdges(const dump::Dump& dump, const AddressIndex& index, uint32_t fir
   // address space only.
   reserveLarge(chunk.targets, dump.total_field_entries);
   for (uint32_t i = first; i < last; i++) {
-    const uint8_t* contents = file + dump.objects.contents_offset[i];
+    const uint8_t* contents = dump.objectData(i);
     sink.beginNode(i);
     // The runtime's bitmaps are no object: the collector never scans them.
     if (!dump.objects.isSpanMetadata(i)) {
@@ -186,7 +185,7 @@ class RootBuilder {
       heap_.frame_node[f] = frames_begin + f;
       add(RootKind::StackFrame, f);
       sink_.beginNode(frames_begin + f);
-      slots(fr.contents, fr.fieldlist_offset);
+      slots(fr.contents, fr.layout);
       if (conservative_stacks_ && fr.goroutine != UINT32_MAX) stackObjects(f);
       sink_.endNode();
     }
@@ -237,13 +236,12 @@ class RootBuilder {
   void segment(RootKind kind, const dump::Segment& seg) {
     add(kind, 0);
     sink_.beginNode(object_count_ + static_cast<uint32_t>(heap_.root_kind.size()) - 1);
-    slots(seg.contents, seg.fieldlist_offset);
+    slots(seg.contents, seg.layout);
     sink_.endNode();
   }
-  void slots(dump::FileRange contents, uint64_t fieldlist_offset) {
-    const uint8_t* base = dump_.file().data() + contents.offset;
-    dump_.forEachFieldListSlot(fieldlist_offset, contents.size,
-                               [&](uint64_t off) { sink_.pointer(words_.read(base + off)); });
+  void slots(dump::ByteRange contents, uint32_t layout) {
+    const uint8_t* base = dump_.bytes(contents).data();
+    dump_.forEachSlot(layout, [&](uint64_t off) { sink_.pointer(words_.read(base + off)); });
   }
   // Heap pointers held in stack objects of frame `f`: words of this frame
   // that a listed pointer of the same goroutine's stack points at (directly
@@ -258,7 +256,7 @@ class RootBuilder {
     // Words of this frame to scan, by index; listed words are never rescanned.
     std::vector<uint8_t>& state = scratch_;  // 0 unseen, 1 listed, 2 queued
     state.assign(frame.contents.size / ptr, 0);
-    dump_.forEachFieldListSlot(frame.fieldlist_offset, frame.contents.size, [&](uint64_t off) {
+    dump_.forEachSlot(frame.layout, [&](uint64_t off) {
       if (off % ptr == 0) state[off / ptr] = 1;
     });
     std::vector<uint64_t> queue;
@@ -275,11 +273,10 @@ class RootBuilder {
     // goroutine (callees hold pointers to their callers' locals).
     for (uint32_t k = 0; k < g.frame_count; k++) {
       const dump::StackFrame& other = dump_.frames[g.first_frame + k];
-      const uint8_t* base = dump_.file().data() + other.contents.offset;
-      dump_.forEachFieldListSlot(other.fieldlist_offset, other.contents.size,
-                                 [&](uint64_t off) { mark(words_.read(base + off)); });
+      const uint8_t* base = dump_.bytes(other.contents).data();
+      dump_.forEachSlot(other.layout, [&](uint64_t off) { mark(words_.read(base + off)); });
     }
-    const uint8_t* base = dump_.file().data() + frame.contents.offset;
+    const uint8_t* base = dump_.bytes(frame.contents).data();
     for (size_t q = 0; q < queue.size(); q++) {
       const uint64_t value = words_.read(base + queue[q] * ptr);
       if (value == 0) continue;
@@ -298,7 +295,7 @@ class RootBuilder {
       sink_.pointer(obj_addr);  // counts it as a non-heap reference
       return;
     }
-    const uint8_t* contents = dump_.file().data() + dump_.objects.contents_offset[o];
+    const uint8_t* contents = dump_.objectData(o);
     dump_.forEachObjectSlot(o, [&](uint64_t off) { sink_.pointer(words_.read(contents + off)); });
   }
 

@@ -354,7 +354,7 @@ std::string pathsJson(const analysis::Snapshot& snap, const PathsResult& r) {
 std::string objJson(const analysis::Snapshot& snap, const analysis::ObjectInfo& info,
                     uint64_t max_bytes) {
   const uint64_t shown = std::min(info.size, max_bytes);
-  auto contents = snap.dump.bytes({info.contents_offset, shown});
+  auto contents = snap.dump.objectBytes(info.label.node).first(shown);
   std::string out;
   JsonWriter w(out, JsonWriter::Style::Pretty);
   w.beginObject();

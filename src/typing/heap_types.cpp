@@ -116,11 +116,7 @@ class Typer {
 
   // Whether the dump lists a pointer slot in object o: only objects that
   // hold pointers have a malloc header.
-  bool holdsPointers(NodeId o) const {
-    bool any = false;
-    d_.forEachObjectSlot(o, [&](uint64_t) { any = true; });
-    return any;
-  }
+  bool holdsPointers(NodeId o) const { return d_.objectHasPointers(o); }
   GoKind kindOf(TypeId t) const;
   uint64_t sizeOf(TypeId t) const { return typeSize(dw_, t, ptr()); }
   bool hasPointers(TypeId t);
@@ -545,7 +541,7 @@ void Typer::scanStruct(const Memory& m, uint64_t addr, TypeId r, TypeId shown, i
     auto node = [&](uint64_t p) {
       const NodeId o = objectAt(p);
       if (o == kNoNode || p != d_.objects.addr[o] || d_.objects.size[o] == 0) return;
-      const uint8_t is_entry = d_.file().bytes()[d_.objects.contents_offset[o]];
+      const uint8_t is_entry = d_.objectData(o)[0];
       const TypeId t = is_entry != 0 ? entry : indirect;
       assign(p, t, t, 0, TypeForm::Value);
     };
@@ -678,11 +674,7 @@ void Typer::scanInterface(const Memory& m, uint64_t addr, TypeId r) {
 void Typer::scanObject(NodeId o) {
   const TypeForm form = out_.form[o];
   if (form != TypeForm::Value && form != TypeForm::Array) return;
-  Memory m{d_.file().bytes().data() + d_.objects.contents_offset[o],
-           d_.objects.addr[o],
-           d_.objects.size[o],
-           nullptr,
-           {}};
+  Memory m{d_.objectData(o), d_.objects.addr[o], d_.objects.size[o], nullptr, {}};
   const uint64_t start = m.base + out_.data_offset[o];
   const TypeId t = out_.layout[o];
   if (form == TypeForm::Value) {
@@ -705,12 +697,11 @@ void Typer::seedMallocHeaders() {
   const uint8_t header = runtime_.malloc_header_size;
   if (header == 0) return;
   const uint64_t threshold = uint64_t{ptr()} * ptr() * 8;
-  const uint8_t* file = d_.file().bytes().data();
   for (NodeId o = 0; o < heap_.objectCount(); o++) {
     const uint64_t size = d_.objects.size[o];
     if (size <= threshold || size > 32768 || !holdsPointers(o)) continue;
     out_.data_offset[o] = header;
-    const TypeId t = typeAtRuntimeAddress(words_.read(file + d_.objects.contents_offset[o]));
+    const TypeId t = typeAtRuntimeAddress(words_.read(d_.objectData(o)));
     if (t == kNoType) continue;
     const uint64_t esize = sizeOf(t);
     if (esize == 0) continue;
@@ -728,10 +719,9 @@ void Typer::seedMallocHeaders() {
 }
 
 void Typer::seedGlobals() {
-  const uint8_t* file = d_.file().bytes().data();
   for (const dump::Segment* seg : {&d_.data, &d_.bss}) {
     if (!seg->present) continue;
-    const Memory m{file + seg->contents.offset, seg->addr, seg->contents.size, nullptr, {}};
+    const Memory m{d_.bytes(seg->contents).data(), seg->addr, seg->contents.size, nullptr, {}};
     for (const bin::GlobalVariable& g : dw_.globals()) {
       const uint64_t addr = g.address + exe_.loadBias();
       if (addr < m.base || addr - m.base >= m.size) continue;
@@ -741,18 +731,16 @@ void Typer::seedGlobals() {
 }
 
 void Typer::seedFrames() {
-  const uint8_t* file = d_.file().bytes().data();
   std::vector<uint64_t> live;
   for (const dump::StackFrame& fr : d_.frames) {
     const uint64_t pc = fr.pc - exe_.loadBias();
     const bin::Function* fn = dw_.functionAt(fr.pc == fr.entry_pc ? pc : pc - 1);
     if (fn == nullptr) continue;
     live.clear();
-    d_.forEachFieldListSlot(fr.fieldlist_offset, fr.contents.size,
-                            [&](uint64_t off) { live.push_back(off); });
+    d_.forEachSlot(fr.layout, [&](uint64_t off) { live.push_back(off); });
     std::sort(live.begin(), live.end());
     const auto frame_index = static_cast<uint32_t>(&fr - d_.frames.data());
-    const Memory m{file + fr.contents.offset, fr.sp, fr.contents.size, &live,
+    const Memory m{d_.bytes(fr.contents).data(), fr.sp, fr.contents.size, &live,
                    heap_.successors.neighbors(heap_.frameNode(frame_index))};
     const uint64_t cfa = fr.sp + fr.contents.size;
     const uint64_t at_pc = fr.pc == fr.entry_pc ? pc : pc - 1;
@@ -955,8 +943,7 @@ std::string typeName(const HeapTypes& t, NodeId o, const bin::DebugInfo& dwarf,
     case TypeForm::StringBytes:
       return "string";
     case TypeForm::Closure: {
-      const uint64_t fn =
-          dump.words().read(dump.file().bytes().data() + dump.objects.contents_offset[o]);
+      const uint64_t fn = dump.words().read(dump.objectData(o));
       const bin::Func* f = exe.functionEntry(fn);
       return f == nullptr ? "closure" : "closure " + std::string(f->name);
     }

@@ -186,21 +186,19 @@ void ObjectNamer::scanInterfaces() const {
   std::lock_guard lock(iface_mutex_);
   if (iface_scanned_.load(std::memory_order_relaxed)) return;
   const dump::Dump& dump = dump_;
-  const uint8_t* file = dump.file().data();
   uint32_t none = UINT32_MAX;
   for (uint32_t i = 0; i < heap_.objectCount(); i++) {
     forEachInterface(
-        file + dump.objects.contents_offset[i], [&](auto&& fn) { dump.forEachObjectSlot(i, fn); },
-        kNoNode, none);
+        dump.objectData(i), [&](auto&& fn) { dump.forEachObjectSlot(i, fn); }, kNoNode, none);
   }
-  auto scan_range = [&](dump::FileRange contents, uint64_t fieldlist) {
+  auto scan_range = [&](dump::ByteRange contents, uint32_t layout) {
     forEachInterface(
-        file + contents.offset,
-        [&](auto&& fn) { dump.forEachFieldListSlot(fieldlist, contents.size, fn); }, kNoNode, none);
+        dump.bytes(contents).data(), [&](auto&& fn) { dump.forEachSlot(layout, fn); }, kNoNode,
+        none);
   };
-  if (dump.data.present) scan_range(dump.data.contents, dump.data.fieldlist_offset);
-  if (dump.bss.present) scan_range(dump.bss.contents, dump.bss.fieldlist_offset);
-  for (const dump::StackFrame& f : dump.frames) scan_range(f.contents, f.fieldlist_offset);
+  if (dump.data.present) scan_range(dump.data.contents, dump.data.layout);
+  if (dump.bss.present) scan_range(dump.bss.contents, dump.bss.layout);
+  for (const dump::StackFrame& f : dump.frames) scan_range(f.contents, f.layout);
   std::stable_sort(iface_types_.begin(), iface_types_.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   iface_types_.erase(std::unique(iface_types_.begin(), iface_types_.end(),
@@ -217,19 +215,17 @@ void ObjectNamer::scanInterfaces() const {
 // whose slots the full scan reads, finds the same first interface.
 uint32_t ObjectNamer::interfaceTypeFromReferrers(NodeId object) const {
   const dump::Dump& dump = dump_;
-  const uint8_t* file = dump.file().data();
   uint32_t found = UINT32_MAX;
   auto scan_object = [&](NodeId o) {
     referrer_work_ += dump.objects.size[o] / dump.params.ptr_size + 1;
     forEachInterface(
-        file + dump.objects.contents_offset[o], [&](auto&& fn) { dump.forEachObjectSlot(o, fn); },
-        object, found);
+        dump.objectData(o), [&](auto&& fn) { dump.forEachObjectSlot(o, fn); }, object, found);
   };
-  auto scan_range = [&](dump::FileRange contents, uint64_t fieldlist) {
+  auto scan_range = [&](dump::ByteRange contents, uint32_t layout) {
     referrer_work_ += contents.size / dump.params.ptr_size + 1;
     forEachInterface(
-        file + contents.offset,
-        [&](auto&& fn) { dump.forEachFieldListSlot(fieldlist, contents.size, fn); }, object, found);
+        dump.bytes(contents).data(), [&](auto&& fn) { dump.forEachSlot(layout, fn); }, object,
+        found);
   };
   bool self_done = false;
   NodeId previous = kNoNode;
@@ -248,14 +244,14 @@ uint32_t ObjectNamer::interfaceTypeFromReferrers(NodeId object) const {
     }
     switch (heap_.rootKind(p)) {
       case graph::RootKind::DataSegment:
-        scan_range(dump.data.contents, dump.data.fieldlist_offset);
+        scan_range(dump.data.contents, dump.data.layout);
         break;
       case graph::RootKind::BssSegment:
-        scan_range(dump.bss.contents, dump.bss.fieldlist_offset);
+        scan_range(dump.bss.contents, dump.bss.layout);
         break;
       case graph::RootKind::StackFrame: {
         const dump::StackFrame& f = dump.frames[heap_.rootRecord(p)];
-        scan_range(f.contents, f.fieldlist_offset);
+        scan_range(f.contents, f.layout);
         break;
       }
       default:
@@ -289,8 +285,7 @@ std::string_view ObjectNamer::interfaceTypeOf(NodeId object) const {
 
 std::string_view ObjectNamer::closureFunction(NodeId object) const {
   if (exe_ == nullptr || dump_.objects.size[object] < dump_.params.ptr_size) return {};
-  const uint64_t first =
-      dump_.words().read(dump_.file().bytes().data() + dump_.objects.contents_offset[object]);
+  const uint64_t first = dump_.words().read(dump_.objectData(object));
   if (first < text_lo_ || first > text_hi_) return {};
   const bin::Func* f = exe_->functionEntry(first);
   return f == nullptr ? std::string_view() : f->name;

@@ -25,7 +25,7 @@ class Decoder {
   Decoder(const dump::Dump& d, const graph::Heap& h, const HeapTypes& types,
           const bin::DebugInfo& dw, const bin::BoundExecutable& exe, NodeId o, size_t limit)
       : d_(d), heap_(h), types_(types), dw_(dw), exe_(exe), limit_(limit) {
-    bytes_ = d.file().bytes().data() + d.objects.contents_offset[o];
+    bytes_ = d.objectData(o);
     size_ = d.objects.size[o];
     object_ = o;
   }
@@ -71,9 +71,7 @@ std::string Decoder::stringAt(uint64_t ptr, uint64_t len) const {
   if (o != kNoNode) {
     const uint64_t off = ptr - d_.objects.addr[o];
     if (off > d_.objects.size[o] || n > d_.objects.size[o] - off) return "?";
-    s.assign(reinterpret_cast<const char*>(d_.file().bytes().data() +
-                                           d_.objects.contents_offset[o] + off),
-             n);
+    s.assign(reinterpret_cast<const char*>(d_.objectData(o) + off), n);
   } else if (std::optional<bin::ByteView> b =
                  exe_.binary().container().readAt(ptr - exe_.loadBias(), n)) {
     // A string literal: in the executable's read-only data.

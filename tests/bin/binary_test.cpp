@@ -333,7 +333,7 @@ TEST(SymbolIndex, NamesTheGlobalsThatHoldTheReportedStructures) {
       const uint64_t root = s["root_addr"].hexAddress();
       std::vector<std::string> names;
       for (const dump::Segment* seg : {&d->data, &d->bss}) {
-        const auto bytes = d->file().bytes().subspan(seg->contents.offset, seg->contents.size);
+        const auto bytes = d->bytes(seg->contents);
         for (uint64_t off = 0; off + 8 <= bytes.size(); off += 8) {
           if (d->words().read(bytes.data() + off) != root) continue;
           const bin::Symbol* sym = b->symbols().containing(seg->addr + off);

@@ -249,7 +249,8 @@ TEST(CliBadInput, RealDumpWithACorruptedFieldKind) {
   uint64_t at = 0;
   std::string bytes = readWholeFile(kFixture);
   for (size_t i = 0; i < d->objects.count(); i++) {
-    const uint64_t fl = d->objects.contents_offset[i] + d->objects.size[i];
+    // A dump's objects are in its file, region 0: offsets are file offsets.
+    const uint64_t fl = d->objects.offset[i] + d->objects.size[i];
     if (fl < bytes.size() && bytes[fl] == 1) {
       at = fl;
       break;

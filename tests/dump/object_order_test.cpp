@@ -9,13 +9,13 @@
 namespace goheap::dump {
 namespace {
 
-// A Dump with only object columns; contents_offset carries the original
+// A Dump with only object columns; offset carries the original
 // index so the permutation can be checked.
 Dump objectsAt(const std::vector<uint64_t>& addrs) {
   Dump d(MappedFile::borrow({}, "test"));
   for (size_t i = 0; i < addrs.size(); i++) {
     d.objects.addr.push_back(addrs[i]);
-    d.objects.contents_offset.push_back(i);
+    d.objects.offset.push_back(i);
     d.objects.size.push_back(16);
   }
   return d;
@@ -31,7 +31,7 @@ void expectSortedLikeStdSort(const std::vector<uint64_t>& addrs) {
   ASSERT_EQ(d.objects.addr.size(), addrs.size());
   for (size_t i = 0; i < addrs.size(); i++) {
     ASSERT_EQ(d.objects.addr[i], addrs[expected[i]]) << i;
-    ASSERT_EQ(d.objects.contents_offset[i], expected[i]) << i;
+    ASSERT_EQ(d.objects.offset[i], expected[i]) << i;
   }
 }
 

@@ -281,8 +281,7 @@ TEST(ReaderCorrupt, FrameFieldOffsetBeyondFrameIsSkippedWithAWarning) {
   ASSERT_TRUE(r.ok()) << r.error().message();
   ASSERT_EQ(r->frames.size(), 1u);
   std::vector<uint64_t> slots;
-  r->forEachFieldListSlot(r->frames[0].fieldlist_offset, r->frames[0].contents.size,
-                          [&](uint64_t off) { slots.push_back(off); });
+  r->forEachSlot(r->frames[0].layout, [&](uint64_t off) { slots.push_back(off); });
   EXPECT_EQ(slots, std::vector<uint64_t>{8});
   EXPECT_FALSE(r->warnings.empty());
 }
@@ -295,8 +294,7 @@ TEST(ReaderCorrupt, DataFieldOffsetBeyondSegmentIsSkippedWithAWarning) {
   auto r = readDump(MappedFile::borrow(b.bytes()), {});
   ASSERT_TRUE(r.ok()) << r.error().message();
   std::vector<uint64_t> slots;
-  r->forEachFieldListSlot(r->data.fieldlist_offset, r->data.contents.size,
-                          [&](uint64_t off) { slots.push_back(off); });
+  r->forEachSlot(r->data.layout, [&](uint64_t off) { slots.push_back(off); });
   EXPECT_EQ(slots, std::vector<uint64_t>{4});
   EXPECT_FALSE(r->warnings.empty());
 }

@@ -46,7 +46,13 @@ void expectSameDump(const Dump& a, const Dump& b) {
   const Objects& y = b.objects;
   ASSERT_EQ(x.count(), y.count());
   EXPECT_TRUE(x.addr == y.addr);
-  EXPECT_TRUE(x.contents_offset == y.contents_offset);
+  EXPECT_TRUE(x.offset == y.offset);
+  EXPECT_TRUE(x.region == y.region);
+  EXPECT_TRUE(x.layout == y.layout);
+  EXPECT_TRUE(a.layouts.begin == b.layouts.begin);
+  EXPECT_TRUE(a.layouts.offsets == b.layouts.offsets);
+  EXPECT_TRUE(a.layouts.stride == b.layouts.stride);
+  EXPECT_TRUE(a.layouts.repeats == b.layouts.repeats);
   EXPECT_TRUE(x.size == y.size);
   EXPECT_TRUE(x.type_addr == y.type_addr);
   EXPECT_TRUE(x.type_index == y.type_index);
@@ -105,7 +111,7 @@ TEST_P(ReaderThreadsRealDump, TwoThreadsReadWhatOneReads) {
   ASSERT_GT(o.count(), 10u);
   uint64_t among_objects = 0;
   for (uint64_t at : splits) {
-    if (at > o.contents_offset[0] && at < o.contents_offset[o.count() - 10]) among_objects++;
+    if (at > o.offset[0] && at < o.offset[o.count() - 10]) among_objects++;
   }
   EXPECT_GE(among_objects, 5u);
   EXPECT_EQ(used, among_objects);

@@ -79,7 +79,19 @@ TEST_P(ReaderVersions, Types) {
     EXPECT_EQ(d.types[i].name, sample_.types[i].name);
     EXPECT_EQ(d.types[i].data_is_pointer, sample_.types[i].data_is_pointer);
     if (go13()) {
-      EXPECT_EQ(d.types[i].fieldlist_offset, sample_.type_pos[i].fieldlist);
+      // The type's layout: the words its field list names, both of an
+      // interface's.
+      std::vector<uint64_t> want;
+      for (const testsupport::Field& f : sample_.types[i].fields) {
+        want.push_back(f.offset);
+        if (f.kind == testsupport::fieldKindCode(FormatVersion::Go13, FieldKind::Iface) ||
+            f.kind == testsupport::fieldKindCode(FormatVersion::Go13, FieldKind::Eface)) {
+          want.push_back(f.offset + sample_.ptr_size);
+        }
+      }
+      EXPECT_EQ(collect([&](auto fn) { d.forEachSlot(d.types[i].layout, fn); }), want);
+    } else {
+      EXPECT_EQ(d.types[i].layout, PointerLayouts::kNoPointers);
     }
   }
 }
@@ -102,16 +114,21 @@ TEST_P(ReaderVersions, Itabs) {
 TEST_P(ReaderVersions, Objects) {
   const Dump& d = *dump_;
   ASSERT_EQ(d.objects.count(), sample_.objects.size());
-  ASSERT_EQ(d.objects.contents_offset.size(), sample_.objects.size());
+  ASSERT_EQ(d.objects.offset.size(), sample_.objects.size());
+  EXPECT_TRUE(d.objects.region.empty());  // a dump's objects are all in its file, region 0
+  ASSERT_EQ(d.regionCount(), 1u);
+  EXPECT_EQ(d.region(0).data(), d.file().data());
+  EXPECT_EQ(d.region(0).size(), d.file().size());
   ASSERT_EQ(d.objects.size.size(), sample_.objects.size());
   for (size_t i = 0; i < d.objects.count(); ++i) {
     SCOPED_TRACE("object " + std::to_string(i));
     const auto& o = sample_.objects[i];
     EXPECT_EQ(d.objects.addr[i], o.addr);
-    EXPECT_EQ(d.objects.contents_offset[i], sample_.object_pos[i].contents);
+    EXPECT_EQ(d.objects.offset[i], sample_.object_pos[i].contents);
     EXPECT_EQ(d.objects.size[i], o.contents.size());
-    auto bytes = d.bytes({d.objects.contents_offset[i], d.objects.size[i]});
+    auto bytes = d.objectBytes(i);
     EXPECT_TRUE(std::equal(bytes.begin(), bytes.end(), o.contents.begin(), o.contents.end()));
+    EXPECT_EQ(bytes.data(), d.file().data() + sample_.object_pos[i].contents);
     if (go13()) {
       ASSERT_EQ(d.objects.type_addr.size(), d.objects.count());
       ASSERT_EQ(d.objects.kind.size(), d.objects.count());
@@ -143,7 +160,7 @@ TEST_P(ReaderVersions, ObjectWordsDecodeInDumpByteOrder) {
   const Dump& d = *dump_;
   ASSERT_GE(d.objects.count(), 2u);
   // Object 0's first word points at object 1, whatever the version.
-  auto bytes = d.bytes({d.objects.contents_offset[0], d.objects.size[0]});
+  auto bytes = d.objectBytes(0);
   ASSERT_GE(bytes.size(), sample_.ptr_size);
   EXPECT_EQ(d.words().read(bytes.data()), sample_.objects[1].addr);
 }
@@ -202,10 +219,8 @@ TEST_P(ReaderVersions, GoroutinesAndFrames) {
     EXPECT_EQ(got.pc, f.pc);
     EXPECT_EQ(got.continpc, f.continpc);
     EXPECT_EQ(got.function, f.function);
-    EXPECT_EQ(got.fieldlist_offset, sample_.frame_pos[i].fieldlist);
     EXPECT_EQ(got.goroutine, sample_.frame_goroutine[i]);
-    auto slots = collect(
-        [&](auto fn) { d.forEachFieldListSlot(got.fieldlist_offset, got.contents.size, fn); });
+    auto slots = collect([&](auto fn) { d.forEachSlot(got.layout, fn); });
     EXPECT_EQ(slots, sample_.frame_slots[i]);
   }
 }
@@ -253,9 +268,7 @@ TEST_P(ReaderVersions, DataAndBss) {
     EXPECT_EQ(c.got.addr, c.want.addr);
     EXPECT_EQ(c.got.contents.offset, c.pos.contents);
     EXPECT_EQ(c.got.contents.size, c.want.contents.size());
-    EXPECT_EQ(c.got.fieldlist_offset, c.pos.fieldlist);
-    auto slots = collect(
-        [&](auto fn) { d.forEachFieldListSlot(c.got.fieldlist_offset, c.got.contents.size, fn); });
+    auto slots = collect([&](auto fn) { d.forEachSlot(c.got.layout, fn); });
     EXPECT_EQ(slots, c.slots);
   }
 }
