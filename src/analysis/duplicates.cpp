@@ -7,6 +7,7 @@
 #include "analysis/headers.h"
 #include "analysis/queries.h"
 #include "typing/heap_types.h"
+#include "util/enum_names.h"
 
 namespace goheap::analysis {
 
@@ -39,16 +40,11 @@ bool pointerFree(const dump::Dump& d, NodeId o) {
 
 }  // namespace
 
-const char* dupKindName(DupKind k) {
-  switch (k) {
-    case DupKind::String:
-      return "string";
-    case DupKind::Bytes:
-      return "bytes";
-    case DupKind::Object:
-      return "object";
-  }
-  return "?";
+constexpr std::array<std::string_view, 3> kDupKindNames = {"string", "bytes", "object"};
+static_assert(namesEveryValue(kDupKindNames, DupKind::Object));
+
+std::string_view dupKindName(DupKind k) {
+  return enumName(k, kDupKindNames, "?");
 }
 
 std::string quotePreview(const uint8_t* p, uint64_t n, size_t max) {

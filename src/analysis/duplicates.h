@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analysis/headers.h"
@@ -15,7 +16,7 @@
 namespace goheap::analysis {
 
 enum class DupKind : uint8_t { String, Bytes, Object };
-const char* dupKindName(DupKind k);  // "string", "bytes", "object"
+std::string_view dupKindName(DupKind k);  // "string", "bytes", "object"
 
 struct DupHolder {
   NodeId node = kNoNode;

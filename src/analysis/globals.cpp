@@ -5,20 +5,13 @@
 
 #include "analysis/slots.h"
 #include "typing/heap_types.h"
+#include "util/text.h"
 
 namespace goheap::analysis {
 
 namespace {
 
 constexpr size_t kTargetsShown = 10;
-
-bool containsIgnoringCase(std::string_view text, std::string_view part) {
-  auto lower = [](char c) {
-    return static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  };
-  return std::search(text.begin(), text.end(), part.begin(), part.end(),
-                     [&](char a, char b) { return lower(a) == lower(b); }) != text.end();
-}
 
 bool inSegment(const dump::Segment& seg, uint64_t addr) {
   return seg.present && addr >= seg.addr && addr - seg.addr < seg.contents.size;

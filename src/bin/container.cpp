@@ -3,18 +3,15 @@
 
 #include <cstring>
 
+#include "util/enum_names.h"
+
 namespace goheap::bin {
 
+constexpr std::array<std::string_view, 3> kContainerFormatNames = {"ELF", "Mach-O", "PE"};
+static_assert(namesEveryValue(kContainerFormatNames, ContainerFormat::Pe));
+
 std::string_view containerFormatName(ContainerFormat f) {
-  switch (f) {
-    case ContainerFormat::Elf:
-      return "ELF";
-    case ContainerFormat::MachO:
-      return "Mach-O";
-    case ContainerFormat::Pe:
-      return "PE";
-  }
-  return "unknown";
+  return enumName(f, kContainerFormatNames, "unknown");
 }
 
 std::string goArchOf(std::span<const MachineArch> table, uint32_t machine) {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <string>
 
+#include "util/enum_names.h"
 #include "util/format.h"
 
 namespace goheap::bin {
@@ -55,18 +56,12 @@ enum FuncField : uint32_t {
 
 }  // namespace
 
+constexpr std::array<std::string_view, 4> kPclntabLayoutNames = {"go1.2", "go1.16", "go1.18",
+                                                                 "go1.20"};
+static_assert(namesEveryValue(kPclntabLayoutNames, PclntabLayout::Go120));
+
 std::string_view pclntabLayoutName(PclntabLayout l) {
-  switch (l) {
-    case PclntabLayout::Go12:
-      return "go1.2";
-    case PclntabLayout::Go116:
-      return "go1.16";
-    case PclntabLayout::Go118:
-      return "go1.18";
-    case PclntabLayout::Go120:
-      return "go1.20";
-  }
-  return "unknown";
+  return enumName(l, kPclntabLayoutNames, "unknown");
 }
 
 Expected<Pclntab> Pclntab::parse(std::span<const uint8_t> data, uint64_t text_start,

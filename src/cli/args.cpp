@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <limits>
 
+#include "util/enum_names.h"
 #include "util/format.h"
+#include "util/text.h"
 
 namespace goheap::cli {
 namespace {
@@ -13,10 +15,6 @@ constexpr size_t kHelpWidth = 80;
 // A flag column wider than this pushes its help to the next line rather than
 // squeezing every help text into the right margin.
 constexpr size_t kMaxFlagColumn = 34;
-
-char lower(char c) {
-  return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-}
 
 // Optimal string alignment distance: Levenshtein plus swaps of neighbouring
 // letters, the commonest typo ("--sotr"). Case is ignored.
@@ -28,10 +26,10 @@ size_t editDistance(std::string_view a, std::string_view b) {
   for (size_t i = 1; i <= n; ++i) {
     cur[0] = i;
     for (size_t j = 1; j <= m; ++j) {
-      size_t cost = lower(a[i - 1]) == lower(b[j - 1]) ? 0 : 1;
+      size_t cost = asciiLower(a[i - 1]) == asciiLower(b[j - 1]) ? 0 : 1;
       cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost});
-      if (i > 1 && j > 1 && lower(a[i - 1]) == lower(b[j - 2]) &&
-          lower(a[i - 2]) == lower(b[j - 1])) {
+      if (i > 1 && j > 1 && asciiLower(a[i - 1]) == asciiLower(b[j - 2]) &&
+          asciiLower(a[i - 2]) == asciiLower(b[j - 1])) {
         cur[j] = std::min(cur[j], prev2[j - 2] + 1);
       }
     }
@@ -167,18 +165,13 @@ bool looksMeantAs(ValueKind kind, std::string_view word) {
 }
 
 // What a value of `kind` looks like, for messages.
+constexpr std::array<std::string_view, 4> kExpectedValues = {
+    "a value", "a whole number, 0 or more", "a size of 0 or more, like 4096, 64K or 1.5MB",
+    "an address, like 0xc000123450"};
+static_assert(namesEveryValue(kExpectedValues, ValueKind::Address));
+
 std::string expectedValue(ValueKind kind) {
-  switch (kind) {
-    case ValueKind::String:
-      return "a value";
-    case ValueKind::Uint:
-      return "a whole number, 0 or more";
-    case ValueKind::ByteSize:
-      return "a size of 0 or more, like 4096, 64K or 1.5MB";
-    case ValueKind::Address:
-      return "an address, like 0xc000123450";
-  }
-  return "a value";
+  return std::string(enumName(kind, kExpectedValues, "a value"));
 }
 
 bool validName(std::string_view name) {

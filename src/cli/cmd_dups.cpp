@@ -73,7 +73,7 @@ int runDups(int argc, const char* const* argv) {
           t.addRow({csv ? std::to_string(g.wasted) : formatBytes(g.wasted),
                     csv ? std::to_string(g.copies) : formatCount(g.copies),
                     csv ? std::to_string(g.size) : formatBytes(g.size),
-                    analysis::dupKindName(g.kind), g.name,
+                    std::string(analysis::dupKindName(g.kind)), g.name,
                     csv ? g.preview : shortPreview(g.preview), holder});
         }
         if (csv) {

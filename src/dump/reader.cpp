@@ -14,22 +14,17 @@
 #include <utility>
 
 #include "dump/varint.h"
+#include "util/enum_names.h"
 #include "util/large_vector.h"
 
 namespace goheap::dump {
 
+constexpr std::array<std::string_view, 4> kFormatVersionNames = {"go1.3", "go1.4", "go1.5",
+                                                                 "go1.7"};
+static_assert(namesEveryValue(kFormatVersionNames, FormatVersion::Go17));
+
 std::string_view formatVersionName(FormatVersion v) {
-  switch (v) {
-    case FormatVersion::Go13:
-      return "go1.3";
-    case FormatVersion::Go14:
-      return "go1.4";
-    case FormatVersion::Go15:
-      return "go1.5";
-    case FormatVersion::Go17:
-      return "go1.7";
-  }
-  return "unknown";
+  return enumName(v, kFormatVersionNames, "unknown");
 }
 
 std::string_view tagName(uint64_t tag) {

@@ -4,34 +4,18 @@
 #include <initializer_list>
 #include <thread>
 
+#include "util/enum_names.h"
 #include "util/large_vector.h"
 
 namespace goheap::graph {
 
+constexpr std::array<std::string_view, 10> kRootKindNames = {
+    "super-root", "data segment",     "bss segment", "goroutine", "stack frame",
+    "finalizer",  "queued finalizer", "defer",       "panic",     "other root"};
+static_assert(namesEveryValue(kRootKindNames, RootKind::OtherRoot));
+
 std::string_view rootKindName(RootKind kind) {
-  switch (kind) {
-    case RootKind::SuperRoot:
-      return "super-root";
-    case RootKind::DataSegment:
-      return "data segment";
-    case RootKind::BssSegment:
-      return "bss segment";
-    case RootKind::Goroutine:
-      return "goroutine";
-    case RootKind::StackFrame:
-      return "stack frame";
-    case RootKind::Finalizer:
-      return "finalizer";
-    case RootKind::QueuedFinalizer:
-      return "queued finalizer";
-    case RootKind::Defer:
-      return "defer";
-    case RootKind::Panic:
-      return "panic";
-    case RootKind::OtherRoot:
-      return "other root";
-  }
-  return "root";
+  return enumName(kind, kRootKindNames, "root");
 }
 
 namespace {

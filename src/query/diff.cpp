@@ -6,18 +6,11 @@
 #include "query/labels.h"
 #include "query/queries.h"
 #include "util/json_writer.h"
+#include "util/text.h"
 
 namespace goheap::query {
 
 namespace {
-
-bool containsAnyCase(std::string_view text, std::string_view part) {
-  auto lower = [](char c) {
-    return static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  };
-  return std::search(text.begin(), text.end(), part.begin(), part.end(),
-                     [&](char a, char b) { return lower(a) == lower(b); }) != text.end();
-}
 
 // Drops `offset` rows, then keeps at most `limit` (0: all).
 template <class T>
@@ -70,7 +63,8 @@ DiffResult queryDiff(const Session& old_session, const Session& new_session, con
   std::erase_if(r.rows, [&](const analysis::DiffGroupRow& row) {
     const bool same = row.old_count == row.new_count && row.old_shallow == row.new_shallow &&
                       row.old_retained == row.new_retained;
-    return (same && !q.unchanged) || (!q.filter.empty() && !containsAnyCase(row.name, q.filter));
+    return (same && !q.unchanged) ||
+           (!q.filter.empty() && !containsIgnoringCase(row.name, q.filter));
   });
   r.groups = r.rows.size();
   page(r.rows, q.offset, q.limit);
@@ -83,7 +77,7 @@ DiffResult queryDiff(const Session& old_session, const Session& new_session, con
   const uint64_t end =
       q.limit == 0 || q.offset > UINT64_MAX - q.limit ? UINT64_MAX : q.offset + q.limit;
   for (const analysis::NewObjectsRow& row : new_since->rows) {
-    if (!q.filter.empty() && !containsAnyCase(row.group, q.filter)) continue;
+    if (!q.filter.empty() && !containsIgnoringCase(row.group, q.filter)) continue;
     if (r.new_rows >= q.offset && r.new_rows < end) {
       analysis::NewObjectsRow& shown = rows.emplace_back();
       shown.holder = row.holder;

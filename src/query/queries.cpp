@@ -8,6 +8,7 @@
 #include "query/labels.h"
 #include "util/format.h"
 #include "util/json_writer.h"
+#include "util/text.h"
 
 namespace goheap::query {
 
@@ -28,14 +29,6 @@ void writeSourceLine(JsonWriter& w, const analysis::SourceLine& l) {
   w.beginObject();
   w.field("function", l.function).field("file", l.file).field("line", l.line);
   w.endObject();
-}
-
-bool containsIgnoringCase(std::string_view text, std::string_view part) {
-  auto lower = [](char c) {
-    return static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  };
-  return std::search(text.begin(), text.end(), part.begin(), part.end(),
-                     [&](char a, char b) { return lower(a) == lower(b); }) != text.end();
 }
 
 }  // namespace

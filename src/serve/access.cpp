@@ -7,16 +7,11 @@
 #include <cerrno>
 #include <cstring>
 
+#include "util/text.h"
+
 namespace goheap::serve {
 
 namespace {
-
-std::string lowerCase(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
 
 // The name in a Host header without its port: "[::1]:8080" -> "::1",
 // "localhost:80" -> "localhost". Nothing when the port is not digits or
@@ -45,7 +40,7 @@ std::optional<std::string_view> hostName(std::string_view host) {
 }  // namespace
 
 bool isLoopbackHost(std::string_view host) {
-  const std::string name = lowerCase(host);
+  const std::string name = asciiLowerCase(host);
   if (name == "localhost") return true;
   in_addr v4{};
   if (::inet_pton(AF_INET, name.c_str(), &v4) == 1) return (ntohl(v4.s_addr) >> 24) == 127;
@@ -97,14 +92,14 @@ std::optional<std::string_view> cookieValue(std::string_view header, std::string
 
 AccessPolicy::AccessPolicy(std::string bound_host, uint16_t port,
                            std::vector<std::string> extra_hosts, std::string token)
-    : bound_host_(lowerCase(bound_host)),
+    : bound_host_(asciiLowerCase(bound_host)),
       token_(std::move(token)),
       cookie_name_("goheap_token_" + std::to_string(port)) {
-  for (const std::string& h : extra_hosts) extra_hosts_.push_back(lowerCase(h));
+  for (const std::string& h : extra_hosts) extra_hosts_.push_back(asciiLowerCase(h));
 }
 
 bool AccessPolicy::hostAllowed(std::string_view host) const {
-  const std::string whole = lowerCase(host);
+  const std::string whole = asciiLowerCase(host);
   // --allow-host NAME matches with any port, NAME:PORT only that port.
   for (const std::string& extra : extra_hosts_) {
     if (whole == extra) return true;

@@ -4,26 +4,17 @@
 #include <unordered_map>
 
 #include "dump/span_metadata.h"
+#include "util/enum_names.h"
 #include "util/large_vector.h"
 
 namespace goheap::typing {
 
+constexpr std::array<std::string_view, 6> kNameSourceNames = {"type",      "site",  "closure",
+                                                              "interface", "shape", "runtime"};
+static_assert(namesEveryValue(kNameSourceNames, NameSource::Runtime));
+
 std::string_view nameSourceName(NameSource s) {
-  switch (s) {
-    case NameSource::Type:
-      return "type";
-    case NameSource::Site:
-      return "site";
-    case NameSource::Closure:
-      return "closure";
-    case NameSource::Interface:
-      return "interface";
-    case NameSource::Shape:
-      return "shape";
-    case NameSource::Runtime:
-      return "runtime";
-  }
-  return "";
+  return enumName(s, kNameSourceNames, "");
 }
 
 bool isRuntimeFunction(std::string_view function) {
