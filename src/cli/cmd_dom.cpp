@@ -12,29 +12,26 @@ namespace goheap::cli {
 namespace {
 
 CommandSpec domSpec() {
-  CommandSpec spec(
+  return queryCommandSpec(
       "dom",
       "Shows the dominator tree: under each node, the objects that only it keeps alive, "
       "biggest first. The tree starts at the super-root, whose children are the GC roots "
       "(data and bss segments, goroutines and their frames, finalizers) and the objects "
-      "that several roots share. --from ADDR starts at the object containing ADDR.");
-  addDumpAndCommonFlags(spec, /*csv=*/true);
-  addQueryParams(spec, query::domParams());
-  spec.example("goheap dom heap.dump", "four levels, subtrees of 64 KiB and more");
-  spec.example("goheap dom heap.dump --depth 8 --min-bytes 1M", "deeper, only the big subtrees");
-  spec.example("goheap dom heap.dump --from 0xc000123450 -d 2", "what one object keeps alive");
-  return spec;
+      "that several roots share. --from ADDR starts at the object containing ADDR.",
+      /*csv=*/true, query::domParams(),
+      {{"goheap dom heap.dump", "four levels, subtrees of 64 KiB and more"},
+       {"goheap dom heap.dump --depth 8 --min-bytes 1M", "deeper, only the big subtrees"},
+       {"goheap dom heap.dump --from 0xc000123450 -d 2", "what one object keeps alive"}});
 }
 
 }  // namespace
 
 int runDom(int argc, const char* const* argv) {
-  return runWithSnapshot(
-      domSpec(), argc, argv,
-      [](const ParsedArgs& args, const query::Session& session, OutputFormat format) {
+  return runQueryCommand(
+      domSpec(), argc, argv, query::domParams(), query::readDom,
+      [](const ParsedArgs& args, const query::Session& session, const query::DomQuery& q,
+         OutputFormat format) {
         const analysis::Snapshot& snap = session.snapshot();
-        query::DomQuery q;
-        if (int code; !readQuery(args, query::domParams(), query::readDom, q, code)) return code;
         std::optional<query::QueryError> error;
         auto found = query::queryDom(session, q, error);
         if (!found) return failQuery(args, *error);

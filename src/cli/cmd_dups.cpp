@@ -10,7 +10,7 @@ namespace goheap::cli {
 namespace {
 
 CommandSpec dupsSpec() {
-  CommandSpec spec(
+  return queryCommandSpec(
       "dups",
       "Finds memory held more than once: the same string or []byte contents in distinct "
       "backing objects of one size, and objects of one type with identical bytes (pointers "
@@ -22,14 +22,12 @@ CommandSpec dupsSpec() {
       "their headers in typed objects and globals, and objects are compared within one Go "
       "type. Without it, whole pointer-free objects of one size and group name (allocation "
       "site, else shape) are compared (kind bytes: a string and a []byte look the same "
-      "then), and objects with pointers likewise (kind object).");
-  addDumpAndCommonFlags(spec, /*csv=*/true);
-  addQueryParams(spec, query::dupsParams());
-  spec.example("goheap dups heap.dump ./server", "the 20 duplicate groups that waste the most");
-  spec.example("goheap dups heap.dump ./server --kind strings --min-wasted 1M",
-               "duplicate strings wasting 1 MiB or more");
-  spec.example("goheap dups heap.dump --json -n 0", "every group, as JSON, without types");
-  return spec;
+      "then), and objects with pointers likewise (kind object).",
+      /*csv=*/true, query::dupsParams(),
+      {{"goheap dups heap.dump ./server", "the 20 duplicate groups that waste the most"},
+       {"goheap dups heap.dump ./server --kind strings --min-wasted 1M",
+        "duplicate strings wasting 1 MiB or more"},
+       {"goheap dups heap.dump --json -n 0", "every group, as JSON, without types"}});
 }
 
 // The table's preview: the first characters of the quoted contents.
@@ -42,12 +40,11 @@ std::string shortPreview(const std::string& preview) {
 }  // namespace
 
 int runDups(int argc, const char* const* argv) {
-  return runWithSnapshot(
-      dupsSpec(), argc, argv,
-      [](const ParsedArgs& args, const query::Session& session, OutputFormat format) {
+  return runQueryCommand(
+      dupsSpec(), argc, argv, query::dupsParams(), query::readDups,
+      [](const ParsedArgs& /*args*/, const query::Session& session, const query::DupsQuery& q,
+         OutputFormat format) {
         const analysis::Snapshot& snap = session.snapshot();
-        query::DupsQuery q;
-        if (int code; !readQuery(args, query::dupsParams(), query::readDups, q, code)) return code;
         const analysis::Duplicates d = query::queryDups(session, q);
         if (format == OutputFormat::Json) {
           print(query::dupsJson(snap, q, d));

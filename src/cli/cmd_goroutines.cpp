@@ -13,7 +13,7 @@ namespace goheap::cli {
 namespace {
 
 CommandSpec goroutinesSpec() {
-  CommandSpec spec(
+  return queryCommandSpec(
       "goroutines",
       "Lists the goroutines in the dump with their state and wait reason, their stack "
       "frames (innermost first), and the bytes each goroutine's stack retains: what would "
@@ -21,15 +21,13 @@ CommandSpec goroutinesSpec() {
       "goroutine) are included and marked; --user hides them.\n\n"
       "The dump records when a GC first found each goroutine blocked (not when it blocked, "
       "and nothing if no GC has run since), on a clock with no \"now\" in the dump: goheap "
-      "shows it as t+X, where t is the earliest such time, so t+0s has waited longest.");
-  addDumpAndCommonFlags(spec, /*csv=*/true);
-  addQueryParams(spec, query::goroutinesParams());
-  spec.example("goheap goroutines heap.dump", "every goroutine with its frames");
-  spec.example("goheap goroutines heap.dump ./server",
-               "frames with file:line and inlined calls, and where each was created");
-  spec.example("goheap goroutines heap.dump --sort retained --user --no-frames",
-               "the goroutines whose stacks keep the most memory alive");
-  return spec;
+      "shows it as t+X, where t is the earliest such time, so t+0s has waited longest.",
+      /*csv=*/true, query::goroutinesParams(),
+      {{"goheap goroutines heap.dump", "every goroutine with its frames"},
+       {"goheap goroutines heap.dump ./server",
+        "frames with file:line and inlined calls, and where each was created"},
+       {"goheap goroutines heap.dump --sort retained --user --no-frames",
+        "the goroutines whose stacks keep the most memory alive"}});
 }
 
 std::string state(const analysis::GoroutineInfo& g) {
@@ -52,13 +50,10 @@ std::string sourcePosition(const std::string& file, int64_t line) {
 }  // namespace
 
 int runGoroutines(int argc, const char* const* argv) {
-  return runWithSnapshot(
-      goroutinesSpec(), argc, argv,
-      [](const ParsedArgs& args, const query::Session& session, OutputFormat format) {
-        query::GoroutinesQuery q;
-        if (int code; !readQuery(args, query::goroutinesParams(), query::readGoroutines, q, code)) {
-          return code;
-        }
+  return runQueryCommand(
+      goroutinesSpec(), argc, argv, query::goroutinesParams(), query::readGoroutines,
+      [](const ParsedArgs& /*args*/, const query::Session& session, const query::GoroutinesQuery& q,
+         OutputFormat format) {
         const std::vector<analysis::GoroutineInfo> gs = query::queryGoroutines(session, q);
         const bool frames = q.frames;
         const uint64_t earliest = query::earliestWaitSince(gs);

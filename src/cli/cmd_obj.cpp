@@ -13,18 +13,17 @@ namespace goheap::cli {
 namespace {
 
 CommandSpec objSpec() {
-  CommandSpec spec("obj",
-                   "Shows the object containing ADDR: its size, retained size and immediate "
-                   "dominator, its contents in hex, the pointers it holds, the objects and "
-                   "roots that point to it, and the stack that allocated it (when the dump "
-                   "has an allocation sample for it).");
-  addDumpAndCommonFlags(spec, /*csv=*/false);
-  addQueryParams(spec, query::objParams());
-  spec.example("goheap obj heap.dump 0xc000123450", "the object at that address");
-  spec.example("goheap obj heap.dump ./server 0xc000123450",
-               "with the executable: referring globals named");
-  spec.example("goheap obj heap.dump 0xc000123450 --bytes 4K --json", "more contents, as JSON");
-  return spec;
+  return queryCommandSpec(
+      "obj",
+      "Shows the object containing ADDR: its size, retained size and immediate "
+      "dominator, its contents in hex, the pointers it holds, the objects and "
+      "roots that point to it, and the stack that allocated it (when the dump "
+      "has an allocation sample for it).",
+      /*csv=*/false, query::objParams(),
+      {{"goheap obj heap.dump 0xc000123450", "the object at that address"},
+       {"goheap obj heap.dump ./server 0xc000123450",
+        "with the executable: referring globals named"},
+       {"goheap obj heap.dump 0xc000123450 --bytes 4K --json", "more contents, as JSON"}});
 }
 
 std::string hexDump(std::span<const uint8_t> bytes, uint64_t base) {
@@ -53,12 +52,11 @@ std::string hexDump(std::span<const uint8_t> bytes, uint64_t base) {
 }  // namespace
 
 int runObj(int argc, const char* const* argv) {
-  return runWithSnapshot(
-      objSpec(), argc, argv,
-      [](const ParsedArgs& args, const query::Session& session, OutputFormat format) {
+  return runQueryCommand(
+      objSpec(), argc, argv, query::objParams(), query::readObj,
+      [](const ParsedArgs& args, const query::Session& session, const query::ObjQuery& q,
+         OutputFormat format) {
         const analysis::Snapshot& snap = session.snapshot();
-        query::ObjQuery q;
-        if (int code; !readQuery(args, query::objParams(), query::readObj, q, code)) return code;
         std::optional<query::QueryError> error;
         std::optional<analysis::ObjectInfo> found = query::queryObj(session, q, error);
         if (!found) return failQuery(args, *error);

@@ -11,34 +11,28 @@ namespace goheap::cli {
 namespace {
 
 CommandSpec pathsSpec() {
-  CommandSpec spec(
+  return queryCommandSpec(
       "paths",
       "Shows the shortest paths from the GC roots to the object containing ADDR: the chains "
       "of references that keep it alive, one per root, shortest first. Each step names the "
       "holder and the offset (and address) of the word that points to the next step. A root "
       "is the data or bss segment (a global variable), a goroutine and its stack frame, a "
-      "finalizer, a defer or a panic.");
-  addDumpAndCommonFlags(spec, /*csv=*/false);
-  addQueryParams(spec, query::pathsParams());
-  spec.example("goheap paths heap.dump 0xc000123450", "who holds the object at that address");
-  spec.example("goheap paths heap.dump ./server 0xc000123450",
-               "the same, roots named as global variables and frames with file:line");
-  spec.example("goheap paths heap.dump 0xc000123450 -n 1 --json",
-               "the single shortest path, as JSON");
-  return spec;
+      "finalizer, a defer or a panic.",
+      /*csv=*/false, query::pathsParams(),
+      {{"goheap paths heap.dump 0xc000123450", "who holds the object at that address"},
+       {"goheap paths heap.dump ./server 0xc000123450",
+        "the same, roots named as global variables and frames with file:line"},
+       {"goheap paths heap.dump 0xc000123450 -n 1 --json", "the single shortest path, as JSON"}});
 }
 
 }  // namespace
 
 int runPaths(int argc, const char* const* argv) {
-  return runWithSnapshot(
-      pathsSpec(), argc, argv,
-      [](const ParsedArgs& args, const query::Session& session, OutputFormat format) {
+  return runQueryCommand(
+      pathsSpec(), argc, argv, query::pathsParams(), query::readPaths,
+      [](const ParsedArgs& args, const query::Session& session, const query::PathsQuery& q,
+         OutputFormat format) {
         const analysis::Snapshot& snap = session.snapshot();
-        query::PathsQuery q;
-        if (int code; !readQuery(args, query::pathsParams(), query::readPaths, q, code)) {
-          return code;
-        }
         std::optional<query::QueryError> error;
         std::optional<query::PathsResult> found = query::queryPaths(session, q, error);
         if (!found) return failQuery(args, *error);

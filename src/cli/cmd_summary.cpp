@@ -12,20 +12,19 @@ namespace goheap::cli {
 namespace {
 
 CommandSpec summarySpec() {
-  CommandSpec spec("summary",
-                   "Tells what a heap dump holds: its format and Go version, how many objects "
-                   "and bytes, how much is reachable from the GC roots and how much is garbage "
-                   "not yet collected, the runtime's memstats, and the top retainers: the "
-                   "objects held directly by a root (a global, a goroutine's stack, a "
-                   "finalizer) that keep the most memory alive.");
-  addDumpAndCommonFlags(spec, /*csv=*/false);
-  addQueryParams(spec, query::summaryParams());
-  spec.example("goheap summary heap.dump", "the overview, with the 10 biggest retainers");
-  spec.example("goheap summary heap.dump -n 30 --json", "the same as JSON, 30 retainers");
-  spec.example("goheap summary heap.dump --timings", "also how long each phase took");
-  spec.example("goheap summary heap.dump ./server",
-               "with the executable: globals named, frames with file:line");
-  return spec;
+  return queryCommandSpec(
+      "summary",
+      "Tells what a heap dump holds: its format and Go version, how many objects "
+      "and bytes, how much is reachable from the GC roots and how much is garbage "
+      "not yet collected, the runtime's memstats, and the top retainers: the "
+      "objects held directly by a root (a global, a goroutine's stack, a "
+      "finalizer) that keep the most memory alive.",
+      /*csv=*/false, query::summaryParams(),
+      {{"goheap summary heap.dump", "the overview, with the 10 biggest retainers"},
+       {"goheap summary heap.dump -n 30 --json", "the same as JSON, 30 retainers"},
+       {"goheap summary heap.dump --timings", "also how long each phase took"},
+       {"goheap summary heap.dump ./server",
+        "with the executable: globals named, frames with file:line"}});
 }
 
 // Short: "bss 0x5a2230" (the global's address), "goroutine 18 main.serve",
@@ -118,21 +117,17 @@ void writeText(const analysis::Summary& s) {
 }  // namespace
 
 int runSummary(int argc, const char* const* argv) {
-  return runWithSnapshot(
-      summarySpec(), argc, argv,
-      [](const ParsedArgs& args, const query::Session& session, OutputFormat format) {
-        query::SummaryQuery q;
-        if (int code; !readQuery(args, query::summaryParams(), query::readSummary, q, code)) {
-          return code;
-        }
-        analysis::Summary s = query::querySummary(session, q);
-        if (format == OutputFormat::Json) {
-          print(query::summaryJson(s));
-        } else {
-          writeText(s);
-        }
-        return kExitOk;
-      });
+  return runQueryCommand(summarySpec(), argc, argv, query::summaryParams(), query::readSummary,
+                         [](const ParsedArgs& /*args*/, const query::Session& session,
+                            const query::SummaryQuery& q, OutputFormat format) {
+                           analysis::Summary s = query::querySummary(session, q);
+                           if (format == OutputFormat::Json) {
+                             print(query::summaryJson(s));
+                           } else {
+                             writeText(s);
+                           }
+                           return kExitOk;
+                         });
 }
 
 }  // namespace goheap::cli

@@ -13,7 +13,7 @@ namespace goheap::cli {
 namespace {
 
 CommandSpec suspectsSpec() {
-  CommandSpec spec(
+  return queryCommandSpec(
       "suspects",
       "Lists leak suspects: single objects that retain at least PERCENT of the reachable heap "
       "(the top-most ones: a map, not its bucket array), and groups of objects of one type (with "
@@ -23,16 +23,14 @@ CommandSpec suspectsSpec() {
       "object, down the dominator tree to the child retaining the most, as long as that child "
       "keeps at least 80% of its parent's bytes (for a group: the deepest node holding 80% of "
       "the group's bytes). The objects below it are listed by type or site: that is what "
-      "accumulates. A group piling up inside a single suspect is reported with it.");
-  addDumpAndCommonFlags(spec, /*csv=*/false);
-  addQueryParams(spec, query::suspectsParams());
-  spec.example("goheap suspects heap.dump", "what retains 10% of the heap or more");
-  spec.example("goheap suspects heap.dump ./server",
-               "the same, grouped by Go type, with global variables and frames named");
-  spec.example("goheap suspects heap.dump --threshold 2.5 -n 20",
-               "smaller suspects too, up to 20 of them");
-  spec.example("goheap suspects heap.dump ./server --json", "the report as JSON");
-  return spec;
+      "accumulates. A group piling up inside a single suspect is reported with it.",
+      /*csv=*/false, query::suspectsParams(),
+      {{"goheap suspects heap.dump", "what retains 10% of the heap or more"},
+       {"goheap suspects heap.dump ./server",
+        "the same, grouped by Go type, with global variables and frames named"},
+       {"goheap suspects heap.dump --threshold 2.5 -n 20",
+        "smaller suspects too, up to 20 of them"},
+       {"goheap suspects heap.dump ./server --json", "the report as JSON"}});
 }
 
 std::string pathText(const analysis::Path& p) {
@@ -98,13 +96,10 @@ std::string suspectText(size_t rank, const analysis::Suspect& s, const std::stri
 }  // namespace
 
 int runSuspects(int argc, const char* const* argv) {
-  return runWithSnapshot(
-      suspectsSpec(), argc, argv,
-      [](const ParsedArgs& args, const query::Session& session, OutputFormat format) {
-        query::SuspectsQuery q;
-        if (int code; !readQuery(args, query::suspectsParams(), query::readSuspects, q, code)) {
-          return code;
-        }
+  return runQueryCommand(
+      suspectsSpec(), argc, argv, query::suspectsParams(), query::readSuspects,
+      [](const ParsedArgs& /*args*/, const query::Session& session, const query::SuspectsQuery& q,
+         OutputFormat format) {
         const analysis::SuspectReport r = query::querySuspects(session, q);
         if (format == OutputFormat::Json) {
           print(query::suspectsJson(r));

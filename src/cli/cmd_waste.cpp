@@ -10,7 +10,7 @@ namespace goheap::cli {
 namespace {
 
 CommandSpec wasteSpec() {
-  CommandSpec spec(
+  return queryCommandSpec(
       "waste",
       "Lists memory the program pays for and does not use, in four sections:\n"
       "  rounding: typed objects whose Go type is smaller than the size class the allocator "
@@ -23,13 +23,11 @@ CommandSpec wasteSpec() {
       "tables and groups keep (Go maps never shrink); sparse ones (len under a quarter of 64 "
       "slots or more) first, flagged with !;\n"
       "  garbage: unreachable objects still in the dump, by group.\n"
-      "The first three need EXE, the program's executable with DWARF; garbage works without.");
-  addDumpAndCommonFlags(spec, /*csv=*/false);
-  addQueryParams(spec, query::wasteParams());
-  spec.example("goheap waste heap.dump ./server", "all four sections, 20 rows each");
-  spec.example("goheap waste heap.dump", "garbage only: the others need the executable");
-  spec.example("goheap waste heap.dump ./server --json -n 0", "every row, as JSON");
-  return spec;
+      "The first three need EXE, the program's executable with DWARF; garbage works without.",
+      /*csv=*/false, query::wasteParams(),
+      {{"goheap waste heap.dump ./server", "all four sections, 20 rows each"},
+       {"goheap waste heap.dump", "garbage only: the others need the executable"},
+       {"goheap waste heap.dump ./server --json -n 0", "every row, as JSON"}});
 }
 
 const char* flag(bool on) {
@@ -106,14 +104,11 @@ std::string garbageText(const analysis::Waste& w, size_t width) {
 }  // namespace
 
 int runWaste(int argc, const char* const* argv) {
-  return runWithSnapshot(
-      wasteSpec(), argc, argv,
-      [](const ParsedArgs& args, const query::Session& session, OutputFormat format) {
+  return runQueryCommand(
+      wasteSpec(), argc, argv, query::wasteParams(), query::readWaste,
+      [](const ParsedArgs& /*args*/, const query::Session& session, const query::WasteQuery& q,
+         OutputFormat format) {
         const analysis::Snapshot& snap = session.snapshot();
-        query::WasteQuery q;
-        if (int code; !readQuery(args, query::wasteParams(), query::readWaste, q, code)) {
-          return code;
-        }
         const analysis::Waste w = query::queryWaste(session, q);
         if (format == OutputFormat::Json) {
           print(query::wasteJson(snap, q, w));

@@ -1,6 +1,7 @@
 #include "cli/command.h"
 
 #include <optional>
+#include <utility>
 
 #include "cli/progress.h"
 #include "util/json_writer.h"
@@ -42,6 +43,16 @@ void addDumpAndCommonFlags(CommandSpec& spec, bool csv) {
   if (csv) spec.boolFlag("csv", "print CSV instead of a table");
   spec.boolFlag("timings", "print each phase's time and the peak memory on stderr");
   spec.boolFlag("no-progress", "no progress line on stderr (it shows only on a terminal)");
+}
+
+CommandSpec queryCommandSpec(std::string name, std::string description, bool csv,
+                             const std::vector<query::ParamSpec>& params,
+                             std::initializer_list<Example> examples) {
+  CommandSpec spec(std::move(name), std::move(description));
+  addDumpAndCommonFlags(spec, csv);
+  addQueryParams(spec, params);
+  for (const Example& e : examples) spec.example(e.command_line, e.explanation);
+  return spec;
 }
 
 int fail(const Error& error, int code) {

@@ -10,6 +10,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "cli/args.h"
@@ -113,6 +114,43 @@ bool readQuery(const ParsedArgs& args, const std::vector<query::ParamSpec>& para
     return false;
   }
   return true;
+}
+
+// A usage example for a command's help: the command line and what it does.
+struct Example {
+  std::string command_line;
+  std::string explanation;
+};
+
+// The spec of a command that answers one query (query/queries.h): DUMP and
+// the common flags (--csv when `csv`), the query's parameters as flags, and
+// the examples its help ends with.
+CommandSpec queryCommandSpec(std::string name, std::string description, bool csv,
+                             const std::vector<query::ParamSpec>& params,
+                             std::initializer_list<Example> examples);
+
+template <class Q>
+using QueryRead = std::optional<query::QueryError> (*)(const query::ParamValues&, Q&);
+
+// What a query command does once its parameters are read and checked.
+template <class Q>
+using QueryCommandBody = std::function<int(const ParsedArgs& args, const query::Session& session,
+                                           const Q& q, OutputFormat format)>;
+
+// runWithSnapshot for a command that answers one query: reads the query's
+// parameters with `read` (a mistake is printed and ends the command with its
+// exit code) and runs `body` with them.
+template <class Q>
+int runQueryCommand(const CommandSpec& spec, int argc, const char* const* argv,
+                    const std::vector<query::ParamSpec>& params, QueryRead<Q> read,
+                    const std::type_identity_t<QueryCommandBody<Q>>& body) {
+  return runWithSnapshot(
+      spec, argc, argv,
+      [&](const ParsedArgs& args, const query::Session& session, OutputFormat format) {
+        Q q;
+        if (int code; !readQuery(args, params, read, q, code)) return code;
+        return body(args, session, q, format);
+      });
 }
 
 // Parses a command's words. Answers --help (exit 0) and a usage mistake
