@@ -14,6 +14,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -146,12 +147,17 @@ int main(int argc, char** argv) {
     auto a0 = Clock::now();
     session.prepareForServing();
     api_calls.push_back({"(prepare after load)", seconds(a0, Clock::now()) * 1e3, 0});
-    // `name` is the endpoint and its URL parameters: "top?n=100&sort=count".
+    // `name` is the endpoint, then its URL parameters or a note:
+    // "top?n=100&sort=count", "flame (min 1/1000)".
     auto call = [&](const std::string& name,
                     const std::vector<std::pair<std::string, std::string>>& params,
                     const goheap::query::Session* base = nullptr) {
-      const std::string endpoint = name.substr(0, name.find('?'));
+      const std::string endpoint = name.substr(0, name.find_first_of("? "));
       const goheap::query::ApiEndpoint* e = goheap::query::findApiEndpoint(endpoint);
+      if (e == nullptr) {
+        std::fprintf(stderr, "goheap_bench: no API endpoint %s\n", endpoint.c_str());
+        std::exit(1);
+      }
       auto a = Clock::now();
       const goheap::query::ApiAnswer answer = e->answer(
           {session, base}, goheap::query::ParamValues::fromQueryString(e->params(), params));
