@@ -127,8 +127,9 @@ Expected<CoreFile> CoreFile::read(std::unique_ptr<MappedFile> file) {
   if (omitted_segments > 0) {
     c.warnings_.push_back(std::to_string(omitted_segments) + " segment(s) leave out " +
                           std::to_string(c.omitted_bytes_) +
-                          " bytes of memory (file-backed memory the dumper did not write; "
-                          "read from the executable where it has them)");
+                          " bytes of memory (the dumper does not write unmodified file-backed "
+                          "mappings nor inaccessible reservations; the executable's read-only "
+                          "segments stand in for its own)");
   }
   return c;
 }

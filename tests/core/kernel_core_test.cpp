@@ -24,6 +24,7 @@
 #include "core/executable_match.h"
 #include "core/memory_image.h"
 #include "support/go_versions.h"
+#include "support/goheap_process.h"
 #include "support/json_value.h"
 #include "support/param_names.h"
 
@@ -205,6 +206,23 @@ TEST_P(KernelCore, HoldsWhatTheProgramReported) {
   EXPECT_TRUE(in_text) << core->threads().size() << " threads, none in .text";
   for (const std::string& w : core->warnings()) {
     EXPECT_EQ(w.find("cut short"), std::string::npos) << w;
+  }
+
+  // goheap core-info says the same: the machine, the threads, the match.
+  const testing::RunResult info = testing::runGoheap({"core-info", "--json", core_path, exe});
+  ASSERT_TRUE(info.exited && info.code == 0) << info.describe();
+  const JsonValue json = JsonValue::parse(info.out);
+  EXPECT_EQ(json["arch"].str(), "amd64");
+  EXPECT_EQ(json["threads"].size(), core->threads().size());
+  EXPECT_TRUE(json["executable"]["matches"].boolean());
+  // and refuses another release's build of the program.
+  const std::string other = std::string(GOHEAP_TESTDUMPS_DIR) + "/" +
+                            (GetParam() == "go1.24" ? "go1.26" : "go1.24") + "/coreprog";
+  if (fs::exists(other)) {
+    const testing::RunResult bad = testing::runGoheap({"core-info", core_path, other});
+    EXPECT_TRUE(bad.exited && bad.code == 1) << bad.describe();
+    EXPECT_NE(bad.err.find("core and executable do not match: entry 0x"), std::string::npos)
+        << bad.err;
   }
   std::error_code ec;
   fs::remove(core_path, ec);
