@@ -13,7 +13,8 @@
 #                                executable (tests/programs/binoracle, built
 #                                with the same toolchain)
 #   OUTDIR/<label>/coreprog      tests/programs/coreprog, built only (the
-#                                tests run it and read the core it dumps)
+#                                tests run it and read the core it dumps);
+#                                also cross/coreprog-arm64 (run under qemu)
 #   OUTDIR/<label>/pie/retention[.dump|.json]  the retention program built
 #                                with -buildmode=pie and run
 #   OUTDIR/<label>/stripped/funcs[.dump|.json]  the funcs program built with
@@ -271,6 +272,9 @@ make_label() { # label
     cross_build "$label" inlining inlining-arm qemu-arm-static GOARCH=arm GOARM=7 || status=1
     cross_build "$label" zoo zoo-s390x qemu-s390x-static GOARCH=s390x || status=1
     cross_build "$label" zoo zoo-arm qemu-arm-static GOARCH=arm GOARM=7 || status=1
+    # Built only: tests/core/kernel_core_test.cpp runs it under qemu-aarch64
+    # for the arm64 core qemu writes.
+    cross_build "$label" coreprog coreprog-arm64 "" GOARCH=arm64 || status=1
   fi
   # Go 1.27 built with the experiments that change runtime layouts goheap
   # reads: GOEXPERIMENT=nogreenteagc (spans without Green Tea's inline mark
