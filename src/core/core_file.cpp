@@ -1,21 +1,11 @@
 #include "core/core_file.h"
 
 #include <algorithm>
-#include <cstdio>
 
 #include "bin/elf.h"
+#include "util/format.h"
 
 namespace goheap::core {
-
-namespace {
-
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-
-}  // namespace
 
 bool isElfCore(std::span<const uint8_t> bytes) {
   if (!bin::isElf(bytes) || bytes.size() < 18) return false;
@@ -75,14 +65,15 @@ Expected<CoreFile> CoreFile::read(std::unique_ptr<MappedFile> file) {
     if (ph.type != bin::kPtLoad || ph.memsz == 0) continue;
     if (ph.vaddr + ph.memsz < ph.vaddr) {
       return Error::atOffset(ph.at, "PT_LOAD",
-                             "segment at " + hex(ph.vaddr) + " of " + std::to_string(ph.memsz) +
+                             "segment at " + formatHex(ph.vaddr) + " of " +
+                                 std::to_string(ph.memsz) +
                                  " bytes wraps around the address space");
     }
     if (ph.filesz > ph.memsz) {
       return Error::atOffset(ph.at, "PT_LOAD",
-                             "segment at " + hex(ph.vaddr) + " holds " + std::to_string(ph.filesz) +
-                                 " bytes in the file, more than its " + std::to_string(ph.memsz) +
-                                 " bytes of memory");
+                             "segment at " + formatHex(ph.vaddr) + " holds " +
+                                 std::to_string(ph.filesz) + " bytes in the file, more than its " +
+                                 std::to_string(ph.memsz) + " bytes of memory");
     }
     CoreSegment s;
     s.vaddr = ph.vaddr;
@@ -95,7 +86,7 @@ Expected<CoreFile> CoreFile::read(std::unique_ptr<MappedFile> file) {
     if (present > 0) s.bytes = bytes.subspan(ph.offset, present);
     if (present < ph.filesz) {
       if (truncated_segments++ == 0) {
-        first_truncated = "the first at " + hex(ph.vaddr) + " (program header at byte " +
+        first_truncated = "the first at " + formatHex(ph.vaddr) + " (program header at byte " +
                           std::to_string(ph.at) + ") lacks " + std::to_string(ph.filesz - present) +
                           " of its " + std::to_string(ph.filesz) + " bytes";
       }
@@ -114,8 +105,8 @@ Expected<CoreFile> CoreFile::read(std::unique_ptr<MappedFile> file) {
     const CoreSegment& b = c.segments_[i];
     if (b.vaddr < a.end()) {
       return Error::atOffset(b.offset, "PT_LOAD",
-                             "segment at " + hex(b.vaddr) + " overlaps the one at " + hex(a.vaddr) +
-                                 " (to " + hex(a.end()) + ")");
+                             "segment at " + formatHex(b.vaddr) + " overlaps the one at " +
+                                 formatHex(a.vaddr) + " (to " + formatHex(a.end()) + ")");
     }
   }
   if (truncated_segments > 0) {

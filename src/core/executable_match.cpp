@@ -1,20 +1,15 @@
 #include "core/executable_match.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <system_error>
 
+#include "util/format.h"
+
 namespace goheap::core {
 
 namespace {
-
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 // The kernel appends this to the path of a file deleted since it was mapped.
 constexpr std::string_view kDeleted = " (deleted)";
@@ -46,7 +41,7 @@ MatchCheck checkPath(const CoreFile& core, std::string_view exe_path) {
     const std::string_view path = withoutDeleted(m.path);
     if (path == want) {
       c.ok = true;
-      c.detail = "mapped at " + hex(m.start);
+      c.detail = "mapped at " + formatHex(m.start);
       return c;
     }
     if (by_name.empty() && std::filesystem::path(path).filename() == base) by_name = m.path;
@@ -76,13 +71,14 @@ MatchCheck checkEntry(const CoreFile& core, const bin::Container& exe, uint64_t 
   c.checked = true;
   const uint64_t page = core.aux(kAtPagesz).value_or(4096);
   if (exe.position_independent && page != 0 && bias % page != 0) {
-    c.detail = "entry " + hex(*at_entry) + " vs " + hex(exe.entry) +
-               ": a position-independent executable loaded " + hex(bias) + " off, not a whole page";
+    c.detail = "entry " + formatHex(*at_entry) + " vs " + formatHex(exe.entry) +
+               ": a position-independent executable loaded " + formatHex(bias) +
+               " off, not a whole page";
     return c;
   }
   c.ok = *at_entry == exe.entry + bias;
-  c.detail = "entry " + hex(*at_entry) + " vs " + hex(exe.entry + bias);
-  if (bias != 0) c.detail += " (" + hex(exe.entry) + " + load bias " + hex(bias) + ")";
+  c.detail = "entry " + formatHex(*at_entry) + " vs " + formatHex(exe.entry + bias);
+  if (bias != 0) c.detail += " (" + formatHex(exe.entry) + " + load bias " + formatHex(bias) + ")";
   return c;
 }
 
@@ -105,8 +101,8 @@ MatchCheck checkText(const CoreFile& core, const bin::Container& exe, uint64_t b
         uint64_t at = 0;
         while (in_core[at] == in_exe[at]) ++at;
         c.checked = true;
-        c.detail = "text bytes differ at " + hex(lo + at) + " (core " + hex(in_core[at]) +
-                   ", executable " + hex(in_exe[at]) + ")";
+        c.detail = "text bytes differ at " + formatHex(lo + at) + " (core " +
+                   formatHex(in_core[at]) + ", executable " + formatHex(in_exe[at]) + ")";
         return c;
       }
       compared += hi - lo;

@@ -1,19 +1,10 @@
 #include "core/memory_image.h"
 
 #include <algorithm>
-#include <cstdio>
+
+#include "util/format.h"
 
 namespace goheap::core {
-
-namespace {
-
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-
-}  // namespace
 
 MemoryImage::MemoryImage(const CoreFile& core) : core_(&core), words_(core.words()) {
   for (const CoreSegment& s : core.segments()) {
@@ -61,7 +52,7 @@ const MemoryImage::Range* MemoryImage::find(uint64_t addr, uint64_t n) const {
 }
 
 std::string MemoryImage::whyMissing(uint64_t addr, uint64_t n) const {
-  std::string m = hex(addr) + " (" + std::to_string(n) + " bytes) is not in the core";
+  std::string m = formatHex(addr) + " (" + std::to_string(n) + " bytes) is not in the core";
   const auto& segs = core_->segments();
   auto it = std::upper_bound(segs.begin(), segs.end(), addr,
                              [](uint64_t a, const CoreSegment& s) { return a < s.vaddr; });
@@ -69,7 +60,7 @@ std::string MemoryImage::whyMissing(uint64_t addr, uint64_t n) const {
     return m + ": no segment of the process maps it";
   }
   const CoreSegment& s = *(it - 1);
-  const std::string where = "its segment " + hex(s.vaddr) + "-" + hex(s.end());
+  const std::string where = "its segment " + formatHex(s.vaddr) + "-" + formatHex(s.end());
   if (addr - s.vaddr < s.bytes.size()) {
     return m + ": it runs past the end of " + where;
   }

@@ -4,9 +4,10 @@
 
 #include <algorithm>
 #include <array>
-#include <cstdio>
 #include <cstring>
 #include <string>
+
+#include "util/format.h"
 
 namespace goheap::core {
 
@@ -76,12 +77,6 @@ const RegLayout* layoutOf(uint16_t machine, bool is64) {
 
 uint64_t alignUp(uint64_t v, uint64_t a) {
   return (v + a - 1) / a * a;
-}
-
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
 }
 
 Status readPrstatus(const bin::ByteView& f, uint64_t at, uint64_t size, uint16_t machine, bool is64,
@@ -164,10 +159,11 @@ Status readFile(const bin::ByteView& f, uint64_t at, uint64_t size, bool is64, C
     if (m.end < m.start) {
       return Error::atOffset(
           e, "NT_FILE",
-          "mapping ends (" + hex(m.end) + ") before it starts (" + hex(m.start) + ")");
+          "mapping ends (" + formatHex(m.end) + ") before it starts (" + formatHex(m.start) + ")");
     }
     if (page != 0 && pgoff > UINT64_MAX / page) {
-      return Error::atOffset(e + 2 * w, "NT_FILE", "page offset " + hex(pgoff) + " overflows");
+      return Error::atOffset(e + 2 * w, "NT_FILE",
+                             "page offset " + formatHex(pgoff) + " overflows");
     }
     m.file_offset = pgoff * page;
     if (name >= size || std::memchr(desc.bytes().data() + name, 0, size - name) == nullptr) {
@@ -253,11 +249,11 @@ Status readNotes(const bin::ByteView& f, uint64_t offset, uint64_t size, uint64_
     const uint64_t name_at = p + 12;
     const uint64_t desc_at = name_at + alignUp(namesz, align);
     if (alignUp(namesz, align) > end - name_at || descsz > end - desc_at) {
-      return Error::atOffset(p, "PT_NOTE",
-                             "note of type " + hex(type) + " (name " + std::to_string(namesz) +
-                                 " bytes, descriptor " + std::to_string(descsz) +
-                                 " bytes) overruns its segment, which ends at byte " +
-                                 std::to_string(end));
+      return Error::atOffset(
+          p, "PT_NOTE",
+          "note of type " + formatHex(type) + " (name " + std::to_string(namesz) +
+              " bytes, descriptor " + std::to_string(descsz) +
+              " bytes) overruns its segment, which ends at byte " + std::to_string(end));
     }
     const std::string_view name = f.paddedName(name_at, namesz);
     Status s;
