@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the fuzzers into build-fuzz/ (clang, ASan, UBSan, libFuzzer) and runs
-# them for SECONDS in all (default 60): half for dump_reader_fuzz, a quarter
-# each for bin_reader_fuzz and typing_fuzz (the DWARF typing pass over the zoo
+# them for SECONDS in all (default 60): two fifths for dump_reader_fuzz, a fifth
+# each for bin_reader_fuzz and core_reader_fuzz (core files, seeded with
+# fuzz/corpus/core_reader), the rest for typing_fuzz (the DWARF typing pass over the zoo
 # test program's dumps, mutated, when build/testdumps has them: Go 1.24's,
 # and Go 1.27's with and without GOEXPERIMENT=mapsplitgroup). New inputs go to
 # build-fuzz/corpus/<fuzzer>; the seed corpora in fuzz/corpus are only read.
@@ -11,21 +12,23 @@ set -euo pipefail
 seconds="${1:-60}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="$root/build-fuzz"
-dump_seconds=$((seconds / 2))
-bin_seconds=$((seconds / 4))
-typing_seconds=$((seconds - dump_seconds - bin_seconds))
+dump_seconds=$((seconds * 2 / 5))
+bin_seconds=$((seconds / 5))
+core_seconds=$((seconds / 5))
+typing_seconds=$((seconds - dump_seconds - bin_seconds - core_seconds))
 [ "$dump_seconds" -ge 1 ] || dump_seconds=1
 [ "$bin_seconds" -ge 1 ] || bin_seconds=1
+[ "$core_seconds" -ge 1 ] || core_seconds=1
 [ "$typing_seconds" -ge 1 ] || typing_seconds=1
 
 if [ ! -f "$build/build.ninja" ]; then
   CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja \
     -DGOHEAP_FUZZ=ON -DGOHEAP_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGOHEAP_WERROR=ON
 fi
-ninja -C "$build" -j2 dump_reader_fuzz bin_reader_fuzz typing_fuzz
+ninja -C "$build" -j2 dump_reader_fuzz bin_reader_fuzz core_reader_fuzz typing_fuzz
 
-mkdir -p "$build/corpus/dump_reader" "$build/corpus/bin_reader" "$build/corpus/typing" \
-  "$build/artifacts"
+mkdir -p "$build/corpus/dump_reader" "$build/corpus/bin_reader" "$build/corpus/core_reader" \
+  "$build/corpus/typing" "$build/artifacts"
 status=0
 "$build/fuzz/dump_reader_fuzz" \
   -max_total_time="$dump_seconds" -max_len=65536 -rss_limit_mb=2048 -timeout=10 \
@@ -35,6 +38,10 @@ status=0
   -max_total_time="$bin_seconds" -max_len=8192 -rss_limit_mb=2048 -timeout=10 \
   -print_final_stats=1 -artifact_prefix="$build/artifacts/" \
   "$build/corpus/bin_reader" "$root/fuzz/corpus/bin_reader" || status=1
+"$build/fuzz/core_reader_fuzz" \
+  -max_total_time="$core_seconds" -max_len=16384 -rss_limit_mb=2048 -timeout=10 \
+  -print_final_stats=1 -artifact_prefix="$build/artifacts/" \
+  "$build/corpus/core_reader" "$root/fuzz/corpus/core_reader" || status=1
 # The typing pass over the zoo of Go 1.24 and, when make-dumps.sh wrote
 # them, of Go 1.27 (TFlag's direct-interface bit, span metadata) and Go 1.27
 # with GOEXPERIMENT=mapsplitgroup (split map groups), sharing the time.

@@ -3,6 +3,7 @@
 
 #include <cstring>
 
+#include "bin/elf.h"
 #include "util/enum_names.h"
 
 namespace goheap::bin {
@@ -68,12 +69,7 @@ std::optional<uint64_t> Container::addressOf(uint64_t offset) const {
 }
 
 Expected<Container> readContainer(std::span<const uint8_t> bytes) {
-  if (bytes.size() >= 4 && std::memcmp(bytes.data(),
-                                       "\x7f"
-                                       "ELF",
-                                       4) == 0) {
-    return readElf(bytes);
-  }
+  if (isElf(bytes)) return readElf(bytes);
   if (isMachO(bytes)) return readMachO(bytes);
   if (isFatMachO(bytes)) return readFatMachO(bytes);
   if (bytes.size() >= 2 && bytes[0] == 'M' && bytes[1] == 'Z') {

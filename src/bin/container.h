@@ -59,6 +59,10 @@ struct Container {
   std::vector<Section> sections;
   std::vector<Symbol> symbols;  // empty for a stripped file
   std::vector<Segment> segments;
+  // The entry point's link-time address (ELF e_entry; 0 for other formats).
+  uint64_t entry = 0;
+  // An ELF ET_DYN file: loaded at a bias chosen at run time.
+  bool position_independent = false;
   // Where `file` starts in the file read: non-zero for a slice of a
   // universal Mach-O file, whose offsets are relative to the slice.
   uint64_t slice_offset = 0;

@@ -2,6 +2,9 @@
 // and their names, .symtab, and PT_LOAD segments. Every table is checked to
 // lie inside the file before it is read, so a truncated or corrupt file gives
 // an Error and never a read out of bounds.
+#include "bin/elf.h"
+
+#include <cstring>
 #include <string>
 
 #include "bin/container.h"
@@ -12,9 +15,7 @@ namespace {
 
 constexpr uint32_t kShtSymtab = 2;
 constexpr uint32_t kShtNobits = 8;
-constexpr uint32_t kPtLoad = 1;
-constexpr uint32_t kPfExecute = 1;
-constexpr uint32_t kPfWrite = 2;
+constexpr uint16_t kPnXnum = 0xffff;
 constexpr uint16_t kShnXindex = 0xffff;
 // sh_flags sits right after sh_name and sh_type in both classes (a word).
 constexpr uint64_t kShFlags = 8;
@@ -25,20 +26,15 @@ constexpr MachineArch kArchs[] = {{3, "386"},    {62, "amd64"}, {40, "arm"},    
                                   {22, "s390x"}, {21, "ppc64"}, {243, "riscv64"}, {258, "loong64"}};
 constexpr uint16_t kEmMips = 8;
 
-std::string goArch(uint16_t machine, bool is64) {
-  if (machine == kEmMips) return is64 ? "mips64" : "mips";
-  return goArchOf(kArchs, machine);
-}
-
 // Field offsets of the two ELF classes, so one reader serves both.
 struct Layout {
   uint32_t w;  // word width
   // file header
-  uint64_t phoff, shoff, phentsize, phnum, shentsize, shnum, shstrndx, ehsize;
+  uint64_t entry, phoff, shoff, phentsize, phnum, shentsize, shnum, shstrndx, ehsize;
   // section header
-  uint64_t sh_size_min, sh_type, sh_addr, sh_offset, sh_size, sh_link;
+  uint64_t sh_size_min, sh_type, sh_addr, sh_offset, sh_size, sh_link, sh_info;
   // program header
-  uint64_t ph_size_min, p_flags, p_offset, p_vaddr, p_filesz, p_memsz;
+  uint64_t ph_size_min, p_flags, p_offset, p_vaddr, p_filesz, p_memsz, p_align;
   // symbol
   uint64_t sym_size, st_value, st_size;
 };
@@ -47,6 +43,7 @@ struct Layout {
 // program header p_*, symbol st_*): the two classes differ in word width and,
 // for program headers and symbols, in field order.
 constexpr Layout kElf64{.w = 8,
+                        .entry = 24,
                         .phoff = 32,
                         .shoff = 40,
                         .phentsize = 54,
@@ -61,16 +58,19 @@ constexpr Layout kElf64{.w = 8,
                         .sh_offset = 24,
                         .sh_size = 32,
                         .sh_link = 40,
+                        .sh_info = 44,
                         .ph_size_min = 56,
                         .p_flags = 4,
                         .p_offset = 8,
                         .p_vaddr = 16,
                         .p_filesz = 32,
                         .p_memsz = 40,
+                        .p_align = 48,
                         .sym_size = 24,
                         .st_value = 8,
                         .st_size = 16};
 constexpr Layout kElf32{.w = 4,
+                        .entry = 24,
                         .phoff = 28,
                         .shoff = 32,
                         .phentsize = 42,
@@ -85,19 +85,33 @@ constexpr Layout kElf32{.w = 4,
                         .sh_offset = 16,
                         .sh_size = 20,
                         .sh_link = 24,
+                        .sh_info = 28,
                         .ph_size_min = 32,
                         .p_flags = 24,
                         .p_offset = 4,
                         .p_vaddr = 8,
                         .p_filesz = 16,
                         .p_memsz = 20,
+                        .p_align = 28,
                         .sym_size = 16,
                         .st_value = 4,
                         .st_size = 8};
 
 }  // namespace
 
-Expected<Container> readElf(std::span<const uint8_t> bytes) {
+bool isElf(std::span<const uint8_t> bytes) {
+  return bytes.size() >= 4 && std::memcmp(bytes.data(),
+                                          "\x7f"
+                                          "ELF",
+                                          4) == 0;
+}
+
+std::string elfGoArch(uint16_t machine, bool is64) {
+  if (machine == kEmMips) return is64 ? "mips64" : "mips";
+  return goArchOf(kArchs, machine);
+}
+
+Expected<ElfHeader> readElfHeader(std::span<const uint8_t> bytes) {
   if (bytes.size() < 16) return Error::atOffset(0, "ELF header", "file shorter than the ELF ident");
   const uint8_t cls = bytes[4];
   const uint8_t data = bytes[5];
@@ -107,43 +121,103 @@ Expected<Container> readElf(std::span<const uint8_t> bytes) {
     return Error::atOffset(5, "ELF header", "bad byte order " + std::to_string(data));
   }
   const Layout& L = cls == 2 ? kElf64 : kElf32;
+  ElfHeader h;
+  h.is64 = cls == 2;
+  h.file = ByteView(bytes, data == 2);
+  const ByteView& f = h.file;
+  if (!f.has(0, L.ehsize)) return Error::atOffset(0, "ELF header", "truncated file header");
+  h.type = f.u16(16);
+  h.machine = f.u16(18);
+  h.entry = f.word(L.entry, L.w);
+  h.phoff = f.word(L.phoff, L.w);
+  h.shoff = f.word(L.shoff, L.w);
+  h.phentsize = f.u16(L.phentsize);
+  h.phnum = f.u16(L.phnum);
+  h.shentsize = f.u16(L.shentsize);
+  h.shnum = f.u16(L.shnum);
+  h.shstrndx = f.u16(L.shstrndx);
+  // Files with 0xff00 or more sections, or 0xffff or more program headers (a
+  // core of a process with that many mappings), keep the real counts in
+  // section 0.
+  const bool counts_in_section0 = h.shnum == 0 || h.shstrndx == kShnXindex || h.phnum == kPnXnum;
+  if (h.shoff != 0 && counts_in_section0) {
+    if (h.shentsize < L.sh_size_min) {
+      return Error::atOffset(L.shentsize, "ELF header", "section header entry size too small");
+    }
+    if (!f.has(h.shoff, h.shentsize)) {
+      return Error::atOffset(h.shoff, "ELF section headers",
+                             "table starts past the end of the file");
+    }
+    if (h.shnum == 0) h.shnum = f.word(h.shoff + L.sh_size, L.w);
+    if (h.shstrndx == kShnXindex) h.shstrndx = f.u32(h.shoff + L.sh_link);
+    if (h.phnum == kPnXnum) h.phnum = f.u32(h.shoff + L.sh_info);
+  }
+  return h;
+}
+
+Expected<std::vector<ElfProgramHeader>> readElfProgramHeaders(const ElfHeader& h) {
+  const Layout& L = h.is64 ? kElf64 : kElf32;
+  const ByteView& f = h.file;
+  std::vector<ElfProgramHeader> out;
+  if (h.phnum == 0) return out;
+  if (h.phentsize < L.ph_size_min) {
+    return Error::atOffset(L.phentsize, "ELF header", "program header entry size too small");
+  }
+  if (!f.hasTable(h.phoff, h.phnum, h.phentsize)) {
+    return Error::atOffset(h.phoff, "ELF program headers",
+                           std::to_string(h.phnum) + " entries run past the end of the file (" +
+                               std::to_string(f.size()) + " bytes)");
+  }
+  out.reserve(h.phnum);
+  for (uint64_t i = 0; i < h.phnum; ++i) {
+    const uint64_t p = h.phoff + i * h.phentsize;
+    ElfProgramHeader ph;
+    ph.at = p;
+    ph.type = f.u32(p);
+    ph.flags = f.u32(p + L.p_flags);
+    ph.offset = f.word(p + L.p_offset, L.w);
+    ph.vaddr = f.word(p + L.p_vaddr, L.w);
+    ph.filesz = f.word(p + L.p_filesz, L.w);
+    ph.memsz = f.word(p + L.p_memsz, L.w);
+    ph.align = f.word(p + L.p_align, L.w);
+    out.push_back(ph);
+  }
+  return out;
+}
+
+Expected<Container> readElf(std::span<const uint8_t> bytes) {
+  auto header = readElfHeader(bytes);
+  if (!header) return header.error();
+  const ElfHeader& eh = *header;
+  const Layout& L = eh.is64 ? kElf64 : kElf32;
   Container c;
   c.format = ContainerFormat::Elf;
-  c.big_endian = data == 2;
+  c.big_endian = eh.file.bigEndian();
   c.ptr_size = L.w;
-  c.file = ByteView(bytes, c.big_endian);
+  c.file = eh.file;
+  c.entry = eh.entry;
+  c.position_independent = eh.type == kElfTypeDyn;
   const ByteView& f = c.file;
-  if (!f.has(0, L.ehsize)) return Error::atOffset(0, "ELF header", "truncated file header");
-  c.arch = goArch(f.u16(18), cls == 2);
+  c.arch = elfGoArch(eh.machine, eh.is64);
 
-  const uint64_t phoff = f.word(L.phoff, L.w);
-  const uint64_t shoff = f.word(L.shoff, L.w);
-  const uint64_t phentsize = f.u16(L.phentsize);
-  const uint64_t phnum = f.u16(L.phnum);
-  const uint64_t shentsize = f.u16(L.shentsize);
-  uint64_t shnum = f.u16(L.shnum);
-  uint64_t shstrndx = f.u16(L.shstrndx);
+  const uint64_t shoff = eh.shoff;
+  const uint64_t shentsize = eh.shentsize;
+  const uint64_t shnum = eh.shnum;
+  const uint64_t shstrndx = eh.shstrndx;
 
   // Program headers: the PT_LOAD segments, to turn addresses into offsets.
-  if (phnum != 0) {
-    if (phentsize < L.ph_size_min) {
-      return Error::atOffset(L.phentsize, "ELF header", "program header entry size too small");
-    }
-    if (!f.hasTable(phoff, phnum, phentsize)) {
-      return Error::atOffset(phoff, "ELF program headers", "table runs past the end of the file");
-    }
-    for (uint64_t i = 0; i < phnum; ++i) {
-      const uint64_t p = phoff + i * phentsize;
-      if (f.u32(p) != kPtLoad) continue;
-      Segment s;
-      s.offset = f.word(p + L.p_offset, L.w);
-      s.vaddr = f.word(p + L.p_vaddr, L.w);
-      s.filesz = f.word(p + L.p_filesz, L.w);
-      s.memsz = f.word(p + L.p_memsz, L.w);
-      s.executable = (f.u32(p + L.p_flags) & kPfExecute) != 0;
-      s.writable = (f.u32(p + L.p_flags) & kPfWrite) != 0;
-      c.segments.push_back(s);
-    }
+  auto phdrs = readElfProgramHeaders(eh);
+  if (!phdrs) return phdrs.error();
+  for (const ElfProgramHeader& ph : *phdrs) {
+    if (ph.type != kPtLoad) continue;
+    Segment s;
+    s.offset = ph.offset;
+    s.vaddr = ph.vaddr;
+    s.filesz = ph.filesz;
+    s.memsz = ph.memsz;
+    s.executable = (ph.flags & kPfExecute) != 0;
+    s.writable = (ph.flags & kPfWrite) != 0;
+    c.segments.push_back(s);
   }
 
   if (shoff == 0) return c;  // no section headers: segments only
@@ -153,9 +227,6 @@ Expected<Container> readElf(std::span<const uint8_t> bytes) {
   if (!f.has(shoff, shentsize)) {
     return Error::atOffset(shoff, "ELF section headers", "table starts past the end of the file");
   }
-  // Files with 0xff00 or more sections keep the real counts in section 0.
-  if (shnum == 0) shnum = f.word(shoff + L.sh_size, L.w);
-  if (shstrndx == kShnXindex) shstrndx = f.u32(shoff + L.sh_link);
   if (!f.hasTable(shoff, shnum, shentsize)) {
     return Error::atOffset(shoff, "ELF section headers", "table runs past the end of the file");
   }

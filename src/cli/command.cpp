@@ -29,6 +29,9 @@ std::span<const Command> allCommands() {
       {"serve", "a web UI and JSON API over HTTP for a dump (and a base dump to diff with)",
        runServe},
       {"bin", "a Go executable: version, target, pclntab, functions, address to file:line", runBin},
+      {"core-info",
+       "an ELF core file: machine, threads, segments, mapped files, the executable's match",
+       runCoreInfo},
   };
   return kCommands;
 }

@@ -12,6 +12,9 @@
 #   OUTDIR/<label>/<prog>.symtab.json  what Go's debug/gosym reads from the
 #                                executable (tests/programs/binoracle, built
 #                                with the same toolchain)
+#   OUTDIR/<label>/coreprog      tests/programs/coreprog, built only (the
+#                                tests run it and read the core it dumps);
+#                                also cross/coreprog-arm64 (run under qemu)
 #   OUTDIR/<label>/pie/retention[.dump|.json]  the retention program built
 #                                with -buildmode=pie and run
 #   OUTDIR/<label>/stripped/funcs[.dump|.json]  the funcs program built with
@@ -225,8 +228,8 @@ make_label() { # label
   for dir in "$HERE"/*/; do
     prog=$(basename "$dir")
     [ -f "$dir/main.go" ] || continue
-    # Tools run over the executables, below.
-    [ "$prog" = binoracle ] || [ "$prog" = dwarforacle ] && continue
+    # Tools run over the executables, and coreprog, which the tests run, below.
+    [ "$prog" = binoracle ] || [ "$prog" = dwarforacle ] || [ "$prog" = coreprog ] && continue
     [ $full = 1 ] || [ "$prog" = zoo ] || [ "$prog" = leaks ] || continue
     programs+=("$prog")
     make_program "$label" "$go" "$root" "$dir" "$OUT/$label" || status=1
@@ -245,6 +248,9 @@ make_label() { # label
   # from each executable into OUTDIR/<label>/<prog>.symtab.json.
   oracle="$OUT/$label/binoracle"
   build_tool "$label" binoracle || return 1
+  # coreprog is only built: tests/core/kernel_core_test.cpp runs it, and it
+  # dies with a core file.
+  if [ $full = 1 ]; then build_tool "$label" coreprog || status=1; fi
   for prog in "${programs[@]}"; do
     exe="$OUT/$label/$prog"
     [ -f "$exe.dump" ] || continue
@@ -266,6 +272,9 @@ make_label() { # label
     cross_build "$label" inlining inlining-arm qemu-arm-static GOARCH=arm GOARM=7 || status=1
     cross_build "$label" zoo zoo-s390x qemu-s390x-static GOARCH=s390x || status=1
     cross_build "$label" zoo zoo-arm qemu-arm-static GOARCH=arm GOARM=7 || status=1
+    # Built only: tests/core/kernel_core_test.cpp runs it under qemu-aarch64
+    # for the arm64 core qemu writes.
+    cross_build "$label" coreprog coreprog-arm64 "" GOARCH=arm64 || status=1
   fi
   # Go 1.27 built with the experiments that change runtime layouts goheap
   # reads: GOEXPERIMENT=nogreenteagc (spans without Green Tea's inline mark

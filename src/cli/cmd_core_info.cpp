@@ -1,0 +1,235 @@
+// goheap core-info CORE [EXE]: what goheap reads from an ELF core file: the
+// machine, the threads with their PC and SP, the memory segments, the files
+// mapped, the auxiliary vector and, with EXE, whether EXE is the program the
+// core is of. A debugging aid for reading heaps from cores (issue 15).
+#include <algorithm>
+
+#include "bin/binary.h"
+#include "cli/command.h"
+#include "cli/table.h"
+#include "core/core_file.h"
+#include "core/executable_match.h"
+#include "util/format.h"
+#include "util/json_writer.h"
+
+namespace goheap::cli {
+
+namespace {
+
+CommandSpec coreInfoSpec() {
+  CommandSpec spec("core-info",
+                   "Tells what goheap reads from an ELF core file of a Linux process (the "
+                   "kernel's, gdb's gcore, qemu-user's): the machine, pointer size and byte "
+                   "order, the program's name, every thread with its signal, PC and SP, a "
+                   "summary of the memory segments (how many bytes the core holds, leaves out "
+                   "or lost to a cut-short file), the files mapped (NT_FILE) and the auxiliary "
+                   "vector. Given the executable too, it checks that the core is of that "
+                   "program: its path among the mapped files, the entry point against AT_ENTRY "
+                   "(after the load bias of a position-independent executable) and the text "
+                   "bytes the core holds; it exits 1 when they do not match.");
+  spec.positional("CORE", "an ELF core file (64- or 32-bit, either byte order)");
+  spec.positional("EXE", "the program's executable, to check it belongs to the core").optional();
+  spec.boolFlag("segments", "list every memory segment");
+  spec.boolFlag("json", "print JSON instead of text");
+  spec.example("goheap core-info core.1234", "machine, threads, segments and files of a core");
+  spec.example("goheap core-info core.1234 ./server",
+               "also whether ./server is the program the core is of");
+  spec.example("goheap core-info core.1234 --segments --json", "everything as JSON");
+  return spec;
+}
+
+std::string flagsText(const core::CoreSegment& s) {
+  std::string f;
+  f += s.readable() ? 'r' : '-';
+  f += s.writable() ? 'w' : '-';
+  f += s.executable() ? 'x' : '-';
+  return f;
+}
+
+struct Totals {
+  uint64_t memory = 0, held = 0;
+};
+
+Totals totals(const core::CoreFile& c) {
+  Totals t;
+  for (const core::CoreSegment& s : c.segments()) {
+    t.memory += s.memsz;
+    t.held += s.bytes.size();
+  }
+  return t;
+}
+
+void writeJson(const core::CoreFile& c, bool segments, const core::ExecutableMatch* match,
+               const std::string& exe) {
+  std::string out;
+  JsonWriter w(out, JsonWriter::Style::Pretty);
+  w.beginObject();
+  w.field("schema_version", 1);
+  w.field("file", c.path());
+  w.field("arch", c.arch()).field("machine", static_cast<uint64_t>(c.machine()));
+  w.field("ptr_size", c.ptrSize()).field("big_endian", c.bigEndian());
+  if (c.process()) w.field("program", c.process()->name).field("args", c.process()->args);
+  w.key("threads").beginArray();
+  for (const core::Thread& t : c.threads()) {
+    w.beginObject().field("tid", static_cast<uint64_t>(t.tid));
+    w.field("signal", static_cast<uint64_t>(t.signal));
+    if (t.has_registers) {
+      w.field("pc", formatHex(t.pc)).field("sp", formatHex(t.sp));
+      const auto names = core::registerNames(c.machine(), c.is64());
+      w.key("registers").beginObject();
+      for (size_t i = 0; i < names.size() && i < t.registers.size(); ++i) {
+        w.field(names[i], formatHex(t.registers[i]));
+      }
+      w.endObject();
+    }
+    w.endObject();
+  }
+  w.endArray();
+  const Totals tot = totals(c);
+  w.key("memory").beginObject();
+  w.field("segments", static_cast<uint64_t>(c.segments().size()));
+  w.field("bytes", tot.memory).field("in_core", tot.held);
+  w.field("left_out", c.omittedBytes()).field("cut_off", c.truncatedBytes());
+  w.endObject();
+  if (segments) {
+    w.key("segments").beginArray();
+    for (const core::CoreSegment& s : c.segments()) {
+      w.beginObject().field("start", formatHex(s.vaddr)).field("end", formatHex(s.end()));
+      w.field("flags", flagsText(s)).field("in_core", static_cast<uint64_t>(s.bytes.size()));
+      w.field("offset", s.offset).endObject();
+    }
+    w.endArray();
+  }
+  w.key("files").beginArray();
+  for (const core::FileMapping& f : c.files()) {
+    w.beginObject().field("start", formatHex(f.start)).field("end", formatHex(f.end));
+    w.field("offset", f.file_offset).field("path", f.path).endObject();
+  }
+  w.endArray();
+  w.key("auxv").beginArray();
+  for (const core::AuxEntry& a : c.auxv()) {
+    w.beginObject().field("type", a.type);
+    if (!core::auxName(a.type).empty()) w.field("name", core::auxName(a.type));
+    w.field("value", formatHex(a.value)).endObject();
+  }
+  w.endArray();
+  w.key("warnings").beginArray();
+  for (const std::string& s : c.warnings()) w.value(s);
+  w.endArray();
+  if (match != nullptr) {
+    w.key("executable").beginObject();
+    w.field("path", exe).field("matches", match->matches());
+    w.field("load_bias", formatHex(match->bias));
+    w.key("checks").beginArray();
+    for (const core::MatchCheck& m : match->checks) {
+      w.beginObject().field("name", m.name).field("checked", m.checked).field("ok", m.ok);
+      w.field("detail", m.detail).endObject();
+    }
+    w.endArray();
+    w.endObject();
+  }
+  w.endObject();
+  print(out);
+}
+
+void writeText(const core::CoreFile& c, bool segments, const core::ExecutableMatch* match,
+               const std::string& exe) {
+  std::string out = c.path() + "\n";
+  auto line = [&out](const std::string& key, const std::string& value) {
+    out += "  " + key + std::string(key.size() < 11 ? 11 - key.size() : 1, ' ') + value + "\n";
+  };
+  line("machine", c.arch() + ", " + std::to_string(c.ptrSize()) + "-byte pointers, " +
+                      (c.bigEndian() ? "big-endian" : "little-endian"));
+  if (c.process()) line("program", std::string(c.process()->args));
+  const Totals tot = totals(c);
+  line("memory", formatCount(c.segments().size()) + " segments, " + formatBytes(tot.memory) + ", " +
+                     formatBytes(tot.held) + " in the core");
+  if (c.omittedBytes() > 0) line("left out", formatBytes(c.omittedBytes()));
+  if (c.truncatedBytes() > 0) line("cut off", formatBytes(c.truncatedBytes()));
+  for (const auto a : {core::kAtEntry, core::kAtPhdr, core::kAtBase, core::kAtPagesz}) {
+    if (const auto v = c.aux(a)) line(std::string(core::auxName(a)), formatHex(*v));
+  }
+  for (const std::string& w : c.warnings()) line("warning", w);
+  if (match != nullptr) {
+    line("executable", exe);
+    line("load bias", formatHex(match->bias));
+    for (const core::MatchCheck& m : match->checks) {
+      line(m.name, std::string(!m.checked ? "not checked: "
+                               : m.ok     ? "ok: "
+                                          : "MISMATCH: ") +
+                       m.detail);
+    }
+  }
+  out += "\n";
+  Table threads;
+  threads.addColumn("tid", Align::Right);
+  threads.addColumn("signal", Align::Right);
+  threads.addColumn("pc", Align::Right);
+  threads.addColumn("sp", Align::Right);
+  for (const core::Thread& t : c.threads()) {
+    threads.addRow({std::to_string(t.tid), std::to_string(t.signal),
+                    t.has_registers ? formatHex(t.pc) : "?",
+                    t.has_registers ? formatHex(t.sp) : "?"});
+  }
+  out += threads.renderText(0);
+  if (!c.files().empty()) {
+    out += "\n";
+    Table files;
+    files.addColumn("start", Align::Right);
+    files.addColumn("end", Align::Right);
+    files.addColumn("offset", Align::Right);
+    files.addColumn("file");
+    for (const core::FileMapping& f : c.files()) {
+      files.addRow(
+          {formatHex(f.start), formatHex(f.end), formatHex(f.file_offset), std::string(f.path)});
+    }
+    out += files.renderText(0);
+  }
+  if (segments) {
+    out += "\n";
+    Table segs;
+    segs.addColumn("start", Align::Right);
+    segs.addColumn("end", Align::Right);
+    segs.addColumn("flags");
+    segs.addColumn("in core", Align::Right);
+    for (const core::CoreSegment& s : c.segments()) {
+      segs.addRow(
+          {formatHex(s.vaddr), formatHex(s.end()), flagsText(s), formatBytes(s.bytes.size())});
+    }
+    out += segs.renderText(0);
+  }
+  print(out);
+}
+
+}  // namespace
+
+int runCoreInfo(int argc, const char* const* argv) {
+  const CommandSpec spec = coreInfoSpec();
+  int exit_code = kExitOk;
+  const std::optional<ParsedArgs> parsed = parseCommandLine(spec, argc, argv, exit_code);
+  if (!parsed) return exit_code;
+  const ParsedArgs& args = *parsed;
+  Expected<core::CoreFile> c = core::CoreFile::open(std::string(args.getString("CORE")));
+  if (!c) return fail(c.error());
+  std::optional<core::ExecutableMatch> match;
+  std::string exe;
+  if (args.has("EXE")) {
+    exe = std::string(args.getString("EXE"));
+    Expected<bin::Binary> b = bin::Binary::open(exe);
+    if (!b) return fail(b.error());
+    match = core::checkExecutable(*c, b->container(), exe);
+  }
+  const core::ExecutableMatch* m = match ? &*match : nullptr;
+  if (args.getBool("json")) {
+    writeJson(*c, args.getBool("segments"), m, exe);
+  } else {
+    writeText(*c, args.getBool("segments"), m, exe);
+  }
+  if (match && !match->matches()) {
+    std::fprintf(stderr, "goheap: %s\n", match->mismatch().c_str());
+    return kExitFailure;
+  }
+  return kExitOk;
+}
+
+}  // namespace goheap::cli

@@ -1,0 +1,119 @@
+// coreprog: usage `coreprog REPORT`. Allocates a few heap values with known
+// contents, writes REPORT (JSON, below) saying where they are and what they
+// hold, then dies of SIGABRT with the traceback level "crash", so that the
+// kernel writes a core file (when the core size limit allows). goheap's
+// tests run it, read the core and compare what it holds with REPORT.
+//
+// REPORT:
+//
+//	{"pid": 123,
+//	 "values": [{"name": "bytes", "addr": "0xc000012345", "hex": "0001..."}, ...],
+//	 "rodata": {"addr": "0x4b1234", "text": "..."}}
+//
+// "values" are heap objects (their bytes are in the core); "rodata" is a
+// string constant's bytes in the executable's read-only data (the kernel
+// leaves it out of the core: it is read from the executable).
+package main
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"reflect"
+	"runtime"
+	"runtime/debug"
+	"syscall"
+	"time"
+	"unsafe"
+)
+
+const marker = "goheap coreprog: a string constant in read-only data"
+
+type record struct {
+	ID    uint64
+	Score int64
+	Tag   [16]byte
+	Next  *record
+}
+
+type value struct {
+	Name string `json:"name"`
+	Addr string `json:"addr"`
+	Hex  string `json:"hex"`
+}
+
+// Held here, so that nothing is freed before the core is written.
+var keep []any
+
+//go:noinline
+func newBytes(n int) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(i*7 + 3)
+	}
+	return b
+}
+
+//go:noinline
+func newRecord(id uint64) *record {
+	r := &record{ID: id, Score: -int64(id) * 1000}
+	copy(r.Tag[:], fmt.Sprintf("record-%d", id))
+	return r
+}
+
+func bytesAt(p unsafe.Pointer, n uintptr) []byte {
+	return unsafe.Slice((*byte)(p), n)
+}
+
+// The address of a string's bytes (unsafe.StringData is Go 1.20+).
+func stringData(s string) unsafe.Pointer {
+	return unsafe.Pointer((*reflect.StringHeader)(unsafe.Pointer(&s)).Data)
+}
+
+func describe(name string, p unsafe.Pointer, n uintptr) value {
+	return value{name, fmt.Sprintf("%p", p), hex.EncodeToString(bytesAt(p, n))}
+}
+
+func main() {
+	if len(os.Args) != 2 {
+		fmt.Fprintln(os.Stderr, "usage: coreprog REPORT")
+		os.Exit(2)
+	}
+	buf := newBytes(200)
+	first := newRecord(7)
+	second := newRecord(8)
+	first.Next = second
+	text := string(newBytes(40)) + "-made at run time"
+	keep = append(keep, buf, first, second, text)
+
+	var values []value
+	values = append(values, describe("bytes", unsafe.Pointer(&buf[0]), uintptr(len(buf))))
+	values = append(values, describe("record7", unsafe.Pointer(first), unsafe.Sizeof(*first)))
+	values = append(values, describe("record8", unsafe.Pointer(second), unsafe.Sizeof(*second)))
+	values = append(values, describe("string", stringData(text), uintptr(len(text))))
+	m := marker
+	report := map[string]any{
+		"pid":    os.Getpid(),
+		"values": values,
+		"rodata": map[string]string{
+			"addr": fmt.Sprintf("%p", stringData(m)),
+			"text": m,
+		},
+	}
+	out, err := json.MarshalIndent(report, "", " ")
+	if err != nil {
+		panic(err)
+	}
+	if err := os.WriteFile(os.Args[1], out, 0o644); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	// "crash": on a fatal signal the runtime prints every goroutine, then
+	// dies of the signal with its default action, which dumps core.
+	debug.SetTraceback("crash")
+	syscall.Kill(os.Getpid(), syscall.SIGABRT)
+	time.Sleep(10 * time.Second)
+	runtime.KeepAlive(keep)
+	os.Exit(3) // the signal did not kill us
+}
