@@ -9,6 +9,7 @@
 #include "cli/table.h"
 #include "core/core_file.h"
 #include "core/executable_match.h"
+#include "core/find_executable.h"
 #include "util/format.h"
 #include "util/json_writer.h"
 
@@ -26,7 +27,10 @@ CommandSpec coreInfoSpec() {
                    "vector. Given the executable too, it checks that the core is of that "
                    "program: its path among the mapped files, the entry point against AT_ENTRY "
                    "(after the load bias of a position-independent executable) and the text "
-                   "bytes the core holds; it exits 1 when they do not match.");
+                   "bytes the core holds; it exits 1 when they do not match. Without it, the "
+                   "executable is looked for where the core says it was (the file mapped over "
+                   "the entry point, AT_EXECFN) and beside the core, and every place tried is "
+                   "listed.");
   spec.positional("CORE", "an ELF core file (64- or 32-bit, either byte order)");
   spec.positional("EXE", "the program's executable, to check it belongs to the core").optional();
   spec.boolFlag("segments", "list every memory segment");
@@ -35,6 +39,8 @@ CommandSpec coreInfoSpec() {
   spec.example("goheap core-info core.1234 ./server",
                "also whether ./server is the program the core is of");
   spec.example("goheap core-info core.1234 --segments --json", "everything as JSON");
+  spec.example("goheap core-info /tmp/crash/core",
+               "finds the executable where the process ran it, or beside the core");
   return spec;
 }
 
@@ -60,7 +66,7 @@ Totals totals(const core::CoreFile& c) {
 }
 
 void writeJson(const core::CoreFile& c, bool segments, const core::ExecutableMatch* match,
-               const std::string& exe) {
+               const std::string& exe, const core::ExecutableSearch& search) {
   std::string out;
   JsonWriter w(out, JsonWriter::Style::Pretty);
   w.beginObject();
@@ -119,6 +125,9 @@ void writeJson(const core::CoreFile& c, bool segments, const core::ExecutableMat
   if (match != nullptr) {
     w.key("executable").beginObject();
     w.field("path", exe).field("matches", match->matches());
+    if (const core::ExecutableCandidate* found = search.executable()) {
+      w.field("found_through", found->from);
+    }
     w.field("load_bias", formatHex(match->bias));
     w.key("checks").beginArray();
     for (const core::MatchCheck& m : match->checks) {
@@ -128,12 +137,20 @@ void writeJson(const core::CoreFile& c, bool segments, const core::ExecutableMat
     w.endArray();
     w.endObject();
   }
+  if (!search.tried.empty()) {
+    w.key("executable_search").beginArray();
+    for (const core::ExecutableCandidate& t : search.tried) {
+      w.beginObject().field("path", t.path).field("from", t.from).field("problem", t.problem);
+      w.endObject();
+    }
+    w.endArray();
+  }
   w.endObject();
   print(out);
 }
 
 void writeText(const core::CoreFile& c, bool segments, const core::ExecutableMatch* match,
-               const std::string& exe) {
+               const std::string& exe, const core::ExecutableSearch& search) {
   std::string out = c.path() + "\n";
   auto line = [&out](const std::string& key, const std::string& value) {
     out += "  " + key + std::string(key.size() < 11 ? 11 - key.size() : 1, ' ') + value + "\n";
@@ -150,8 +167,15 @@ void writeText(const core::CoreFile& c, bool segments, const core::ExecutableMat
     if (const auto v = c.aux(a)) line(std::string(core::auxName(a)), formatHex(*v));
   }
   for (const std::string& w : c.warnings()) line("warning", w);
+  if (match == nullptr && !search.tried.empty()) {
+    line("executable", "none found; tried:");
+    for (const core::ExecutableCandidate& t : search.tried) {
+      out += "    " + t.path + " (" + t.from + "): " + t.problem + "\n";
+    }
+  }
   if (match != nullptr) {
-    line("executable", exe);
+    const core::ExecutableCandidate* found = search.executable();
+    line("executable", found != nullptr ? exe + " (found through " + found->from + ")" : exe);
     line("load bias", formatHex(match->bias));
     for (const core::MatchCheck& m : match->checks) {
       line(m.name, std::string(!m.checked ? "not checked: "
@@ -213,17 +237,26 @@ int runCoreInfo(int argc, const char* const* argv) {
   if (!c) return fail(c.error());
   std::optional<core::ExecutableMatch> match;
   std::string exe;
+  core::ExecutableSearch search;
   if (args.has("EXE")) {
     exe = std::string(args.getString("EXE"));
     Expected<bin::Binary> b = bin::Binary::open(exe);
     if (!b) return fail(b.error());
     match = core::checkExecutable(*c, b->container(), exe);
+  } else {
+    search = core::findExecutable(*c, args.getString("CORE"), std::nullopt);
+    if (const core::ExecutableCandidate* found = search.executable()) {
+      exe = found->path;
+      Expected<bin::Binary> b = bin::Binary::open(exe);
+      if (!b) return fail(b.error());
+      match = core::checkExecutable(*c, b->container(), exe);
+    }
   }
   const core::ExecutableMatch* m = match ? &*match : nullptr;
   if (args.getBool("json")) {
-    writeJson(*c, args.getBool("segments"), m, exe);
+    writeJson(*c, args.getBool("segments"), m, exe, search);
   } else {
-    writeText(*c, args.getBool("segments"), m, exe);
+    writeText(*c, args.getBool("segments"), m, exe, search);
   }
   if (match && !match->matches()) {
     std::fprintf(stderr, "goheap: %s\n", match->mismatch().c_str());

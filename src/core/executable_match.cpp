@@ -11,22 +11,6 @@ namespace goheap::core {
 
 namespace {
 
-// The kernel appends this to the path of a file deleted since it was mapped.
-constexpr std::string_view kDeleted = " (deleted)";
-
-std::string_view withoutDeleted(std::string_view path) {
-  if (path.size() > kDeleted.size() && path.ends_with(kDeleted)) {
-    path.remove_suffix(kDeleted.size());
-  }
-  return path;
-}
-
-std::string canonical(std::string_view path) {
-  std::error_code ec;
-  const std::filesystem::path p = std::filesystem::weakly_canonical(std::string(path), ec);
-  return ec ? std::string(path) : p.string();
-}
-
 MatchCheck checkPath(const CoreFile& core, std::string_view exe_path) {
   MatchCheck c{"path", false, false, ""};
   if (core.files().empty()) {
@@ -34,11 +18,11 @@ MatchCheck checkPath(const CoreFile& core, std::string_view exe_path) {
     return c;
   }
   c.checked = true;
-  const std::string want = canonical(exe_path);
+  const std::string want = canonicalPath(exe_path);
   const std::string base = std::filesystem::path(want).filename().string();
   std::string_view by_name;
   for (const FileMapping& m : core.files()) {
-    const std::string_view path = withoutDeleted(m.path);
+    const std::string_view path = m.pathWithoutDeleted();
     if (path == want) {
       c.ok = true;
       c.detail = "mapped at " + formatHex(m.start);
@@ -119,6 +103,12 @@ MatchCheck checkText(const CoreFile& core, const bin::Container& exe, uint64_t b
 }
 
 }  // namespace
+
+std::string canonicalPath(std::string_view path) {
+  std::error_code ec;
+  const std::filesystem::path p = std::filesystem::weakly_canonical(std::string(path), ec);
+  return ec ? std::string(path) : p.string();
+}
 
 uint64_t loadBias(const CoreFile& core, const bin::Container& exe) {
   if (!exe.position_independent) return 0;

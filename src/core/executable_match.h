@@ -14,6 +14,10 @@
 
 namespace goheap::core {
 
+// `path` made absolute with symbolic links resolved; as given when that
+// fails. Paths of executables are compared so.
+std::string canonicalPath(std::string_view path);
+
 // Run-time address minus link-time address: for a position-independent
 // executable AT_ENTRY minus its entry point, else (or without AT_ENTRY) 0.
 uint64_t loadBias(const CoreFile& core, const bin::Container& exe);

@@ -60,6 +60,15 @@ struct FileMapping {
   uint64_t start = 0, end = 0;
   uint64_t file_offset = 0;  // in bytes (the note has it in pages)
   std::string_view path;
+
+  // `path` without the " (deleted)" the kernel appends to the name of a
+  // file deleted since it was mapped (a program replaced by a redeploy).
+  std::string_view pathWithoutDeleted() const {
+    constexpr std::string_view kDeleted = " (deleted)";
+    std::string_view p = path;
+    if (p.size() > kDeleted.size() && p.ends_with(kDeleted)) p.remove_suffix(kDeleted.size());
+    return p;
+  }
 };
 
 struct AuxEntry {

@@ -1,0 +1,46 @@
+// Which executable goes with a core. A core holds the process's memory but
+// not its program's symbols, types or read-only data, so every command that
+// reads a core needs the executable. The user may name it; else the core
+// says where it was: the file mapped over the entry point (NT_FILE), the
+// path the kernel was asked to run (AT_EXECFN, a string in the process's
+// memory), and a copy may sit beside the core under the same name. Each
+// candidate is opened and checked against the core (executable_match.h);
+// the first that belongs to it is taken, and every one tried is kept so that
+// a failure can say what was looked at.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/core_file.h"
+
+namespace goheap::core {
+
+struct ExecutableCandidate {
+  std::string path;
+  std::string from;     // "the command line", "NT_FILE", "AT_EXECFN", "beside the core"
+  std::string problem;  // why it was not taken; empty for the one taken
+};
+
+struct ExecutableSearch {
+  std::vector<ExecutableCandidate> tried;  // in the order tried
+  std::optional<size_t> found;             // into `tried`
+
+  const ExecutableCandidate* executable() const { return found ? &tried[*found] : nullptr; }
+  // For the user when nothing was found, one candidate a line:
+  //   no executable belongs to core.1234; tried:
+  //     /srv/app (NT_FILE): no such file
+  //     ./app (beside the core): core and executable do not match: entry ...
+  std::string explain(std::string_view core_path) const;
+};
+
+// Finds the executable of `core`, read from `core_path`. With `given` (the
+// command line named one) only that one is tried: a user's choice is not
+// second-guessed, a mismatch is reported instead.
+ExecutableSearch findExecutable(const CoreFile& core, std::string_view core_path,
+                                std::optional<std::string_view> given);
+
+}  // namespace goheap::core
