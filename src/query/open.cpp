@@ -1,10 +1,27 @@
 #include "query/open.h"
 
 #include <filesystem>
+#include <fstream>
 
+#include "core/core_file.h"
 #include "dump/reader.h"
 
 namespace goheap::query {
+
+namespace {
+
+// Whether the file at `path` (or `bytes`) is an ELF core file: users have
+// cores far more often than heap dumps, and one given where a dump is read
+// deserves better than "not a Go heap dump".
+bool looksLikeCore(const Source& source) {
+  if (source.dump_path.empty()) return core::isElfCore(source.dump_bytes);
+  std::ifstream in(source.dump_path, std::ios::binary);
+  uint8_t header[64] = {};
+  in.read(reinterpret_cast<char*>(header), sizeof header);
+  return core::isElfCore(std::span<const uint8_t>(header, static_cast<size_t>(in.gcount())));
+}
+
+}  // namespace
 
 Expected<std::shared_ptr<const Session>> open(const Source& source, LoadObserver& observer,
                                               const OpenOptions& options) {
@@ -21,6 +38,12 @@ Expected<std::shared_ptr<const Session>> open(const Source& source, LoadObserver
                                   ? dump::readDump(MappedFile::borrow(source.dump_bytes), read)
                                   : dump::readDumpFile(source.dump_path, read);
   observer.endPhase();
+  if (!dump && looksLikeCore(source)) {
+    return Error(source.dump_path +
+                 ": an ELF core file, not a heap dump; reading the heap from a core is not "
+                 "supported yet (goheap core-info shows what the core holds and finds its "
+                 "executable)");
+  }
   if (!dump) return dump.error();
   for (const std::string& w : dump->warnings) observer.warning(source.dump_path + ": " + w);
 
