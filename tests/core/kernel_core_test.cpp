@@ -201,14 +201,21 @@ int64_t objectHolding(const core::HeapObjects& heap, uint64_t addr) {
   return addr < heap.addr[i] + heap.size[i] ? static_cast<int64_t>(i) : -1;
 }
 
+bool withinOnePercent(uint64_t got, uint64_t want) {
+  const double g = static_cast<double>(got), w = static_cast<double>(want);
+  return g >= w * 0.99 && g <= w * 1.01;
+}
+
 // The heap objects walked from the core against the heap dump the program
 // wrote just before it died (the oracle): the dump's reachable objects are
 // found at the same address with the same size, all its objects and the
 // walk's agree in count and bytes within 1% (writing the dump sweeps and
 // allocates, so they differ a little), and every address the program
-// reported lies in a walked object.
+// reported lies in a walked object. Sets `dump_objects` and `dump_bytes` to
+// the dump's counts.
 void expectHeapMatchesDump(const core::CoreFile& core, const std::string& exe,
-                           const std::string& dump_path, const JsonValue& report) {
+                           const std::string& dump_path, const JsonValue& report,
+                           uint64_t& dump_objects, uint64_t& dump_bytes) {
   auto binary = bin::Binary::open(exe);
   ASSERT_TRUE(binary) << binary.error().message();
   const bin::Container& c = binary->container();
@@ -225,7 +232,9 @@ void expectHeapMatchesDump(const core::CoreFile& core, const std::string& exe,
   auto snap = testing::openSnapshot(dump_path, {}, false);
   ASSERT_TRUE(snap) << snap.error().message();
   const analysis::Snapshot& s = **snap;
-  uint64_t dump_objects = 0, dump_bytes = 0, reachable = 0, reachable_found = 0;
+  dump_objects = 0;
+  dump_bytes = 0;
+  uint64_t reachable = 0, reachable_found = 0;
   for (size_t n = 0; n < s.dump.objects.count(); ++n) {
     if (s.dump.objects.isSpanMetadata(n)) continue;
     const uint64_t addr = s.dump.objects.addr[n], size = s.dump.objects.size[n];
@@ -244,10 +253,9 @@ void expectHeapMatchesDump(const core::CoreFile& core, const std::string& exe,
             << " bytes; the dump: " << dump_objects << " objects, " << dump_bytes << " bytes, "
             << reachable_found << " of " << reachable << " reachable found (" << found << "%)\n";
   EXPECT_GE(found, 99.5);
-  const auto near = [](double a, double b) { return a >= b * 0.99 && a <= b * 1.01; };
-  EXPECT_TRUE(near(static_cast<double>(heap->count()), static_cast<double>(dump_objects)))
+  EXPECT_TRUE(withinOnePercent(heap->count(), dump_objects))
       << heap->count() << " objects walked, " << dump_objects << " in the dump";
-  EXPECT_TRUE(near(static_cast<double>(heap->bytes), static_cast<double>(dump_bytes)))
+  EXPECT_TRUE(withinOnePercent(heap->bytes, dump_bytes))
       << heap->bytes << " bytes walked, " << dump_bytes << " in the dump";
 
   std::vector<std::string> reported;
@@ -305,7 +313,8 @@ TEST_P(KernelCore, HoldsWhatTheProgramReported) {
   for (const auto& f : core->files()) named = named || f.path == canonical;
   EXPECT_TRUE(named) << "NT_FILE does not name " << canonical;
   expectHoldsReport(*core, exe, report, true);
-  expectHeapMatchesDump(*core, exe, dump_path, report);
+  uint64_t dump_objects = 0, dump_bytes = 0;
+  expectHeapMatchesDump(*core, exe, dump_path, report, dump_objects, dump_bytes);
 
   // goheap core-info says the same: the machine, the threads, the match.
   const testing::RunResult info = testing::runGoheap({"core-info", "--json", core_path, exe});
@@ -314,6 +323,15 @@ TEST_P(KernelCore, HoldsWhatTheProgramReported) {
   EXPECT_EQ(json["arch"].str(), "amd64");
   EXPECT_EQ(json["threads"].size(), core->threads().size());
   EXPECT_TRUE(json["executable"]["matches"].boolean());
+  // With --heap, the heap's objects and bytes, as the dump has them.
+  const testing::RunResult heap_info =
+      testing::runGoheap({"core-info", "--json", "--heap", core_path, exe});
+  ASSERT_TRUE(heap_info.exited && heap_info.code == 0) << heap_info.describe();
+  const JsonValue heap_json = JsonValue::parse(heap_info.out)["heap"];
+  EXPECT_TRUE(withinOnePercent(heap_json["objects"].u64(), dump_objects)) << heap_info.out;
+  EXPECT_TRUE(withinOnePercent(heap_json["bytes"].u64(), dump_bytes)) << heap_info.out;
+  EXPECT_GT(heap_json["large_objects"].u64(), 0u);
+  EXPECT_EQ(heap_json["warnings"].size(), 0u);
   // and refuses another release's build of the program.
   const std::string other = std::string(GOHEAP_TESTDUMPS_DIR) + "/" +
                             (GetParam() == "go1.24" ? "go1.26" : "go1.24") + "/coreprog";
