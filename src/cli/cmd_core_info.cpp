@@ -1,15 +1,20 @@
 // goheap core-info CORE [EXE]: what goheap reads from an ELF core file: the
 // machine, the threads with their PC and SP, the memory segments, the files
 // mapped, the auxiliary vector and, with EXE, whether EXE is the program the
-// core is of. A debugging aid for reading heaps from cores (issue 15).
+// core is of, and with --heap the heap objects the runtime's spans hold. A
+// debugging aid for reading heaps from cores (issue 15).
 #include <algorithm>
 
 #include "bin/binary.h"
+#include "bin/debug_info.h"
 #include "cli/command.h"
 #include "cli/table.h"
 #include "core/core_file.h"
 #include "core/executable_match.h"
 #include "core/find_executable.h"
+#include "core/heap_walk.h"
+#include "core/memory_image.h"
+#include "core/runtime_layout.h"
 #include "util/format.h"
 #include "util/json_writer.h"
 
@@ -34,6 +39,9 @@ CommandSpec coreInfoSpec() {
   spec.positional("CORE", "an ELF core file (64- or 32-bit, either byte order)");
   spec.positional("EXE", "the program's executable, to check it belongs to the core").optional();
   spec.boolFlag("segments", "list every memory segment");
+  spec.boolFlag("heap",
+                "with EXE: walk the runtime's spans (runtime.mheap_.allspans, laid out as the "
+                "executable's DWARF says) and count the heap objects and their bytes");
   spec.boolFlag("json", "print JSON instead of text");
   spec.example("goheap core-info core.1234", "machine, threads, segments and files of a core");
   spec.example("goheap core-info core.1234 ./server",
@@ -41,6 +49,7 @@ CommandSpec coreInfoSpec() {
   spec.example("goheap core-info core.1234 --segments --json", "everything as JSON");
   spec.example("goheap core-info /tmp/crash/core",
                "finds the executable where the process ran it, or beside the core");
+  spec.example("goheap core-info core.1234 ./server --heap", "also the heap's objects and bytes");
   return spec;
 }
 
@@ -65,8 +74,39 @@ Totals totals(const core::CoreFile& c) {
   return t;
 }
 
+// The heap walk's result, when --heap asked for one: the objects, or why
+// there are none.
+struct HeapSummary {
+  bool asked = false;
+  Expected<core::HeapObjects> heap = Error("");
+  uint64_t large_objects = 0;  // of more than 32 KiB, each its own span
+};
+
+constexpr uint64_t kMaxSmallObject = 32 << 10;  // runtime._MaxSmallSize
+
+HeapSummary walkHeap(const core::CoreFile& c, const bin::Container& exe, uint64_t bias) {
+  HeapSummary h;
+  h.asked = true;
+  auto dwarf = bin::DebugInfo::read(exe);
+  if (!dwarf) {
+    h.heap = dwarf.error();
+    return h;
+  }
+  auto layout = core::readRuntimeLayout(*dwarf, exe.ptr_size);
+  if (!layout) {
+    h.heap = layout.error();
+    return h;
+  }
+  h.heap = core::walkHeap(core::MemoryImage(c, exe, bias), *layout);
+  if (h.heap) {
+    for (uint64_t n : h.heap->size) h.large_objects += n > kMaxSmallObject ? 1 : 0;
+  }
+  return h;
+}
+
 void writeJson(const core::CoreFile& c, bool segments, const core::ExecutableMatch* match,
-               const std::string& exe, const core::ExecutableSearch& search) {
+               const std::string& exe, const core::ExecutableSearch& search,
+               const HeapSummary& heap) {
   std::string out;
   JsonWriter w(out, JsonWriter::Style::Pretty);
   w.beginObject();
@@ -145,12 +185,33 @@ void writeJson(const core::CoreFile& c, bool segments, const core::ExecutableMat
     }
     w.endArray();
   }
+  if (heap.asked) {
+    w.key("heap").beginObject();
+    if (!heap.heap) {
+      w.field("error", heap.heap.error().message());
+    } else {
+      const core::HeapObjects& h = *heap.heap;
+      w.field("spans", h.spans).field("spans_in_use", h.spans_in_use);
+      w.field("objects", static_cast<uint64_t>(h.count())).field("bytes", h.bytes);
+      w.field("large_objects", heap.large_objects);
+      w.key("skipped_spans").beginObject();
+      w.field("unreadable", h.unreadable_spans)
+          .field("unreadable_alloc_bits", h.unreadable_alloc_bits);
+      w.field("inconsistent", h.bad_spans).field("memory_missing", h.missing_memory);
+      w.endObject();
+      w.key("warnings").beginArray();
+      for (const std::string& s : h.warnings) w.value(s);
+      w.endArray();
+    }
+    w.endObject();
+  }
   w.endObject();
   print(out);
 }
 
 void writeText(const core::CoreFile& c, bool segments, const core::ExecutableMatch* match,
-               const std::string& exe, const core::ExecutableSearch& search) {
+               const std::string& exe, const core::ExecutableSearch& search,
+               const HeapSummary& heap) {
   std::string out = c.path() + "\n";
   auto line = [&out](const std::string& key, const std::string& value) {
     out += "  " + key + std::string(key.size() < 11 ? 11 - key.size() : 1, ' ') + value + "\n";
@@ -183,6 +244,14 @@ void writeText(const core::CoreFile& c, bool segments, const core::ExecutableMat
                                           : "MISMATCH: ") +
                        m.detail);
     }
+  }
+  if (heap.asked && !heap.heap) line("heap", "not read: " + heap.heap.error().message());
+  if (heap.asked && heap.heap) {
+    const core::HeapObjects& h = *heap.heap;
+    line("heap", formatCount(h.count()) + " objects, " + formatBytes(h.bytes) + " (" +
+                     formatCount(heap.large_objects) + " larger than 32 KiB), in " +
+                     formatCount(h.spans_in_use) + " spans in use of " + formatCount(h.spans));
+    for (const std::string& w : h.warnings) line("heap warning", w);
   }
   out += "\n";
   Table threads;
@@ -238,25 +307,33 @@ int runCoreInfo(int argc, const char* const* argv) {
   std::optional<core::ExecutableMatch> match;
   std::string exe;
   core::ExecutableSearch search;
+  HeapSummary heap;
   if (args.has("EXE")) {
     exe = std::string(args.getString("EXE"));
+  } else {
+    search = core::findExecutable(*c, args.getString("CORE"), std::nullopt);
+    if (const core::ExecutableCandidate* found = search.executable()) exe = found->path;
+  }
+  if (args.getBool("heap") && exe.empty()) {
+    return fail(
+        Error("--heap needs the program's executable: " + search.explain(args.getString("CORE")) +
+              "\n(give it: goheap core-info CORE EXE --heap)"),
+        kExitUsage);
+  }
+  if (!exe.empty()) {
     Expected<bin::Binary> b = bin::Binary::open(exe);
     if (!b) return fail(b.error());
     match = core::checkExecutable(*c, b->container(), exe);
-  } else {
-    search = core::findExecutable(*c, args.getString("CORE"), std::nullopt);
-    if (const core::ExecutableCandidate* found = search.executable()) {
-      exe = found->path;
-      Expected<bin::Binary> b = bin::Binary::open(exe);
-      if (!b) return fail(b.error());
-      match = core::checkExecutable(*c, b->container(), exe);
+    // Only the program's own executable says how its runtime lays out spans.
+    if (args.getBool("heap") && match->matches()) {
+      heap = walkHeap(*c, b->container(), match->bias);
     }
   }
   const core::ExecutableMatch* m = match ? &*match : nullptr;
   if (args.getBool("json")) {
-    writeJson(*c, args.getBool("segments"), m, exe, search);
+    writeJson(*c, args.getBool("segments"), m, exe, search, heap);
   } else {
-    writeText(*c, args.getBool("segments"), m, exe, search);
+    writeText(*c, args.getBool("segments"), m, exe, search, heap);
   }
   if (match && !match->matches()) {
     std::fprintf(stderr, "goheap: %s\n", match->mismatch().c_str());

@@ -3,30 +3,37 @@
 // size limit raised; it reports where its heap values are and what they hold, and dies of SIGABRT
 // with GOTRACEBACK=crash. The core must hold those bytes, the executable (through the memory
 // image's fallback) the string constant, NT_FILE must name the executable, AT_ENTRY minus the load
-// bias must be the executable's own e_entry, and a thread must have been in its text. The core
-// (about 40 MB) is deleted at once.
+// bias must be the executable's own e_entry, and a thread must have been in its text. The heap
+// objects walked from the core must match the heap dump the program wrote just before it died.
+// The core (about 40 MB) is deleted at once.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
+#include <iostream>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "bin/binary.h"
+#include "bin/debug_info.h"
 #include "core/core_file.h"
 #include "core/executable_match.h"
+#include "core/heap_walk.h"
 #include "core/memory_image.h"
+#include "core/runtime_layout.h"
 #include "support/go_versions.h"
 #include "support/goheap_process.h"
 #include "support/json_value.h"
+#include "support/open_heap.h"
 #include "support/param_names.h"
 
 namespace goheap {
@@ -186,6 +193,81 @@ void expectHoldsReport(const core::CoreFile& core, const std::string& exe, const
   }
 }
 
+// The index of the walked object holding `addr`, or -1.
+int64_t objectHolding(const core::HeapObjects& heap, uint64_t addr) {
+  auto it = std::upper_bound(heap.addr.begin(), heap.addr.end(), addr);
+  if (it == heap.addr.begin()) return -1;
+  const size_t i = static_cast<size_t>(it - heap.addr.begin()) - 1;
+  return addr < heap.addr[i] + heap.size[i] ? static_cast<int64_t>(i) : -1;
+}
+
+bool withinOnePercent(uint64_t got, uint64_t want) {
+  const double g = static_cast<double>(got), w = static_cast<double>(want);
+  return g >= w * 0.99 && g <= w * 1.01;
+}
+
+// The heap objects walked from the core against the heap dump the program
+// wrote just before it died (the oracle): the dump's reachable objects are
+// found at the same address with the same size, all its objects and the
+// walk's agree in count and bytes within 1% (writing the dump sweeps and
+// allocates, so they differ a little), and every address the program
+// reported lies in a walked object. Sets `dump_objects` and `dump_bytes` to
+// the dump's counts.
+void expectHeapMatchesDump(const core::CoreFile& core, const std::string& exe,
+                           const std::string& dump_path, const JsonValue& report,
+                           uint64_t& dump_objects, uint64_t& dump_bytes) {
+  auto binary = bin::Binary::open(exe);
+  ASSERT_TRUE(binary) << binary.error().message();
+  const bin::Container& c = binary->container();
+  auto dwarf = bin::DebugInfo::read(c);
+  ASSERT_TRUE(dwarf) << dwarf.error().message();
+  auto layout = core::readRuntimeLayout(*dwarf, c.ptr_size);
+  ASSERT_TRUE(layout) << layout.error().message();
+  const core::MemoryImage mem(core, c, core::checkExecutable(core, c, exe).bias);
+  auto heap = core::walkHeap(mem, *layout);
+  ASSERT_TRUE(heap) << heap.error().message();
+  for (const std::string& w : heap->warnings) ADD_FAILURE() << w;
+  EXPECT_GT(heap->count(), 2000u);
+
+  auto snap = testing::openSnapshot(dump_path, {}, false);
+  ASSERT_TRUE(snap) << snap.error().message();
+  const analysis::Snapshot& s = **snap;
+  dump_objects = 0;
+  dump_bytes = 0;
+  uint64_t reachable = 0, reachable_found = 0;
+  for (size_t n = 0; n < s.dump.objects.count(); ++n) {
+    if (s.dump.objects.isSpanMetadata(n)) continue;
+    const uint64_t addr = s.dump.objects.addr[n], size = s.dump.objects.size[n];
+    ++dump_objects;
+    dump_bytes += size;
+    if (!s.reachable(static_cast<NodeId>(n))) continue;
+    ++reachable;
+    const int64_t i = objectHolding(*heap, addr);
+    if (i >= 0 && heap->addr[i] == addr && heap->size[i] == size) ++reachable_found;
+  }
+  const double found = reachable == 0 ? 0
+                                      : 100.0 * static_cast<double>(reachable_found) /
+                                            static_cast<double>(reachable);
+  std::cout << "[ heap walk ] " << exe << ": walked " << heap->spans_in_use << " of " << heap->spans
+            << " spans, " << heap->count() << " objects, " << heap->bytes
+            << " bytes; the dump: " << dump_objects << " objects, " << dump_bytes << " bytes, "
+            << reachable_found << " of " << reachable << " reachable found (" << found << "%)\n";
+  EXPECT_GE(found, 99.5);
+  EXPECT_TRUE(withinOnePercent(heap->count(), dump_objects))
+      << heap->count() << " objects walked, " << dump_objects << " in the dump";
+  EXPECT_TRUE(withinOnePercent(heap->bytes, dump_bytes))
+      << heap->bytes << " bytes walked, " << dump_bytes << " in the dump";
+
+  std::vector<std::string> reported;
+  for (const JsonValue& v : report["values"].items()) reported.push_back(v["addr"].str());
+  for (const JsonValue& v : report["held"].items()) reported.push_back(v.str());
+  EXPECT_GT(reported.size(), 20u);
+  for (const std::string& a : reported) {
+    EXPECT_GE(objectHolding(*heap, std::stoull(a, nullptr, 16)), 0)
+        << a << " is in no walked object";
+  }
+}
+
 // The file in DIR whose name starts with PREFIX (and ends with SUFFIX).
 std::string findFile(const std::string& dir, const std::string& prefix,
                      const std::string& suffix = "") {
@@ -209,7 +291,8 @@ TEST_P(KernelCore, HoldsWhatTheProgramReported) {
   TempDir dir;
   ASSERT_FALSE(dir.path.empty());
   const std::string report_path = dir.path + "/report.json";
-  if (const std::string p = runToCrash({exe, report_path}, dir.path); !p.empty()) {
+  const std::string dump_path = dir.path + "/heap.dump";
+  if (const std::string p = runToCrash({exe, report_path, dump_path}, dir.path); !p.empty()) {
     if (p.find("RLIMIT_CORE") != std::string::npos ||
         p.find("wrote no core") != std::string::npos) {
       GTEST_SKIP() << p;
@@ -230,6 +313,8 @@ TEST_P(KernelCore, HoldsWhatTheProgramReported) {
   for (const auto& f : core->files()) named = named || f.path == canonical;
   EXPECT_TRUE(named) << "NT_FILE does not name " << canonical;
   expectHoldsReport(*core, exe, report, true);
+  uint64_t dump_objects = 0, dump_bytes = 0;
+  expectHeapMatchesDump(*core, exe, dump_path, report, dump_objects, dump_bytes);
 
   // goheap core-info says the same: the machine, the threads, the match.
   const testing::RunResult info = testing::runGoheap({"core-info", "--json", core_path, exe});
@@ -238,6 +323,15 @@ TEST_P(KernelCore, HoldsWhatTheProgramReported) {
   EXPECT_EQ(json["arch"].str(), "amd64");
   EXPECT_EQ(json["threads"].size(), core->threads().size());
   EXPECT_TRUE(json["executable"]["matches"].boolean());
+  // With --heap, the heap's objects and bytes, as the dump has them.
+  const testing::RunResult heap_info =
+      testing::runGoheap({"core-info", "--json", "--heap", core_path, exe});
+  ASSERT_TRUE(heap_info.exited && heap_info.code == 0) << heap_info.describe();
+  const JsonValue heap_json = JsonValue::parse(heap_info.out)["heap"];
+  EXPECT_TRUE(withinOnePercent(heap_json["objects"].u64(), dump_objects)) << heap_info.out;
+  EXPECT_TRUE(withinOnePercent(heap_json["bytes"].u64(), dump_bytes)) << heap_info.out;
+  EXPECT_GT(heap_json["large_objects"].u64(), 0u);
+  EXPECT_EQ(heap_json["warnings"].size(), 0u);
   // and refuses another release's build of the program.
   const std::string other = std::string(GOHEAP_TESTDUMPS_DIR) + "/" +
                             (GetParam() == "go1.24" ? "go1.26" : "go1.24") + "/coreprog";

@@ -1,18 +1,23 @@
-// coreprog: usage `coreprog REPORT`. Allocates a few heap values with known
-// contents, writes REPORT (JSON, below) saying where they are and what they
-// hold, then dies of SIGABRT with the traceback level "crash", so that the
-// kernel writes a core file (when the core size limit allows). goheap's
-// tests run it, read the core and compare what it holds with REPORT.
+// coreprog: usage `coreprog REPORT [DUMP]`. Allocates a few heap values with
+// known contents and a few thousand more of several sizes (some larger than
+// 32 KiB, some dropped as garbage), writes REPORT (JSON, below) saying where
+// they are and what they hold, with DUMP a heap dump
+// (runtime/debug.WriteHeapDump), then dies of SIGABRT with the traceback
+// level "crash", so that the kernel writes a core file (when the core size
+// limit allows). goheap's tests run it, read the core and compare what it
+// holds with REPORT, and the heap objects it finds with DUMP's.
 //
 // REPORT:
 //
 //	{"pid": 123,
 //	 "values": [{"name": "bytes", "addr": "0xc000012345", "hex": "0001..."}, ...],
-//	 "rodata": {"addr": "0x4b1234", "text": "..."}}
+//	 "rodata": {"addr": "0x4b1234", "text": "..."},
+//	 "held": ["0xc000100000", ...]}
 //
 // "values" are heap objects (their bytes are in the core); "rodata" is a
 // string constant's bytes in the executable's read-only data (the kernel
-// leaves it out of the core: it is read from the executable).
+// leaves it out of the core: it is read from the executable); "held" are the
+// %p addresses of every 50th of the held objects (each lies in a heap object).
 package main
 
 import (
@@ -75,9 +80,52 @@ func describe(name string, p unsafe.Pointer, n uintptr) value {
 	return value{name, fmt.Sprintf("%p", p), hex.EncodeToString(bytesAt(p, n))}
 }
 
+// The moderate heap: objects of several size classes and some large ones,
+// all held through `keep` but one in four dropped as garbage. Returns the %p
+// of every 50th held object.
+func allocateHeap() []string {
+	sizes := []int{8, 24, 48, 100, 512, 1500, 4000, 20000, 40000, 100000}
+	var held []string
+	for i := 0; i < 3000; i++ {
+		n := sizes[i%len(sizes)]
+		if n > 32<<10 && i%7 != 0 {
+			n = 64 // large objects only now and then
+		}
+		b := newBytes(n)
+		if i%4 == 3 {
+			continue // garbage
+		}
+		keep = append(keep, b)
+		if len(keep)%50 == 0 {
+			held = append(held, fmt.Sprintf("%p", &b[0]))
+		}
+	}
+	for i := 0; i < 500; i++ {
+		r := newRecord(uint64(i))
+		if i%3 != 0 {
+			keep = append(keep, r)
+		}
+	}
+	return held
+}
+
+// Writes the heap dump to `path`.
+func writeDump(path string) {
+	f, err := os.Create(path)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	debug.WriteHeapDump(f.Fd())
+	if err := f.Close(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
+
 func main() {
-	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: coreprog REPORT")
+	if len(os.Args) != 2 && len(os.Args) != 3 {
+		fmt.Fprintln(os.Stderr, "usage: coreprog REPORT [DUMP]")
 		os.Exit(2)
 	}
 	buf := newBytes(200)
@@ -92,8 +140,10 @@ func main() {
 	values = append(values, describe("record7", unsafe.Pointer(first), unsafe.Sizeof(*first)))
 	values = append(values, describe("record8", unsafe.Pointer(second), unsafe.Sizeof(*second)))
 	values = append(values, describe("string", stringData(text), uintptr(len(text))))
+	held := allocateHeap()
 	m := marker
 	report := map[string]any{
+		"held":   held,
 		"pid":    os.Getpid(),
 		"values": values,
 		"rodata": map[string]string{
@@ -108,6 +158,9 @@ func main() {
 	if err := os.WriteFile(os.Args[1], out, 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
+	}
+	if len(os.Args) == 3 {
+		writeDump(os.Args[2])
 	}
 	// "crash": on a fatal signal the runtime prints every goroutine, then
 	// dies of the signal with its default action, which dumps core.

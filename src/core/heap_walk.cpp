@@ -1,0 +1,114 @@
+#include "core/heap_walk.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "util/format.h"
+
+namespace goheap::core {
+namespace {
+
+uint64_t fieldValue(const WordReader& words, std::span<const uint8_t> span_struct, FieldSlot f) {
+  const uint8_t* p = span_struct.data() + f.offset;
+  switch (f.size) {
+    case 1:
+      return p[0];
+    case 2:
+      return words.bigEndian() ? (uint64_t{p[0]} << 8 | p[1]) : (uint64_t{p[1]} << 8 | p[0]);
+    case 4: {
+      uint64_t v = 0;
+      for (int i = 0; i < 4; ++i) v = v << 8 | p[words.bigEndian() ? i : 3 - i];
+      return v;
+    }
+    default:
+      return WordReader(8, words.bigEndian()).read(p);
+  }
+}
+
+// Counts a skipped span, with a warning for the first of its kind.
+void skip(HeapObjects& out, uint64_t& counter, uint64_t span, const std::string& why) {
+  if (counter++ == 0) out.warnings.push_back("span " + formatHex(span) + ": " + why);
+}
+
+}  // namespace
+
+Expected<HeapObjects> walkHeap(const MemoryImage& mem, const RuntimeLayout& l) {
+  const WordReader& words = mem.words();
+  const uint64_t ptr = words.ptrSize();
+  const uint64_t mheap = l.mheap_addr + mem.bias();
+  auto header = mem.read(mheap + l.mheap_allspans, 3 * ptr);
+  if (!header) return Error("runtime.mheap_.allspans: " + header.error().message());
+  const uint64_t array = words.read(header->data());
+  const uint64_t len = words.read(header->data() + ptr);
+  const uint64_t cap = words.read(header->data() + 2 * ptr);
+  if (len > cap || len > UINT64_MAX / ptr) {
+    return Error("runtime.mheap_.allspans at " + formatHex(mheap + l.mheap_allspans) +
+                 " has length " + std::to_string(len) + " and capacity " + std::to_string(cap));
+  }
+  // The array is read whole: its length is then bounded by the image.
+  auto spans = mem.read(array, len * ptr);
+  if (!spans) return Error("runtime.mheap_.allspans's array: " + spans.error().message());
+
+  HeapObjects out;
+  out.spans = len;
+  std::vector<std::pair<uint64_t, uint64_t>> objects;  // address, size
+  for (uint64_t k = 0; k < len; ++k) {
+    const uint64_t s = words.read(spans->data() + k * ptr);
+    auto bytes = mem.read(s, l.mspan_size);
+    if (!bytes) {
+      skip(out, out.unreadable_spans, s, "not in the core");
+      continue;
+    }
+    if (fieldValue(words, *bytes, l.span_state) != l.span_in_use) continue;
+    ++out.spans_in_use;
+    const uint64_t start = fieldValue(words, *bytes, l.span_start_addr);
+    const uint64_t npages = fieldValue(words, *bytes, l.span_npages);
+    const uint64_t nelems = fieldValue(words, *bytes, l.span_nelems);
+    const uint64_t elemsize = fieldValue(words, *bytes, l.span_elemsize);
+    const uint64_t freeindex = fieldValue(words, *bytes, l.span_freeindex);
+    const uint64_t alloc_bits = fieldValue(words, *bytes, l.span_alloc_bits);
+    // The slots must fit in the span's pages, and the pages in the address
+    // space: this bounds the loop below by memory the image holds.
+    const uint64_t max_pages = (UINT64_MAX - start) / l.page_size;
+    if (npages == 0 || npages > max_pages || elemsize == 0 || nelems == 0 ||
+        nelems > npages * l.page_size / elemsize || freeindex > nelems) {
+      skip(out, out.bad_spans, s,
+           "inconsistent: start " + formatHex(start) + ", " + std::to_string(npages) + " pages, " +
+               std::to_string(nelems) + " slots of " + std::to_string(elemsize) +
+               " bytes, freeindex " + std::to_string(freeindex));
+      continue;
+    }
+    const uint64_t end = start + npages * l.page_size;
+    if (!mem.contains(start, 1) || !mem.contains(end - 1, 1)) {
+      skip(out, out.missing_memory, s,
+           "its memory " + formatHexRange(start, end) + " is not in the core");
+      continue;
+    }
+    // Bits at and beyond freeindex decide; below it every slot is allocated.
+    std::span<const uint8_t> bits;
+    if (freeindex < nelems) {
+      auto b = mem.read(alloc_bits, (nelems + 7) / 8);
+      if (!b) {
+        skip(out, out.unreadable_alloc_bits, s,
+             "its allocation bits at " + formatHex(alloc_bits) + " are not in the core");
+        continue;
+      }
+      bits = *b;
+    }
+    for (uint64_t i = 0; i < nelems; ++i) {
+      if (i >= freeindex && (bits[i / 8] >> (i % 8) & 1) == 0) continue;
+      objects.emplace_back(start + i * elemsize, elemsize);
+    }
+  }
+  std::sort(objects.begin(), objects.end());
+  out.addr.reserve(objects.size());
+  out.size.reserve(objects.size());
+  for (const auto& [a, n] : objects) {
+    out.addr.push_back(a);
+    out.size.push_back(n);
+    out.bytes += n;
+  }
+  return out;
+}
+
+}  // namespace goheap::core
