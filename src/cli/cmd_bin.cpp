@@ -269,30 +269,27 @@ void writeText(const bin::Binary& b, bool funcs, bool deps, const std::vector<Pc
 }  // namespace
 
 int runBin(int argc, const char* const* argv) {
-  const CommandSpec spec = binSpec();
-  int exit_code = kExitOk;
-  const std::optional<ParsedArgs> parsed = parseCommandLine(spec, argc, argv, exit_code);
-  if (!parsed) return exit_code;
-  const ParsedArgs& args = *parsed;
-  Expected<bin::Binary> b = bin::Binary::open(std::string(args.getString("EXE")));
-  if (!b) return fail(b.error());
-  std::vector<PcResult> pcs;
-  if (args.has("pc")) {
-    for (uint64_t pc : args.getUints("pc")) {
-      pcs.push_back({pc, b->pclntab().lookup(pc), b->symbolize(pc)});
+  return runParsed(binSpec(), argc, argv, [](const ParsedArgs& args) {
+    Expected<bin::Binary> b = bin::Binary::open(std::string(args.getString("EXE")));
+    if (!b) return fail(b.error());
+    std::vector<PcResult> pcs;
+    if (args.has("pc")) {
+      for (uint64_t pc : args.getUints("pc")) {
+        pcs.push_back({pc, b->pclntab().lookup(pc), b->symbolize(pc)});
+      }
     }
-  }
-  if (args.getBool("json")) {
-    writeJson(*b, args.getBool("funcs"), pcs);
-  } else {
-    writeText(*b, args.getBool("funcs"), args.getBool("deps"), pcs);
-  }
-  // Every address was answered, but one that names nothing is a failure for
-  // scripts that rely on the exit code.
-  for (const PcResult& r : pcs) {
-    if (!r.loc) return kExitFailure;
-  }
-  return kExitOk;
+    if (args.getBool("json")) {
+      writeJson(*b, args.getBool("funcs"), pcs);
+    } else {
+      writeText(*b, args.getBool("funcs"), args.getBool("deps"), pcs);
+    }
+    // Every address was answered, but one that names nothing is a failure for
+    // scripts that rely on the exit code.
+    for (const PcResult& r : pcs) {
+      if (!r.loc) return kExitFailure;
+    }
+    return kExitOk;
+  });
 }
 
 }  // namespace goheap::cli

@@ -129,46 +129,45 @@ void printText(const query::DiffResult& r, OutputFormat format) {
 }  // namespace
 
 int runDiff(int argc, const char* const* argv) {
-  const CommandSpec spec = diffSpec();
-  int exit_code = kExitOk;
-  const std::optional<ParsedArgs> parsed = parseCommandLine(spec, argc, argv, exit_code);
-  if (!parsed) return exit_code;
-  const ParsedArgs& args = *parsed;
-  const Expected<OutputFormat> chosen = outputFormat(args);
-  if (!chosen) return fail(chosen.error(), kExitUsage);
-  const OutputFormat format = *chosen;
-  query::DiffQuery q;
-  if (int code; !readQuery(args, query::diffParams(), query::readDiff, q, code)) return code;
+  return runParsed(diffSpec(), argc, argv, [](const ParsedArgs& args) {
+    const Expected<OutputFormat> chosen = outputFormat(args);
+    if (!chosen) return fail(chosen.error(), kExitUsage);
+    const OutputFormat format = *chosen;
+    query::DiffQuery q;
+    if (int code; !readQuery(args, query::diffParams(), query::readDiff, q, code)) return code;
 
-  Progress progress(stderr, Progress::wanted(stderr, args.getBool("no-progress")));
-  PhaseTimer timer;
-  const std::string exe = args.has("EXE") ? std::string(args.getString("EXE")) : std::string();
-  auto old_snap = openForCommand({std::string(args.getString("OLD")), exe, "OLD"}, progress, timer);
-  if (!old_snap) return fail(old_snap.error());
-  auto new_snap = openForCommand({std::string(args.getString("NEW")), exe, "NEW"}, progress, timer);
-  if (!new_snap) return fail(new_snap.error());
+    Progress progress(stderr, Progress::wanted(stderr, args.getBool("no-progress")));
+    PhaseTimer timer;
+    const std::string exe = args.has("EXE") ? std::string(args.getString("EXE")) : std::string();
+    auto old_snap =
+        openForCommand({std::string(args.getString("OLD")), exe, "OLD"}, progress, timer);
+    if (!old_snap) return fail(old_snap.error());
+    auto new_snap =
+        openForCommand({std::string(args.getString("NEW")), exe, "NEW"}, progress, timer);
+    if (!new_snap) return fail(new_snap.error());
 
-  {
-    Phase p = timer.phase("analyse and print");
-    const query::DiffResult r = query::queryDiff(**old_snap, **new_snap, q);
-    if (format == OutputFormat::Json) {
-      print(query::diffJson(q, r));
-    } else {
-      printText(r, format);
+    {
+      Phase p = timer.phase("analyse and print");
+      const query::DiffResult r = query::queryDiff(**old_snap, **new_snap, q);
+      if (format == OutputFormat::Json) {
+        print(query::diffJson(q, r));
+      } else {
+        printText(r, format);
+      }
+      // Warnings go to stderr, after the answer, where they are seen last.
+      if (format != OutputFormat::Json) {
+        for (const std::string& w : r.warnings) progress.message("goheap: warning: " + w);
+      }
     }
-    // Warnings go to stderr, after the answer, where they are seen last.
-    if (format != OutputFormat::Json) {
-      for (const std::string& w : r.warnings) progress.message("goheap: warning: " + w);
+    if (std::optional<int> changed = failIfFilesChanged({old_snap->get(), new_snap->get()})) {
+      return *changed;
     }
-  }
-  if (std::optional<int> changed = failIfFilesChanged({old_snap->get(), new_snap->get()})) {
-    return *changed;
-  }
-  if (args.getBool("timings")) {
-    std::string report = timer.render(peakRssBytes());
-    std::fwrite(report.data(), 1, report.size(), stderr);
-  }
-  return kExitOk;
+    if (args.getBool("timings")) {
+      std::string report = timer.render(peakRssBytes());
+      std::fwrite(report.data(), 1, report.size(), stderr);
+    }
+    return kExitOk;
+  });
 }
 
 }  // namespace goheap::cli

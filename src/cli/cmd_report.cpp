@@ -132,159 +132,156 @@ struct Growth {
 }  // namespace
 
 int runReport(int argc, const char* const* argv) {
-  int exit_code = kExitOk;
-  const CommandSpec spec = reportSpec();
-  const std::optional<ParsedArgs> parsed = parseCommandLine(spec, argc, argv, exit_code);
-  if (!parsed) return exit_code;
-  const ParsedArgs& args = *parsed;
-
-  const std::string dump_path(args.getString("DUMP"));
-  std::optional<std::string> old_path, exe_path;
-  for (const char* name : {"OLD", "EXE"}) {
-    if (!args.has(name)) continue;
-    std::string path(args.getString(name));
-    std::optional<std::string>& slot = looksLikeHeapDump(path) ? old_path : exe_path;
-    if (slot) {
-      return fail(args.usageError(old_path ? "two earlier dumps given (" + *old_path + ", " + path +
-                                                 "); give one OLD dump and at most one executable"
-                                           : "two executables given (" + *exe_path + ", " + path +
-                                                 "); give one"),
+  return runParsed(reportSpec(), argc, argv, [](const ParsedArgs& args) {
+    const std::string dump_path(args.getString("DUMP"));
+    std::optional<std::string> old_path, exe_path;
+    for (const char* name : {"OLD", "EXE"}) {
+      if (!args.has(name)) continue;
+      std::string path(args.getString(name));
+      std::optional<std::string>& slot = looksLikeHeapDump(path) ? old_path : exe_path;
+      if (slot) {
+        return fail(
+            args.usageError(old_path ? "two earlier dumps given (" + *old_path + ", " + path +
+                                           "); give one OLD dump and at most one executable"
+                                     : "two executables given (" + *exe_path + ", " + path +
+                                           "); give one"),
+            kExitUsage);
+      }
+      slot = std::move(path);
+    }
+    if (args.has("fail-if-growth") && !old_path) {
+      return fail(args.usageError("--fail-if-growth needs OLD, an earlier dump to compare with"),
                   kExitUsage);
     }
-    slot = std::move(path);
-  }
-  if (args.has("fail-if-growth") && !old_path) {
-    return fail(args.usageError("--fail-if-growth needs OLD, an earlier dump to compare with"),
-                kExitUsage);
-  }
-  const std::string html_path(args.getString("html"));
-  std::string json_path(args.getString("json-file"));
-  if (json_path.empty()) {
-    json_path =
-        html_path.ends_with(".html") ? html_path.substr(0, html_path.size() - 5) : html_path;
-    json_path += ".json";
-  }
-  if (json_path == html_path) {
-    return fail(args.usageError("--html and --json-file name the same file"), kExitUsage);
-  }
-  // Both made before the dumps are loaded, so that a folder that does not
-  // exist, or an input named as output, is told at once.
-  std::vector<InputFile> inputs{{"the heap dump", dump_path}};
-  if (old_path) inputs.push_back({"the earlier heap dump", *old_path});
-  if (exe_path) inputs.push_back({"the executable", *exe_path});
-  Expected<OutputFile> html_out = OutputFile::create(html_path, inputs);
-  if (!html_out) return fail(html_out.error());
-  Expected<OutputFile> json_out = OutputFile::create(json_path, inputs);
-  if (!json_out) return fail(json_out.error());
+    const std::string html_path(args.getString("html"));
+    std::string json_path(args.getString("json-file"));
+    if (json_path.empty()) {
+      json_path =
+          html_path.ends_with(".html") ? html_path.substr(0, html_path.size() - 5) : html_path;
+      json_path += ".json";
+    }
+    if (json_path == html_path) {
+      return fail(args.usageError("--html and --json-file name the same file"), kExitUsage);
+    }
+    // Both made before the dumps are loaded, so that a folder that does not
+    // exist, or an input named as output, is told at once.
+    std::vector<InputFile> inputs{{"the heap dump", dump_path}};
+    if (old_path) inputs.push_back({"the earlier heap dump", *old_path});
+    if (exe_path) inputs.push_back({"the executable", *exe_path});
+    Expected<OutputFile> html_out = OutputFile::create(html_path, inputs);
+    if (!html_out) return fail(html_out.error());
+    Expected<OutputFile> json_out = OutputFile::create(json_path, inputs);
+    if (!json_out) return fail(json_out.error());
 
-  Progress progress(stderr, Progress::wanted(stderr, args.getBool("no-progress")));
-  PhaseTimer timer;
-  auto session =
-      openForCommand({dump_path, exe_path.value_or(""), old_path ? "NEW" : ""}, progress, timer);
-  if (!session) return fail(session.error());
-  std::shared_ptr<const query::Session> base;
-  if (old_path) {
-    auto loaded = openForCommand({*old_path, exe_path.value_or(""), "OLD"}, progress, timer);
-    if (!loaded) return fail(loaded.error());
-    base = loaded.take();
-  }
-  const query::Session& current = **session;
-  const analysis::Snapshot& snap = current.snapshot();
-  const uint64_t top_n = args.getUint("top");
+    Progress progress(stderr, Progress::wanted(stderr, args.getBool("no-progress")));
+    PhaseTimer timer;
+    auto session =
+        openForCommand({dump_path, exe_path.value_or(""), old_path ? "NEW" : ""}, progress, timer);
+    if (!session) return fail(session.error());
+    std::shared_ptr<const query::Session> base;
+    if (old_path) {
+      auto loaded = openForCommand({*old_path, exe_path.value_or(""), "OLD"}, progress, timer);
+      if (!loaded) return fail(loaded.error());
+      base = loaded.take();
+    }
+    const query::Session& current = **session;
+    const analysis::Snapshot& snap = current.snapshot();
+    const uint64_t top_n = args.getUint("top");
 
-  std::string json;
-  std::optional<Growth> growth;
-  bool failed = false;
-  {
-    JsonWriter w(json, JsonWriter::Style::Pretty);
-    // One timed phase per section, each shown on the progress line: on a
-    // heap of millions of objects they take seconds each.
-    auto section = [&](const char* name, const std::function<std::string()>& document) {
-      Phase p = timer.phase(std::string("report: ") + name, &progress, 0);
-      w.key(name).rawValue(document());
-    };
-    w.beginObject();
-    w.field("schema_version", 1);
-    w.field("dump", dump_path);
-    if (old_path) w.field("base", *old_path);
-    if (exe_path) w.field("executable", *exe_path);
-    if (base) {
-      const analysis::Snapshot& old_snap = base->snapshot();
-      growth = Growth{old_snap.reachable_bytes, snap.reachable_bytes, old_snap.reachable_objects,
-                      snap.reachable_objects};
-      w.key("growth").beginObject();
-      w.field("old_reachable_bytes", growth->old_bytes);
-      w.field("new_reachable_bytes", growth->new_bytes);
-      w.field("delta_bytes", growth->delta());
-      w.field("old_reachable_objects", growth->old_objects);
-      w.field("new_reachable_objects", growth->new_objects);
-      w.field("delta_objects", static_cast<int64_t>(growth->new_objects) -
-                                   static_cast<int64_t>(growth->old_objects));
-      if (args.has("fail-if-growth")) {
-        const uint64_t limit = args.getUint("fail-if-growth");
-        failed = growth->delta() > 0 && static_cast<uint64_t>(growth->delta()) > limit;
-        w.field("fail_if_growth", limit);
-        w.field("failed", failed);
+    std::string json;
+    std::optional<Growth> growth;
+    bool failed = false;
+    {
+      JsonWriter w(json, JsonWriter::Style::Pretty);
+      // One timed phase per section, each shown on the progress line: on a
+      // heap of millions of objects they take seconds each.
+      auto section = [&](const char* name, const std::function<std::string()>& document) {
+        Phase p = timer.phase(std::string("report: ") + name, &progress, 0);
+        w.key(name).rawValue(document());
+      };
+      w.beginObject();
+      w.field("schema_version", 1);
+      w.field("dump", dump_path);
+      if (old_path) w.field("base", *old_path);
+      if (exe_path) w.field("executable", *exe_path);
+      if (base) {
+        const analysis::Snapshot& old_snap = base->snapshot();
+        growth = Growth{old_snap.reachable_bytes, snap.reachable_bytes, old_snap.reachable_objects,
+                        snap.reachable_objects};
+        w.key("growth").beginObject();
+        w.field("old_reachable_bytes", growth->old_bytes);
+        w.field("new_reachable_bytes", growth->new_bytes);
+        w.field("delta_bytes", growth->delta());
+        w.field("old_reachable_objects", growth->old_objects);
+        w.field("new_reachable_objects", growth->new_objects);
+        w.field("delta_objects", static_cast<int64_t>(growth->new_objects) -
+                                     static_cast<int64_t>(growth->old_objects));
+        if (args.has("fail-if-growth")) {
+          const uint64_t limit = args.getUint("fail-if-growth");
+          failed = growth->delta() > 0 && static_cast<uint64_t>(growth->delta()) > limit;
+          w.field("fail_if_growth", limit);
+          w.field("failed", failed);
+        }
+        w.endObject();
+      }
+      using namespace query;  // NOLINT(google-build-using-namespace): every section is a query
+      section("summary",
+              [&] { return query::summaryJson(querySummary(current, SummaryQuery{top_n})); });
+      TopQuery top;
+      top.limit = top_n;
+      section("top", [&] { return query::topJson(top, queryTop(current, top)); });
+      section("suspects",
+              [&] { return query::suspectsJson(querySuspects(current, SuspectsQuery{})); });
+      const DupsQuery dups;
+      section("duplicates", [&] { return query::dupsJson(snap, dups, queryDups(current, dups)); });
+      const WasteQuery waste;
+      section("waste", [&] { return query::wasteJson(snap, waste, queryWaste(current, waste)); });
+      if (base) {
+        DiffQuery diff;
+        diff.limit = top_n;
+        section("diff", [&] { return query::diffJson(diff, queryDiff(*base, current, diff)); });
       }
       w.endObject();
     }
-    using namespace query;  // NOLINT(google-build-using-namespace): every section is a query
-    section("summary",
-            [&] { return query::summaryJson(querySummary(current, SummaryQuery{top_n})); });
-    TopQuery top;
-    top.limit = top_n;
-    section("top", [&] { return query::topJson(top, queryTop(current, top)); });
-    section("suspects",
-            [&] { return query::suspectsJson(querySuspects(current, SuspectsQuery{})); });
-    const DupsQuery dups;
-    section("duplicates", [&] { return query::dupsJson(snap, dups, queryDups(current, dups)); });
-    const WasteQuery waste;
-    section("waste", [&] { return query::wasteJson(snap, waste, queryWaste(current, waste)); });
-    if (base) {
-      DiffQuery diff;
-      diff.limit = top_n;
-      section("diff", [&] { return query::diffJson(diff, queryDiff(*base, current, diff)); });
-    }
-    w.endObject();
-  }
 
-  {
-    Phase p = timer.phase("write report", &progress, 0);
-    // A dump or executable that changed while we read it makes the report
-    // meaningless: the old files stay.
-    for (const query::Session* read : {&current, base.get()}) {
-      if (read == nullptr) continue;
-      if (Status s = read->checkFilesUnchanged(); !s) {
-        return fail(Error(s.error().message() + "; the report was not written"));
+    {
+      Phase p = timer.phase("write report", &progress, 0);
+      // A dump or executable that changed while we read it makes the report
+      // meaningless: the old files stay.
+      for (const query::Session* read : {&current, base.get()}) {
+        if (read == nullptr) continue;
+        if (Status s = read->checkFilesUnchanged(); !s) {
+          return fail(Error(s.error().message() + "; the report was not written"));
+        }
       }
+      if (Status s = writeAndCommit(*json_out, json); !s) return fail(s.error());
+      if (Status s = writeAndCommit(*html_out, renderPage(json)); !s) return fail(s.error());
     }
-    if (Status s = writeAndCommit(*json_out, json); !s) return fail(s.error());
-    if (Status s = writeAndCommit(*html_out, renderPage(json)); !s) return fail(s.error());
-  }
-  if (args.getBool("json")) {
-    print(json);
-  } else {
-    std::string text = "wrote " + html_path + " and " + json_path + "\n";
-    text += "reachable heap " + formatBytes(snap.reachable_bytes) + " in " +
-            formatCount(snap.reachable_objects) + " objects";
-    if (growth) {
-      const int64_t d = growth->delta();
-      text += std::string(d >= 0 ? "; grew by " : "; shrank by ") +
-              formatBytes(static_cast<uint64_t>(d >= 0 ? d : -d)) + " since " + *old_path;
+    if (args.getBool("json")) {
+      print(json);
+    } else {
+      std::string text = "wrote " + html_path + " and " + json_path + "\n";
+      text += "reachable heap " + formatBytes(snap.reachable_bytes) + " in " +
+              formatCount(snap.reachable_objects) + " objects";
+      if (growth) {
+        const int64_t d = growth->delta();
+        text += std::string(d >= 0 ? "; grew by " : "; shrank by ") +
+                formatBytes(static_cast<uint64_t>(d >= 0 ? d : -d)) + " since " + *old_path;
+      }
+      print(text + "\n");
     }
-    print(text + "\n");
-  }
-  if (args.getBool("timings")) {
-    std::string t = timer.render(peakRssBytes());
-    std::fwrite(t.data(), 1, t.size(), stderr);
-  }
-  if (failed) {
-    std::fprintf(stderr, "goheap: the reachable heap grew by %s, more than --fail-if-growth %s\n",
-                 formatBytes(static_cast<uint64_t>(growth->delta())).c_str(),
-                 formatBytes(args.getUint("fail-if-growth")).c_str());
-    return kExitGrowth;
-  }
-  return kExitOk;
+    if (args.getBool("timings")) {
+      std::string t = timer.render(peakRssBytes());
+      std::fwrite(t.data(), 1, t.size(), stderr);
+    }
+    if (failed) {
+      std::fprintf(stderr, "goheap: the reachable heap grew by %s, more than --fail-if-growth %s\n",
+                   formatBytes(static_cast<uint64_t>(growth->delta())).c_str(),
+                   formatBytes(args.getUint("fail-if-growth")).c_str());
+      return kExitGrowth;
+    }
+    return kExitOk;
+  });
 }
 
 }  // namespace goheap::cli

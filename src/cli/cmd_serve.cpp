@@ -80,49 +80,46 @@ void makeRoomForConnections(size_t connections) {
 }  // namespace
 
 int runServe(int argc, const char* const* argv) {
-  const CommandSpec spec = serveSpec();
-  int exit_code = kExitOk;
-  const std::optional<ParsedArgs> parsed = parseCommandLine(spec, argc, argv, exit_code);
-  if (!parsed) return exit_code;
-  const ParsedArgs& args = *parsed;
-  Expected<serve::HostPort> where = serve::parseHostPort(args.getString("http"));
-  if (!where) return fail(args.usageError(where.error().message()), kExitUsage);
-  serve::ServeOptions options;
-  options.allow_remote = args.getBool("allow-remote");
-  if (Status st = serve::checkListenAddress(*where, options.allow_remote); !st) {
-    return fail(args.usageError(st.error().message()), kExitUsage);
-  }
-  if (args.has("allow-host")) {
-    const auto hosts = args.getStrings("allow-host");
-    options.allowed_hosts.assign(hosts.begin(), hosts.end());
-  }
-  options.answer_cache_bytes = args.getUint("answer-cache");
-  makeRoomForConnections(options.limits.max_connections);
+  return runParsed(serveSpec(), argc, argv, [](const ParsedArgs& args) {
+    Expected<serve::HostPort> where = serve::parseHostPort(args.getString("http"));
+    if (!where) return fail(args.usageError(where.error().message()), kExitUsage);
+    serve::ServeOptions options;
+    options.allow_remote = args.getBool("allow-remote");
+    if (Status st = serve::checkListenAddress(*where, options.allow_remote); !st) {
+      return fail(args.usageError(st.error().message()), kExitUsage);
+    }
+    if (args.has("allow-host")) {
+      const auto hosts = args.getStrings("allow-host");
+      options.allowed_hosts.assign(hosts.begin(), hosts.end());
+    }
+    options.answer_cache_bytes = args.getUint("answer-cache");
+    makeRoomForConnections(options.limits.max_connections);
 
-  auto server = serve::Server::start(*where, options);
-  if (!server) return fail(server.error());
-  // Tests and scripts read the port (and the token) from this line.
-  std::fprintf(stderr, "goheap: serving %s\n", (*server)->url().c_str());
-  std::fflush(stderr);
+    auto server = serve::Server::start(*where, options);
+    if (!server) return fail(server.error());
+    // Tests and scripts read the port (and the token) from this line.
+    std::fprintf(stderr, "goheap: serving %s\n", (*server)->url().c_str());
+    std::fflush(stderr);
 
-  const std::string dump_path(args.getString("DUMP"));
-  if (!args.getString("base").empty()) (*server)->setBase(std::string(args.getString("base")));
-  (*server)->loadInBackground(
-      dump_path, args.has("EXE") ? std::string(args.getString("EXE")) : std::string(),
-      [](const std::string& warning) {
-        std::fprintf(stderr, "goheap: warning: %s\n", warning.c_str());
-      },
-      [dump_path](const Error* failure) {
-        // The server keeps answering (/api/status says what failed), so a
-        // browser already open shows the reason.
-        if (failure != nullptr) {
-          std::fprintf(stderr, "goheap: %s\n", failure->message().c_str());
-        } else {
-          std::fprintf(stderr, "goheap: loaded %s\n", dump_path.c_str());
-        }
-      });
-  (*server)->wait();
-  return kExitOk;
+    const std::string dump_path(args.getString("DUMP"));
+    if (!args.getString("base").empty()) (*server)->setBase(std::string(args.getString("base")));
+    (*server)->loadInBackground(
+        dump_path, args.has("EXE") ? std::string(args.getString("EXE")) : std::string(),
+        [](const std::string& warning) {
+          std::fprintf(stderr, "goheap: warning: %s\n", warning.c_str());
+        },
+        [dump_path](const Error* failure) {
+          // The server keeps answering (/api/status says what failed), so a
+          // browser already open shows the reason.
+          if (failure != nullptr) {
+            std::fprintf(stderr, "goheap: %s\n", failure->message().c_str());
+          } else {
+            std::fprintf(stderr, "goheap: loaded %s\n", dump_path.c_str());
+          }
+        });
+    (*server)->wait();
+    return kExitOk;
+  });
 }
 
 }  // namespace goheap::cli

@@ -48,6 +48,13 @@ void addDumpAndCommonFlags(CommandSpec& spec, bool csv) {
   spec.boolFlag("no-progress", "no progress line on stderr (it shows only on a terminal)");
 }
 
+int runParsed(const CommandSpec& spec, int argc, const char* const* argv,
+              const std::function<int(const ParsedArgs& args)>& body) {
+  int exit_code = kExitOk;
+  const std::optional<ParsedArgs> parsed = parseCommandLine(spec, argc, argv, exit_code);
+  return parsed ? body(*parsed) : exit_code;
+}
+
 CommandSpec queryCommandSpec(std::string name, std::string description, bool csv,
                              const std::vector<query::ParamSpec>& params,
                              std::initializer_list<Example> examples) {

@@ -155,6 +155,11 @@ int runQueryCommand(const CommandSpec& spec, int argc, const char* const* argv,
       });
 }
 
+// Parses a command's words and runs `body` with them. --help (exit 0) and
+// a usage mistake (exit 2) are answered here, and `body` is not run.
+int runParsed(const CommandSpec& spec, int argc, const char* const* argv,
+              const std::function<int(const ParsedArgs& args)>& body);
+
 // Parses a command's words. Answers --help (exit 0) and a usage mistake
 // (exit 2) itself: then returns nothing and sets `exit_code`.
 std::optional<ParsedArgs> parseCommandLine(const CommandSpec& spec, int argc,
