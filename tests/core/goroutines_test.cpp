@@ -1,0 +1,189 @@
+// The goroutines read from a real core, against the runtime's own traceback:
+// tests/programs/goroutineprog starts goroutines blocked in known ways,
+// reports their ids and the functions their stacks must show, and dies of
+// SIGABRT with GOTRACEBACK=crash, so the runtime prints every goroutine
+// (its id, status or wait reason, frames and creator) on stderr before the
+// kernel writes the core. Every goroutine the traceback lists must be read
+// from the core with the same status text, the same function names in order
+// and the same creator.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "bin/binary.h"
+#include "bin/debug_info.h"
+#include "bin/inline.h"
+#include "core/core_file.h"
+#include "core/executable_match.h"
+#include "core/goroutines.h"
+#include "core/memory_image.h"
+#include "support/go_versions.h"
+#include "support/json_value.h"
+#include "support/kernel_core.h"
+#include "support/param_names.h"
+
+namespace goheap {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::JsonValue;
+
+// One goroutine as the traceback printed it.
+struct Traced {
+  std::string status;              // in the brackets, up to a ", N minutes"
+  std::vector<std::string> funcs;  // innermost first
+  std::string created_by;
+};
+
+// The goroutines of a GOTRACEBACK=crash traceback by id; goroutine 0 (an
+// M's g0 or signal stack, not in allgs) is left out. A block is a
+// "goroutine N ... [status]:" line, its frames (a function line, then a
+// tab-indented file line) and "created by F in goroutine M", up to a blank
+// line.
+std::map<uint64_t, Traced> parseTraceback(const std::string& text) {
+  std::map<uint64_t, Traced> out;
+  std::istringstream in(text);
+  Traced* cur = nullptr;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("goroutine ", 0) == 0 && line.ends_with("]:")) {
+      const uint64_t id = std::stoull(line.substr(10));
+      const size_t open = line.rfind('[');
+      std::string status = line.substr(open + 1, line.size() - open - 3);
+      status = status.substr(0, status.find(','));
+      if (const size_t scan = status.find(" (scan)"); scan != std::string::npos) {
+        status.erase(scan);
+      }
+      cur = nullptr;
+      if (id != 0 && !out.contains(id)) cur = &(out[id] = Traced{status, {}, {}});
+      continue;
+    }
+    if (line.empty()) {
+      cur = nullptr;
+      continue;
+    }
+    if (cur == nullptr || line[0] == '\t' || line.rfind("...", 0) == 0) continue;
+    if (line.rfind("created by ", 0) == 0) {
+      cur->created_by = line.substr(11, line.find(" in goroutine") - 11);
+      continue;
+    }
+    const size_t paren = line.rfind('(');
+    if (paren != std::string::npos && paren > 0) cur->funcs.push_back(line.substr(0, paren));
+  }
+  return out;
+}
+
+std::vector<std::string> functionNames(const core::Goroutines& gs, const core::Goroutine& g) {
+  std::vector<std::string> out;
+  for (const core::StackFrame& f : gs.framesOf(g)) {
+    out.push_back(bin::funcNameForPrint(f.where.function));
+  }
+  return out;
+}
+
+bool containsInOrder(const std::vector<std::string>& all, const std::vector<std::string>& part) {
+  for (size_t i = 0; i + part.size() <= all.size(); ++i) {
+    if (std::equal(part.begin(), part.end(), all.begin() + static_cast<ptrdiff_t>(i))) return true;
+  }
+  return false;
+}
+
+class CoreGoroutines : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(CoreGoroutines, MatchTheRuntimeTraceback) {
+  const std::string exe = std::string(GOHEAP_TESTDUMPS_DIR) + "/" + GetParam() + "/goroutineprog";
+  testing::KernelCoreRun run;
+  testing::runForKernelCore(exe, run);
+  if (!run.skip.empty()) GTEST_SKIP() << run.skip;
+  ASSERT_EQ(run.failure, "");
+  const std::string& core_path = run.core;
+  const std::string& report_path = run.report;
+  const JsonValue report = JsonValue::parseFile(report_path);
+  const std::map<uint64_t, Traced> traced =
+      parseTraceback(testing::readText(run.dir.path + "/output.txt"));
+  ASSERT_FALSE(traced.empty()) << "no traceback in the program's output";
+
+  auto core = core::CoreFile::open(core_path);
+  ASSERT_TRUE(core) << core.error().message();
+  auto binary = bin::Binary::open(exe);
+  ASSERT_TRUE(binary) << binary.error().message();
+  auto dwarf = bin::DebugInfo::read(binary->container());
+  ASSERT_TRUE(dwarf) << dwarf.error().message();
+  const core::ExecutableMatch match = core::checkExecutable(*core, binary->container(), exe);
+  ASSERT_TRUE(match.matches()) << match.mismatch();
+  const core::MemoryImage mem(*core, binary->container(), match.bias);
+  auto gs = core::readGoroutines(*core, mem, *binary, *dwarf, match.bias);
+  ASSERT_TRUE(gs) << gs.error().message();
+  for (const std::string& w : gs->warnings) ADD_FAILURE() << w;
+
+  // The same goroutines.
+  std::set<uint64_t> ours, theirs;
+  std::map<uint64_t, const core::Goroutine*> by_id;
+  for (const core::Goroutine& g : gs->goroutines) {
+    ours.insert(g.goid);
+    by_id[g.goid] = &g;
+  }
+  for (const auto& [id, t] : traced) theirs.insert(id);
+  EXPECT_EQ(ours, theirs);
+
+  // Each one's status text, frames and creator.
+  size_t unwound_elsewhere = 0, statuses = 0, stacks = 0, traced_stacks = 0, creators = 0,
+         traced_creators = 0;
+  for (const auto& [id, t] : traced) {
+    const auto it = by_id.find(id);
+    if (it == by_id.end()) continue;
+    const core::Goroutine& g = *it->second;
+    const std::string status = gs->statusText(g);
+    EXPECT_EQ(status, t.status) << "goroutine " << id;
+    statuses += status == t.status;
+    if (g.frame_count == 0) {
+      // Only a goroutine running on a thread whose registers are elsewhere
+      // (the signal handler's stack) may have none, and it says why.
+      EXPECT_EQ(status, "running") << "goroutine " << id << ": no frames: " << g.note;
+      EXPECT_FALSE(g.note.empty()) << "goroutine " << id;
+      ++unwound_elsewhere;
+    } else if (!t.funcs.empty()) {
+      ++traced_stacks;
+      const std::vector<std::string> names = functionNames(*gs, g);
+      EXPECT_EQ(names, t.funcs) << "goroutine " << id << " [" << t.status << "] " << g.note;
+      stacks += names == t.funcs;
+    }
+    if (!t.created_by.empty()) {
+      ++traced_creators;
+      const std::string by = bin::funcNameForPrint(gs->createdBy(g, *binary, match.bias));
+      EXPECT_EQ(by, t.created_by) << "goroutine " << id;
+      creators += by == t.created_by;
+    }
+  }
+  // The program's own goroutines: blocked, with the functions it expects.
+  size_t reported = 0;
+  for (const JsonValue& r : report["goroutines"].items()) {
+    const uint64_t id = r["goid"].u64();
+    const auto it = by_id.find(id);
+    ASSERT_NE(it, by_id.end()) << r["name"].str() << ": goroutine " << id << " not in the core";
+    EXPECT_EQ(it->second->status & ~core::kGscan, core::kGwaiting) << r["name"].str();
+    std::vector<std::string> want;
+    for (const JsonValue& f : r["funcs"].items()) want.push_back(f.str());
+    const std::vector<std::string> names = functionNames(*gs, *it->second);
+    EXPECT_TRUE(containsInOrder(names, want)) << r["name"].str();
+    EXPECT_EQ(names.empty() ? "" : names.back(), "runtime.goexit") << r["name"].str();
+    ++reported;
+  }
+  std::cout << GetParam() << ": " << ours.size() << " goroutines in the core, " << theirs.size()
+            << " in the traceback; status " << statuses << "/" << traced.size() << ", frames "
+            << stacks << "/" << traced_stacks << ", created by " << creators << "/"
+            << traced_creators << ", running without frames " << unwound_elsewhere << ", reported "
+            << reported << "\n";
+}
+
+INSTANTIATE_TEST_SUITE_P(Versions, CoreGoroutines, ::testing::ValuesIn(testing::goVersions()),
+                         testing::pathParamName);
+
+}  // namespace
+}  // namespace goheap
