@@ -250,7 +250,9 @@ std::string Goroutines::statusText(const Goroutine& g) const {
 
 std::string_view Goroutines::createdBy(const Goroutine& g, const bin::Binary& exe,
                                        uint64_t bias) const {
-  if (g.gopc == 0) return {};
+  // The main goroutine's gopc is in runtime.newproc (rt0_go started it);
+  // the traceback does not name it, nor does this.
+  if (g.gopc == 0 || g.goid == 1) return {};
   auto where = exe.pclntab().lookup(g.gopc - bias);
   if (!where || where->func == nullptr) return {};
   return where->func->name;

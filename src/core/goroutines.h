@@ -97,8 +97,8 @@ struct Goroutines {
   // What the traceback prints in brackets: the wait reason of a waiting
   // goroutine, else its status's name.
   std::string statusText(const Goroutine& g) const;
-  // The function of the go statement that created `g` ("" for the main and
-  // runtime-started goroutines, or when gopc is in no function).
+  // The function of the go statement that created `g` ("" for the main
+  // goroutine, or when gopc is in no function).
   std::string_view createdBy(const Goroutine& g, const bin::Binary& exe, uint64_t bias) const;
 };
 

@@ -25,6 +25,7 @@
 #include "core/goroutines.h"
 #include "core/memory_image.h"
 #include "support/go_versions.h"
+#include "support/goheap_process.h"
 #include "support/json_value.h"
 #include "support/kernel_core.h"
 #include "support/param_names.h"
@@ -154,10 +155,10 @@ TEST_P(CoreGoroutines, MatchTheRuntimeTraceback) {
       EXPECT_EQ(names, t.funcs) << "goroutine " << id << " [" << t.status << "] " << g.note;
       stacks += names == t.funcs;
     }
+    const std::string by = bin::funcNameForPrint(gs->createdBy(g, *binary, match.bias));
+    EXPECT_EQ(by, t.created_by) << "goroutine " << id;
     if (!t.created_by.empty()) {
       ++traced_creators;
-      const std::string by = bin::funcNameForPrint(gs->createdBy(g, *binary, match.bias));
-      EXPECT_EQ(by, t.created_by) << "goroutine " << id;
       creators += by == t.created_by;
     }
   }
@@ -175,6 +176,23 @@ TEST_P(CoreGoroutines, MatchTheRuntimeTraceback) {
     EXPECT_EQ(names.empty() ? "" : names.back(), "runtime.goexit") << r["name"].str();
     ++reported;
   }
+  // goheap core-info --goroutines lists the same ones, with their frames.
+  const testing::RunResult info =
+      testing::runGoheap({"core-info", "--json", "--goroutines", core_path, exe});
+  ASSERT_TRUE(info.exited && info.code == 0) << info.describe();
+  const JsonValue json = JsonValue::parse(info.out);
+  std::set<uint64_t> listed;
+  for (const JsonValue& g : json["goroutines"].items()) {
+    listed.insert(g["goid"].u64());
+    const auto it = traced.find(g["goid"].u64());
+    if (it == traced.end()) continue;
+    EXPECT_EQ(g["status"].str(), it->second.status);
+    if (g["frames"].size() > 0 && !it->second.funcs.empty()) {
+      EXPECT_EQ(g["frames"][size_t{0}]["function"].str(), it->second.funcs[0]);
+    }
+  }
+  EXPECT_EQ(listed, theirs);
+
   std::cout << GetParam() << ": " << ours.size() << " goroutines in the core, " << theirs.size()
             << " in the traceback; status " << statuses << "/" << traced.size() << ", frames "
             << stacks << "/" << traced_stacks << ", created by " << creators << "/"
