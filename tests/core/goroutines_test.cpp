@@ -5,7 +5,8 @@
 // (its id, status or wait reason, frames and creator) on stderr before the
 // kernel writes the core. Every goroutine the traceback lists must be read
 // from the core with the same status text, the same function names in order
-// and the same creator.
+// and the same creator. amd64 cores are the kernel's; arm64 ones, of the
+// cross-built program, qemu-user's.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -95,14 +96,10 @@ bool containsInOrder(const std::vector<std::string>& all, const std::vector<std:
   return false;
 }
 
-class CoreGoroutines : public ::testing::TestWithParam<std::string> {};
-
-TEST_P(CoreGoroutines, MatchTheRuntimeTraceback) {
-  const std::string exe = std::string(GOHEAP_TESTDUMPS_DIR) + "/" + GetParam() + "/goroutineprog";
-  testing::KernelCoreRun run;
-  testing::runForKernelCore(exe, run);
-  if (!run.skip.empty()) GTEST_SKIP() << run.skip;
-  ASSERT_EQ(run.failure, "");
+// Reads the goroutines of RUN's core of EXE and compares them with the
+// traceback in its output and the program's report.
+void expectMatchesTraceback(const testing::KernelCoreRun& run, const std::string& exe,
+                            const std::string& label) {
   const std::string& core_path = run.core;
   const std::string& report_path = run.report;
   const JsonValue report = JsonValue::parseFile(report_path);
@@ -193,14 +190,42 @@ TEST_P(CoreGoroutines, MatchTheRuntimeTraceback) {
   }
   EXPECT_EQ(listed, theirs);
 
-  std::cout << GetParam() << ": " << ours.size() << " goroutines in the core, " << theirs.size()
+  std::cout << label << ": " << ours.size() << " goroutines in the core, " << theirs.size()
             << " in the traceback; status " << statuses << "/" << traced.size() << ", frames "
             << stacks << "/" << traced_stacks << ", created by " << creators << "/"
             << traced_creators << ", running without frames " << unwound_elsewhere << ", reported "
             << reported << "\n";
 }
 
+class CoreGoroutines : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(CoreGoroutines, MatchTheRuntimeTraceback) {
+  testing::KernelCoreRun run;
+  testing::runForKernelCore(std::string(GOHEAP_TESTDUMPS_DIR) + "/" + GetParam() + "/goroutineprog",
+                            run);
+  if (!run.skip.empty()) GTEST_SKIP() << run.skip;
+  ASSERT_EQ(run.failure, "");
+  expectMatchesTraceback(run,
+                         std::string(GOHEAP_TESTDUMPS_DIR) + "/" + GetParam() + "/goroutineprog",
+                         GetParam() + " amd64");
+}
+
+// arm64, from the core qemu-user writes: the unwinder's link-register case.
+class QemuArm64Goroutines : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(QemuArm64Goroutines, MatchTheRuntimeTraceback) {
+  const std::string exe =
+      std::string(GOHEAP_TESTDUMPS_DIR) + "/" + GetParam() + "/cross/goroutineprog-arm64";
+  testing::KernelCoreRun run;
+  testing::runForQemuArm64Core(exe, run);
+  if (!run.skip.empty()) GTEST_SKIP() << run.skip;
+  ASSERT_EQ(run.failure, "");
+  expectMatchesTraceback(run, exe, GetParam() + " arm64");
+}
+
 INSTANTIATE_TEST_SUITE_P(Versions, CoreGoroutines, ::testing::ValuesIn(testing::goVersions()),
+                         testing::pathParamName);
+INSTANTIATE_TEST_SUITE_P(Versions, QemuArm64Goroutines, ::testing::ValuesIn(testing::goVersions()),
                          testing::pathParamName);
 
 }  // namespace

@@ -27,11 +27,7 @@ namespace goheap {
 namespace {
 
 namespace fs = std::filesystem;
-using testing::findFile;
 using testing::JsonValue;
-using testing::onPath;
-using testing::runToCrash;
-using testing::TempDir;
 
 std::vector<uint8_t> fromHex(const std::string& s) {
   std::vector<uint8_t> out;
@@ -163,22 +159,12 @@ class QemuArm64Core : public ::testing::TestWithParam<std::string> {};
 TEST_P(QemuArm64Core, HoldsWhatTheProgramReported) {
   const std::string exe =
       std::string(GOHEAP_TESTDUMPS_DIR) + "/" + GetParam() + "/cross/coreprog-arm64";
-  if (!fs::exists(exe)) {
-    GTEST_SKIP() << exe << " is missing (tests/programs/make-dumps.sh builds it)";
-  }
-  const std::string qemu = onPath({"qemu-aarch64-static", "qemu-aarch64"});
-  if (qemu.empty()) GTEST_SKIP() << "qemu-aarch64 is not installed (apt-get install qemu-user)";
-  TempDir dir;
-  ASSERT_FALSE(dir.path.empty());
-  const std::string report_path = dir.path + "/report.json";
-  if (const std::string p = runToCrash({qemu, exe, report_path}, dir.path); !p.empty()) {
-    if (p.find("RLIMIT_CORE") != std::string::npos) GTEST_SKIP() << p;
-    // qemu dies of the guest's signal; whether the kernel dumps qemu too
-    // does not matter here.
-    if (p.find("wrote no core") == std::string::npos) FAIL() << p;
-  }
-  const std::string core_path = findFile(dir.path, "qemu_", ".core");
-  ASSERT_FALSE(core_path.empty()) << "qemu wrote no core into " << dir.path;
+  testing::KernelCoreRun run;
+  testing::runForQemuArm64Core(exe, run);
+  if (!run.skip.empty()) GTEST_SKIP() << run.skip;
+  ASSERT_EQ(run.failure, "");
+  const std::string& core_path = run.core;
+  const std::string& report_path = run.report;
   auto core = core::CoreFile::open(core_path);
   ASSERT_TRUE(core) << core.error().message();
   EXPECT_EQ(core->arch(), "arm64");

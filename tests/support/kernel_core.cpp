@@ -123,4 +123,35 @@ void runForKernelCore(const std::string& exe, KernelCoreRun& run) {
   if (run.core.empty()) run.failure = "the kernel reported a core but none is in " + run.dir.path;
 }
 
+void runForQemuArm64Core(const std::string& exe, KernelCoreRun& run) {
+  if (!fs::exists(exe)) {
+    run.skip = exe + " is missing (tests/programs/make-dumps.sh builds it)";
+    return;
+  }
+  const std::string qemu = onPath({"qemu-aarch64-static", "qemu-aarch64"});
+  if (qemu.empty()) {
+    run.skip = "qemu-aarch64 is not installed (apt-get install qemu-user)";
+    return;
+  }
+  if (run.dir.path.empty()) {
+    run.failure = "cannot make a temporary directory";
+    return;
+  }
+  run.report = run.dir.path + "/report.json";
+  if (const std::string p = runToCrash({qemu, exe, run.report}, run.dir.path); !p.empty()) {
+    if (p.find("RLIMIT_CORE") != std::string::npos) {
+      run.skip = p;
+      return;
+    }
+    // qemu dies of the guest's signal; whether the kernel dumps qemu too
+    // does not matter here.
+    if (p.find("wrote no core") == std::string::npos) {
+      run.failure = p;
+      return;
+    }
+  }
+  run.core = findFile(run.dir.path, "qemu_", ".core");
+  if (run.core.empty()) run.failure = "qemu wrote no core into " + run.dir.path;
+}
+
 }  // namespace goheap::testing

@@ -49,6 +49,10 @@ struct KernelCoreRun {
 // `run`, which the caller keeps (its directory goes with it).
 void runForKernelCore(const std::string& exe, KernelCoreRun& run);
 
+// The same for an arm64 EXE under qemu-aarch64, whose guest core qemu
+// writes (qemu_<prog>_<time>_<pid>.core); skipped without qemu.
+void runForQemuArm64Core(const std::string& exe, KernelCoreRun& run);
+
 // The first of NAMES found on PATH, or "".
 std::string onPath(std::initializer_list<std::string> names);
 
