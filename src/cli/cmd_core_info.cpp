@@ -1,17 +1,20 @@
 // goheap core-info CORE [EXE]: what goheap reads from an ELF core file: the
 // machine, the threads with their PC and SP, the memory segments, the files
 // mapped, the auxiliary vector and, with EXE, whether EXE is the program the
-// core is of, and with --heap the heap objects the runtime's spans hold. A
-// debugging aid for reading heaps from cores (issue 15).
+// core is of, with --heap the heap objects the runtime's spans hold and with
+// --goroutines the goroutines and their stacks. A debugging aid for reading
+// heaps from cores (issue 15).
 #include <algorithm>
 
 #include "bin/binary.h"
 #include "bin/debug_info.h"
+#include "bin/inline.h"
 #include "cli/command.h"
 #include "cli/table.h"
 #include "core/core_file.h"
 #include "core/executable_match.h"
 #include "core/find_executable.h"
+#include "core/goroutines.h"
 #include "core/heap_walk.h"
 #include "core/memory_image.h"
 #include "core/runtime_layout.h"
@@ -35,13 +38,17 @@ CommandSpec coreInfoSpec() {
                    "bytes the core holds; it exits 1 when they do not match. Without it, the "
                    "executable is looked for where the core says it was (the file mapped over "
                    "the entry point, AT_EXECFN) and beside the core, and every place tried is "
-                   "listed.");
+                   "listed. With --goroutines it also lists the goroutines (from "
+                   "runtime.allgs, by the executable's DWARF) with their status or wait reason, "
+                   "their stacks unwound frame by frame with file and line, and the function "
+                   "that started them, as the runtime's own traceback would.");
   spec.positional("CORE", "an ELF core file (64- or 32-bit, either byte order)");
   spec.positional("EXE", "the program's executable, to check it belongs to the core").optional();
   spec.boolFlag("segments", "list every memory segment");
   spec.boolFlag("heap",
                 "with EXE: walk the runtime's spans (runtime.mheap_.allspans, laid out as the "
                 "executable's DWARF says) and count the heap objects and their bytes");
+  spec.boolFlag("goroutines", "list the goroutines and their stacks (needs EXE with DWARF)");
   spec.boolFlag("json", "print JSON instead of text");
   spec.example("goheap core-info core.1234", "machine, threads, segments and files of a core");
   spec.example("goheap core-info core.1234 ./server",
@@ -50,6 +57,8 @@ CommandSpec coreInfoSpec() {
   spec.example("goheap core-info /tmp/crash/core",
                "finds the executable where the process ran it, or beside the core");
   spec.example("goheap core-info core.1234 ./server --heap", "also the heap's objects and bytes");
+  spec.example("goheap core-info core.1234 ./server --goroutines",
+               "every goroutine's wait reason, stack and creator");
   return spec;
 }
 
@@ -104,9 +113,59 @@ HeapSummary walkHeap(const core::CoreFile& c, const bin::Container& exe, uint64_
   return h;
 }
 
+// The goroutines read from the core, when --goroutines asked for them.
+struct GoroutineView {
+  const core::Goroutines* list = nullptr;
+  const bin::Binary* exe = nullptr;
+  uint64_t bias = 0;
+};
+
+void writeGoroutinesJson(JsonWriter& w, const GoroutineView& v) {
+  w.key("goroutines").beginArray();
+  for (const core::Goroutine& g : v.list->goroutines) {
+    w.beginObject().field("goid", g.goid).field("status", v.list->statusText(g));
+    w.field("state", core::gStatusName(g.status)).field("g", formatHex(g.address));
+    w.field("stack_lo", formatHex(g.stack_lo)).field("stack_hi", formatHex(g.stack_hi));
+    if (g.thread) w.field("thread", static_cast<uint64_t>(*g.thread));
+    w.field("created_by", bin::funcNameForPrint(v.list->createdBy(g, *v.exe, v.bias)));
+    if (!g.note.empty()) w.field("note", g.note);
+    w.key("frames").beginArray();
+    for (const core::StackFrame& f : v.list->framesOf(g)) {
+      w.beginObject().field("function", bin::funcNameForPrint(f.where.function));
+      w.field("file", f.where.file).field("line", f.where.line);
+      w.field("pc", formatHex(f.pc)).field("sp", formatHex(f.sp));
+      w.field("inlined", f.where.inlined).endObject();
+    }
+    w.endArray().endObject();
+  }
+  w.endArray();
+  w.key("goroutine_warnings").beginArray();
+  for (const std::string& s : v.list->warnings) w.value(s);
+  w.endArray();
+}
+
+// Like the runtime's traceback: "goroutine 7 [chan receive]:", each frame's
+// function and file:line, and the function whose go statement started it.
+std::string goroutinesText(const GoroutineView& v) {
+  std::string out;
+  for (const core::Goroutine& g : v.list->goroutines) {
+    out += "\ngoroutine " + std::to_string(g.goid) + " [" + v.list->statusText(g) + "]:\n";
+    for (const core::StackFrame& f : v.list->framesOf(g)) {
+      out += bin::funcNameForPrint(f.where.function) + (f.where.inlined ? "(...)\n" : "()\n");
+      out += "\t" + std::string(f.where.file) + ":" + std::to_string(f.where.line) +
+             " pc=" + formatHex(f.pc) + " sp=" + formatHex(f.sp) + "\n";
+    }
+    if (!g.note.empty()) out += "(" + g.note + ")\n";
+    const std::string_view by = v.list->createdBy(g, *v.exe, v.bias);
+    if (!by.empty()) out += "created by " + bin::funcNameForPrint(by) + "\n";
+  }
+  for (const std::string& s : v.list->warnings) out += "warning: " + s + "\n";
+  return out;
+}
+
 void writeJson(const core::CoreFile& c, bool segments, const core::ExecutableMatch* match,
                const std::string& exe, const core::ExecutableSearch& search,
-               const HeapSummary& heap) {
+               const HeapSummary& heap, const GoroutineView& goroutines) {
   std::string out;
   JsonWriter w(out, JsonWriter::Style::Pretty);
   w.beginObject();
@@ -205,13 +264,14 @@ void writeJson(const core::CoreFile& c, bool segments, const core::ExecutableMat
     }
     w.endObject();
   }
+  if (goroutines.list != nullptr) writeGoroutinesJson(w, goroutines);
   w.endObject();
   print(out);
 }
 
 void writeText(const core::CoreFile& c, bool segments, const core::ExecutableMatch* match,
                const std::string& exe, const core::ExecutableSearch& search,
-               const HeapSummary& heap) {
+               const HeapSummary& heap, const GoroutineView& goroutines) {
   std::string out = c.path() + "\n";
   auto line = [&out](const std::string& key, const std::string& value) {
     out += "  " + key + std::string(key.size() < 11 ? 11 - key.size() : 1, ' ') + value + "\n";
@@ -291,55 +351,69 @@ void writeText(const core::CoreFile& c, bool segments, const core::ExecutableMat
     }
     out += segs.renderText(0);
   }
+  if (goroutines.list != nullptr) out += goroutinesText(goroutines);
   print(out);
 }
 
 }  // namespace
 
 int runCoreInfo(int argc, const char* const* argv) {
-  const CommandSpec spec = coreInfoSpec();
-  int exit_code = kExitOk;
-  const std::optional<ParsedArgs> parsed = parseCommandLine(spec, argc, argv, exit_code);
-  if (!parsed) return exit_code;
-  const ParsedArgs& args = *parsed;
-  Expected<core::CoreFile> c = core::CoreFile::open(std::string(args.getString("CORE")));
-  if (!c) return fail(c.error());
-  std::optional<core::ExecutableMatch> match;
-  std::string exe;
-  core::ExecutableSearch search;
-  HeapSummary heap;
-  if (args.has("EXE")) {
-    exe = std::string(args.getString("EXE"));
-  } else {
-    search = core::findExecutable(*c, args.getString("CORE"), std::nullopt);
-    if (const core::ExecutableCandidate* found = search.executable()) exe = found->path;
-  }
-  if (args.getBool("heap") && exe.empty()) {
-    return fail(
-        Error("--heap needs the program's executable: " + search.explain(args.getString("CORE")) +
-              "\n(give it: goheap core-info CORE EXE --heap)"),
-        kExitUsage);
-  }
-  if (!exe.empty()) {
-    Expected<bin::Binary> b = bin::Binary::open(exe);
-    if (!b) return fail(b.error());
-    match = core::checkExecutable(*c, b->container(), exe);
-    // Only the program's own executable says how its runtime lays out spans.
-    if (args.getBool("heap") && match->matches()) {
-      heap = walkHeap(*c, b->container(), match->bias);
+  return runParsed(coreInfoSpec(), argc, argv, [](const ParsedArgs& args) {
+    Expected<core::CoreFile> c = core::CoreFile::open(std::string(args.getString("CORE")));
+    if (!c) return fail(c.error());
+    std::string exe;
+    core::ExecutableSearch search;
+    if (args.has("EXE")) {
+      exe = std::string(args.getString("EXE"));
+    } else {
+      search = core::findExecutable(*c, args.getString("CORE"), std::nullopt);
+      if (const core::ExecutableCandidate* found = search.executable()) exe = found->path;
     }
-  }
-  const core::ExecutableMatch* m = match ? &*match : nullptr;
-  if (args.getBool("json")) {
-    writeJson(*c, args.getBool("segments"), m, exe, search, heap);
-  } else {
-    writeText(*c, args.getBool("segments"), m, exe, search, heap);
-  }
-  if (match && !match->matches()) {
-    std::fprintf(stderr, "goheap: %s\n", match->mismatch().c_str());
-    return kExitFailure;
-  }
-  return kExitOk;
+    for (const char* needs_exe : {"heap", "goroutines"}) {
+      if (args.getBool(needs_exe) && exe.empty()) {
+        return fail(Error("--" + std::string(needs_exe) + " needs the program's executable: " +
+                          search.explain(args.getString("CORE")) +
+                          "\n(give it: goheap core-info CORE EXE --" + needs_exe + ")"),
+                    kExitUsage);
+      }
+    }
+    std::optional<core::ExecutableMatch> match;
+    std::optional<bin::Binary> binary;
+    HeapSummary heap;
+    std::optional<core::Goroutines> goroutines;
+    GoroutineView view;
+    if (!exe.empty()) {
+      Expected<bin::Binary> b = bin::Binary::open(exe);
+      if (!b) return fail(b.error());
+      binary.emplace(std::move(*b));
+      match = core::checkExecutable(*c, binary->container(), exe);
+    }
+    // Only the program's own executable says how its runtime lays out spans
+    // and goroutines.
+    if (match && match->matches()) {
+      if (args.getBool("heap")) heap = walkHeap(*c, binary->container(), match->bias);
+      if (args.getBool("goroutines")) {
+        Expected<bin::DebugInfo> dwarf = bin::DebugInfo::read(binary->container());
+        if (!dwarf) return fail(dwarf.error().inFile(exe));
+        const core::MemoryImage mem(*c, binary->container(), match->bias);
+        Expected<core::Goroutines> gs = core::readGoroutines(*c, mem, *binary, *dwarf, match->bias);
+        if (!gs) return fail(gs.error().inFile(c->path()));
+        goroutines.emplace(std::move(*gs));
+        view = {&*goroutines, &*binary, match->bias};
+      }
+    }
+    const core::ExecutableMatch* m = match ? &*match : nullptr;
+    if (args.getBool("json")) {
+      writeJson(*c, args.getBool("segments"), m, exe, search, heap, view);
+    } else {
+      writeText(*c, args.getBool("segments"), m, exe, search, heap, view);
+    }
+    if (match && !match->matches()) {
+      std::fprintf(stderr, "goheap: %s\n", match->mismatch().c_str());
+      return kExitFailure;
+    }
+    return kExitOk;
+  });
 }
 
 }  // namespace goheap::cli

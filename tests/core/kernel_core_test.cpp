@@ -6,20 +6,13 @@
 // bias must be the executable's own e_entry, and a thread must have been in its text. The heap
 // objects walked from the core must match the heap dump the program wrote just before it died.
 // The core (about 40 MB) is deleted at once.
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <initializer_list>
 #include <iostream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -33,6 +26,7 @@
 #include "support/go_versions.h"
 #include "support/goheap_process.h"
 #include "support/json_value.h"
+#include "support/kernel_core.h"
 #include "support/open_heap.h"
 #include "support/param_names.h"
 
@@ -41,76 +35,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using testing::JsonValue;
-
-std::string readText(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-// A temporary directory, removed with everything in it.
-struct TempDir {
-  std::string path;
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "goheap-core-XXXXXX").string();
-    if (mkdtemp(tmpl.data()) != nullptr) path = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    if (!path.empty()) fs::remove_all(path, ec);
-  }
-};
-
-// Why the kernel would not write a core into the working directory, or "".
-std::string corePatternProblem() {
-  std::string pattern = readText("/proc/sys/kernel/core_pattern");
-  while (!pattern.empty() && (pattern.back() == '\n' || pattern.back() == ' ')) pattern.pop_back();
-  if (pattern.empty()) return "cannot read /proc/sys/kernel/core_pattern";
-  if (pattern[0] == '|') return "core_pattern pipes cores to a program (" + pattern + ")";
-  if (pattern.find('/') != std::string::npos) {
-    return "core_pattern writes cores elsewhere (" + pattern + ")";
-  }
-  return "";
-}
-
-// Runs EXE REPORT in DIR with the core limit raised and GOTRACEBACK=crash;
-// "" when it died of a signal and dumped core, else why not.
-std::string runToCrash(const std::vector<std::string>& argv, const std::string& dir) {
-  const pid_t pid = fork();
-  if (pid < 0) return "fork failed";
-  if (pid == 0) {
-    if (chdir(dir.c_str()) != 0) _exit(96);
-    rlimit lim{};
-    if (getrlimit(RLIMIT_CORE, &lim) != 0) _exit(97);
-    lim.rlim_cur = lim.rlim_max;
-    if (lim.rlim_cur != RLIM_INFINITY && lim.rlim_cur < (1u << 30)) _exit(97);
-    if (setrlimit(RLIMIT_CORE, &lim) != 0) _exit(97);
-    const int out = open("output.txt", O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (out >= 0) {
-      dup2(out, 1);
-      dup2(out, 2);
-    }
-    setenv("GOTRACEBACK", "crash", 1);
-    std::vector<char*> args;
-    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    execv(args[0], args.data());
-    _exit(98);
-  }
-  int status = 0;
-  if (waitpid(pid, &status, 0) != pid) return "waitpid failed";
-  if (WIFEXITED(status)) {
-    if (WEXITSTATUS(status) == 97) return "cannot raise RLIMIT_CORE to write a core";
-    return "the program exited with status " + std::to_string(WEXITSTATUS(status)) +
-           " instead of dying of SIGABRT: " + readText(dir + "/output.txt").substr(0, 500);
-  }
-  if (!WCOREDUMP(status)) {
-    return "the program died of signal " + std::to_string(WTERMSIG(status)) +
-           " but the kernel wrote no core";
-  }
-  return "";
-}
 
 std::vector<uint8_t> fromHex(const std::string& s) {
   std::vector<uint8_t> out;
@@ -268,39 +192,17 @@ void expectHeapMatchesDump(const core::CoreFile& core, const std::string& exe,
   }
 }
 
-// The file in DIR whose name starts with PREFIX (and ends with SUFFIX).
-std::string findFile(const std::string& dir, const std::string& prefix,
-                     const std::string& suffix = "") {
-  for (const auto& e : fs::directory_iterator(dir)) {
-    const std::string name = e.path().filename().string();
-    if (name.rfind(prefix, 0) == 0 && name.ends_with(suffix)) return e.path().string();
-  }
-  return "";
-}
-
 class KernelCore : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(KernelCore, HoldsWhatTheProgramReported) {
   const std::string exe = std::string(GOHEAP_TESTDUMPS_DIR) + "/" + GetParam() + "/coreprog";
-  if (!fs::exists(exe)) {
-    GTEST_SKIP() << exe << " is missing (tests/programs/make-dumps.sh builds it)";
-  }
-  if (const std::string p = corePatternProblem(); !p.empty()) {
-    GTEST_SKIP() << "cannot have the kernel write a core: " << p;
-  }
-  TempDir dir;
-  ASSERT_FALSE(dir.path.empty());
-  const std::string report_path = dir.path + "/report.json";
-  const std::string dump_path = dir.path + "/heap.dump";
-  if (const std::string p = runToCrash({exe, report_path, dump_path}, dir.path); !p.empty()) {
-    if (p.find("RLIMIT_CORE") != std::string::npos ||
-        p.find("wrote no core") != std::string::npos) {
-      GTEST_SKIP() << p;
-    }
-    FAIL() << p;
-  }
-  const std::string core_path = findFile(dir.path, "core");
-  ASSERT_FALSE(core_path.empty()) << "the kernel reported a core but none is in " << dir.path;
+  testing::KernelCoreRun run;
+  const std::string dump_path = run.dir.path + "/heap.dump";
+  testing::runForKernelCore(exe, run, {dump_path});
+  if (!run.skip.empty()) GTEST_SKIP() << run.skip;
+  ASSERT_EQ(run.failure, "");
+  const std::string& core_path = run.core;
+  const std::string& report_path = run.report;
   const JsonValue report = JsonValue::parseFile(report_path);
 
   auto core = core::CoreFile::open(core_path);
@@ -343,20 +245,6 @@ TEST_P(KernelCore, HoldsWhatTheProgramReported) {
   }
 }
 
-// The first of `names` found on PATH, or "".
-std::string onPath(std::initializer_list<std::string> names) {
-  const char* path = std::getenv("PATH");
-  std::stringstream dirs(path ? path : "");
-  std::vector<std::string> list;
-  for (std::string d; std::getline(dirs, d, ':');) list.push_back(d);
-  for (const std::string& n : names) {
-    for (const std::string& d : list) {
-      if (access((d + "/" + n).c_str(), X_OK) == 0) return d + "/" + n;
-    }
-  }
-  return "";
-}
-
 // arm64 cores as qemu-user writes them (qemu_<prog>_<time>_<pid>.core in
 // the working directory, without NT_FILE), of coreprog cross-built by
 // make-dumps.sh. The kernel also writes a core of qemu itself: both go.
@@ -365,22 +253,12 @@ class QemuArm64Core : public ::testing::TestWithParam<std::string> {};
 TEST_P(QemuArm64Core, HoldsWhatTheProgramReported) {
   const std::string exe =
       std::string(GOHEAP_TESTDUMPS_DIR) + "/" + GetParam() + "/cross/coreprog-arm64";
-  if (!fs::exists(exe)) {
-    GTEST_SKIP() << exe << " is missing (tests/programs/make-dumps.sh builds it)";
-  }
-  const std::string qemu = onPath({"qemu-aarch64-static", "qemu-aarch64"});
-  if (qemu.empty()) GTEST_SKIP() << "qemu-aarch64 is not installed (apt-get install qemu-user)";
-  TempDir dir;
-  ASSERT_FALSE(dir.path.empty());
-  const std::string report_path = dir.path + "/report.json";
-  if (const std::string p = runToCrash({qemu, exe, report_path}, dir.path); !p.empty()) {
-    if (p.find("RLIMIT_CORE") != std::string::npos) GTEST_SKIP() << p;
-    // qemu dies of the guest's signal; whether the kernel dumps qemu too
-    // does not matter here.
-    if (p.find("wrote no core") == std::string::npos) FAIL() << p;
-  }
-  const std::string core_path = findFile(dir.path, "qemu_", ".core");
-  ASSERT_FALSE(core_path.empty()) << "qemu wrote no core into " << dir.path;
+  testing::KernelCoreRun run;
+  testing::runForQemuArm64Core(exe, run);
+  if (!run.skip.empty()) GTEST_SKIP() << run.skip;
+  ASSERT_EQ(run.failure, "");
+  const std::string& core_path = run.core;
+  const std::string& report_path = run.report;
   auto core = core::CoreFile::open(core_path);
   ASSERT_TRUE(core) << core.error().message();
   EXPECT_EQ(core->arch(), "arm64");

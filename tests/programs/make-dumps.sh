@@ -15,6 +15,9 @@
 #   OUTDIR/<label>/coreprog      tests/programs/coreprog, built only (the
 #                                tests run it and read the core it dumps);
 #                                also cross/coreprog-arm64 (run under qemu)
+#   OUTDIR/<label>/goroutineprog tests/programs/goroutineprog, built only
+#                                (tests/core/goroutines_test.cpp runs it);
+#                                also cross/goroutineprog-arm64
 #   OUTDIR/<label>/pie/retention[.dump|.json]  the retention program built
 #                                with -buildmode=pie and run
 #   OUTDIR/<label>/stripped/funcs[.dump|.json]  the funcs program built with
@@ -229,7 +232,7 @@ make_label() { # label
     prog=$(basename "$dir")
     [ -f "$dir/main.go" ] || continue
     # Tools run over the executables, and coreprog, which the tests run, below.
-    [ "$prog" = binoracle ] || [ "$prog" = dwarforacle ] || [ "$prog" = coreprog ] && continue
+    [ "$prog" = binoracle ] || [ "$prog" = dwarforacle ] || [ "$prog" = coreprog ] || [ "$prog" = goroutineprog ] && continue
     [ $full = 1 ] || [ "$prog" = zoo ] || [ "$prog" = leaks ] || continue
     programs+=("$prog")
     make_program "$label" "$go" "$root" "$dir" "$OUT/$label" || status=1
@@ -251,6 +254,9 @@ make_label() { # label
   # coreprog is only built: tests/core/kernel_core_test.cpp runs it, and it
   # dies with a core file.
   if [ $full = 1 ]; then build_tool "$label" coreprog || status=1; fi
+  # goroutineprog likewise: tests/core/goroutines_test.cpp runs it for a core
+  # whose goroutines it compares with the runtime's own traceback.
+  if [ $full = 1 ]; then build_tool "$label" goroutineprog || status=1; fi
   for prog in "${programs[@]}"; do
     exe="$OUT/$label/$prog"
     [ -f "$exe.dump" ] || continue
@@ -275,6 +281,7 @@ make_label() { # label
     # Built only: tests/core/kernel_core_test.cpp runs it under qemu-aarch64
     # for the arm64 core qemu writes.
     cross_build "$label" coreprog coreprog-arm64 "" GOARCH=arm64 || status=1
+    cross_build "$label" goroutineprog goroutineprog-arm64 "" GOARCH=arm64 || status=1
   fi
   # Go 1.27 built with the experiments that change runtime layouts goheap
   # reads: GOEXPERIMENT=nogreenteagc (spans without Green Tea's inline mark

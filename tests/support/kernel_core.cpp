@@ -1,0 +1,160 @@
+#include "support/kernel_core.h"
+
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace goheap::testing {
+
+namespace fs = std::filesystem;
+
+std::string readText(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TempDir::TempDir() {
+  std::string tmpl = (fs::temp_directory_path() / "goheap-core-XXXXXX").string();
+  if (mkdtemp(tmpl.data()) != nullptr) path = tmpl;
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  if (!path.empty()) fs::remove_all(path, ec);
+}
+
+std::string corePatternProblem() {
+  std::string pattern = readText("/proc/sys/kernel/core_pattern");
+  while (!pattern.empty() && (pattern.back() == '\n' || pattern.back() == ' ')) pattern.pop_back();
+  if (pattern.empty()) return "cannot read /proc/sys/kernel/core_pattern";
+  if (pattern[0] == '|') return "core_pattern pipes cores to a program (" + pattern + ")";
+  if (pattern.find('/') != std::string::npos) {
+    return "core_pattern writes cores elsewhere (" + pattern + ")";
+  }
+  return "";
+}
+
+std::string runToCrash(const std::vector<std::string>& argv, const std::string& dir) {
+  const pid_t pid = fork();
+  if (pid < 0) return "fork failed";
+  if (pid == 0) {
+    if (chdir(dir.c_str()) != 0) _exit(96);
+    rlimit lim{};
+    if (getrlimit(RLIMIT_CORE, &lim) != 0) _exit(97);
+    lim.rlim_cur = lim.rlim_max;
+    if (lim.rlim_cur != RLIM_INFINITY && lim.rlim_cur < (1u << 30)) _exit(97);
+    if (setrlimit(RLIMIT_CORE, &lim) != 0) _exit(97);
+    const int out = open("output.txt", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (out >= 0) {
+      dup2(out, 1);
+      dup2(out, 2);
+    }
+    setenv("GOTRACEBACK", "crash", 1);
+    std::vector<char*> args;
+    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execv(args[0], args.data());
+    _exit(98);
+  }
+  int status = 0;
+  if (waitpid(pid, &status, 0) != pid) return "waitpid failed";
+  if (WIFEXITED(status)) {
+    if (WEXITSTATUS(status) == 97) return "cannot raise RLIMIT_CORE to write a core";
+    return "the program exited with status " + std::to_string(WEXITSTATUS(status)) +
+           " instead of dying of SIGABRT: " + readText(dir + "/output.txt").substr(0, 500);
+  }
+  if (!WCOREDUMP(status)) {
+    return "the program died of signal " + std::to_string(WTERMSIG(status)) +
+           " but the kernel wrote no core";
+  }
+  return "";
+}
+
+std::string findFile(const std::string& dir, const std::string& prefix, const std::string& suffix) {
+  for (const auto& e : fs::directory_iterator(dir)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind(prefix, 0) == 0 && name.ends_with(suffix)) return e.path().string();
+  }
+  return "";
+}
+
+std::string onPath(std::initializer_list<std::string> names) {
+  const char* path = std::getenv("PATH");
+  std::stringstream dirs(path ? path : "");
+  std::vector<std::string> list;
+  for (std::string d; std::getline(dirs, d, ':');) list.push_back(d);
+  for (const std::string& n : names) {
+    for (const std::string& d : list) {
+      if (access((d + "/" + n).c_str(), X_OK) == 0) return d + "/" + n;
+    }
+  }
+  return "";
+}
+
+void runForKernelCore(const std::string& exe, KernelCoreRun& run,
+                      const std::vector<std::string>& extra_args) {
+  if (!fs::exists(exe)) {
+    run.skip = exe + " is missing (tests/programs/make-dumps.sh builds it)";
+    return;
+  }
+  if (const std::string p = corePatternProblem(); !p.empty()) {
+    run.skip = "cannot have the kernel write a core: " + p;
+    return;
+  }
+  if (run.dir.path.empty()) {
+    run.failure = "cannot make a temporary directory";
+    return;
+  }
+  run.report = run.dir.path + "/report.json";
+  std::vector<std::string> argv{exe, run.report};
+  argv.insert(argv.end(), extra_args.begin(), extra_args.end());
+  if (const std::string p = runToCrash(argv, run.dir.path); !p.empty()) {
+    const bool machine =
+        p.find("RLIMIT_CORE") != std::string::npos || p.find("wrote no core") != std::string::npos;
+    (machine ? run.skip : run.failure) = p;
+    return;
+  }
+  run.core = findFile(run.dir.path, "core");
+  if (run.core.empty()) run.failure = "the kernel reported a core but none is in " + run.dir.path;
+}
+
+void runForQemuArm64Core(const std::string& exe, KernelCoreRun& run) {
+  if (!fs::exists(exe)) {
+    run.skip = exe + " is missing (tests/programs/make-dumps.sh builds it)";
+    return;
+  }
+  const std::string qemu = onPath({"qemu-aarch64-static", "qemu-aarch64"});
+  if (qemu.empty()) {
+    run.skip = "qemu-aarch64 is not installed (apt-get install qemu-user)";
+    return;
+  }
+  if (run.dir.path.empty()) {
+    run.failure = "cannot make a temporary directory";
+    return;
+  }
+  run.report = run.dir.path + "/report.json";
+  if (const std::string p = runToCrash({qemu, exe, run.report}, run.dir.path); !p.empty()) {
+    if (p.find("RLIMIT_CORE") != std::string::npos) {
+      run.skip = p;
+      return;
+    }
+    // qemu dies of the guest's signal; whether the kernel dumps qemu too
+    // does not matter here.
+    if (p.find("wrote no core") == std::string::npos) {
+      run.failure = p;
+      return;
+    }
+  }
+  run.core = findFile(run.dir.path, "qemu_", ".core");
+  if (run.core.empty()) run.failure = "qemu wrote no core into " + run.dir.path;
+}
+
+}  // namespace goheap::testing
