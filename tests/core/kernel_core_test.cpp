@@ -139,10 +139,12 @@ bool withinOnePercent(uint64_t got, uint64_t want) {
 // walk's agree in count and bytes within 1% (writing the dump sweeps and
 // allocates, so they differ a little), and every address the program
 // reported lies in a walked object. Sets `dump_objects` and `dump_bytes` to
-// the dump's counts.
+// the dump's counts, and `dump_with_pointers` to how many of its objects have
+// pointers.
 void expectHeapMatchesDump(const core::CoreFile& core, const std::string& exe,
                            const std::string& dump_path, const JsonValue& report,
-                           uint64_t& dump_objects, uint64_t& dump_bytes) {
+                           uint64_t& dump_objects, uint64_t& dump_bytes,
+                           uint64_t& dump_with_pointers) {
   auto binary = bin::Binary::open(exe);
   ASSERT_TRUE(binary) << binary.error().message();
   const bin::Container& c = binary->container();
@@ -194,7 +196,9 @@ void expectHeapMatchesDump(const core::CoreFile& core, const std::string& exe,
   for (const std::string& w : masks.warnings) std::cout << "[ pointers ] warning: " << w << "\n";
   // Objects over 512 bytes with pointers: from a type (malloc header or
   // largeType) on Go 1.22+, not from span heap bits.
-  uint64_t compared = 0, agree = 0, with_pointers = 0, typed = 0;
+  uint64_t compared = 0, agree = 0, typed = 0;
+  uint64_t& with_pointers = dump_with_pointers;
+  with_pointers = 0;
   std::vector<uint64_t> want, got;
   for (size_t n = 0; n < s.dump.objects.count(); ++n) {
     if (s.dump.objects.isSpanMetadata(n)) continue;
@@ -260,8 +264,9 @@ TEST_P(KernelCore, HoldsWhatTheProgramReported) {
   for (const auto& f : core->files()) named = named || f.path == canonical;
   EXPECT_TRUE(named) << "NT_FILE does not name " << canonical;
   expectHoldsReport(*core, exe, report, true);
-  uint64_t dump_objects = 0, dump_bytes = 0;
-  expectHeapMatchesDump(*core, exe, dump_path, report, dump_objects, dump_bytes);
+  uint64_t dump_objects = 0, dump_bytes = 0, dump_with_pointers = 0;
+  expectHeapMatchesDump(*core, exe, dump_path, report, dump_objects, dump_bytes,
+                        dump_with_pointers);
 
   // goheap core-info says the same: the machine, the threads, the match.
   const testing::RunResult info = testing::runGoheap({"core-info", "--json", core_path, exe});
@@ -279,6 +284,11 @@ TEST_P(KernelCore, HoldsWhatTheProgramReported) {
   EXPECT_TRUE(withinOnePercent(heap_json["bytes"].u64(), dump_bytes)) << heap_info.out;
   EXPECT_GT(heap_json["large_objects"].u64(), 0u);
   EXPECT_EQ(heap_json["warnings"].size(), 0u);
+  // and how many objects have pointers, as the dump has them.
+  EXPECT_TRUE(
+      withinOnePercent(heap_json["pointers"]["objects_with_pointers"].u64(), dump_with_pointers))
+      << heap_info.out;
+  EXPECT_EQ(heap_json["pointers"]["warnings"].size(), 0u) << heap_info.out;
   // and refuses another release's build of the program.
   const std::string other = std::string(GOHEAP_TESTDUMPS_DIR) + "/" +
                             (GetParam() == "go1.24" ? "go1.26" : "go1.24") + "/coreprog";
