@@ -1,7 +1,8 @@
 // goheap core-info CORE [EXE]: what goheap reads from an ELF core file: the
 // machine, the threads with their PC and SP, the memory segments, the files
 // mapped, the auxiliary vector and, with EXE, whether EXE is the program the
-// core is of, with --heap the heap objects the runtime's spans hold and with
+// core is of, with --heap the heap objects the runtime's spans hold (and how
+// many of their words the GC metadata marks as pointers) and with
 // --goroutines the goroutines and their stacks. A debugging aid for reading
 // heaps from cores (issue 15).
 #include <algorithm>
@@ -17,6 +18,7 @@
 #include "core/goroutines.h"
 #include "core/heap_walk.h"
 #include "core/memory_image.h"
+#include "core/pointer_masks.h"
 #include "core/runtime_layout.h"
 #include "util/format.h"
 #include "util/json_writer.h"
@@ -47,7 +49,8 @@ CommandSpec coreInfoSpec() {
   spec.boolFlag("segments", "list every memory segment");
   spec.boolFlag("heap",
                 "with EXE: walk the runtime's spans (runtime.mheap_.allspans, laid out as the "
-                "executable's DWARF says) and count the heap objects and their bytes");
+                "executable's DWARF says) and count the heap objects and their bytes, and the "
+                "objects with pointers and their pointer words");
   spec.boolFlag("goroutines", "list the goroutines and their stacks (needs EXE with DWARF)");
   spec.boolFlag("json", "print JSON instead of text");
   spec.example("goheap core-info core.1234", "machine, threads, segments and files of a core");
@@ -89,6 +92,8 @@ struct HeapSummary {
   bool asked = false;
   Expected<core::HeapObjects> heap = Error("");
   uint64_t large_objects = 0;  // of more than 32 KiB, each its own span
+  // Each object's pointer words, or why they were not read.
+  Expected<core::PointerMasks> pointers = Error("");
 };
 
 constexpr uint64_t kMaxSmallObject = 32 << 10;  // runtime._MaxSmallSize
@@ -106,11 +111,37 @@ HeapSummary walkHeap(const core::CoreFile& c, const bin::Container& exe, uint64_
     h.heap = layout.error();
     return h;
   }
-  h.heap = core::walkHeap(core::MemoryImage(c, exe, bias), *layout);
-  if (h.heap) {
-    for (uint64_t n : h.heap->size) h.large_objects += n > kMaxSmallObject ? 1 : 0;
+  const core::MemoryImage mem(c, exe, bias);
+  h.heap = core::walkHeap(mem, *layout);
+  if (!h.heap) return h;
+  for (uint64_t n : h.heap->size) h.large_objects += n > kMaxSmallObject ? 1 : 0;
+  auto bits = core::readHeapBitsLayout(*dwarf, exe.ptr_size, exe.arch);
+  if (!bits) {
+    h.pointers = bits.error();
+    return h;
   }
+  h.pointers = core::readPointerMasks(mem, *layout, *bits, *h.heap);
   return h;
+}
+
+void writePointersJson(JsonWriter& w, const Expected<core::PointerMasks>& pointers) {
+  w.key("pointers").beginObject();
+  if (!pointers) {
+    w.field("error", pointers.error().message());
+  } else {
+    const core::PointerMasks& p = *pointers;
+    w.field("objects_with_pointers", p.objects_with_pointers)
+        .field("pointer_words", p.pointer_words);
+    w.key("objects_left_without").beginObject();
+    w.field("no_span", p.no_span).field("unreadable_bits", p.unreadable_bits);
+    w.field("bad_type", p.bad_type).field("gc_program", p.gc_program);
+    w.field("mask_not_built", p.mask_not_built);
+    w.endObject();
+    w.key("warnings").beginArray();
+    for (const std::string& s : p.warnings) w.value(s);
+    w.endArray();
+  }
+  w.endObject();
 }
 
 // The goroutines read from the core, when --goroutines asked for them.
@@ -266,6 +297,7 @@ void writeJson(const core::CoreFile& c, bool segments, const core::ExecutableMat
       w.key("warnings").beginArray();
       for (const std::string& s : h.warnings) w.value(s);
       w.endArray();
+      writePointersJson(w, heap.pointers);
     }
     w.endObject();
   }
@@ -317,6 +349,13 @@ void writeText(const core::CoreFile& c, bool segments, const core::ExecutableMat
                      formatCount(heap.large_objects) + " larger than 32 KiB), in " +
                      formatCount(h.spans_in_use) + " spans in use of " + formatCount(h.spans));
     for (const std::string& w : h.warnings) line("heap warning", w);
+    if (!heap.pointers) {
+      line("pointers", "not read: " + heap.pointers.error().message());
+    } else {
+      line("pointers", formatCount(heap.pointers->objects_with_pointers) + " objects with " +
+                           formatCount(heap.pointers->pointer_words) + " pointer words");
+      for (const std::string& w : heap.pointers->warnings) line("pointer warning", w);
+    }
   }
   out += "\n";
   Table threads;

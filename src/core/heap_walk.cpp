@@ -8,23 +8,6 @@
 namespace goheap::core {
 namespace {
 
-uint64_t fieldValue(const WordReader& words, std::span<const uint8_t> span_struct, FieldSlot f) {
-  const uint8_t* p = span_struct.data() + f.offset;
-  switch (f.size) {
-    case 1:
-      return p[0];
-    case 2:
-      return words.bigEndian() ? (uint64_t{p[0]} << 8 | p[1]) : (uint64_t{p[1]} << 8 | p[0]);
-    case 4: {
-      uint64_t v = 0;
-      for (int i = 0; i < 4; ++i) v = v << 8 | p[words.bigEndian() ? i : 3 - i];
-      return v;
-    }
-    default:
-      return WordReader(8, words.bigEndian()).read(p);
-  }
-}
-
 // Counts a skipped span, with a warning for the first of its kind.
 void skip(HeapObjects& out, uint64_t& counter, uint64_t span, const std::string& why) {
   if (counter++ == 0) out.warnings.push_back("span " + formatHex(span) + ": " + why);

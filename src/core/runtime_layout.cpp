@@ -1,6 +1,7 @@
 #include "core/runtime_layout.h"
 
 #include <initializer_list>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -41,7 +42,142 @@ Expected<FieldSlot> fieldOf(const bin::DebugInfo& dwarf, const bin::Type& owner,
   return Error(std::string(owner_name) + " has no field " + std::string(field));
 }
 
+// A field a layout wants: where to store it, its name, the widths it may have.
+struct Want {
+  FieldSlot* slot;
+  std::string_view name;
+  std::initializer_list<uint32_t> widths;
+};
+
+// Reads every wanted field of `owner` (named `owner_name`), each lying within
+// the struct's bytes, or the first Error.
+Status readFields(const bin::DebugInfo& dwarf, const bin::Type& owner, std::string_view owner_name,
+                  std::span<const Want> wants, uint32_t ptr_size) {
+  for (const Want& w : wants) {
+    auto f = fieldOf(dwarf, owner, owner_name, w.name, w.widths, ptr_size);
+    if (!f) return f.error();
+    if (f->offset + f->size > owner.size) {
+      return Error(std::string(owner_name) + "." + std::string(w.name) +
+                   " lies beyond the struct's " + std::to_string(owner.size) + " bytes");
+    }
+    *w.slot = *f;
+  }
+  return Status::success();
+}
+
+// Field `field` of `owner` whatever its width, or null.
+const bin::Field* fieldNamed(const bin::DebugInfo& dwarf, const bin::Type& owner,
+                             std::string_view field) {
+  for (const bin::Field& f : dwarf.fields(owner)) {
+    if (f.name == field) return &f;
+  }
+  return nullptr;
+}
+
+// The array type `t` (following typedefs), or null.
+const bin::Type* arrayType(const bin::DebugInfo& dwarf, bin::TypeId t) {
+  if (t == bin::kNoType) return nullptr;
+  const bin::TypeId r = dwarf.resolve(t);
+  return r != bin::kNoType && dwarf.type(r).tag == bin::DwarfTag::Array ? &dwarf.type(r) : nullptr;
+}
+
 }  // namespace
+
+Expected<HeapBitsLayout> readHeapBitsLayout(const bin::DebugInfo& dwarf, uint32_t ptr_size,
+                                            std::string_view goarch) {
+  HeapBitsLayout l;
+  l.arena_base_offset = goarch == "amd64" ? 0xffff800000000000ull : 0;
+  auto heap = structType(dwarf, "runtime.mheap");
+  if (!heap) return heap.error();
+  // arenas is [L1]*[L2]*heapArena: the two counts are its geometry.
+  const bin::Field* arenas = fieldNamed(dwarf, **heap, "arenas");
+  if (arenas == nullptr) return Error("runtime.mheap has no field arenas");
+  const bin::Type* outer = arrayType(dwarf, arenas->type);
+  const bin::Type* inner = nullptr;
+  if (outer != nullptr && outer->elem != bin::kNoType) {
+    const bin::TypeId p = dwarf.resolve(outer->elem);
+    if (p != bin::kNoType && dwarf.type(p).tag == bin::DwarfTag::Pointer) {
+      inner = arrayType(dwarf, dwarf.type(p).elem);
+    }
+  }
+  if (inner == nullptr || outer->count == 0 || inner->count == 0) {
+    return Error("runtime.mheap.arenas is not an array of pointers to arrays");
+  }
+  l.mheap_arenas = arenas->offset;
+  l.arena_l1 = outer->count;
+  l.arena_l2 = inner->count;
+
+  auto arena = structType(dwarf, "runtime.heapArena");
+  if (!arena) return arena.error();
+  const bin::Field* spans = fieldNamed(dwarf, **arena, "spans");
+  const bin::Type* spans_array = spans == nullptr ? nullptr : arrayType(dwarf, spans->type);
+  if (spans_array == nullptr || spans_array->count == 0) {
+    return Error("runtime.heapArena has no array field spans");
+  }
+  l.arena_spans = spans->offset;
+  const uint64_t page_size = RuntimeLayout{}.page_size;
+  l.arena_bytes = spans_array->count * page_size;
+  if (fieldNamed(dwarf, **arena, "noMorePtrs") != nullptr) {
+    return Error("the Go 1.20/1.21 heap bitmap (runtime.heapArena.noMorePtrs) is not read");
+  }
+
+  auto span = structType(dwarf, "runtime.mspan");
+  if (!span) return span.error();
+  auto spanclass = fieldOf(dwarf, **span, "runtime.mspan", "spanclass", {1}, ptr_size);
+  if (!spanclass) return spanclass.error();
+  l.span_spanclass = *spanclass;
+
+  if (const bin::Field* bitmap = fieldNamed(dwarf, **arena, "bitmap")) {
+    // Go 1.19: a byte array, 2 bits for each of the arena's words.
+    const bin::Type* a = arrayType(dwarf, bitmap->type);
+    if (a == nullptr || a->count * 4 * ptr_size != l.arena_bytes) {
+      return Error("runtime.heapArena.bitmap is not 2 bits per word of the arena");
+    }
+    l.format = HeapBitsFormat::ArenaTwoBit;
+    l.arena_bitmap = bitmap->offset;
+    l.arena_bitmap_bytes = a->count;
+    return l;
+  }
+
+  l.format = HeapBitsFormat::SpanHeapBits;
+  auto large = fieldOf(dwarf, **span, "runtime.mspan", "largeType", {ptr_size}, ptr_size);
+  if (!large) return large.error();
+  l.span_large_type = *large;
+  auto type = structType(dwarf, "internal/abi.Type");
+  if (!type) return type.error();
+  l.type_struct_size = (*type)->size;
+  const Want wants[] = {
+      {&l.type_size, "Size_", {ptr_size}},    {&l.type_ptr_bytes, "PtrBytes", {ptr_size}},
+      {&l.type_tflag, "TFlag", {1}},          {&l.type_kind, "Kind_", {1}},
+      {&l.type_gcdata, "GCData", {ptr_size}},
+  };
+  const Status read = readFields(dwarf, **type, "internal/abi.Type", wants, ptr_size);
+  if (!read) return read.error();
+  // An empty struct when the build has no Green Tea GC.
+  const bin::TypeId inline_bits = dwarf.typeByName("runtime.spanInlineMarkBits");
+  if (inline_bits != bin::kNoType) l.inline_mark_bits_size = dwarf.type(inline_bits).size;
+  for (const bin::GlobalVariable& g : dwarf.globals()) {
+    if (g.name == "runtime.inProgress") l.in_progress_addr = g.address;
+  }
+  return l;
+}
+
+uint64_t fieldValue(const WordReader& words, std::span<const uint8_t> bytes, FieldSlot f) {
+  const uint8_t* p = bytes.data() + f.offset;
+  switch (f.size) {
+    case 1:
+      return p[0];
+    case 2:
+      return words.bigEndian() ? (uint64_t{p[0]} << 8 | p[1]) : (uint64_t{p[1]} << 8 | p[0]);
+    case 4: {
+      uint64_t v = 0;
+      for (int i = 0; i < 4; ++i) v = v << 8 | p[words.bigEndian() ? i : 3 - i];
+      return v;
+    }
+    default:
+      return WordReader(8, words.bigEndian()).read(p);
+  }
+}
 
 Expected<RuntimeLayout> readRuntimeLayout(const bin::DebugInfo& dwarf, uint32_t ptr_size) {
   RuntimeLayout l;
@@ -62,12 +198,6 @@ Expected<RuntimeLayout> readRuntimeLayout(const bin::DebugInfo& dwarf, uint32_t 
   auto span = structType(dwarf, "runtime.mspan");
   if (!span) return span.error();
   l.mspan_size = (*span)->size;
-  const std::string_view s = "runtime.mspan";
-  struct Want {
-    FieldSlot* slot;
-    std::string_view name;
-    std::initializer_list<uint32_t> widths;
-  };
   // uintptr fields; the indices are uintptr in Go 1.19 and uint16 by 1.24;
   // state is mSpanStateBox, one byte (a uint8, later an atomic.Uint8).
   const Want wants[] = {
@@ -79,15 +209,8 @@ Expected<RuntimeLayout> readRuntimeLayout(const bin::DebugInfo& dwarf, uint32_t 
       {&l.span_elemsize, "elemsize", {ptr_size}},
       {&l.span_state, "state", {1}},
   };
-  for (const Want& w : wants) {
-    auto f = fieldOf(dwarf, **span, s, w.name, w.widths, ptr_size);
-    if (!f) return f.error();
-    if (f->offset + f->size > l.mspan_size) {
-      return Error("runtime.mspan." + std::string(w.name) + " lies beyond the struct's " +
-                   std::to_string(l.mspan_size) + " bytes");
-    }
-    *w.slot = *f;
-  }
+  const Status read = readFields(dwarf, **span, "runtime.mspan", wants, ptr_size);
+  if (!read) return read.error();
   return l;
 }
 

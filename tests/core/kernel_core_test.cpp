@@ -4,7 +4,8 @@
 // with GOTRACEBACK=crash. The core must hold those bytes, the executable (through the memory
 // image's fallback) the string constant, NT_FILE must name the executable, AT_ENTRY minus the load
 // bias must be the executable's own e_entry, and a thread must have been in its text. The heap
-// objects walked from the core must match the heap dump the program wrote just before it died.
+// objects walked from the core must match the heap dump the program wrote just before it died,
+// and so must each object's pointer words, read from the runtime's GC metadata.
 // The core (about 40 MB) is deleted at once.
 #include <gtest/gtest.h>
 
@@ -22,6 +23,7 @@
 #include "core/executable_match.h"
 #include "core/heap_walk.h"
 #include "core/memory_image.h"
+#include "core/pointer_masks.h"
 #include "core/runtime_layout.h"
 #include "support/go_versions.h"
 #include "support/goheap_process.h"
@@ -29,6 +31,7 @@
 #include "support/kernel_core.h"
 #include "support/open_heap.h"
 #include "support/param_names.h"
+#include "util/format.h"
 
 namespace goheap {
 namespace {
@@ -136,10 +139,12 @@ bool withinOnePercent(uint64_t got, uint64_t want) {
 // walk's agree in count and bytes within 1% (writing the dump sweeps and
 // allocates, so they differ a little), and every address the program
 // reported lies in a walked object. Sets `dump_objects` and `dump_bytes` to
-// the dump's counts.
+// the dump's counts, and `dump_with_pointers` to how many of its objects have
+// pointers.
 void expectHeapMatchesDump(const core::CoreFile& core, const std::string& exe,
                            const std::string& dump_path, const JsonValue& report,
-                           uint64_t& dump_objects, uint64_t& dump_bytes) {
+                           uint64_t& dump_objects, uint64_t& dump_bytes,
+                           uint64_t& dump_with_pointers) {
   auto binary = bin::Binary::open(exe);
   ASSERT_TRUE(binary) << binary.error().message();
   const bin::Container& c = binary->container();
@@ -182,6 +187,50 @@ void expectHeapMatchesDump(const core::CoreFile& core, const std::string& exe,
   EXPECT_TRUE(withinOnePercent(heap->bytes, dump_bytes))
       << heap->bytes << " bytes walked, " << dump_bytes << " in the dump";
 
+  // Pointer words: for each object the dump and the walk share (address and
+  // size), the dump's pointer slots (its writer's makeheapobjbv reads the
+  // same GC metadata) must be the core's.
+  auto bits = core::readHeapBitsLayout(*dwarf, c.ptr_size, c.arch);
+  ASSERT_TRUE(bits) << bits.error().message();
+  const core::PointerMasks masks = core::readPointerMasks(mem, *layout, *bits, *heap);
+  for (const std::string& w : masks.warnings) std::cout << "[ pointers ] warning: " << w << "\n";
+  // Objects over 512 bytes with pointers: from a type (malloc header or
+  // largeType) on Go 1.22+, not from span heap bits.
+  uint64_t compared = 0, agree = 0, typed = 0;
+  uint64_t& with_pointers = dump_with_pointers;
+  with_pointers = 0;
+  std::vector<uint64_t> want, got;
+  for (size_t n = 0; n < s.dump.objects.count(); ++n) {
+    if (s.dump.objects.isSpanMetadata(n)) continue;
+    const int64_t i = objectHolding(*heap, s.dump.objects.addr[n]);
+    if (i < 0 || heap->addr[i] != s.dump.objects.addr[n] ||
+        heap->size[i] != s.dump.objects.size[n]) {
+      continue;
+    }
+    want.clear();
+    got.clear();
+    s.dump.forEachObjectSlot(n, [&](uint64_t off) { want.push_back(off); });
+    masks.layouts.forEachOffset(masks.layout[i], [&](uint64_t off) { got.push_back(off); });
+    ++compared;
+    with_pointers += want.empty() ? 0 : 1;
+    typed += !want.empty() && heap->size[i] > 512 ? 1 : 0;
+    if (want == got) {
+      ++agree;
+    } else if (compared - agree <= 5) {
+      std::cout << "[ pointers ] " << formatHex(heap->addr[i]) << " (" << heap->size[i]
+                << " bytes): the dump has " << want.size() << " slots, the core " << got.size()
+                << "\n";
+    }
+  }
+  const double agreed =
+      compared == 0 ? 0 : 100.0 * static_cast<double>(agree) / static_cast<double>(compared);
+  std::cout << "[ pointers ] " << exe << ": " << agree << " of " << compared
+            << " objects agree with the dump (" << agreed << "%), " << with_pointers
+            << " with pointers in the dump (" << typed
+            << " of them over 512 bytes); the core: " << masks.objects_with_pointers
+            << " objects with " << masks.pointer_words << " pointer words\n";
+  EXPECT_GE(agreed, 99.5);
+
   std::vector<std::string> reported;
   for (const JsonValue& v : report["values"].items()) reported.push_back(v["addr"].str());
   for (const JsonValue& v : report["held"].items()) reported.push_back(v.str());
@@ -215,8 +264,9 @@ TEST_P(KernelCore, HoldsWhatTheProgramReported) {
   for (const auto& f : core->files()) named = named || f.path == canonical;
   EXPECT_TRUE(named) << "NT_FILE does not name " << canonical;
   expectHoldsReport(*core, exe, report, true);
-  uint64_t dump_objects = 0, dump_bytes = 0;
-  expectHeapMatchesDump(*core, exe, dump_path, report, dump_objects, dump_bytes);
+  uint64_t dump_objects = 0, dump_bytes = 0, dump_with_pointers = 0;
+  expectHeapMatchesDump(*core, exe, dump_path, report, dump_objects, dump_bytes,
+                        dump_with_pointers);
 
   // goheap core-info says the same: the machine, the threads, the match.
   const testing::RunResult info = testing::runGoheap({"core-info", "--json", core_path, exe});
@@ -234,6 +284,11 @@ TEST_P(KernelCore, HoldsWhatTheProgramReported) {
   EXPECT_TRUE(withinOnePercent(heap_json["bytes"].u64(), dump_bytes)) << heap_info.out;
   EXPECT_GT(heap_json["large_objects"].u64(), 0u);
   EXPECT_EQ(heap_json["warnings"].size(), 0u);
+  // and how many objects have pointers, as the dump has them.
+  EXPECT_TRUE(
+      withinOnePercent(heap_json["pointers"]["objects_with_pointers"].u64(), dump_with_pointers))
+      << heap_info.out;
+  EXPECT_EQ(heap_json["pointers"]["warnings"].size(), 0u) << heap_info.out;
   // and refuses another release's build of the program.
   const std::string other = std::string(GOHEAP_TESTDUMPS_DIR) + "/" +
                             (GetParam() == "go1.24" ? "go1.26" : "go1.24") + "/coreprog";
