@@ -12,12 +12,15 @@
 //	{"pid": 123,
 //	 "values": [{"name": "bytes", "addr": "0xc000012345", "hex": "0001..."}, ...],
 //	 "rodata": {"addr": "0x4b1234", "text": "..."},
-//	 "held": ["0xc000100000", ...]}
+//	 "held": ["0xc000100000", ...],
+//	 "finalizers": [{"addr": "0xc000180000", "func": "main.closeRecord"}, ...]}
 //
 // "values" are heap objects (their bytes are in the core); "rodata" is a
 // string constant's bytes in the executable's read-only data (the kernel
 // leaves it out of the core: it is read from the executable); "held" are the
-// %p addresses of every 50th of the held objects (each lies in a heap object).
+// %p addresses of every 50th of the held objects (each lies in a heap object);
+// "finalizers" are held objects given a finalizer (runtime.SetFinalizer),
+// with the function's name as the pclntab has it.
 package main
 
 import (
@@ -65,6 +68,41 @@ func newRecord(id uint64) *record {
 	r := &record{ID: id, Score: -int64(id) * 1000}
 	copy(r.Tag[:], fmt.Sprintf("record-%d", id))
 	return r
+}
+
+// Objects with a finalizer: larger than the tiny allocator's 16 bytes, so
+// that each has its own slot.
+type finalized struct {
+	ID  int
+	Pad [24]byte
+}
+
+//go:noinline
+func closeRecord(f *finalized) { f.ID = -1 }
+
+//go:noinline
+func dropRecord(f *finalized) { f.ID = -2 }
+
+type finalizer struct {
+	Addr string `json:"addr"`
+	Func string `json:"func"`
+}
+
+// Sets a finalizer on a few held objects, alternating two functions.
+func setFinalizers() []finalizer {
+	var out []finalizer
+	for i := 0; i < 6; i++ {
+		f := &finalized{ID: i}
+		keep = append(keep, f)
+		if i%2 == 0 {
+			runtime.SetFinalizer(f, closeRecord)
+			out = append(out, finalizer{fmt.Sprintf("%p", f), "main.closeRecord"})
+		} else {
+			runtime.SetFinalizer(f, dropRecord)
+			out = append(out, finalizer{fmt.Sprintf("%p", f), "main.dropRecord"})
+		}
+	}
+	return out
 }
 
 func bytesAt(p unsafe.Pointer, n uintptr) []byte {
@@ -141,11 +179,13 @@ func main() {
 	values = append(values, describe("record8", unsafe.Pointer(second), unsafe.Sizeof(*second)))
 	values = append(values, describe("string", stringData(text), uintptr(len(text))))
 	held := allocateHeap()
+	finalizers := setFinalizers()
 	m := marker
 	report := map[string]any{
-		"held":   held,
-		"pid":    os.Getpid(),
-		"values": values,
+		"held":       held,
+		"finalizers": finalizers,
+		"pid":        os.Getpid(),
+		"values":     values,
 		"rodata": map[string]string{
 			"addr": fmt.Sprintf("%p", stringData(m)),
 			"text": m,
