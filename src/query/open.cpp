@@ -15,6 +15,10 @@ namespace {
 // deserves better than "not a Go heap dump".
 bool looksLikeCore(const Source& source) {
   if (source.dump_path.empty()) return core::isElfCore(source.dump_bytes);
+  // Only a regular file is opened again: a FIFO or a device the reader
+  // refused would block or be consumed.
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(source.dump_path, ec)) return false;
   std::ifstream in(source.dump_path, std::ios::binary);
   uint8_t header[64] = {};
   in.read(reinterpret_cast<char*>(header), sizeof header);
