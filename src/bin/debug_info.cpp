@@ -573,6 +573,21 @@ TypeId DebugInfo::typeByRuntimeAddress(uint64_t addr) const {
   return it == by_runtime_type_.end() ? kNoType : it->second;
 }
 
+DebugInfo DebugInfo::fromParts(std::vector<Type> types, std::vector<Field> fields,
+                               std::vector<GlobalVariable> globals) {
+  DebugInfo d;
+  d.types_ = std::move(types);
+  d.fields_ = std::move(fields);
+  d.globals_ = std::move(globals);
+  std::stable_sort(
+      d.globals_.begin(), d.globals_.end(),
+      [](const GlobalVariable& a, const GlobalVariable& b) { return a.address < b.address; });
+  for (size_t i = 0; i < d.types_.size(); ++i) {
+    if (!d.types_[i].name.empty()) d.by_name_.emplace(d.types_[i].name, static_cast<TypeId>(i));
+  }
+  return d;
+}
+
 TypeId DebugInfo::typeByName(std::string_view name) const {
   auto it = by_name_.find(name);
   return it == by_name_.end() ? kNoType : it->second;

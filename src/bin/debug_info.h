@@ -165,6 +165,11 @@ class DebugInfo {
   // Reads the DWARF sections of `c`: an Error when there are none (a
   // stripped file, -ldflags=-w) or they are corrupt, with the byte offset.
   static Expected<DebugInfo> read(const Container& c);
+  // A DebugInfo of only these types, fields and globals, for an executable
+  // without DWARF: core/runtime_types.h builds the runtime's from its layout
+  // table. The names must outlive it.
+  static DebugInfo fromParts(std::vector<Type> types, std::vector<Field> fields,
+                             std::vector<GlobalVariable> globals);
 
   std::span<const Type> types() const { return types_; }
   const Type& type(TypeId t) const { return types_[t]; }

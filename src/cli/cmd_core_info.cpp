@@ -20,6 +20,7 @@
 #include "core/memory_image.h"
 #include "core/pointer_masks.h"
 #include "core/runtime_layout.h"
+#include "core/runtime_types.h"
 #include "util/format.h"
 #include "util/json_writer.h"
 
@@ -98,20 +99,21 @@ struct HeapSummary {
 
 constexpr uint64_t kMaxSmallObject = 32 << 10;  // runtime._MaxSmallSize
 
-HeapSummary walkHeap(const core::CoreFile& c, const bin::Container& exe, uint64_t bias) {
+// `types`: the executable's DWARF, or for a stripped one the layout table's.
+HeapSummary walkHeap(const core::MemoryImage& mem, const bin::Container& exe,
+                     const Expected<core::RuntimeTypes>& types) {
   HeapSummary h;
   h.asked = true;
-  auto dwarf = bin::DebugInfo::read(exe);
-  if (!dwarf) {
-    h.heap = dwarf.error();
+  if (!types) {
+    h.heap = types.error();
     return h;
   }
+  const bin::DebugInfo* dwarf = &types->info;
   auto layout = core::readRuntimeLayout(*dwarf, exe.ptr_size);
   if (!layout) {
     h.heap = layout.error();
     return h;
   }
-  const core::MemoryImage mem(c, exe, bias);
   h.heap = core::walkHeap(mem, *layout);
   if (!h.heap) return h;
   for (uint64_t n : h.heap->size) h.large_objects += n > kMaxSmallObject ? 1 : 0;
@@ -434,13 +436,14 @@ int runCoreInfo(int argc, const char* const* argv) {
     }
     // Only the program's own executable says how its runtime lays out spans
     // and goroutines.
-    if (match && match->matches()) {
-      if (args.getBool("heap")) heap = walkHeap(*c, binary->container(), match->bias);
+    if (match && match->matches() && (args.getBool("heap") || args.getBool("goroutines"))) {
+      const core::MemoryImage mem(*c, binary->container(), match->bias);
+      const Expected<core::RuntimeTypes> types = core::runtimeTypes(*binary, mem);
+      if (args.getBool("heap")) heap = walkHeap(mem, binary->container(), types);
       if (args.getBool("goroutines")) {
-        Expected<bin::DebugInfo> dwarf = bin::DebugInfo::read(binary->container());
-        if (!dwarf) return fail(dwarf.error().inFile(exe));
-        const core::MemoryImage mem(*c, binary->container(), match->bias);
-        Expected<core::Goroutines> gs = core::readGoroutines(*c, mem, *binary, *dwarf, match->bias);
+        if (!types) return fail(types.error().inFile(exe));
+        Expected<core::Goroutines> gs =
+            core::readGoroutines(*c, mem, *binary, types->info, match->bias);
         if (!gs) return fail(gs.error().inFile(c->path()));
         goroutines.emplace(std::move(*gs));
         view = {&*goroutines, &*binary, match->bias};

@@ -15,6 +15,7 @@
 #   OUTDIR/<label>/coreprog      tests/programs/coreprog, built only (the
 #                                tests run it and read the core it dumps);
 #                                also cross/coreprog-arm64 (run under qemu)
+#   OUTDIR/<label>/coreprog-stripped  the same built with -ldflags=-s -w
 #   OUTDIR/<label>/goroutineprog tests/programs/goroutineprog, built only
 #                                (tests/core/goroutines_test.cpp runs it);
 #                                also cross/goroutineprog-arm64
@@ -161,14 +162,16 @@ write_output() { # file command...
 }
 
 # Builds OUTDIR/<label>/<tool> (binoracle, dwarforacle) with the toolchain
-# being worked on ($go, $root).
-build_tool() { # label tool
-  local label=$1 tool=$2
-  local exe="$OUT/$label/$tool"
+# being worked on ($go, $root); with NAME and FLAGS, as OUTDIR/<label>/NAME
+# built with those go build flags.
+build_tool() { # label tool [name [flags...]]
+  local label=$1 tool=$2 name=${3:-$2}
+  shift $(($# < 3 ? $# : 3))
+  local exe="$OUT/$label/$name"
   if fresh "$exe" -- "$HERE/$tool/main.go" "$SCRIPT" "$(readlink -f "$go")"; then return 0; fi
-  echo "make-dumps: $label/$tool: building"
-  if ! (cd "$HERE/$tool" && GOROOT=$root "$go" build -trimpath -buildvcs=false -o "$exe.tmp" main.go); then
-    echo "make-dumps: $label/$tool: build failed" >&2
+  echo "make-dumps: $label/$name: building"
+  if ! (cd "$HERE/$tool" && GOROOT=$root "$go" build -trimpath -buildvcs=false "$@" -o "$exe.tmp" main.go); then
+    echo "make-dumps: $label/$name: build failed" >&2
     rm -f "$exe.tmp"
     return 1
   fi
@@ -254,6 +257,9 @@ make_label() { # label
   # coreprog is only built: tests/core/kernel_core_test.cpp runs it, and it
   # dies with a core file.
   if [ $full = 1 ]; then build_tool "$label" coreprog || status=1; fi
+  # Its stripped twin (-s -w moves nothing: the loaded sections are the
+  # same bytes), which tests/core/stripped_test.cpp reads the same cores with.
+  if [ $full = 1 ]; then build_tool "$label" coreprog coreprog-stripped "-ldflags=-s -w" || status=1; fi
   # goroutineprog likewise: tests/core/goroutines_test.cpp runs it for a core
   # whose goroutines it compares with the runtime's own traceback.
   if [ $full = 1 ]; then build_tool "$label" goroutineprog || status=1; fi

@@ -1,0 +1,47 @@
+// Finding the runtime's globals in a process whose executable has no symbol
+// table (-ldflags=-s): runtime.firstmoduledata, runtime.mheap_,
+// runtime.allgs and runtime.waitReasonStrings, at their link-time addresses.
+//
+// Why by their contents and not by decoding the code that references them:
+// the contents can be checked so strongly that a false match is not
+// plausible, and the same code serves amd64 and arm64 (and any release the
+// table has), where instruction decoding would need a decoder per
+// architecture and knowledge of which instruction of which function
+// touches which global, which the compiler is free to change.
+//   - firstmoduledata: the record whose first word points at the pclntab
+//     header and whose other fields agree with it (bin/moduledata.h), found
+//     in the executable's file.
+//   - mheap_: the bss word at which, with the table's mheap layout, allspans
+//     is a slice of spans each of which the heap's arena index
+//     (mheap.arenas -> heapArena.spans) maps its first page back to.
+//   - allgs: the bss slice of g pointers whose first g has goid 1 (the main
+//     goroutine) and whose goids are distinct.
+//   - waitReasonStrings: the data array of strings equal, one by one, to the
+//     table's wait reasons for the release.
+// runtime.allglen (the slice's length is used instead) and runtime.inProgress
+// (Go 1.24+: an empty byte, nothing to recognise it by) are not found.
+#pragma once
+
+#include <cstdint>
+
+#include "bin/binary.h"
+#include "core/memory_image.h"
+#include "core/runtime_table.h"
+#include "util/error.h"
+
+namespace goheap::core {
+
+// Link-time addresses (add the memory image's bias for the process's).
+struct RuntimeGlobals {
+  uint64_t firstmoduledata = 0;
+  uint64_t mheap = 0;
+  uint64_t allgs = 0;
+  uint64_t wait_reasons = 0;  // 0 when not found: the goroutines' wait reasons go unnamed
+};
+
+// Finds the globals of `exe`'s runtime in `mem` with the layouts of `table`:
+// an Error naming the global not found (with the range searched).
+Expected<RuntimeGlobals> findRuntimeGlobals(const bin::Binary& exe, const MemoryImage& mem,
+                                            const RuntimeTable& table);
+
+}  // namespace goheap::core
