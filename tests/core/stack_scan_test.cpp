@@ -6,11 +6,18 @@
 // size, entry and continuation PC must be the dump's. Goroutines that ran
 // between the dump and the crash (the one that wrote the dump and died) have
 // other frames and are not compared. The goroutines' defer and panic
-// records must be the dump's where the same goroutine holds them.
+// records must be the dump's where the same goroutine holds them (coreprog
+// parks one goroutine with two pending defers, one inside a deferred call
+// while it panics); the addressed array of four record pointers in
+// coreprog's parkedWithDefers must be a stack object with four pointer
+// words, and the stack object holding the panicking goroutine's _panic must
+// be scanned (the collector starts from g._panic).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <iostream>
 #include <map>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -23,9 +30,11 @@
 #include "core/memory_image.h"
 #include "core/stack_scan.h"
 #include "dump/reader.h"
+#include "support/core_builder.h"
 #include "support/go_versions.h"
 #include "support/kernel_core.h"
 #include "support/param_names.h"
+#include "util/format.h"
 
 namespace goheap {
 namespace {
@@ -119,14 +128,32 @@ TEST_P(StackScanCore, FramesMatchTheHeapDump) {
 
   // Stack objects: inside their goroutine's stack, the scanned ones with
   // their pointer words inside the object.
-  uint64_t scanned = 0;
+  uint64_t scanned = 0, record_arrays = 0, panic_objects = 0;
+  const uint32_t ptr = binary->container().ptr_size;
   for (const core::StackObject& o : scan->objects) {
-    const core::Goroutine& g = gs->goroutines[scan->frames[o.frame].goroutine];
+    const core::StackScanFrame& f = scan->frames[o.frame];
+    const core::Goroutine& g = gs->goroutines[f.goroutine];
     EXPECT_GE(o.addr, g.stack_lo);
     EXPECT_LE(o.addr + o.size, g.stack_hi);
     for (uint32_t off : scan->offsetsOf(o)) EXPECT_LT(off, o.size);
     scanned += o.scanned ? 1 : 0;
+    const std::span<const uint32_t> offs = scan->offsetsOf(o);
+    if (f.function == "main.parkedWithDefers" && o.size == 4 * ptr &&
+        std::vector<uint32_t>(offs.begin(), offs.end()) ==
+            std::vector<uint32_t>{0, ptr, 2 * ptr, 3 * ptr}) {
+      ++record_arrays;
+    }
+    // The collector always scans the object holding g._panic (scanstack
+    // starts from it).
+    for (const core::StackPanic& p : scan->panics) {
+      if (p.goroutine == f.goroutine && p.addr >= o.addr && p.addr < o.addr + o.size) {
+        EXPECT_TRUE(o.scanned) << "the _panic at 0x" << std::hex << p.addr;
+        ++panic_objects;
+      }
+    }
   }
+  EXPECT_EQ(record_arrays, 1u) << "main.parkedWithDefers's [4]*record is not a stack object";
+  EXPECT_EQ(panic_objects, 1u) << "no stack object holds the _panic";
 
   // Defers and panics of the goroutines the dump and the core share.
   uint64_t defers_compared = 0, panics_compared = 0;
@@ -157,6 +184,9 @@ TEST_P(StackScanCore, FramesMatchTheHeapDump) {
     EXPECT_EQ(it->second->link, want.link);
   }
 
+  EXPECT_GE(defers_compared, 2u);
+  EXPECT_GE(panics_compared, 1u);
+
   std::cout << "[ stacks ] " << GetParam() << ": " << counts.goroutines << " goroutines in both, "
             << counts.frames << " core frames, " << counts.compared << " also in the dump, "
             << counts.matched << " with the dump's " << counts.pointer_words << " pointer words; "
@@ -164,6 +194,71 @@ TEST_P(StackScanCore, FramesMatchTheHeapDump) {
             << scan->defers.size() << " (" << defers_compared << " compared with the dump's "
             << d.defers.size() << "), panics " << scan->panics.size() << " (" << panics_compared
             << " of " << d.panics.size() << ")\n";
+}
+
+// Bad input is an Error or a warning, never a crash: a core without the
+// runtime's module data is an Error naming its address; with it (the
+// executable's section holding it copied into the core) but a goroutine whose PC is
+// in no function and one whose stack is not in the core, warnings.
+TEST(StackScan, MissingMemoryIsAnErrorOrAWarning) {
+  const std::string exe = std::string(GOHEAP_TESTDUMPS_DIR) + "/go1.27/coreprog";
+  auto binary = bin::Binary::open(exe);
+  if (!binary) GTEST_SKIP() << binary.error().message();
+  auto dwarf = bin::DebugInfo::read(binary->container());
+  ASSERT_TRUE(dwarf) << dwarf.error().message();
+  const bin::GlobalVariable* md = core::runtimeGlobal(*dwarf, "runtime.firstmoduledata");
+  ASSERT_NE(md, nullptr);
+
+  core::Goroutines gs;
+  const bin::Func* f = nullptr;
+  for (const bin::Func& fn : binary->pclntab().funcs()) {
+    if (fn.name == "main.parkedHolding") f = &fn;
+  }
+  ASSERT_NE(f, nullptr);
+  gs.frames.push_back({0x10, 0x7000, bin::SourceFrame{"nowhere", {}, 0, false, nullptr}});
+  gs.frames.push_back({f->entry + 1, 0x8000, bin::SourceFrame{f->name, {}, 0, false, f}});
+  core::Goroutine lost, unmapped;
+  lost.address = unmapped.address = 0x9000;
+  lost.goid = 1;
+  lost.frame_count = 1;
+  unmapped.goid = 2;
+  unmapped.first_frame = 1;
+  unmapped.frame_count = 1;
+  gs.goroutines = {lost, unmapped};
+
+  auto empty = core::CoreFile::fromBytes(testsupport::CoreBuilder().build());
+  ASSERT_TRUE(empty) << empty.error().message();
+  const core::MemoryImage bare(*empty, binary->container(), 0);
+  auto none = core::scanStacks(gs, bare, *binary, *dwarf, 0);
+  ASSERT_FALSE(none);
+  EXPECT_NE(none.error().message().find(formatHex(md->address)), std::string::npos)
+      << none.error().message();
+
+  const bin::Section* module = nullptr;
+  for (const bin::Section& s : binary->container().sections) {
+    if (s.has_file_data && s.addr <= md->address && md->address < s.addr + s.size) module = &s;
+  }
+  ASSERT_NE(module, nullptr);
+  const auto bytes = binary->container().file.bytes().subspan(module->offset, module->size);
+  const std::vector<uint8_t> core_bytes =
+      testsupport::CoreBuilder()
+          .segment(module->addr, std::vector<uint8_t>(bytes.begin(), bytes.end()))
+          .build();
+  auto with_md = core::CoreFile::fromBytes(core_bytes);
+  ASSERT_TRUE(with_md) << with_md.error().message();
+  const core::MemoryImage mem(*with_md, binary->container(), 0);
+  auto scan = core::scanStacks(gs, mem, *binary, *dwarf, 0);
+  ASSERT_TRUE(scan) << scan.error().message();
+  ASSERT_EQ(scan->warnings.size(), 1u);
+  EXPECT_NE(scan->warnings[0].find("no function at pc 0x10"), std::string::npos)
+      << scan->warnings[0];
+  // The frame in unmapped memory still has its maps' words: they come from
+  // the executable, not the stack.
+  ASSERT_EQ(scan->frames.size(), 1u);
+  EXPECT_EQ(scan->frames[0].goroutine, 1u);
+  EXPECT_EQ(scan->frames[0].function, "main.parkedHolding");
+  EXPECT_TRUE(scan->defers.empty());
+  EXPECT_TRUE(scan->panics.empty());
 }
 
 INSTANTIATE_TEST_SUITE_P(Versions, StackScanCore, ::testing::ValuesIn(testing::goVersions()),
