@@ -25,12 +25,12 @@
 #include "bin/binary.h"
 #include "bin/debug_info.h"
 #include "core/core_file.h"
-#include "core/executable_match.h"
 #include "core/goroutines.h"
 #include "core/memory_image.h"
 #include "core/stack_scan.h"
 #include "dump/reader.h"
 #include "support/core_builder.h"
+#include "support/core_goroutines.h"
 #include "support/go_versions.h"
 #include "support/kernel_core.h"
 #include "support/param_names.h"
@@ -90,18 +90,11 @@ TEST_P(StackScanCore, FramesMatchTheHeapDump) {
   if (!run.skip.empty()) GTEST_SKIP() << run.skip;
   ASSERT_EQ(run.failure, "");
 
-  auto core = core::CoreFile::open(run.core);
-  ASSERT_TRUE(core) << core.error().message();
-  auto binary = bin::Binary::open(exe);
-  ASSERT_TRUE(binary) << binary.error().message();
-  auto dwarf = bin::DebugInfo::read(binary->container());
-  ASSERT_TRUE(dwarf) << dwarf.error().message();
-  const core::ExecutableMatch match = core::checkExecutable(*core, binary->container(), exe);
-  ASSERT_TRUE(match.matches()) << match.mismatch();
-  const core::MemoryImage mem(*core, binary->container(), match.bias);
-  auto gs = core::readGoroutines(*core, mem, *binary, *dwarf, match.bias);
-  ASSERT_TRUE(gs) << gs.error().message();
-  auto scan = core::scanStacks(*gs, mem, *binary, *dwarf, match.bias);
+  auto opened = testing::readCoreGoroutines(run.core, exe);
+  ASSERT_TRUE(opened) << opened.error().message();
+  const core::Goroutines* gs = &opened->goroutines;
+  const bin::Binary* binary = opened->binary.get();
+  auto scan = core::scanStacks(*gs, *opened->mem, *binary, *opened->dwarf, opened->bias);
   ASSERT_TRUE(scan) << scan.error().message();
   for (const std::string& w : scan->warnings) ADD_FAILURE() << w;
   auto read = dump::readDumpFile(dump_path);
