@@ -1,4 +1,5 @@
-// Stack scanning of real kernel cores of tests/programs/coreprog (built by
+// Stack scanning of real cores of tests/programs/coreprog (the kernel's of
+// the amd64 build, qemu-user's of the arm64 cross build; built by
 // make-dumps.sh with each Go release) against the heap dump the program wrote
 // just before it died: the dumper lists each frame's live pointer words from
 // the same stack maps, so for every goroutine in both (by id) and every
@@ -80,16 +81,10 @@ void compareFrames(const dump::Dump& d, const dump::Goroutine& dg, const core::S
   }
 }
 
-class StackScanCore : public ::testing::TestWithParam<std::string> {};
-
-TEST_P(StackScanCore, FramesMatchTheHeapDump) {
-  const std::string exe = std::string(GOHEAP_TESTDUMPS_DIR) + "/" + GetParam() + "/coreprog";
-  testing::KernelCoreRun run;
-  const std::string dump_path = run.dir.path + "/heap.dump";
-  testing::runForKernelCore(exe, run, {dump_path});
-  if (!run.skip.empty()) GTEST_SKIP() << run.skip;
-  ASSERT_EQ(run.failure, "");
-
+// Scans the stacks of RUN's core of EXE and compares them with the heap
+// dump at DUMP_PATH that the program wrote before dying.
+void expectStacksMatchDump(const testing::KernelCoreRun& run, const std::string& exe,
+                           const std::string& dump_path, const std::string& label) {
   auto opened = testing::readCoreGoroutines(run.core, exe);
   ASSERT_TRUE(opened) << opened.error().message();
   const core::Goroutines* gs = &opened->goroutines;
@@ -180,13 +175,41 @@ TEST_P(StackScanCore, FramesMatchTheHeapDump) {
   EXPECT_GE(defers_compared, 2u);
   EXPECT_GE(panics_compared, 1u);
 
-  std::cout << "[ stacks ] " << GetParam() << ": " << counts.goroutines << " goroutines in both, "
+  std::cout << "[ stacks ] " << label << ": " << counts.goroutines << " goroutines in both, "
             << counts.frames << " core frames, " << counts.compared << " also in the dump, "
             << counts.matched << " with the dump's " << counts.pointer_words << " pointer words; "
             << scan->objects.size() << " stack objects, " << scanned << " scanned; defers "
             << scan->defers.size() << " (" << defers_compared << " compared with the dump's "
             << d.defers.size() << "), panics " << scan->panics.size() << " (" << panics_compared
             << " of " << d.panics.size() << ")\n";
+}
+
+class StackScanCore : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(StackScanCore, FramesMatchTheHeapDump) {
+  const std::string exe = std::string(GOHEAP_TESTDUMPS_DIR) + "/" + GetParam() + "/coreprog";
+  testing::KernelCoreRun run;
+  const std::string dump_path = run.dir.path + "/heap.dump";
+  testing::runForKernelCore(exe, run, {dump_path});
+  if (!run.skip.empty()) GTEST_SKIP() << run.skip;
+  ASSERT_EQ(run.failure, "");
+  expectStacksMatchDump(run, exe, dump_path, GetParam());
+}
+
+// The same for arm64 (a link register: no return address pushed, the
+// arguments above the caller's saved LR), of coreprog cross-built by
+// make-dumps.sh, under qemu-user, which writes the guest's core.
+class StackScanQemuArm64 : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(StackScanQemuArm64, FramesMatchTheHeapDump) {
+  const std::string exe =
+      std::string(GOHEAP_TESTDUMPS_DIR) + "/" + GetParam() + "/cross/coreprog-arm64";
+  testing::KernelCoreRun run;
+  const std::string dump_path = run.dir.path + "/heap.dump";
+  testing::runForQemuArm64Core(exe, run, {dump_path});
+  if (!run.skip.empty()) GTEST_SKIP() << run.skip;
+  ASSERT_EQ(run.failure, "");
+  expectStacksMatchDump(run, exe, dump_path, GetParam() + " arm64");
 }
 
 // Bad input is an Error or a warning, never a crash: a core without the
@@ -255,6 +278,8 @@ TEST(StackScan, MissingMemoryIsAnErrorOrAWarning) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Versions, StackScanCore, ::testing::ValuesIn(testing::goVersions()),
+                         testing::pathParamName);
+INSTANTIATE_TEST_SUITE_P(Versions, StackScanQemuArm64, ::testing::ValuesIn(testing::goVersions()),
                          testing::pathParamName);
 
 }  // namespace
