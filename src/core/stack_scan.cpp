@@ -177,6 +177,7 @@ class GoroutineScanner {
       if (!sp || !pc || !fn || !link) {
         out_.warnings.push_back("goroutine " + std::to_string(g.goid) + ": the _defer at " +
                                 formatHex(d) + " is unreadable");
+        d = 0;
         break;
       }
       StackDefer rec{gi, d, *sp, *pc, *fn, 0, *link};
@@ -186,6 +187,11 @@ class GoroutineScanner {
       out_.defers.push_back(rec);
       d = *link;
     }
+    if (d != 0) {
+      out_.warnings.push_back("goroutine " + std::to_string(g.goid) + ": its _defer list at " +
+                              formatHex(g.address + l.g_defer) + " runs past " +
+                              std::to_string(kMaxRecords) + " records (a loop?)");
+    }
     uint64_t p = 0;
     if (auto w = mem_.readWord(g.address + l.g_panic)) p = *w;
     for (uint32_t n = 0; p != 0 && n < kMaxRecords; ++n) {
@@ -194,10 +200,16 @@ class GoroutineScanner {
       if (!type || !data || !link) {
         out_.warnings.push_back("goroutine " + std::to_string(g.goid) + ": the _panic at " +
                                 formatHex(p) + " is unreadable");
+        p = 0;
         break;
       }
       out_.panics.push_back({gi, p, *type, *data, *link});
       p = *link;
+    }
+    if (p != 0) {
+      out_.warnings.push_back("goroutine " + std::to_string(g.goid) + ": its _panic list at " +
+                              formatHex(g.address + l.g_panic) + " runs past " +
+                              std::to_string(kMaxRecords) + " records (a loop?)");
     }
   }
 
