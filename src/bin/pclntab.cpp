@@ -46,6 +46,8 @@ std::optional<PclntabLayout> layoutOf(uint32_t magic) {
 // layout since Go 1.2 (field 2 was `frame` before 1.12, `deferreturn` since).
 enum FuncField : uint32_t {
   kNameOff = 0,
+  kArgs = 1,
+  kDeferreturn = 2,  // Go 1.12+
   kPcSp = 3,
   kPcFile = 4,
   kPcLine = 5,
@@ -357,6 +359,18 @@ std::optional<int64_t> Pclntab::startLineField(const Func& f) const {
   const uint64_t at = f.func_offset + entryFieldSize() + 4 * kStartLine;
   if (!data_.has(at, 4)) return std::nullopt;
   return static_cast<int32_t>(data_.u32(at));
+}
+
+std::optional<int32_t> Pclntab::argsField(const Func& f) const {
+  const uint64_t at = f.func_offset + entryFieldSize() + 4 * kArgs;
+  if (!data_.has(at, 4)) return std::nullopt;
+  return static_cast<int32_t>(data_.u32(at));
+}
+
+std::optional<uint32_t> Pclntab::deferreturnField(const Func& f) const {
+  const uint64_t at = f.func_offset + entryFieldSize() + 4 * kDeferreturn;
+  if (!data_.has(at, 4)) return std::nullopt;
+  return data_.u32(at);
 }
 
 std::string_view Pclntab::funcNameAt(uint64_t name_offset) const {

@@ -97,6 +97,13 @@ class Pclntab {
   std::optional<uint64_t> funcdata(const Func& f, uint32_t index) const;
   // _func.startLine (Go 1.20+ layout only).
   std::optional<int64_t> startLineField(const Func& f) const;
+  // _func.args: the bytes of arguments and results (ArgsSizeUnknown,
+  // INT32_MIN, for the runtime's variadic assembly); the stack scan needs
+  // it for the outgoing-args area a frame leaves to its caller.
+  std::optional<int32_t> argsField(const Func& f) const;
+  // _func.deferreturn: the offset from the entry of the call to
+  // runtime.deferreturn, 0 when the function defers nothing (Go 1.12+).
+  std::optional<uint32_t> deferreturnField(const Func& f) const;
   // A function name by name offset, as _func.nameOff and inlinedCall hold
   // it: into the name table since Go 1.16, into the pclntab before.
   std::string_view funcNameAt(uint64_t name_offset) const;

@@ -162,6 +162,17 @@ std::vector<std::string> readWaitReasons(const MemoryImage& mem, const Goroutine
 
 }  // namespace
 
+Expected<uint64_t> runtimeFieldOffset(const bin::DebugInfo& dwarf, std::string_view type_name,
+                                      std::string_view path) {
+  const bin::TypeId t = dwarf.typeByName(type_name);
+  if (t == bin::kNoType) return Error("DWARF: no type " + std::string(type_name));
+  return fieldOffset(dwarf, t, path);
+}
+
+const bin::GlobalVariable* runtimeGlobal(const bin::DebugInfo& dwarf, std::string_view name) {
+  return globalNamed(dwarf, name);
+}
+
 std::string_view gStatusName(uint32_t status) {
   switch (status & ~static_cast<uint32_t>(kGscan)) {
     case kGidle:

@@ -44,6 +44,14 @@ enum GStatus : uint32_t {
 // scan bit dropped; "???" for one it does not know.
 std::string_view gStatusName(uint32_t status);
 
+// The byte offset of field `path` ("sched.pc") of the DWARF struct named
+// `type_name`, through nested structs; a sync/atomic wrapper is looked
+// through to its value. An Error naming what the DWARF lacks.
+Expected<uint64_t> runtimeFieldOffset(const bin::DebugInfo& dwarf, std::string_view type_name,
+                                      std::string_view path);
+// The global variable `name` of the DWARF, or null.
+const bin::GlobalVariable* runtimeGlobal(const bin::DebugInfo& dwarf, std::string_view name);
+
 // Byte offsets within the runtime's structures, and the globals' link-time
 // addresses, from DWARF.
 struct GoroutineLayout {

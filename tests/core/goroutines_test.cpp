@@ -23,10 +23,10 @@
 #include "bin/debug_info.h"
 #include "bin/inline.h"
 #include "core/core_file.h"
-#include "core/executable_match.h"
 #include "core/goroutines.h"
 #include "core/memory_image.h"
 #include "support/core_builder.h"
+#include "support/core_goroutines.h"
 #include "support/go_versions.h"
 #include "support/goheap_process.h"
 #include "support/json_value.h"
@@ -120,17 +120,10 @@ void expectMatchesTraceback(const testing::KernelCoreRun& run, const std::string
       parseTraceback(testing::readText(run.dir.path + "/output.txt"));
   ASSERT_FALSE(traced.empty()) << "no traceback in the program's output";
 
-  auto core = core::CoreFile::open(core_path);
-  ASSERT_TRUE(core) << core.error().message();
-  auto binary = bin::Binary::open(exe);
-  ASSERT_TRUE(binary) << binary.error().message();
-  auto dwarf = bin::DebugInfo::read(binary->container());
-  ASSERT_TRUE(dwarf) << dwarf.error().message();
-  const core::ExecutableMatch match = core::checkExecutable(*core, binary->container(), exe);
-  ASSERT_TRUE(match.matches()) << match.mismatch();
-  const core::MemoryImage mem(*core, binary->container(), match.bias);
-  auto gs = core::readGoroutines(*core, mem, *binary, *dwarf, match.bias);
-  ASSERT_TRUE(gs) << gs.error().message();
+  auto opened = testing::readCoreGoroutines(core_path, exe);
+  ASSERT_TRUE(opened) << opened.error().message();
+  const core::Goroutines* gs = &opened->goroutines;
+  const bin::Binary* binary = opened->binary.get();
   for (const std::string& w : gs->warnings) ADD_FAILURE() << w;
 
   // The same goroutines.
@@ -171,7 +164,7 @@ void expectMatchesTraceback(const testing::KernelCoreRun& run, const std::string
       EXPECT_EQ(sp_pc, t.sp_pc) << "goroutine " << id << ": frames' sp and pc";
       stacks += names == t.funcs && sp_pc == t.sp_pc;
     }
-    const std::string by = bin::funcNameForPrint(gs->createdBy(g, *binary, match.bias));
+    const std::string by = bin::funcNameForPrint(gs->createdBy(g, *binary, opened->bias));
     EXPECT_EQ(by, t.created_by) << "goroutine " << id;
     if (!t.created_by.empty()) {
       ++traced_creators;

@@ -126,7 +126,8 @@ void runForKernelCore(const std::string& exe, KernelCoreRun& run,
   if (run.core.empty()) run.failure = "the kernel reported a core but none is in " + run.dir.path;
 }
 
-void runForQemuArm64Core(const std::string& exe, KernelCoreRun& run) {
+void runForQemuArm64Core(const std::string& exe, KernelCoreRun& run,
+                         const std::vector<std::string>& extra_args) {
   if (!fs::exists(exe)) {
     run.skip = exe + " is missing (tests/programs/make-dumps.sh builds it)";
     return;
@@ -141,7 +142,9 @@ void runForQemuArm64Core(const std::string& exe, KernelCoreRun& run) {
     return;
   }
   run.report = run.dir.path + "/report.json";
-  if (const std::string p = runToCrash({qemu, exe, run.report}, run.dir.path); !p.empty()) {
+  std::vector<std::string> argv{qemu, exe, run.report};
+  argv.insert(argv.end(), extra_args.begin(), extra_args.end());
+  if (const std::string p = runToCrash(argv, run.dir.path); !p.empty()) {
     if (p.find("RLIMIT_CORE") != std::string::npos) {
       run.skip = p;
       return;

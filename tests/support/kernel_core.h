@@ -52,7 +52,8 @@ void runForKernelCore(const std::string& exe, KernelCoreRun& run,
 
 // The same for an arm64 EXE under qemu-aarch64, whose guest core qemu
 // writes (qemu_<prog>_<time>_<pid>.core); skipped without qemu.
-void runForQemuArm64Core(const std::string& exe, KernelCoreRun& run);
+void runForQemuArm64Core(const std::string& exe, KernelCoreRun& run,
+                         const std::vector<std::string>& extra_args = {});
 
 // The first of NAMES found on PATH, or "".
 std::string onPath(std::initializer_list<std::string> names);

@@ -15,6 +15,12 @@
 //	 "held": ["0xc000100000", ...],
 //	 "finalizers": [{"addr": "0xc000180000", "func": "main.closeRecord"}, ...]}
 //
+// Before the dump it also parks three goroutines for the stack scan's test
+// (tests/core/stack_scan_test.cpp): one with pending defer records (a defer
+// in a loop is never open-coded) and an addressed local array of heap
+// pointers (a stack object), one parked inside a deferred call while it
+// panics (a _panic record), and one with heap pointers live in its frame.
+//
 // "values" are heap objects (their bytes are in the core); "rodata" is a
 // string constant's bytes in the executable's read-only data (the kernel
 // leaves it out of the core: it is read from the executable); "held" are the
@@ -147,6 +153,64 @@ func allocateHeap() []string {
 	return held
 }
 
+// Fills an array through its address, which makes the caller's array a stack
+// object rather than a few pointer words.
+//
+//go:noinline
+func fillRecords(rs *[4]*record, base uint64) {
+	for i := range rs {
+		rs[i] = newRecord(base + uint64(i))
+	}
+}
+
+//go:noinline
+func noteDeferred(r *record) { r.Score++ }
+
+// Parks with two pending defer records and a stack object holding pointers.
+func parkedWithDefers(ready chan<- struct{}, block <-chan struct{}) {
+	var rs [4]*record
+	fillRecords(&rs, 100)
+	for i := 0; i < 2; i++ {
+		defer noteDeferred(rs[i])
+	}
+	ready <- struct{}{}
+	<-block
+	runtime.KeepAlive(&rs)
+}
+
+// Parks inside a deferred call while it panics, so its g has a _panic.
+func parkedPanicking(ready chan<- struct{}, block <-chan struct{}) {
+	defer func() {
+		ready <- struct{}{}
+		<-block
+	}()
+	panic(fmt.Errorf("coreprog: parked while panicking"))
+}
+
+// Parks with heap pointers live in its own frame.
+//
+//go:noinline
+func parkedHolding(ready chan<- struct{}, block <-chan struct{}) {
+	first, second := newRecord(200), newRecord(201)
+	first.Next = second
+	ready <- struct{}{}
+	<-block
+	runtime.KeepAlive(first)
+	runtime.KeepAlive(second)
+}
+
+// Starts the parked goroutines and waits until each has parked.
+func parkGoroutines() {
+	ready, block := make(chan struct{}), make(chan struct{})
+	go parkedWithDefers(ready, block)
+	go parkedPanicking(ready, block)
+	go parkedHolding(ready, block)
+	for i := 0; i < 3; i++ {
+		<-ready
+	}
+	keep = append(keep, block)
+}
+
 // Writes the heap dump to `path`.
 func writeDump(path string) {
 	f, err := os.Create(path)
@@ -180,6 +244,7 @@ func main() {
 	values = append(values, describe("string", stringData(text), uintptr(len(text))))
 	held := allocateHeap()
 	finalizers := setFinalizers()
+	parkGoroutines()
 	m := marker
 	report := map[string]any{
 		"held":       held,
