@@ -206,7 +206,9 @@ Summary summarize(const Snapshot& s, size_t top_n) {
   Summary sum;
   sum.file = d.file().path();
   sum.file_size = d.file().size();
-  sum.format_version = std::string(dump::formatVersionName(d.version));
+  sum.format_version = d.source == dump::SourceKind::CoreFile
+                           ? std::string("core")
+                           : std::string(dump::formatVersionName(d.version));
   sum.go_version = std::string(d.params.go_version);
   sum.arch = std::string(d.params.arch);
   sum.ptr_size = d.params.ptr_size;

@@ -60,7 +60,7 @@ struct ExecutableSummary {
 struct Summary {
   std::string file;
   uint64_t file_size = 0;
-  std::string format_version;  // "go1.7"
+  std::string format_version;  // a heap dump's "go1.7" ..., or "core" for a core file
   std::string go_version;      // "go1.24.4" when the dump says it
   std::string arch;
   uint32_t ptr_size = 0;

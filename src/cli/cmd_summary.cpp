@@ -45,7 +45,8 @@ void writeText(const analysis::Summary& s) {
     out += "  " + key + std::string(key.size() < 11 ? 11 - key.size() : 1, ' ') + value + "\n";
   };
   out += s.file + " (" + formatBytes(s.file_size) + ")\n";
-  std::string format = s.format_version + " heap dump";
+  std::string format =
+      s.format_version == "core" ? std::string("ELF core file") : s.format_version + " heap dump";
   if (!s.go_version.empty()) format += ", " + s.go_version;
   if (!s.arch.empty()) format += ", " + s.arch;
   format += ", " + std::to_string(s.ptr_size) + "-byte pointers, ";

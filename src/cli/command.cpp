@@ -67,7 +67,7 @@ CommandSpec queryCommandSpec(std::string name, std::string description, bool csv
 
 int fail(const Error& error, int code) {
   std::fprintf(stderr, "goheap: %s\n", error.message().c_str());
-  return code;
+  return error.needsInput() && code == kExitFailure ? kExitUsage : code;
 }
 
 void print(const std::string& text) {

@@ -116,15 +116,25 @@ uint64_t loadBias(const CoreFile& core, const bin::Container& exe) {
   return at_entry ? *at_entry - exe.entry : 0;
 }
 
+bool ExecutableMatch::failed(const MatchCheck& c) const {
+  if (!c.checked || c.ok) return false;
+  // A copy or a renamed build is the same program: a different path counts
+  // only when the contents could not be compared.
+  if (c.name == "path") {
+    return std::none_of(checks.begin(), checks.end(),
+                        [](const MatchCheck& o) { return o.name != "path" && o.checked; });
+  }
+  return true;
+}
+
 bool ExecutableMatch::matches() const {
-  return std::all_of(checks.begin(), checks.end(),
-                     [](const MatchCheck& c) { return !c.checked || c.ok; });
+  return std::none_of(checks.begin(), checks.end(), [&](const MatchCheck& c) { return failed(c); });
 }
 
 std::string ExecutableMatch::mismatch() const {
   std::string m;
   for (const MatchCheck& c : checks) {
-    if (!c.checked || c.ok) continue;
+    if (!failed(c)) continue;
     m += m.empty() ? "core and executable do not match: " : "; ";
     m += c.name == "entry" ? c.detail : c.name + ": " + c.detail;
   }

@@ -32,8 +32,10 @@ struct MatchCheck {
 struct ExecutableMatch {
   uint64_t bias = 0;
   std::vector<MatchCheck> checks;
-  // No check that could be made failed.
+  // No check that could be made failed; a path that differs fails only
+  // when neither the entry nor the text could be compared.
   bool matches() const;
+  bool failed(const MatchCheck& c) const;
   // "core and executable do not match: entry 0x401000 vs 0x45e1a0"; empty
   // when they match.
   std::string mismatch() const;

@@ -177,6 +177,56 @@ Expected<DataRoots> readDataRoots(const MemoryImage& mem, const bin::DebugInfo& 
   return out;
 }
 
+Expected<Itabs> readItabs(const MemoryImage& mem, const bin::DebugInfo& dwarf) {
+  FieldOffsets table(dwarf, "runtime.itabTableType");
+  // runtime.itab until Go 1.21, then an alias of internal/abi.ITab.
+  FieldOffsets itab(dwarf,
+                    structNamed(dwarf, "runtime.itab") ? "runtime.itab" : "internal/abi.ITab");
+  const uint64_t size = table("size"), entries = table("entries");
+  // The dynamic type: _type until Go 1.21, Type (an *abi.Type) after.
+  const uint64_t type = itab.has("Type") ? itab("Type") : itab("_type");
+  for (const FieldOffsets* f : {&table, &itab}) {
+    if (!f->missing().empty()) return Error(f->missing());
+  }
+  const bin::GlobalVariable* global = globalNamed(dwarf, "runtime.itabTable");
+  if (global == nullptr) return Error("the executable's DWARF has no global runtime.itabTable");
+  const uint32_t ptr = mem.words().ptrSize();
+  Itabs out;
+  // A hash table of `size` slots of *itab, empty ones nil.
+  auto at = mem.readWord(global->address + mem.bias());
+  auto slots = at ? mem.readWord(*at + size) : Expected<uint64_t>(at.error());
+  if (!slots) {
+    out.warnings.push_back("runtime.itabTable: " + slots.error().message());
+    return out;
+  }
+  if (*slots > (uint64_t{1} << 24)) {
+    out.warnings.push_back("runtime.itabTable at " + formatHex(*at) + " claims " +
+                           std::to_string(*slots) + " slots");
+    return out;
+  }
+  auto words = mem.read(*at + entries, *slots * ptr);
+  if (!words) {
+    out.warnings.push_back("runtime.itabTable: " + words.error().message());
+    return out;
+  }
+  uint64_t unreadable = 0;
+  for (uint64_t i = 0; i < *slots; i++) {
+    const uint64_t addr = mem.words().read(words->data() + i * ptr);
+    if (addr == 0) continue;
+    auto t = mem.readWord(addr + type);
+    if (!t) {
+      unreadable++;
+      continue;
+    }
+    out.addr.push_back(addr);
+    out.type.push_back(*t);
+  }
+  if (unreadable != 0) {
+    out.warnings.push_back(std::to_string(unreadable) + " itabs are not in the core");
+  }
+  return out;
+}
+
 std::optional<SpecialKinds> specialKindsFor(std::string_view go_version) {
   const GoVersion v = parseGoVersion(go_version);
   if (!v.minor) return std::nullopt;

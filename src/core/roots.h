@@ -60,6 +60,20 @@ struct DataRoots {
 // or the first module cannot be read.
 Expected<DataRoots> readDataRoots(const MemoryImage& mem, const bin::DebugInfo& dwarf);
 
+// The itabs of the process, each an interface value's first word, from the
+// runtime's hash table of them (runtime.itabTable), which holds the ones the
+// linker made as well (itabsinit adds every module's) and those made at run
+// time. The dynamic type of an interface value is its itab's type.
+struct Itabs {
+  std::vector<uint64_t> addr;
+  std::vector<uint64_t> type;  // the itab's _type
+  std::vector<std::string> warnings;
+};
+
+// An Error only when the DWARF lacks the types or globals; an itab the core
+// does not hold is a warning.
+Expected<Itabs> readItabs(const MemoryImage& mem, const bin::DebugInfo& dwarf);
+
 enum class SpecialKind : uint8_t { Finalizer, Cleanup };
 
 // The runtime's kind numbers of the specials read here (0: none).

@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <span>
 #include <string>
 #include <string_view>
@@ -46,6 +47,10 @@ enum class Tag : uint8_t {
 };
 constexpr uint64_t kTagCount = 18;
 std::string_view tagName(uint64_t tag);  // "object", "stack frame", ... or "unknown"
+
+// What the model was read from. Nothing after the reader depends on it; it
+// is for the user, who should be told which file they gave.
+enum class SourceKind : uint8_t { HeapDump, CoreFile };
 
 // Field kinds, normalised across versions (go1.3 numbers them differently).
 enum class FieldKind : uint8_t { Ptr = 1, String, Slice, Iface, Eface };
@@ -287,6 +292,14 @@ class Dump {
     return regionCount() - 1;
   }
 
+  // For readers whose bytes or strings are in no mapped file (a core's
+  // function names are the executable's; its data segment may straddle two
+  // of the core's segments): the Dump keeps them, at a stable address.
+  uint32_t addOwnedRegion(std::vector<uint8_t> bytes) {
+    return addRegion(owned_bytes_.emplace_back(std::move(bytes)));
+  }
+  std::string_view keepString(std::string s) { return kept_strings_.emplace_back(std::move(s)); }
+
   std::span<const uint8_t> bytes(const ByteRange& r) const {
     return regions_[r.region].subspan(r.offset, r.size);
   }
@@ -320,7 +333,8 @@ class Dump {
     return objects.layout[i] != PointerLayouts::kNoPointers;
   }
 
-  FormatVersion version = FormatVersion::Go17;
+  SourceKind source = SourceKind::HeapDump;
+  FormatVersion version = FormatVersion::Go17;  // of a heap dump; Go17 for a core
   Params params;
   Objects objects;
   PointerLayouts layouts;
@@ -334,6 +348,10 @@ class Dump {
   std::vector<OsThread> threads;
   Segment data;
   Segment bss;
+  // Whether the frames' layouts already hold the pointer words of the stack
+  // objects the collector would scan (a core's stack maps say which), so
+  // that the graph need not guess them (graph::BuildOptions::conservative_stacks).
+  bool stack_objects_in_layouts = false;
   std::vector<Defer> defers;
   std::vector<Panic> panics;
   MemStats memstats;
@@ -347,6 +365,11 @@ class Dump {
  private:
   MappedFile file_;
   std::vector<std::span<const uint8_t>> regions_;
+  // Moving a deque keeps its elements where they are, and a vector's or a
+  // long string's buffer moves with it; a short string's characters live in
+  // the element itself.
+  std::deque<std::vector<uint8_t>> owned_bytes_;
+  std::deque<std::string> kept_strings_;
 };
 
 }  // namespace goheap::dump

@@ -170,7 +170,9 @@ class RootBuilder {
       add(RootKind::StackFrame, f);
       sink_.beginNode(frames_begin + f);
       slots(fr.contents, fr.layout);
-      if (conservative_stacks_ && fr.goroutine != UINT32_MAX) stackObjects(f);
+      if (conservative_stacks_ && !dump_.stack_objects_in_layouts && fr.goroutine != UINT32_MAX) {
+        stackObjects(f);
+      }
       sink_.endNode();
     }
 

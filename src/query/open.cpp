@@ -3,7 +3,11 @@
 #include <filesystem>
 #include <fstream>
 
+#include "bin/binary.h"
 #include "core/core_file.h"
+#include "core/core_model.h"
+#include "core/executable_match.h"
+#include "core/find_executable.h"
 #include "dump/reader.h"
 
 namespace goheap::query {
@@ -25,10 +29,88 @@ bool looksLikeCore(const Source& source) {
   return core::isElfCore(std::span<const uint8_t>(header, static_cast<size_t>(in.gcount())));
 }
 
+// Analyses a model read from `source`, with the executable at `exe_path`
+// (empty for none).
+Expected<std::shared_ptr<const Session>> analyse(dump::Dump model, const Source& source,
+                                                 const std::string& exe_path,
+                                                 LoadObserver& observer,
+                                                 const OpenOptions& options) {
+  const std::string suffix = source.label.empty() ? std::string() : " (" + source.label + ")";
+  for (const std::string& w : model.warnings) observer.warning(source.dump_path + ": " + w);
+
+  analysis::LoadHooks hooks;
+  hooks.begin_phase = [&](std::string_view name) {
+    observer.beginPhase(std::string(name) + suffix, 0);
+  };
+  hooks.progress = [&](uint64_t done, uint64_t) { observer.progress(done); };
+  hooks.end_phase = [&] { observer.endPhase(); };
+  analysis::LoadOptions load;
+  load.threads = options.threads;
+  load.conservative_stacks = options.conservative_stacks;
+  load.exe_path = exe_path;
+  load.type_objects = options.type_objects;
+  Expected<std::unique_ptr<analysis::Snapshot>> snapshot =
+      analysis::buildSnapshot(std::move(model), hooks, load);
+  if (!snapshot) return snapshot.error();
+  const analysis::Snapshot& s = **snapshot;
+  if (!s.exe_problem.empty()) {
+    observer.warning((source.label.empty() ? std::string() : source.dump_path + ": ") +
+                     "not using the executable: " + s.exe_problem +
+                     "; carrying on from the dump alone");
+  }
+  if (!s.types_problem.empty()) {
+    observer.note("no types from the executable (" + s.types_problem +
+                  "); objects are named by allocation site, interface and shape");
+  }
+  return std::make_shared<const Session>(snapshot.take(), options.answer_cache_bytes);
+}
+
+// A core file: its executable found (or the one given checked), then the
+// process's heap read into the model.
+Expected<std::shared_ptr<const Session>> openCore(const Source& source, LoadObserver& observer,
+                                                  const OpenOptions& options) {
+  const std::string suffix = source.label.empty() ? std::string() : " (" + source.label + ")";
+  const bool in_memory = source.dump_path.empty();
+  const std::string name = in_memory ? std::string("<memory>") : source.dump_path;
+  Expected<core::CoreFile> core = in_memory ? core::CoreFile::fromBytes(source.dump_bytes)
+                                            : core::CoreFile::open(source.dump_path);
+  if (!core) return core.error();
+  const core::ExecutableSearch search = core::findExecutable(
+      *core, name,
+      source.exe_path.empty() ? std::nullopt : std::optional<std::string_view>(source.exe_path));
+  const core::ExecutableCandidate* found = search.executable();
+  if (found == nullptr) {
+    return Error::needsInput(search.explain(name) +
+                             "\n(a core holds the process's memory but not its program: give the "
+                             "executable after the core, as in `goheap summary CORE EXE`)");
+  }
+  Expected<bin::Binary> exe = bin::Binary::open(found->path);
+  if (!exe) return exe.error();
+  const core::ExecutableMatch match = core::checkExecutable(*core, exe->container(), found->path);
+  Expected<MappedFile> file = in_memory
+                                  ? Expected<MappedFile>(MappedFile::borrow(source.dump_bytes))
+                                  : MappedFile::open(source.dump_path);
+  if (!file) return file.error();
+
+  core::CoreModelHooks hooks;
+  hooks.begin_phase = [&](std::string_view phase) {
+    observer.beginPhase(std::string(phase) + suffix, 0);
+  };
+  hooks.end_phase = [&] { observer.endPhase(); };
+  Expected<dump::Dump> model = core::readCoreModel(*core, file.take(), *exe, match.bias, hooks);
+  if (!model) return model.error().inFile(name);
+  if (found->from != "the command line") {
+    observer.note(name + ": using the executable " + found->path + " (found through " +
+                  found->from + ")");
+  }
+  return analyse(model.take(), source, found->path, observer, options);
+}
+
 }  // namespace
 
 Expected<std::shared_ptr<const Session>> open(const Source& source, LoadObserver& observer,
                                               const OpenOptions& options) {
+  if (looksLikeCore(source)) return openCore(source, observer, options);
   const std::string suffix = source.label.empty() ? std::string() : " (" + source.label + ")";
   const bool in_memory = source.dump_path.empty();
   std::error_code size_error;
@@ -42,40 +124,8 @@ Expected<std::shared_ptr<const Session>> open(const Source& source, LoadObserver
                                   ? dump::readDump(MappedFile::borrow(source.dump_bytes), read)
                                   : dump::readDumpFile(source.dump_path, read);
   observer.endPhase();
-  if (!dump && looksLikeCore(source)) {
-    return Error(source.dump_path +
-                 ": an ELF core file, not a heap dump; reading the heap from a core is not "
-                 "supported yet (goheap core-info shows what the core holds and finds its "
-                 "executable)");
-  }
   if (!dump) return dump.error();
-  for (const std::string& w : dump->warnings) observer.warning(source.dump_path + ": " + w);
-
-  analysis::LoadHooks hooks;
-  hooks.begin_phase = [&](std::string_view name) {
-    observer.beginPhase(std::string(name) + suffix, 0);
-  };
-  hooks.progress = [&](uint64_t done, uint64_t) { observer.progress(done); };
-  hooks.end_phase = [&] { observer.endPhase(); };
-  analysis::LoadOptions load;
-  load.threads = options.threads;
-  load.conservative_stacks = options.conservative_stacks;
-  load.exe_path = source.exe_path;
-  load.type_objects = options.type_objects;
-  Expected<std::unique_ptr<analysis::Snapshot>> snapshot =
-      analysis::buildSnapshot(dump.take(), hooks, load);
-  if (!snapshot) return snapshot.error();
-  const analysis::Snapshot& s = **snapshot;
-  if (!s.exe_problem.empty()) {
-    observer.warning((source.label.empty() ? std::string() : source.dump_path + ": ") +
-                     "not using the executable: " + s.exe_problem +
-                     "; carrying on from the dump alone");
-  }
-  if (!s.types_problem.empty()) {
-    observer.note("no types from the executable (" + s.types_problem +
-                  "); objects are named by allocation site, interface and shape");
-  }
-  return std::make_shared<const Session>(snapshot.take(), options.answer_cache_bytes);
+  return analyse(dump.take(), source, source.exe_path, observer, options);
 }
 
 }  // namespace goheap::query

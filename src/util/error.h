@@ -26,11 +26,26 @@ class Error {
 
   const std::string& message() const { return message_; }
 
+  // An error the user fixes by giving something else on the command line (a
+  // core's executable that cannot be found), rather than a failure to read:
+  // the CLI exits 2 for it, as for a usage error.
+  static Error needsInput(std::string message) {
+    Error e(std::move(message));
+    e.needs_input_ = true;
+    return e;
+  }
+  bool needsInput() const { return needs_input_; }
+
   // Prefixes the message with the name of the file it concerns.
-  Error inFile(std::string_view path) const { return Error(std::string(path) + ": " + message_); }
+  Error inFile(std::string_view path) const {
+    Error e(std::string(path) + ": " + message_);
+    e.needs_input_ = needs_input_;
+    return e;
+  }
 
  private:
   std::string message_;
+  bool needs_input_ = false;
 };
 
 // Either a value or an Error; the caller must look before it uses the value.

@@ -1,6 +1,7 @@
 #include "support/kernel_core.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -64,8 +65,21 @@ std::string runToCrash(const std::vector<std::string>& argv, const std::string& 
     execv(args[0], args.data());
     _exit(98);
   }
+  // A program that hangs instead of dying is killed after a minute: a
+  // failure, not a test that never ends.
   int status = 0;
-  if (waitpid(pid, &status, 0) != pid) return "waitpid failed";
+  for (int waited_ms = 0;; waited_ms += 50) {
+    const pid_t done = waitpid(pid, &status, WNOHANG);
+    if (done == pid) break;
+    if (done < 0) return "waitpid failed";
+    if (waited_ms >= 60000) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      return "the program did not die within a minute: " +
+             readText(dir + "/output.txt").substr(0, 500);
+    }
+    usleep(50 * 1000);
+  }
   if (WIFEXITED(status)) {
     if (WEXITSTATUS(status) == 97) return "cannot raise RLIMIT_CORE to write a core";
     return "the program exited with status " + std::to_string(WEXITSTATUS(status)) +
@@ -99,8 +113,11 @@ std::string onPath(std::initializer_list<std::string> names) {
   return "";
 }
 
-void runForKernelCore(const std::string& exe, KernelCoreRun& run,
-                      const std::vector<std::string>& extra_args) {
+namespace {
+
+// Runs EXE ARGS to a kernel core into `run`.
+void runArgvForKernelCore(const std::string& exe, KernelCoreRun& run,
+                          const std::vector<std::string>& args) {
   if (!fs::exists(exe)) {
     run.skip = exe + " is missing (tests/programs/make-dumps.sh builds it)";
     return;
@@ -113,9 +130,11 @@ void runForKernelCore(const std::string& exe, KernelCoreRun& run,
     run.failure = "cannot make a temporary directory";
     return;
   }
-  run.report = run.dir.path + "/report.json";
-  std::vector<std::string> argv{exe, run.report};
-  argv.insert(argv.end(), extra_args.begin(), extra_args.end());
+  std::vector<std::string> argv{exe};
+  for (const std::string& a : args) {
+    const size_t at = a.find("{dir}");
+    argv.push_back(at == std::string::npos ? a : a.substr(0, at) + run.dir.path + a.substr(at + 5));
+  }
   if (const std::string p = runToCrash(argv, run.dir.path); !p.empty()) {
     const bool machine =
         p.find("RLIMIT_CORE") != std::string::npos || p.find("wrote no core") != std::string::npos;
@@ -124,6 +143,21 @@ void runForKernelCore(const std::string& exe, KernelCoreRun& run,
   }
   run.core = findFile(run.dir.path, "core");
   if (run.core.empty()) run.failure = "the kernel reported a core but none is in " + run.dir.path;
+}
+
+}  // namespace
+
+void runForKernelCore(const std::string& exe, KernelCoreRun& run,
+                      const std::vector<std::string>& extra_args) {
+  std::vector<std::string> args{"{dir}/report.json"};
+  args.insert(args.end(), extra_args.begin(), extra_args.end());
+  runArgvForKernelCore(exe, run, args);
+  if (!run.dir.path.empty()) run.report = run.dir.path + "/report.json";
+}
+
+void runForKernelCoreArgs(const std::string& exe, KernelCoreRun& run,
+                          const std::vector<std::string>& args) {
+  runArgvForKernelCore(exe, run, args);
 }
 
 void runForQemuArm64Core(const std::string& exe, KernelCoreRun& run,

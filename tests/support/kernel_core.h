@@ -50,6 +50,12 @@ struct KernelCoreRun {
 void runForKernelCore(const std::string& exe, KernelCoreRun& run,
                       const std::vector<std::string>& extra_args = {});
 
+// The same for a program whose arguments are not REPORT [EXTRA...]: EXE
+// runs with ARGS, in which "{dir}" stands for the run's directory
+// (run.report is left empty).
+void runForKernelCoreArgs(const std::string& exe, KernelCoreRun& run,
+                          const std::vector<std::string>& args);
+
 // The same for an arm64 EXE under qemu-aarch64, whose guest core qemu
 // writes (qemu_<prog>_<time>_<pid>.core); skipped without qemu.
 void runForQemuArm64Core(const std::string& exe, KernelCoreRun& run,

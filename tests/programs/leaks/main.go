@@ -3,10 +3,13 @@
 // leaked, duplicated and wasted: the oracle of goheap's diff, suspects, dups
 // and waste.
 //
-// Usage: leaks DUMP REPORT
+// Usage: leaks DUMP REPORT [crash-old|crash-new]
 //
 // writes the baseline dump to DUMP.old, then grows the leaks, writes DUMP and
-// REPORT. make-dumps.sh moves DUMP.old to leaks.old.dump.
+// REPORT. make-dumps.sh moves DUMP.old to leaks.old.dump. With crash-old it
+// dies of SIGABRT right after DUMP.old, with crash-new right after REPORT:
+// under GOTRACEBACK=crash the kernel writes a core of either moment, for the
+// tests of diff on cores (tests/core/core_model_test.cpp).
 //
 // Standard library only; built for 64-bit targets (the sizes below are Go
 // size classes there, so an object's slot is exactly its type's size unless
@@ -53,6 +56,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"syscall"
 	"time"
 	"unsafe"
 )
@@ -256,9 +260,13 @@ func addString(rep *report) {
 }
 
 func main() {
-	if len(os.Args) != 3 {
-		fmt.Fprintln(os.Stderr, "usage: leaks DUMP REPORT")
+	if len(os.Args) != 3 && len(os.Args) != 4 {
+		fmt.Fprintln(os.Stderr, "usage: leaks DUMP REPORT [crash-old|crash-new]")
 		os.Exit(2)
+	}
+	crashAt := ""
+	if len(os.Args) == 4 {
+		crashAt = os.Args[3]
 	}
 	if unsafe.Sizeof(uintptr(0)) != 8 {
 		fmt.Fprintln(os.Stderr, "leaks: needs a 64-bit target")
@@ -316,6 +324,7 @@ func main() {
 	}
 	runtime.GC()
 	writeDump(dumpPath + ".old")
+	crashIf(crashAt == "crash-old")
 
 	// ---- the leaks grow ----
 	for i := 0; i < sessionsAdded; i++ {
@@ -378,4 +387,19 @@ func main() {
 		fmt.Fprintln(os.Stderr, "leaks:", err)
 		os.Exit(1)
 	}
+	crashIf(crashAt == "crash-new")
+}
+
+// crashIf dies of SIGABRT when asked, with a core when GOTRACEBACK=crash and
+// the core limit allow it.
+func crashIf(now bool) {
+	if !now {
+		return
+	}
+	debug.SetTraceback("crash")
+	syscall.Kill(os.Getpid(), syscall.SIGABRT)
+	// Sleeping, not blocked for ever: with every goroutine blocked the
+	// runtime would report a deadlock while it handles the signal.
+	time.Sleep(10 * time.Second)
+	os.Exit(3) // the signal did not kill us
 }

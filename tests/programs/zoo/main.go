@@ -8,7 +8,11 @@
 // against the report; the report comes from the runtime (%p, reflect), not
 // from goheap.
 //
-// Usage: zoo DUMP_PATH REPORT_PATH
+// Usage: zoo DUMP_PATH REPORT_PATH [crash]
+//
+// With crash it dies of SIGABRT after writing the report, before the
+// stack-only value is let go: under GOTRACEBACK=crash the kernel writes a
+// core of the heap the dump holds (tests/core/core_model_test.cpp).
 //
 // Report (addresses "0x" + lower-case hex, as %p prints):
 //
@@ -37,6 +41,7 @@ import (
 	"reflect"
 	"runtime"
 	"runtime/debug"
+	"syscall"
 	"time"
 	"unsafe"
 )
@@ -377,8 +382,8 @@ func build() {
 }
 
 func main() {
-	if len(os.Args) != 3 {
-		fmt.Fprintln(os.Stderr, "usage: zoo DUMP_PATH REPORT_PATH")
+	if len(os.Args) != 3 && !(len(os.Args) == 4 && os.Args[3] == "crash") {
+		fmt.Fprintln(os.Stderr, "usage: zoo DUMP_PATH REPORT_PATH [crash]")
 		os.Exit(2)
 	}
 	var probe uint16 = 1
@@ -401,11 +406,18 @@ func main() {
 	}
 	debug.WriteHeapDump(f.Fd())
 	f.Close()
-	close(release)
 
 	out, _ := json.MarshalIndent(rep, "", "  ")
 	if err := os.WriteFile(os.Args[2], out, 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	if len(os.Args) == 4 {
+		// The core's heap is the dump's, the stack-only value still held.
+		debug.SetTraceback("crash")
+		syscall.Kill(os.Getpid(), syscall.SIGABRT)
+		time.Sleep(10 * time.Second)
+		os.Exit(3) // the signal did not kill us
+	}
+	close(release)
 }

@@ -1,0 +1,433 @@
+#include "core/core_model.h"
+
+#include <algorithm>
+#include <optional>
+#include <unordered_map>
+
+#include "bin/debug_info.h"
+#include "core/goroutines.h"
+#include "core/heap_walk.h"
+#include "core/memory_image.h"
+#include "core/pointer_masks.h"
+#include "core/roots.h"
+#include "core/runtime_layout.h"
+#include "core/runtime_types.h"
+#include "core/stack_scan.h"
+#include "util/format.h"
+
+namespace goheap::core {
+
+namespace {
+
+// A stack frame of more than this many bytes is taken for a misread: the
+// runtime's own limit for a frame is far below.
+constexpr uint64_t kMaxFrameBytes = uint64_t{1} << 30;
+
+// Runs `work` as one named stage.
+template <class Fn>
+auto stage(const CoreModelHooks& hooks, std::string_view name, Fn&& work) {
+  if (hooks.begin_phase) hooks.begin_phase(name);
+  struct End {
+    const CoreModelHooks& h;
+    ~End() {
+      if (h.end_phase) h.end_phase();
+    }
+  } end{hooks};
+  return work();
+}
+
+// Whether the goroutine that started in `start` is one of the runtime's own,
+// as runtime.isSystemGoroutine decides for a heap dump: a function of
+// package runtime other than the program's main goroutine.
+bool isSystemGoroutine(std::string_view start) {
+  if (start.substr(0, 8) != "runtime.") return false;
+  return start != "runtime.main" && start != "runtime.handleAsyncEvent" &&
+         start != "runtime.corostart";
+}
+
+class ModelBuilder {
+ public:
+  ModelBuilder(const CoreFile& core, const MemoryImage& mem, const bin::Binary& exe, uint64_t bias,
+               dump::Dump& out)
+      : core_(core), mem_(mem), exe_(exe), bias_(bias), out_(out), layouts_(out.layouts) {}
+
+  void params() {
+    dump::Params& p = out_.params;
+    p.big_endian = core_.bigEndian();
+    p.ptr_size = core_.ptrSize();
+    p.arch = keep(core_.arch());
+    p.go_version = keep(exe_.goVersion());
+  }
+
+  void objects(const HeapObjects& heap, PointerMasks masks) {
+    // The masks' layouts come first, so that their ids stay valid; the
+    // builder adds the frames' and segments' after them.
+    out_.layouts = std::move(masks.layouts);
+    dump::Objects& o = out_.objects;
+    o.addr.reserve(heap.count());
+    o.size.reserve(heap.count());
+    o.layout.reserve(heap.count());
+    o.offset.reserve(heap.count());
+    uint64_t missing = 0, first_missing = 0;
+    for (size_t i = 0; i < heap.count(); i++) {
+      const std::optional<dump::ByteRange> r = inCore(heap.addr[i], heap.size[i]);
+      if (!r) {
+        if (missing++ == 0) first_missing = heap.addr[i];
+        continue;
+      }
+      o.addr.push_back(heap.addr[i]);
+      o.size.push_back(heap.size[i]);
+      o.offset.push_back(r->offset);
+      o.layout.push_back(masks.layout[i]);
+      out_.total_field_entries += out_.layouts.slotCount(masks.layout[i]);
+    }
+    if (missing != 0) {
+      out_.warnings.push_back(std::to_string(missing) + " heap objects (the first at " +
+                              formatHex(first_missing) + ") are not in the core and are left out");
+    }
+    if (!o.addr.empty()) {
+      out_.params.heap_start = o.addr.front();
+      out_.params.heap_end = o.addr.back() + o.size.back();
+    }
+    out_.record_counts[static_cast<size_t>(dump::Tag::Object)] = o.count();
+  }
+
+  // The goroutines with their frames: with `scan`, one frame per physical
+  // frame of the stack scan, holding the words the collector would scan
+  // (live pointers and the stack objects reached); without it, every word
+  // of every frame.
+  void goroutines(const Goroutines& list, const StackScan* scan) {
+    size_t next_scanned = 0;  // scan frames are grouped by goroutine, in order
+    for (uint32_t gi = 0; gi < list.goroutines.size(); gi++) {
+      const Goroutine& g = list.goroutines[gi];
+      dump::Goroutine d;
+      d.addr = g.address;
+      d.sp = g.sched_sp;
+      d.goid = g.goid;
+      d.gopc = g.gopc;
+      d.status = g.status & ~uint32_t{kGscan};
+      const bin::Func* start = exe_.pclntab().funcAt(g.startpc - bias_);
+      d.is_system = start != nullptr && isSystemGoroutine(start->name);
+      d.wait_since = static_cast<uint64_t>(g.wait_since);
+      // As the runtime's traceback: a reason only for a waiting goroutine.
+      if (d.status == kGwaiting && g.wait_reason < list.wait_reason_names.size()) {
+        d.wait_reason = keep(list.wait_reason_names[g.wait_reason]);
+      }
+      d.first_frame = static_cast<uint32_t>(out_.frames.size());
+      if (scan != nullptr) {
+        size_t end = next_scanned;
+        while (end < scan->frames.size() && scan->frames[end].goroutine == gi) end++;
+        scannedFrames(*scan, next_scanned, end, gi);
+        next_scanned = end;
+      } else {
+        wholeFrames(list, g, gi);
+      }
+      d.frame_count = static_cast<uint32_t>(out_.frames.size()) - d.first_frame;
+      out_.goroutines.push_back(d);
+    }
+    if (scan != nullptr) {
+      defersAndPanics(*scan);
+      out_.stack_objects_in_layouts = true;
+    }
+    for (const std::string& w : list.warnings) out_.warnings.push_back(w);
+    if (unreadable_frames_ != 0) {
+      out_.warnings.push_back(std::to_string(unreadable_frames_) +
+                              " stack frames are not in the core; their pointers are not followed");
+    }
+    out_.record_counts[static_cast<size_t>(dump::Tag::Goroutine)] = out_.goroutines.size();
+    out_.record_counts[static_cast<size_t>(dump::Tag::StackFrame)] = out_.frames.size();
+  }
+
+  void dataRoots(const DataRoots& roots) {
+    for (const std::string& w : roots.warnings) out_.warnings.push_back(w);
+    if (roots.modules.empty()) return;
+    segment(roots.modules[0].data, out_.data, dump::Tag::Data);
+    segment(roots.modules[0].bss, out_.bss, dump::Tag::Bss);
+    if (roots.modules.size() > 1) {
+      out_.warnings.push_back(std::to_string(roots.modules.size() - 1) +
+                              " more modules (plugins) have data and bss that are not read as "
+                              "roots");
+    }
+  }
+
+  void specials(const Specials& specials) {
+    for (const std::string& w : specials.warnings) out_.warnings.push_back(w);
+    for (size_t i = 0; i < specials.count(); i++) {
+      if (specials.kind[i] == SpecialKind::Finalizer) {
+        dump::Finalizer f;
+        f.obj = specials.obj[i];
+        f.fn_val = specials.fn_val[i];
+        f.fn_pc = specials.fn_pc[i];
+        out_.finalizers.push_back(f);
+      } else {
+        // A cleanup keeps its function (and what that captured) alive, not
+        // the object it is for.
+        std::string what = "cleanup for " + formatHex(specials.obj[i]);
+        if (!specials.fn_name[i].empty()) what += " (" + std::string(specials.fn_name[i]) + ")";
+        out_.other_roots.push_back({keep(what), specials.fn_val[i]});
+      }
+    }
+    out_.record_counts[static_cast<size_t>(dump::Tag::Finalizer)] = out_.finalizers.size();
+    out_.record_counts[static_cast<size_t>(dump::Tag::OtherRoot)] = out_.other_roots.size();
+  }
+
+  void itabs(const Itabs& itabs) {
+    for (const std::string& w : itabs.warnings) out_.warnings.push_back(w);
+    out_.itabs.reserve(itabs.addr.size());
+    for (size_t i = 0; i < itabs.addr.size(); i++) {
+      out_.itabs.push_back({itabs.addr[i], itabs.type[i], false});
+    }
+    out_.record_counts[static_cast<size_t>(dump::Tag::Itab)] = out_.itabs.size();
+  }
+
+  void threads() {
+    for (const Thread& t : core_.threads()) {
+      out_.threads.push_back({0, out_.threads.size(), t.tid});
+    }
+    out_.record_counts[static_cast<size_t>(dump::Tag::OsThread)] = out_.threads.size();
+  }
+
+ private:
+  // A frame of goroutine `goroutine` over [sp, fp), its pointer words at
+  // `offsets` from sp.
+  void addFrame(dump::StackFrame fr, uint64_t fp, std::span<const uint64_t> offsets) {
+    const std::optional<dump::ByteRange> r =
+        fp > fr.sp && fp - fr.sp <= kMaxFrameBytes ? inCore(fr.sp, fp - fr.sp) : std::nullopt;
+    if (r) {
+      fr.contents = *r;
+      fr.layout = layouts_.add(offsets);
+    } else {
+      unreadable_frames_++;
+    }
+    out_.frames.push_back(fr);
+  }
+
+  // The stack scan's frames [begin, end) of goroutine `gi`. A stack object
+  // may lie in the frame above its own (a function's arguments are in its
+  // caller's frame), so each pointer word goes to the frame holding it.
+  void scannedFrames(const StackScan& scan, size_t begin, size_t end, uint32_t gi) {
+    std::vector<uint64_t> words;  // addresses of the goroutine's pointer words
+    for (size_t k = begin; k < end; k++) {
+      const StackScanFrame& f = scan.frames[k];
+      for (uint64_t off : scan.offsetsOf(f)) words.push_back(f.sp + off);
+      for (const StackObject& o : scan.objectsOf(f)) {
+        if (!o.scanned) continue;
+        for (uint32_t off : scan.offsetsOf(o)) words.push_back(o.addr + off);
+      }
+    }
+    std::sort(words.begin(), words.end());
+    words.erase(std::unique(words.begin(), words.end()), words.end());
+    std::vector<uint64_t> offsets;
+    for (size_t k = begin; k < end; k++) {
+      const StackScanFrame& f = scan.frames[k];
+      dump::StackFrame fr;
+      fr.sp = f.sp;
+      fr.depth = f.depth;
+      fr.child_sp = k == begin ? 0 : scan.frames[k - 1].sp;
+      fr.entry_pc = f.entry;
+      fr.pc = f.pc;
+      fr.continpc = f.continpc;
+      fr.function = keep(f.function);
+      fr.goroutine = gi;
+      offsets.clear();
+      for (auto it = std::lower_bound(words.begin(), words.end(), f.sp);
+           it != words.end() && *it < f.fp; ++it) {
+        offsets.push_back(*it - f.sp);
+      }
+      addFrame(fr, f.fp, offsets);
+    }
+  }
+
+  // Without stack maps: one frame per physical frame (the source frames of
+  // the calls inlined into one share its pc and sp and come before it),
+  // every word of it a possible pointer, so more is kept alive than the
+  // collector would, never less.
+  void wholeFrames(const Goroutines& list, const Goroutine& g, uint32_t gi) {
+    const uint32_t ptr = core_.ptrSize();
+    const std::span<const StackFrame> source = list.framesOf(g);
+    std::vector<size_t> physical;
+    for (size_t k = 0; k < source.size(); k++) {
+      if (k + 1 == source.size() || source[k + 1].pc != source[k].pc ||
+          source[k + 1].sp != source[k].sp) {
+        physical.push_back(k);
+      }
+    }
+    std::vector<uint64_t> offsets;
+    for (size_t j = 0; j < physical.size(); j++) {
+      const StackFrame& f = source[physical[j]];
+      // The frame runs up to its caller's sp; the outermost to the stack's top.
+      const uint64_t fp = j + 1 < physical.size() ? source[physical[j + 1]].sp : g.stack_hi;
+      dump::StackFrame fr;
+      fr.sp = f.sp;
+      fr.depth = j;
+      fr.child_sp = j == 0 ? 0 : source[physical[j - 1]].sp;
+      fr.pc = f.pc;
+      fr.continpc = f.pc;
+      fr.goroutine = gi;
+      if (f.where.func != nullptr) {
+        fr.entry_pc = f.where.func->entry + bias_;
+        fr.function = keep(f.where.func->name);
+      }
+      offsets.clear();
+      for (uint64_t off = 0; fp > f.sp && off + ptr <= fp - f.sp && off < kMaxFrameBytes;
+           off += ptr) {
+        offsets.push_back(off);
+      }
+      addFrame(fr, fp, offsets);
+    }
+  }
+
+  void defersAndPanics(const StackScan& scan) {
+    for (const StackDefer& d : scan.defers) {
+      const uint64_t g = out_.goroutines[d.goroutine].addr;
+      out_.defers.push_back({d.addr, g, d.sp, d.pc, d.fn_val, d.fn_pc, d.link});
+      if (out_.goroutines[d.goroutine].top_defer == 0)
+        out_.goroutines[d.goroutine].top_defer = d.addr;
+    }
+    for (const StackPanic& p : scan.panics) {
+      const uint64_t g = out_.goroutines[p.goroutine].addr;
+      out_.panics.push_back({p.addr, g, p.eface_type, p.eface_data, p.link});
+      if (out_.goroutines[p.goroutine].top_panic == 0)
+        out_.goroutines[p.goroutine].top_panic = p.addr;
+    }
+    out_.record_counts[static_cast<size_t>(dump::Tag::Defer)] = out_.defers.size();
+    out_.record_counts[static_cast<size_t>(dump::Tag::Panic)] = out_.panics.size();
+  }
+
+  // Where the `n` bytes at `addr` lie in region 0 (the core file), when one
+  // of the core's segments holds them all.
+  std::optional<dump::ByteRange> inCore(uint64_t addr, uint64_t n) const {
+    if (mem_.sourceOf(addr) != MemorySource::Core) return std::nullopt;
+    auto bytes = mem_.read(addr, n);
+    if (!bytes) return std::nullopt;
+    const uint8_t* base = core_.file().bytes().data();
+    return dump::ByteRange{static_cast<uint64_t>(bytes->data() - base), n, 0};
+  }
+
+  // A data or bss segment. One of the core's segments usually holds it
+  // whole; where it straddles two (a file-backed mapping and the anonymous
+  // one after it), its bytes are copied, page by page, into a region of
+  // their own.
+  void segment(const RootSegment& seg, dump::Segment& into, dump::Tag tag) {
+    if (seg.size == 0) return;
+    into.addr = seg.addr;
+    if (std::optional<dump::ByteRange> r = inCore(seg.addr, seg.size)) {
+      into.contents = *r;
+    } else {
+      constexpr uint64_t kPage = 4096;
+      std::vector<uint8_t> copy(seg.size, 0);
+      uint64_t missing = 0;
+      for (uint64_t at = 0; at < seg.size;) {
+        const uint64_t n = std::min(seg.size - at, kPage - (seg.addr + at) % kPage);
+        if (mem_.sourceOf(seg.addr + at) == MemorySource::Core) {
+          if (auto bytes = mem_.read(seg.addr + at, n)) {
+            std::copy(bytes->begin(), bytes->end(), copy.begin() + static_cast<ptrdiff_t>(at));
+          } else {
+            missing += n;
+          }
+        } else {
+          missing += n;
+        }
+        at += n;
+      }
+      if (missing != 0) {
+        out_.warnings.push_back(std::to_string(missing) + " bytes of the segment at " +
+                                formatHex(seg.addr) + " are not in the core and read as zero");
+      }
+      into.contents = {0, seg.size, out_.addOwnedRegion(std::move(copy))};
+    }
+    into.layout = layouts_.add(seg.offsets);
+    into.present = true;
+    out_.record_counts[static_cast<size_t>(tag)] = 1;
+  }
+
+  // A string the model keeps, once however often it is asked for.
+  std::string_view keep(std::string_view s) {
+    auto it = kept_.find(s);
+    if (it != kept_.end()) return it->second;
+    const std::string_view k = out_.keepString(std::string(s));
+    kept_.emplace(k, k);
+    return k;
+  }
+
+  const CoreFile& core_;
+  const MemoryImage& mem_;
+  const bin::Binary& exe_;
+  uint64_t bias_;
+  dump::Dump& out_;
+  dump::PointerLayoutBuilder layouts_;
+  std::unordered_map<std::string_view, std::string_view> kept_;
+  uint64_t unreadable_frames_ = 0;
+};
+
+// Adds `part`'s error as a warning and says whether it was read.
+template <class T>
+bool readOrWarn(Expected<T>& part, std::string_view what, dump::Dump& out) {
+  if (part) return true;
+  out.warnings.push_back("no " + std::string(what) + ": " + part.error().message());
+  return false;
+}
+
+}  // namespace
+
+Expected<dump::Dump> readCoreModel(const CoreFile& core, MappedFile file, const bin::Binary& exe,
+                                   uint64_t bias, const CoreModelHooks& hooks) {
+  if (file.bytes().size() != core.file().bytes().size()) {
+    return Error("the core file changed while it was read");
+  }
+  const bin::Container& c = exe.container();
+  const MemoryImage mem(core, c, bias);
+  // The runtime's struct layouts and globals: the executable's DWARF, or for
+  // a stripped one the committed table and a search of memory.
+  Expected<RuntimeTypes> types = runtimeTypes(exe, mem);
+  if (!types) return types.error().inFile(exe.path());
+  const bin::DebugInfo* dwarf = &types->info;
+  auto layout = readRuntimeLayout(*dwarf, c.ptr_size);
+  if (!layout) return layout.error().inFile(exe.path());
+  auto bits = readHeapBitsLayout(*dwarf, c.ptr_size, c.arch);
+  if (!bits) return bits.error().inFile(exe.path());
+
+  dump::Dump out(std::move(file));
+  out.source = dump::SourceKind::CoreFile;
+  // The core's first warning says it is cut short; the others that memory
+  // is left out by design, which the executable makes up for.
+  if (core.truncatedBytes() > 0) out.warnings.push_back(core.warnings().front());
+  ModelBuilder build(core, mem, exe, bias, out);
+  build.params();
+
+  Expected<HeapObjects> heap =
+      stage(hooks, "walk heap spans", [&] { return walkHeap(mem, *layout); });
+  if (!heap) return heap.error();
+  for (const std::string& w : heap->warnings) out.warnings.push_back(w);
+  stage(hooks, "read pointer masks", [&] {
+    PointerMasks masks = readPointerMasks(mem, *layout, *bits, *heap);
+    for (const std::string& w : masks.warnings) out.warnings.push_back(w);
+    build.objects(*heap, std::move(masks));
+  });
+
+  stage(hooks, "read goroutines", [&] {
+    Expected<Goroutines> gs = readGoroutines(core, mem, exe, *dwarf, bias);
+    if (!readOrWarn(gs, "goroutines", out)) return;
+    Expected<StackScan> scan = scanStacks(*gs, mem, exe, *dwarf, bias);
+    if (scan) {
+      for (const std::string& w : scan->warnings) out.warnings.push_back(w);
+    } else {
+      out.warnings.push_back("no stack maps (" + scan.error().message() +
+                             "): every word of every frame is taken for a pointer");
+    }
+    build.goroutines(*gs, scan ? &*scan : nullptr);
+  });
+  stage(hooks, "read roots", [&] {
+    Expected<DataRoots> roots = readDataRoots(mem, *dwarf);
+    if (readOrWarn(roots, "data and bss roots", out)) build.dataRoots(*roots);
+    Expected<Specials> specials =
+        readSpecials(mem, *layout, *dwarf, exe.pclntab(), exe.goVersion());
+    if (readOrWarn(specials, "finalizers", out)) build.specials(*specials);
+    Expected<Itabs> itabs = readItabs(mem, *dwarf);
+    if (readOrWarn(itabs, "itabs", out)) build.itabs(*itabs);
+  });
+  build.threads();
+  return out;
+}
+
+}  // namespace goheap::core

@@ -1,0 +1,47 @@
+// core::readCoreModel: a core file read into the same source-neutral model
+// a heap dump fills (dump/dump.h), so that nothing after the reader knows
+// which it came from. Region 0 is the core file itself: an object's, a
+// frame's or the data segment's bytes are views into it at their file
+// offset, never copies.
+//
+// What goes where:
+//  - objects: the heap walk's slots (heap_walk.h) with the pointer words the
+//    runtime's GC metadata gives (pointer_masks.h);
+//  - data and bss: the first module's segments with their gcdata/gcbss
+//    masks (roots.h); other modules' (plugins) are warned about;
+//  - goroutines and frames: allgs, each stack unwound with the pclntab
+//    (goroutines.h), one frame per physical frame as a dump has them;
+//  - finalizers, and cleanups as other roots holding their function;
+//  - itabs, so that interface values get their dynamic types;
+//  - params from the core (word size, byte order, GOARCH) and the
+//    executable (the Go version).
+//
+// Every part the core cannot give whole is a warning in Dump::warnings with
+// a count, never an error; only a core whose heap cannot be found at all is.
+#pragma once
+
+#include <functional>
+#include <string_view>
+
+#include "bin/binary.h"
+#include "core/core_file.h"
+#include "dump/dump.h"
+#include "util/error.h"
+#include "util/mapped_file.h"
+
+namespace goheap::core {
+
+struct CoreModelHooks {
+  // A stage of reading starts ("walk heap spans", ...) or ends.
+  std::function<void(std::string_view)> begin_phase;
+  std::function<void()> end_phase;
+};
+
+// Reads the process in `core`, whose executable `exe` (checked to belong to
+// it, core/executable_match.h) was loaded at its link-time addresses plus
+// `bias`. `file` maps the same bytes as `core` and becomes the model's
+// region 0, so that the model keeps them mapped.
+Expected<dump::Dump> readCoreModel(const CoreFile& core, MappedFile file, const bin::Binary& exe,
+                                   uint64_t bias, const CoreModelHooks& hooks = {});
+
+}  // namespace goheap::core

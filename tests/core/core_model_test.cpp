@@ -1,0 +1,252 @@
+// A core opened as every command opens a heap (query::open), against the
+// heap dump the same process wrote a moment before it died and against what
+// the program itself reports. Kernel cores of programs built by
+// make-dumps.sh with each Go release:
+//
+//  - coreprog: the core's objects are the dump's (>= 99.5% of the dump's
+//    reachable objects at the same address with the same size, reachable
+//    bytes within 1%, all objects within 1% in count and bytes);
+//  - zoo: the values it reports (%p, reflect's type) are typed exactly for
+//    >= 99%, as in its dump;
+//  - leaks: diff from its OLD dump to a core taken after the leaks grew
+//    finds each leaked Session at the address the program reported, and
+//    diff between a core of each moment (two runs) finds their number;
+//  - the CLI on a core whose executable is gone exits 2 and says where it
+//    looked.
+//
+// Each core (about 40 MB) goes with its temporary directory.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+#include <set>
+#include <string>
+
+#include "analysis/diff.h"
+#include "analysis/queries.h"
+#include "support/go_versions.h"
+#include "support/goheap_process.h"
+#include "support/json_value.h"
+#include "support/kernel_core.h"
+#include "support/open_heap.h"
+#include "support/param_names.h"
+#include "util/format.h"
+
+namespace goheap {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::JsonValue;
+using testing::KernelCoreRun;
+
+std::string testDumps(const std::string& version) {
+  return std::string(GOHEAP_TESTDUMPS_DIR) + "/" + version;
+}
+
+// Skips or fails the test as the run says; true when the core is there.
+#define REQUIRE_CORE(run)                                \
+  do {                                                   \
+    if (!(run).skip.empty()) GTEST_SKIP() << (run).skip; \
+    ASSERT_TRUE((run).failure.empty()) << (run).failure; \
+  } while (0)
+
+testing::SnapshotPtr open(const std::string& path, const std::string& exe = {}) {
+  auto snap = testing::openSnapshot(path, exe);
+  EXPECT_TRUE(snap.ok()) << path << ": " << snap.error().message();
+  return snap.ok() ? snap.take() : nullptr;
+}
+
+// Objects of `s` by address: size, and whether reachable.
+std::map<uint64_t, std::pair<uint64_t, bool>> objectsOf(const analysis::Snapshot& s) {
+  std::map<uint64_t, std::pair<uint64_t, bool>> out;
+  for (NodeId o = 0; o < s.heap.objectCount(); o++) {
+    if (s.isRuntimeMetadata(o)) continue;  // a dump's span bitmaps, no objects
+    out[s.dump.objects.addr[o]] = {s.dump.objects.size[o], s.reachable(o)};
+  }
+  return out;
+}
+
+class CoreModel : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(CoreModel, CoreHoldsTheObjectsOfTheDump) {
+  const std::string exe = testDumps(GetParam()) + "/coreprog";
+  KernelCoreRun run;
+  testing::runForKernelCoreArgs(exe, run, {"{dir}/report.json", "{dir}/heap.dump"});
+  REQUIRE_CORE(run);
+  auto dump = open(run.dir.path + "/heap.dump", exe);
+  auto core = open(run.core);  // the executable through NT_FILE
+  ASSERT_TRUE(dump && core);
+  EXPECT_EQ(core->dump.source, dump::SourceKind::CoreFile);
+  EXPECT_EQ(core->exe_path, exe);
+  EXPECT_TRUE(core->exe) << core->exe_problem;
+  EXPECT_TRUE(core->types) << core->types_problem;
+
+  const auto in_dump = objectsOf(*dump);
+  const auto in_core = objectsOf(*core);
+  uint64_t reachable = 0, found = 0, reachable_bytes = 0, all_bytes = 0, core_bytes = 0;
+  uint64_t core_only = 0;
+  for (const auto& [addr, obj] : in_dump) {
+    all_bytes += obj.first;
+    if (!obj.second) continue;
+    reachable++;
+    reachable_bytes += obj.first;
+    auto it = in_core.find(addr);
+    if (it != in_core.end() && it->second.first == obj.first) found++;
+  }
+  for (const auto& [addr, obj] : in_core) {
+    core_bytes += obj.first;
+    if (!in_dump.contains(addr)) core_only++;
+  }
+  ASSERT_GT(reachable, 1000u);
+  EXPECT_GE(found * 1000, reachable * 995) << found << " of " << reachable;
+  const auto within = [](uint64_t a, uint64_t b, uint64_t percent) {
+    const uint64_t d = a > b ? a - b : b - a;
+    return d * 100 <= std::max(a, b) * percent;
+  };
+  EXPECT_TRUE(within(core->reachable_bytes, reachable_bytes, 1))
+      << core->reachable_bytes << " reachable bytes in the core, " << reachable_bytes
+      << " in the dump";
+  EXPECT_TRUE(within(in_core.size(), in_dump.size(), 1))
+      << in_core.size() << " objects in the core, " << in_dump.size() << " in the dump";
+  EXPECT_TRUE(within(core_bytes, all_bytes, 1)) << core_bytes << " vs " << all_bytes;
+  EXPECT_LE(core_only * 100, in_core.size()) << core_only << " objects only in the core";
+
+  // The roots are there: goroutines with frames, data and bss, and the
+  // finalizers the program set (the dump's own file adds one to the dump).
+  EXPECT_TRUE(core->dump.data.present && core->dump.bss.present);
+  EXPECT_GE(core->dump.goroutines.size() + 1, dump->dump.goroutines.size());
+  EXPECT_FALSE(core->dump.frames.empty());
+  const JsonValue report = JsonValue::parseFile(run.dir.path + "/report.json");
+  std::set<uint64_t> finalized;
+  for (const dump::Finalizer& f : core->dump.finalizers) finalized.insert(f.obj);
+  for (const JsonValue& f : report["finalizers"].items()) {
+    EXPECT_TRUE(finalized.contains(f["addr"].hexAddress())) << f["addr"].str();
+  }
+  // Every value the program reports is an object of the core.
+  for (const JsonValue& v : report["values"].items()) {
+    EXPECT_TRUE(analysis::objectAt(*core, v["addr"].hexAddress())) << v["name"].str();
+  }
+}
+
+TEST_P(CoreModel, ZooValuesAreTypedAsInTheDump) {
+  const std::string exe = testDumps(GetParam()) + "/zoo";
+  KernelCoreRun run;
+  testing::runForKernelCoreArgs(exe, run, {"{dir}/zoo.dump", "{dir}/zoo.json", "crash"});
+  REQUIRE_CORE(run);
+  auto core = open(run.core, exe);
+  ASSERT_TRUE(core);
+  ASSERT_TRUE(testing::typesOf(*core).ok()) << testing::typesOf(*core).error().message();
+  const JsonValue report = JsonValue::parseFile(run.dir.path + "/zoo.json");
+  size_t right = 0, total = 0;
+  std::string wrong;
+  for (const JsonValue& v : report["values"].items()) {
+    total++;
+    auto o = analysis::objectAt(*core, v["addr"].hexAddress());
+    const std::string got = o ? core->namer().typeName(*o) : "(no object)";
+    if (got == v["type"].str()) {
+      right++;
+    } else {
+      wrong += "  " + v["what"].str() + " at " + v["addr"].str() + ": want " + v["type"].str() +
+               ", got " + (got.empty() ? "(untyped)" : got) + "\n";
+    }
+  }
+  ASSERT_GT(total, 40u);
+  EXPECT_GE(right * 100, total * 99) << right << " of " << total << " typed right:\n" << wrong;
+}
+
+// The leaks program's Session growth, by type, between two heaps.
+void expectSessionGrowth(const analysis::Snapshot& old_snap, const analysis::Snapshot& new_snap,
+                         const JsonValue& sessions) {
+  const auto rows = analysis::diffGroups(old_snap, new_snap, typing::GroupKind::Type,
+                                         analysis::SortKey::Retained);
+  const analysis::DiffGroupRow* row = nullptr;
+  for (const auto& r : rows) {
+    if (r.name == sessions["type"].str()) row = &r;
+  }
+  ASSERT_NE(row, nullptr) << "no group " << sessions["type"].str();
+  EXPECT_EQ(row->old_count, sessions["sessions_old"].u64());
+  EXPECT_EQ(row->countDelta(), static_cast<int64_t>(sessions["sessions_added"].u64()));
+  EXPECT_EQ(row->shallowDelta(), static_cast<int64_t>(sessions["new_bytes"].u64()));
+}
+
+TEST_P(CoreModel, DiffFromADumpToACoreFindsTheLeakedSessions) {
+  const std::string exe = testDumps(GetParam()) + "/leaks";
+  KernelCoreRun run;
+  testing::runForKernelCoreArgs(exe, run, {"{dir}/leaks.dump", "{dir}/leaks.json", "crash-new"});
+  REQUIRE_CORE(run);
+  auto old_dump = open(run.dir.path + "/leaks.dump.old", exe);
+  auto core = open(run.core, exe);
+  ASSERT_TRUE(old_dump && core);
+  const JsonValue report = JsonValue::parseFile(run.dir.path + "/leaks.json");
+  const JsonValue& sessions = report["sessions"];
+  expectSessionGrowth(*old_dump, *core, sessions);
+
+  // The same process: the new objects are the ones it allocated.
+  const analysis::NewSince added = analysis::newSince(*old_dump, *core, typing::GroupKind::Type);
+  std::set<uint64_t> got;
+  for (const auto& r : added.rows) {
+    if (r.group != sessions["type"].str()) continue;
+    for (NodeId o : r.members) got.insert(core->dump.objects.addr[o]);
+  }
+  std::set<uint64_t> want;
+  for (const JsonValue& a : sessions["new_addrs"].items()) want.insert(a.hexAddress());
+  // Every leaked Session is new. (The core has no allocation sites, so the
+  // dump's old Sessions, which have theirs, are not yet told apart from it.)
+  std::string missing;
+  for (uint64_t a : want) {
+    if (!got.contains(a)) missing += " " + formatHex(a);
+  }
+  EXPECT_TRUE(missing.empty()) << "leaked Sessions not found new:" << missing.substr(0, 400);
+}
+
+TEST_P(CoreModel, DiffBetweenTwoCoresFindsTheLeakedSessions) {
+  const std::string exe = testDumps(GetParam()) + "/leaks";
+  KernelCoreRun before, after;
+  testing::runForKernelCoreArgs(exe, before, {"{dir}/leaks.dump", "{dir}/leaks.json", "crash-old"});
+  REQUIRE_CORE(before);
+  testing::runForKernelCoreArgs(exe, after, {"{dir}/leaks.dump", "{dir}/leaks.json", "crash-new"});
+  REQUIRE_CORE(after);
+  auto old_core = open(before.core, exe);
+  auto new_core = open(after.core, exe);
+  ASSERT_TRUE(old_core && new_core);
+  const JsonValue report = JsonValue::parseFile(after.dir.path + "/leaks.json");
+  expectSessionGrowth(*old_core, *new_core, report["sessions"]);
+}
+
+INSTANTIATE_TEST_SUITE_P(Releases, CoreModel, ::testing::ValuesIn(testing::goVersions()),
+                         testing::pathParamName);
+
+// A core whose executable cannot be found: exit 2, naming each place tried;
+// the wrong executable given: exit 2, saying they do not match.
+TEST(CoreModelCli, MissingOrWrongExecutableExitsTwo) {
+  const std::string built = testDumps("go1.24") + "/coreprog";
+  if (!fs::exists(built)) GTEST_SKIP() << built << " is missing";
+  KernelCoreRun run;
+  ASSERT_FALSE(run.dir.path.empty());
+  // A copy that is gone once the process is: NT_FILE names it.
+  const std::string exe = run.dir.path + "/app";
+  fs::copy_file(built, exe);
+  testing::runForKernelCoreArgs(exe, run, {"{dir}/report.json"});
+  REQUIRE_CORE(run);
+  fs::remove(exe);
+
+  const testing::RunResult missing = testing::runGoheap({"summary", run.core});
+  EXPECT_TRUE(missing.exited && missing.code == 2) << missing.describe();
+  EXPECT_NE(missing.err.find(exe), std::string::npos) << missing.err;
+  EXPECT_NE(missing.err.find("NT_FILE"), std::string::npos) << missing.err;
+
+  const testing::RunResult wrong =
+      testing::runGoheap({"top", run.core, testDumps("go1.24") + "/zoo"});
+  EXPECT_TRUE(wrong.exited && wrong.code == 2) << wrong.describe();
+  EXPECT_NE(wrong.err.find("do not match"), std::string::npos) << wrong.err;
+
+  // Given, the right executable works, under any name.
+  fs::copy_file(built, run.dir.path + "/renamed");
+  const testing::RunResult given =
+      testing::runGoheap({"summary", run.core, run.dir.path + "/renamed"});
+  EXPECT_TRUE(given.exited && given.code == 0) << given.describe();
+  EXPECT_NE(given.out.find("ELF core file"), std::string::npos) << given.out;
+}
+
+}  // namespace
+}  // namespace goheap
