@@ -1,17 +1,26 @@
 #!/usr/bin/env bash
-# Usage: bench/make-bench-dump.sh OUT [N]
+# Usage: bench/make-bench-dump.sh [--core] OUT [N]
 #
 # Builds bench/gen with Go 1.24 and runs it to write a heap dump of about N
 # (default 10,000,000) live objects to OUT; the executable is kept next to it
 # as OUT.exe (with DWARF) so goheap can be benchmarked with and without it.
 # N=10M needs a few GB of memory and writes a dump of about 1 GB.
+# With --core the program then dies of SIGABRT (GOTRACEBACK=crash, core
+# limit raised) and the kernel's core of the same heap is kept as OUT.core:
+# this needs /proc/sys/kernel/core_pattern to write into the working
+# directory ("core" or "core.%p", as on Debian by default).
 #
 # Toolchain: GOHEAP_GO124 (default /opt/goheap/go1.24/usr/lib/go-1.24/bin/go,
 # from scripts/install-deps.sh).
 set -euo pipefail
 
+CORE=0
+if [ "${1:-}" = --core ]; then
+  CORE=1
+  shift
+fi
 if [ $# -lt 1 ] || [ $# -gt 2 ]; then
-  echo "usage: $0 OUT [N]" >&2
+  echo "usage: $0 [--core] OUT [N]" >&2
   exit 2
 fi
 OUT=$1
@@ -31,4 +40,22 @@ export GOCACHE=${GOHEAP_BENCH_GOCACHE:-$(cd "$(dirname "$OUT")" && pwd)/.gocache
 export GOPATH=${GOCACHE%/}-gopath
 
 (cd "$HERE/gen" && GOROOT=$("$GO" env GOROOT) "$GO" build -trimpath -buildvcs=false -o "$(cd "$(dirname "$OUT")" && pwd)/$(basename "$OUT").exe" main.go)
-"$OUT.exe" "$OUT" "$N"
+if [ $CORE = 0 ]; then
+  "$OUT.exe" "$OUT" "$N"
+  exit 0
+fi
+case "$(cat /proc/sys/kernel/core_pattern)" in
+  core*) ;;
+  *) echo "make-bench-dump: core_pattern is '$(cat /proc/sys/kernel/core_pattern)', not a file in the working directory" >&2; exit 1 ;;
+esac
+OUT_ABS=$(cd "$(dirname "$OUT")" && pwd)/$(basename "$OUT")
+WORK=$(mktemp -d "$OUT_ABS.coredir.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+status=0
+(cd "$WORK" && ulimit -c unlimited && GOTRACEBACK=crash GOHEAP_BENCH_CRASH=1 "$OUT_ABS.exe" "$OUT_ABS" "$N" 2>"$WORK/traceback.txt") || status=$?
+core=$(ls "$WORK" | grep '^core' | head -1 || true)
+if [ -z "$core" ]; then
+  echo "make-bench-dump: the program exited with status $status and left no core in $WORK" >&2
+  exit 1
+fi
+mv "$WORK/$core" "$OUT.core"

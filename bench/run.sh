@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Usage: bench/run.sh [N]
+# Usage: bench/run.sh [--core] [N]
 #
 # The benchmark, start to end: builds goheap_bench (RelWithDebInfo, Ninja,
 # in build/), makes a dump of about N (default 10,000,000) objects with
@@ -8,10 +8,18 @@
 # Installs nothing: cmake, ninja, a C++20 compiler, GoogleTest and Go 1.24
 # (GOHEAP_GO124, default /opt/goheap/go1.24/usr/lib/go-1.24/bin/go) must be
 # present. N=10M writes about 770 MB and needs a few GB of memory to make.
+# With --core the same heap is also read from the kernel's core of the
+# program (make-bench-dump.sh --core, build/bench/bench-N.dump.core), and
+# both reports are printed, each against its own file's dd read.
 set -euo pipefail
 
+CORE=0
+if [ "${1:-}" = --core ]; then
+  CORE=1
+  shift
+fi
 if [ $# -gt 1 ]; then
-  echo "usage: $0 [N]" >&2
+  echo "usage: $0 [--core] [N]" >&2
   exit 2
 fi
 N=${1:-10000000}
@@ -25,45 +33,64 @@ DUMP=$BUILD/bench/bench-$N.dump
 cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 ninja -C "$BUILD" -j2 goheap_bench
 
-if [ ! -s "$DUMP" ]; then
+# The dump and its core must come from one process: both are made again
+# when the core is wanted and missing.
+if [ ! -s "$DUMP" ] || { [ $CORE = 1 ] && [ ! -s "$DUMP.core" ]; }; then
   echo "making $DUMP ..."
   # Written under a temporary name so that an interrupted run leaves no
   # half-written dump to be mistaken for a finished one next time.
-  "$ROOT/bench/make-bench-dump.sh" "$DUMP.partial" "$N"
+  if [ $CORE = 1 ]; then
+    "$ROOT/bench/make-bench-dump.sh" --core "$DUMP.partial" "$N"
+  else
+    "$ROOT/bench/make-bench-dump.sh" "$DUMP.partial" "$N"
+  fi
   mv "$DUMP.partial" "$DUMP"
   mv "$DUMP.partial.exe" "$DUMP.exe"
+  if [ $CORE = 1 ]; then
+    mv "$DUMP.partial.core" "$DUMP.core"
+  fi
 fi
 
 # The first read fills the page cache; the second is the time to read the
 # file once when it is already in memory, which is what goheap then maps.
 dd_seconds() {
   local out
-  out=$(LC_ALL=C dd if="$DUMP" of=/dev/null bs=1M 2>&1)
+  out=$(LC_ALL=C dd if="$1" of=/dev/null bs=1M 2>&1)
   # "... bytes (...) copied, 0.123 s, 6.2 GB/s"
   sed -n 's/.* copied, \([0-9.e+-]*\) s,.*/\1/p' <<<"$out"
 }
-dd_seconds >/dev/null
-DD_S=$(dd_seconds)
+report() {
+  local FILE=$1 DD_S REPORT
+  dd_seconds "$FILE" >/dev/null
+  DD_S=$(dd_seconds "$FILE")
 
-REPORT=$("$BUILD/bench/goheap_bench" "$DUMP")
-echo "$REPORT"
-echo
-echo "dd (warm)       $DD_S s"
-# Ratios of each phase and of the summary total to dd's read. Columns are
-# found by their headers so that the report may gain columns.
-awk -v dd="$DD_S" '
-  /^phase / {
-    in_table = 1
-    for (i = 2; i <= NF; i++) col[$i] = i - NF - 1  # offset from the last field
-    printf "\n%-26s %9s %9s %9s\n", "phase", "seconds", "cpu_s", "x_dd"
-    next
-  }
-  in_table && NF == 0 { in_table = 0 }
-  in_table {
-    s = $(NF + 1 + col["seconds"])
-    cpu = ("cpu_s" in col) ? $(NF + 1 + col["cpu_s"]) : ""
-    name = $0
-    sub(/( +[0-9.]+)+$/, "", name)
-    printf "%-26s %9.3f %9s %9.2f\n", name, s, cpu, s / dd
-  }
-' <<<"$REPORT"
+  REPORT=$("$BUILD/bench/goheap_bench" "$FILE" "$DUMP.exe")
+  echo "$REPORT"
+  echo
+  echo "dd (warm)       $DD_S s"
+  # Ratios of each phase and of the summary total to dd's read. Columns are
+  # found by their headers so that the report may gain columns.
+  awk -v dd="$DD_S" '
+    /^phase / {
+      in_table = 1
+      for (i = 2; i <= NF; i++) col[$i] = i - NF - 1  # offset from the last field
+      printf "\n%-26s %9s %9s %9s\n", "phase", "seconds", "cpu_s", "x_dd"
+      next
+    }
+    in_table && NF == 0 { in_table = 0 }
+    in_table {
+      s = $(NF + 1 + col["seconds"])
+      cpu = ("cpu_s" in col) ? $(NF + 1 + col["cpu_s"]) : ""
+      name = $0
+      sub(/( +[0-9.]+)+$/, "", name)
+      printf "%-26s %9.3f %9s %9.2f\n", name, s, cpu, s / dd
+    }
+  ' <<<"$REPORT"
+}
+
+report "$DUMP"
+if [ $CORE = 1 ]; then
+  echo
+  echo "==== the same heap from its core: $DUMP.core"
+  report "$DUMP.core"
+fi

@@ -3,6 +3,10 @@
 //
 // Usage: gen OUT [N]
 //
+// With GOHEAP_BENCH_CRASH=1 in its environment it then dies of SIGABRT
+// with the traceback level "crash", so that the kernel writes a core of the
+// same heap (make-bench-dump.sh --core).
+//
 // It allocates about N (default 10,000,000) live heap objects, each counted
 // as it is made (map internals come on top), in these shapes:
 //
@@ -30,6 +34,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strconv"
+	"syscall"
 	"time"
 )
 
@@ -265,6 +270,14 @@ func main() {
 	}
 	fmt.Printf("objects made: %d (runtime heap objects after GC: %d, heap bytes: %d); built in %v, dumped in %v to %s\n",
 		made, ms.HeapObjects, ms.HeapAlloc, built.Round(time.Millisecond), time.Since(dumpStart).Round(time.Millisecond), out)
+	if os.Getenv("GOHEAP_BENCH_CRASH") == "1" {
+		// The same heap as a core: under GOTRACEBACK=crash and a raised core
+		// limit the kernel writes one when the signal kills us.
+		debug.SetTraceback("crash")
+		syscall.Kill(os.Getpid(), syscall.SIGABRT)
+		time.Sleep(time.Minute)
+		os.Exit(3)
+	}
 	runtime.KeepAlive(world)
 }
 
