@@ -1,8 +1,8 @@
-// The one way into a heap: from a source (today a heap dump and, optionally,
-// the program's executable; next a core file, a live process or a cached
-// index) to a finished, immutable Session. Every front end (the commands,
-// the server, the report, the benchmark and the fuzzers) opens heaps here, so
-// a new source or a cache is added once.
+// The one way into a heap: from a source (a heap dump or an ELF core file,
+// told apart by content, and the program's executable, optional for a dump;
+// next a live process or a cached index) to a finished, immutable Session. Every front end (the
+// commands, the server, the report, the benchmark and the fuzzers) opens heaps here, so a new
+// source or a cache is added once.
 #pragma once
 
 #include <cstdint>
@@ -17,8 +17,11 @@
 namespace goheap::query {
 
 struct Source {
-  std::string dump_path;  // a heap dump (runtime/debug.WriteHeapDump)
-  std::string exe_path;   // the program's executable; empty for none
+  // A heap dump (runtime/debug.WriteHeapDump) or a core file.
+  std::string dump_path;
+  // The program's executable; empty for none, or for a core, to find it
+  // through the core (core/find_executable.h).
+  std::string exe_path;
   // Tells this heap's phases and warnings apart when a front end opens more
   // than one ("OLD", "base"): "read dump (OLD)".
   std::string label;
@@ -53,8 +56,9 @@ struct OpenOptions {
 };
 
 // Reads and analyses `source`. Only a heap that cannot be read is an error;
-// an executable that cannot be used is a warning, and the heap is opened
-// without it.
+// an executable that cannot be used is a warning, and a dump is opened
+// without it. A core cannot be: an executable that cannot be found or does
+// not match is an Error::needsInput naming every candidate tried.
 Expected<std::shared_ptr<const Session>> open(const Source& source, LoadObserver& observer,
                                               const OpenOptions& options = {});
 

@@ -11,7 +11,9 @@
 namespace goheap {
 namespace {
 
-TEST(QueryOpen, ACoreFileIsNamedAsOne) {
+// A core is read as a core; without an executable to go with it (none is
+// named and the core names none) the user is asked for one: exit status 2.
+TEST(QueryOpen, ACoreWithoutItsExecutableAsksForIt) {
   testsupport::CoreBuilder b;
   b.segment(0x10000, std::vector<uint8_t>(64, 0));
   const std::vector<uint8_t> core = b.build();
@@ -20,7 +22,10 @@ TEST(QueryOpen, ACoreFileIsNamedAsOne) {
   source.dump_bytes = core;
   auto opened = query::open(source, quiet, {});
   ASSERT_FALSE(opened);
-  EXPECT_NE(opened.error().message().find("an ELF core file, not a heap dump"), std::string::npos)
+  EXPECT_TRUE(opened.error().needsInput()) << opened.error().message();
+  EXPECT_NE(opened.error().message().find("no executable belongs to"), std::string::npos)
+      << opened.error().message();
+  EXPECT_NE(opened.error().message().find("give the executable after the core"), std::string::npos)
       << opened.error().message();
 }
 
