@@ -191,8 +191,12 @@ class ModelBuilder {
   // A frame of goroutine `goroutine` over [sp, fp), its pointer words at
   // `offsets` from sp.
   void addFrame(dump::StackFrame fr, uint64_t fp, std::span<const uint64_t> offsets) {
+    // A frame may be empty: runtime.goexit's on a machine with a link
+    // register.
     const std::optional<dump::ByteRange> r =
-        fp > fr.sp && fp - fr.sp <= kMaxFrameBytes ? inCore(fr.sp, fp - fr.sp) : std::nullopt;
+        fp == fr.sp ? std::optional<dump::ByteRange>(dump::ByteRange{})
+        : fp > fr.sp && fp - fr.sp <= kMaxFrameBytes ? inOrCopied(fr.sp, fp - fr.sp)
+                                                     : std::nullopt;
     if (r) {
       fr.contents = *r;
       fr.layout = layouts_.add(offsets);
@@ -304,41 +308,55 @@ class ModelBuilder {
     return dump::ByteRange{static_cast<uint64_t>(bytes->data() - base), n, 0};
   }
 
-  // A data or bss segment. One of the core's segments usually holds it
-  // whole; where it straddles two (a file-backed mapping and the anonymous
-  // one after it), its bytes are copied, page by page, into a region of
-  // their own.
+  // A data or bss segment, in the core (see inOrCopied) or, where the core
+  // lacks some of it, copied with the missing bytes read as zero.
   void segment(const RootSegment& seg, dump::Segment& into, dump::Tag tag) {
     if (seg.size == 0) return;
     into.addr = seg.addr;
-    if (std::optional<dump::ByteRange> r = inCore(seg.addr, seg.size)) {
+    if (std::optional<dump::ByteRange> r = inOrCopied(seg.addr, seg.size)) {
       into.contents = *r;
     } else {
-      constexpr uint64_t kPage = 4096;
-      std::vector<uint8_t> copy(seg.size, 0);
       uint64_t missing = 0;
-      for (uint64_t at = 0; at < seg.size;) {
-        const uint64_t n = std::min(seg.size - at, kPage - (seg.addr + at) % kPage);
-        if (mem_.sourceOf(seg.addr + at) == MemorySource::Core) {
-          if (auto bytes = mem_.read(seg.addr + at, n)) {
-            std::copy(bytes->begin(), bytes->end(), copy.begin() + static_cast<ptrdiff_t>(at));
-          } else {
-            missing += n;
-          }
-        } else {
-          missing += n;
-        }
-        at += n;
-      }
-      if (missing != 0) {
-        out_.warnings.push_back(std::to_string(missing) + " bytes of the segment at " +
-                                formatHex(seg.addr) + " are not in the core and read as zero");
-      }
-      into.contents = {0, seg.size, out_.addOwnedRegion(std::move(copy))};
+      into.contents = copied(seg.addr, seg.size, missing);
+      out_.warnings.push_back(std::to_string(missing) + " bytes of the segment at " +
+                              formatHex(seg.addr) + " are not in the core and read as zero");
     }
     into.layout = layouts_.add(seg.offsets);
     into.present = true;
     out_.record_counts[static_cast<size_t>(tag)] = 1;
+  }
+
+  // The `n` bytes at `addr`: where one of the core's segments holds them
+  // all, a view into the core; where they straddle two (qemu-user writes a
+  // mapping as several, a data segment may run from a file-backed mapping
+  // into the anonymous one after it), a copy in a region of their own.
+  // Nothing when the core lacks any of them.
+  std::optional<dump::ByteRange> inOrCopied(uint64_t addr, uint64_t n) {
+    if (std::optional<dump::ByteRange> r = inCore(addr, n)) return r;
+    uint64_t missing = 0;
+    const dump::ByteRange r = copied(addr, n, missing);
+    if (missing != 0) return std::nullopt;
+    return r;
+  }
+
+  // A copy of the `n` bytes at `addr`, page by page, those the core lacks
+  // zero and counted in `missing`.
+  dump::ByteRange copied(uint64_t addr, uint64_t n, uint64_t& missing) {
+    constexpr uint64_t kPage = 4096;
+    std::vector<uint8_t> copy(n, 0);
+    for (uint64_t at = 0; at < n;) {
+      const uint64_t len = std::min(n - at, kPage - (addr + at) % kPage);
+      auto bytes = mem_.sourceOf(addr + at) == MemorySource::Core
+                       ? mem_.read(addr + at, len)
+                       : Expected<std::span<const uint8_t>>(Error(""));
+      if (bytes) {
+        std::copy(bytes->begin(), bytes->end(), copy.begin() + static_cast<ptrdiff_t>(at));
+      } else {
+        missing += len;
+      }
+      at += len;
+    }
+    return {0, n, out_.addOwnedRegion(std::move(copy))};
   }
 
   // A string the model keeps, once however often it is asked for.

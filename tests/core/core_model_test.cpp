@@ -68,19 +68,18 @@ std::map<uint64_t, std::pair<uint64_t, bool>> objectsOf(const analysis::Snapshot
 
 class CoreModel : public ::testing::TestWithParam<std::string> {};
 
-TEST_P(CoreModel, CoreHoldsTheObjectsOfTheDump) {
-  const std::string exe = testDumps(GetParam()) + "/coreprog";
-  KernelCoreRun run;
-  testing::runForKernelCoreArgs(exe, run, {"{dir}/report.json", "{dir}/heap.dump"});
-  REQUIRE_CORE(run);
-  auto dump = open(run.dir.path + "/heap.dump", exe);
-  auto core = open(run.core);  // the executable through NT_FILE
+// The model of `core_path` against the dump `dump_path` the same process
+// wrote just before it died, and the program's report.
+void expectCoreHoldsTheDump(const std::string& core_path, const std::string& dump_path,
+                            const std::string& exe, const std::string& report_path) {
+  auto dump = open(dump_path, exe);
+  auto core = open(core_path);  // the executable through NT_FILE or AT_EXECFN
   ASSERT_TRUE(dump && core);
   EXPECT_EQ(core->dump.source, dump::SourceKind::CoreFile);
   EXPECT_EQ(core->exe_path, exe);
   EXPECT_TRUE(core->exe) << core->exe_problem;
   EXPECT_TRUE(core->types) << core->types_problem;
-
+  for (const std::string& w : core->dump.warnings) ADD_FAILURE() << "warning: " << w;
   const auto in_dump = objectsOf(*dump);
   const auto in_core = objectsOf(*core);
   uint64_t reachable = 0, found = 0, reachable_bytes = 0, all_bytes = 0, core_bytes = 0;
@@ -116,7 +115,7 @@ TEST_P(CoreModel, CoreHoldsTheObjectsOfTheDump) {
   EXPECT_TRUE(core->dump.data.present && core->dump.bss.present);
   EXPECT_GE(core->dump.goroutines.size() + 1, dump->dump.goroutines.size());
   EXPECT_FALSE(core->dump.frames.empty());
-  const JsonValue report = JsonValue::parseFile(run.dir.path + "/report.json");
+  const JsonValue report = JsonValue::parseFile(report_path);
   std::set<uint64_t> finalized;
   for (const dump::Finalizer& f : core->dump.finalizers) finalized.insert(f.obj);
   for (const JsonValue& f : report["finalizers"].items()) {
@@ -126,6 +125,23 @@ TEST_P(CoreModel, CoreHoldsTheObjectsOfTheDump) {
   for (const JsonValue& v : report["values"].items()) {
     EXPECT_TRUE(analysis::objectAt(*core, v["addr"].hexAddress())) << v["name"].str();
   }
+}
+
+TEST_P(CoreModel, CoreHoldsTheObjectsOfTheDump) {
+  const std::string exe = testDumps(GetParam()) + "/coreprog";
+  KernelCoreRun run;
+  testing::runForKernelCoreArgs(exe, run, {"{dir}/report.json", "{dir}/heap.dump"});
+  REQUIRE_CORE(run);
+  expectCoreHoldsTheDump(run.core, run.dir.path + "/heap.dump", exe, run.dir.path + "/report.json");
+}
+
+// arm64, from the core qemu-user writes of its guest.
+TEST_P(CoreModel, Arm64CoreHoldsTheObjectsOfTheDump) {
+  const std::string exe = testDumps(GetParam()) + "/cross/coreprog-arm64";
+  KernelCoreRun run;
+  testing::runForQemuArm64Core(exe, run, {run.dir.path + "/heap.dump"});
+  REQUIRE_CORE(run);
+  expectCoreHoldsTheDump(run.core, run.dir.path + "/heap.dump", exe, run.report);
 }
 
 TEST_P(CoreModel, ZooValuesAreTypedAsInTheDump) {
