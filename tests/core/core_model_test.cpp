@@ -30,6 +30,7 @@
 #include "support/kernel_core.h"
 #include "support/open_heap.h"
 #include "support/param_names.h"
+#include "support/reported_types.h"
 #include "util/format.h"
 
 namespace goheap {
@@ -153,21 +154,10 @@ TEST_P(CoreModel, ZooValuesAreTypedAsInTheDump) {
   ASSERT_TRUE(core);
   ASSERT_TRUE(testing::typesOf(*core).ok()) << testing::typesOf(*core).error().message();
   const JsonValue report = JsonValue::parseFile(run.dir.path + "/zoo.json");
-  size_t right = 0, total = 0;
-  std::string wrong;
-  for (const JsonValue& v : report["values"].items()) {
-    total++;
-    auto o = analysis::objectAt(*core, v["addr"].hexAddress());
-    const std::string got = o ? core->namer().typeName(*o) : "(no object)";
-    if (got == v["type"].str()) {
-      right++;
-    } else {
-      wrong += "  " + v["what"].str() + " at " + v["addr"].str() + ": want " + v["type"].str() +
-               ", got " + (got.empty() ? "(untyped)" : got) + "\n";
-    }
-  }
-  ASSERT_GT(total, 40u);
-  EXPECT_GE(right * 100, total * 99) << right << " of " << total << " typed right:\n" << wrong;
+  const testing::ReportedTypes t = testing::checkReportedTypes(*core, report["values"]);
+  ASSERT_GT(t.total, 40u);
+  EXPECT_GE(t.right * 100, t.total * 99) << t.right << " of " << t.total << " typed right:\n"
+                                         << t.wrong;
 }
 
 // The leaks program's Session growth, by type, between two heaps.

@@ -14,6 +14,7 @@
 #include "support/json_value.h"
 #include "support/open_heap.h"
 #include "support/param_names.h"
+#include "support/reported_types.h"
 
 namespace goheap {
 namespace {
@@ -56,22 +57,10 @@ class ZooTypes : public ::testing::TestWithParam<testing::ProgramBuild> {
 };
 
 TEST_P(ZooTypes, EveryReportedValueHasItsType) {
-  size_t right = 0, total = 0;
-  std::string wrong;
-  for (const JsonValue& v : report_["values"].items()) {
-    total++;
-    auto o = analysis::objectAt(*snap_, v["addr"].hexAddress());
-    std::string got = "(no object)";
-    if (o) got = snap_->namer().typeName(*o);
-    if (got == v["type"].str()) {
-      right++;
-    } else {
-      wrong += "  " + v["what"].str() + " at " + v["addr"].str() + ": want " + v["type"].str() +
-               ", got " + (got.empty() ? "(untyped)" : got) + "\n";
-    }
-  }
-  ASSERT_GT(total, 40u);
-  EXPECT_GE(right * 100, total * 99) << right << " of " << total << " typed right:\n" << wrong;
+  const testing::ReportedTypes t = testing::checkReportedTypes(*snap_, report_["values"]);
+  ASSERT_GT(t.total, 40u);
+  EXPECT_GE(t.right * 100, t.total * 99) << t.right << " of " << t.total << " typed right:\n"
+                                         << t.wrong;
 }
 
 TEST_P(ZooTypes, MostReachableBytesAreTyped) {
