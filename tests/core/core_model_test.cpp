@@ -254,5 +254,29 @@ TEST(CoreModelCli, MissingOrWrongExecutableExitsTwo) {
   EXPECT_NE(given.out.find("ELF core file"), std::string::npos) << given.out;
 }
 
+// A core cut short (gcore interrupted, a full disk) is read as far as it
+// goes: what is missing is named by its address, with a warning or, when the
+// heap itself is gone, an error; never a crash.
+TEST(CoreModelCli, ACoreCutShortSaysWhatIsMissing) {
+  const std::string exe = testDumps("go1.24") + "/coreprog";
+  KernelCoreRun run;
+  testing::runForKernelCoreArgs(exe, run, {"{dir}/report.json"});
+  REQUIRE_CORE(run);
+  const uint64_t size = fs::file_size(run.core);
+  for (const uint64_t keep : {size / 2, size - size / 100, uint64_t{3000}}) {
+    const std::string cut = run.dir.path + "/cut";
+    fs::copy_file(run.core, cut, fs::copy_options::overwrite_existing);
+    fs::resize_file(cut, keep);
+    const testing::RunResult r = testing::runGoheap({"summary", cut, exe});
+    EXPECT_TRUE(r.exited && (r.code == 0 || r.code == 1)) << keep << ": " << r.describe();
+    EXPECT_TRUE(r.err.find("is not in the core") != std::string::npos ||
+                r.err.find("past the end of the file") != std::string::npos)
+        << keep << ": " << r.err;
+    EXPECT_TRUE(r.err.find("0x") != std::string::npos ||
+                r.err.find("byte offset") != std::string::npos)
+        << keep << ": " << r.err;
+  }
+}
+
 }  // namespace
 }  // namespace goheap
