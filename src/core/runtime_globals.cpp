@@ -164,6 +164,48 @@ uint64_t findWaitReasons(const Region& data, const MemoryImage& mem, const Runti
   return 0;
 }
 
+// runtime.itabTable, a pointer in data to the runtime's hash table of itabs
+// (runtime.itabTableType: size, count, entries): a power-of-two size of at
+// least itabInitSize (512), count non-nil entries, and each itab's hash the
+// hash of its type, which runtime._type and abi.Type keep two words in.
+uint64_t findItabTable(const Region& data, const MemoryImage& mem, const RuntimeTable& t) {
+  const TableField* size = t.field("runtime.itabTableType", "size");
+  const TableField* count = t.field("runtime.itabTableType", "count");
+  const TableField* entries = t.field("runtime.itabTableType", "entries");
+  const bool abi = t.structNamed("internal/abi.ITab") != nullptr;
+  const TableField* type =
+      t.field(abi ? "internal/abi.ITab" : "runtime.itab", abi ? "Type" : "_type");
+  const TableField* hash =
+      t.field(abi ? "internal/abi.ITab" : "runtime.itab", abi ? "Hash" : "hash");
+  if (!size || !count || !entries || !type || !hash) return 0;
+  const uint32_t ptr = mem.words().ptrSize();
+  for (uint64_t at = data.begin(); at + ptr <= data.end(); at += ptr) {
+    const uint64_t table = data.word(at);
+    if (table == 0 || table % ptr != 0) continue;
+    auto n = mem.readWord(table + size->offset), used = mem.readWord(table + count->offset);
+    if (!n || !used || *n < 512 || *n > (uint64_t{1} << 24) || (*n & (*n - 1)) != 0 || *used == 0 ||
+        *used > *n) {
+      continue;
+    }
+    auto slots = mem.read(table + entries->offset, *n * ptr);
+    if (!slots) continue;
+    uint64_t non_nil = 0, checked = 0;
+    bool good = true;
+    for (uint64_t i = 0; good && i < *n; ++i) {
+      const uint64_t itab = mem.words().read(slots->data() + i * ptr);
+      if (itab == 0) continue;
+      non_nil++;
+      if (checked++ >= kChecked) continue;
+      auto typ = mem.readWord(itab + type->offset);
+      auto h = mem.readUint(itab + hash->offset, 4);
+      auto th = typ ? mem.readUint(*typ + 2 * ptr, 4) : typ;
+      good = typ && h && th && *h == *th;
+    }
+    if (good && non_nil == *used) return at;
+  }
+  return 0;
+}
+
 // runtime.firstmoduledata: its minpc and maxpc (words 20 and 21 since Go
 // 1.16) lie in the text, and its text, etext, noptrdata, ..., enoptrbss
 // (words 22 to 31) are `m`'s, which bin/moduledata.h read from the file: ten
@@ -208,6 +250,7 @@ Expected<RuntimeGlobals> findRuntimeGlobals(const bin::Binary& exe, const Memory
   g.allgs = *allgs;
   const Region data(mem, m->data, m->edata);
   g.wait_reasons = findWaitReasons(data, mem, table);
+  g.itab_table = findItabTable(data, mem, table);
   return g;
 }
 

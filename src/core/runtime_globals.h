@@ -37,6 +37,7 @@ struct RuntimeGlobals {
   uint64_t mheap = 0;
   uint64_t allgs = 0;
   uint64_t wait_reasons = 0;  // 0 when not found: the goroutines' wait reasons go unnamed
+  uint64_t itab_table = 0;    // 0 when not found: interface values' dynamic types go unknown
 };
 
 // Finds the globals of `exe`'s runtime in `mem` with the layouts of `table`:

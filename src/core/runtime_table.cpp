@@ -35,7 +35,8 @@ const std::initializer_list<Wanted> kWanted = {
     {"runtime.stack", {"lo", "hi"}},
     {"runtime.gobuf", {"sp", "pc", "lr", "bp"}},
     {"runtime.m", {"procid"}},
-    {"runtime.moduledata", {"data", "edata", "bss", "ebss", "gcdatamask", "gcbssmask", "next"}},
+    {"runtime.moduledata",
+     {"data", "edata", "bss", "ebss", "gcdatamask", "gcbssmask", "next", "rodata", "gofunc"}},
     {"runtime.bitvector", {"n", "bytedata"}},
     {"runtime.special", {"next", "offset", "kind"}},
     {"runtime.specialfinalizer", {"fn"}},
@@ -46,6 +47,7 @@ const std::initializer_list<Wanted> kWanted = {
     // runtime.itab until Go 1.21; an alias of internal/abi.ITab since.
     {"runtime.itab", {"inter", "_type", "hash", "fun"}},
     {"internal/abi.ITab", {"Inter", "Type", "Hash", "Fun"}},
+    {"runtime.itabTableType", {"size", "count", "entries"}},
 };
 
 bool isWantedStruct(std::string_view name) {

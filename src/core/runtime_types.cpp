@@ -97,6 +97,9 @@ bin::DebugInfo tableDebugInfo(const RuntimeTable& t, const RuntimeGlobals& g, ui
     globals.push_back({"runtime.waitReasonStrings", g.wait_reasons,
                        b.array(n, n * 2 * ptr_size, b.scalar(2 * ptr_size))});
   }
+  if (g.itab_table != 0) {
+    globals.push_back({"runtime.itabTable", g.itab_table, b.scalar(ptr_size)});
+  }
   return bin::DebugInfo::fromParts(std::move(b.types_), std::move(b.fields_), std::move(globals));
 }
 

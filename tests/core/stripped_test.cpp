@@ -68,7 +68,7 @@ TEST_P(StrippedCore, ReadsAsTheUnstrippedTwin) {
 
   // Every global found is where the DWARF says.
   for (const char* name : {"runtime.mheap_", "runtime.allgs", "runtime.firstmoduledata",
-                           "runtime.waitReasonStrings"}) {
+                           "runtime.waitReasonStrings", "runtime.itabTable"}) {
     uint64_t want = 0, got = 0;
     for (const bin::GlobalVariable& g : dwarf->info.globals())
       want = g.name == name ? g.address : want;
