@@ -102,6 +102,40 @@ MatchCheck checkText(const CoreFile& core, const bin::Container& exe, uint64_t b
   return c;
 }
 
+// The Go build info (.go.buildinfo: the Go version and, since Go 1.18, the
+// module and build settings inline) in the core against the executable's:
+// written by the linker into the writable data, it is in every core that
+// holds the program's data, and it names the very build.
+MatchCheck checkBuildInfo(const CoreFile& core, const bin::Container& exe, uint64_t bias) {
+  MatchCheck c{"buildinfo", false, false, ""};
+  const bin::Section* info = nullptr;
+  for (const bin::Section& s : exe.sections) {
+    if (s.name == ".go.buildinfo" && s.addr != 0 && s.has_file_data) info = &s;
+  }
+  if (info == nullptr || !exe.file.has(info->offset, info->size)) {
+    c.detail = "the executable has no .go.buildinfo section";
+    return c;
+  }
+  const uint64_t start = info->addr + bias;
+  for (const CoreSegment& cs : core.segments()) {
+    if (start < cs.vaddr || start + info->size > cs.vaddr + cs.bytes.size()) continue;
+    const uint8_t* in_core = cs.bytes.data() + (start - cs.vaddr);
+    const uint8_t* in_exe = exe.file.bytes().data() + info->offset;
+    c.checked = true;
+    for (uint64_t at = 0; at < info->size; ++at) {
+      if (in_core[at] != in_exe[at]) {
+        c.detail = "build info differs at " + formatHex(start + at);
+        return c;
+      }
+    }
+    c.ok = true;
+    c.detail = std::to_string(info->size) + " bytes equal";
+    return c;
+  }
+  c.detail = "the core does not hold the build info at " + formatHex(start);
+  return c;
+}
+
 }  // namespace
 
 std::string canonicalPath(std::string_view path) {
@@ -148,6 +182,7 @@ ExecutableMatch checkExecutable(const CoreFile& core, const bin::Container& exe,
   m.checks.push_back(checkPath(core, exe_path));
   m.checks.push_back(checkEntry(core, exe, m.bias));
   m.checks.push_back(checkText(core, exe, m.bias));
+  m.checks.push_back(checkBuildInfo(core, exe, m.bias));
   return m;
 }
 

@@ -1,7 +1,10 @@
 // Whether an executable is the one whose process a core holds, and where it
 // was loaded: (a) its path among the core's NT_FILE mappings, (b) the
 // auxiliary vector's AT_ENTRY against its entry point plus the load bias,
-// (c) the text bytes the core holds against the executable's.
+// (c) the text bytes the core holds against the executable's (the kernel
+// keeps the first page, with the ELF headers and the Go build ID), (d) the
+// Go build info (.go.buildinfo: the Go version, modules and settings) in the
+// core's data against the executable's.
 #pragma once
 
 #include <cstdint>

@@ -349,6 +349,8 @@ TEST(ExecutableMatch, EntryPathAndText) {
   exe.file = bin::ByteView(exe_bytes, false);
   exe.entry = 0x401000;
   exe.segments.push_back({0x400000, 0x2000, 0, 0x2000, true, false});
+  // The build info, where the core holds it (in the first page here).
+  exe.sections.push_back({".go.buildinfo", 0x400f00, 0xf00, 32, true, false});
 
   std::vector<uint8_t> page(exe_bytes.begin(), exe_bytes.begin() + 0x1000);
   CoreBuilder b;
@@ -380,12 +382,20 @@ TEST(ExecutableMatch, EntryPathAndText) {
   EXPECT_FALSE(text.matches());
   EXPECT_NE(text.mismatch().find("text: text bytes differ at 0x400020"), std::string::npos)
       << text.mismatch();
+  changed = exe_bytes;
+  changed[0xf10] ^= 1;
+  other.file = bin::ByteView(changed, false);
+  auto info = core::checkExecutable(*core, other, "/no/such/dir/prog");
+  EXPECT_FALSE(info.matches());
+  EXPECT_NE(info.mismatch().find("buildinfo: build info differs at 0x400f10"), std::string::npos)
+      << info.mismatch();
 
   // A position-independent executable: the bias is AT_ENTRY - e_entry.
   bin::Container pie = exe;
   pie.position_independent = true;
   pie.entry = 0x1000;
   pie.segments[0].vaddr = 0;
+  pie.sections[0].addr = 0xf00;
   auto p = core::checkExecutable(*core, pie, "/no/such/dir/prog");
   EXPECT_EQ(p.bias, 0x400000u);
   EXPECT_TRUE(p.matches()) << p.mismatch();
