@@ -238,6 +238,7 @@ Summary summarize(const Snapshot& s, size_t top_n) {
   sum.next_gc = m.next_gc;
   sum.num_gc = m.num_gc;
   sum.pause_total_ns = m.pause_total_ns;
+  sum.memstats_known = m.known;
   sum.warnings = d.warnings;
   if (s.types) {
     sum.typed = true;

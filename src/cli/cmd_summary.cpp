@@ -89,12 +89,20 @@ void writeText(const analysis::Summary& s) {
   line("roots", formatCount(s.goroutines) + " goroutines, " + formatCount(s.stack_frames) +
                     " stack frames, " + formatCount(s.finalizers) + " finalizers, data and bss");
   if (s.have_memstats) {
-    line("memstats", "HeapAlloc " + formatBytes(s.heap_alloc) + ", HeapInuse " +
-                         formatBytes(s.heap_inuse) + ", HeapSys " + formatBytes(s.heap_sys) +
-                         ", Sys " + formatBytes(s.sys));
-    line("", "StackInuse " + formatBytes(s.stack_inuse) + ", NextGC " + formatBytes(s.next_gc) +
-                 ", NumGC " + formatCount(s.num_gc) + ", GC pauses " +
-                 formatDuration(static_cast<double>(s.pause_total_ns) / 1e9));
+    // A core may not give every field: "unknown" rather than a wrong 0.
+    using dump::MemStat;
+    const auto stat = [&](MemStat f, std::string text) {
+      return s.memstatKnown(f) ? text : std::string("unknown");
+    };
+    line("memstats", "HeapAlloc " + stat(MemStat::HeapAlloc, formatBytes(s.heap_alloc)) +
+                         ", HeapInuse " + stat(MemStat::HeapInuse, formatBytes(s.heap_inuse)) +
+                         ", HeapSys " + stat(MemStat::HeapSys, formatBytes(s.heap_sys)) + ", Sys " +
+                         stat(MemStat::Sys, formatBytes(s.sys)));
+    line("", "StackInuse " + stat(MemStat::StackInuse, formatBytes(s.stack_inuse)) + ", NextGC " +
+                 stat(MemStat::NextGC, formatBytes(s.next_gc)) + ", NumGC " +
+                 stat(MemStat::NumGC, formatCount(s.num_gc)) + ", GC pauses " +
+                 stat(MemStat::PauseTotalNs,
+                      formatDuration(static_cast<double>(s.pause_total_ns) / 1e9)));
   }
   for (const std::string& w : s.warnings) line("warning", w);
 

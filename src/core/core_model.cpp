@@ -8,6 +8,7 @@
 #include "core/goroutines.h"
 #include "core/heap_walk.h"
 #include "core/memory_image.h"
+#include "core/memstats.h"
 #include "core/pointer_masks.h"
 #include "core/roots.h"
 #include "core/runtime_layout.h"
@@ -178,6 +179,13 @@ class ModelBuilder {
       out_.itabs.push_back({itabs.addr[i], itabs.type[i], false});
     }
     out_.record_counts[static_cast<size_t>(dump::Tag::Itab)] = out_.itabs.size();
+  }
+
+  // What ReadMemStats would have said; the fields not derived stay unknown.
+  void memStats(const CoreMemStats& m) {
+    for (const std::string& w : m.warnings) out_.warnings.push_back(w);
+    out_.memstats = m.stats;
+    out_.record_counts[static_cast<size_t>(dump::Tag::MemStats)] = 1;
   }
 
   void threads() {
@@ -443,6 +451,10 @@ Expected<dump::Dump> readCoreModel(const CoreFile& core, MappedFile file, const 
     if (readOrWarn(specials, "finalizers", out)) build.specials(*specials);
     Expected<Itabs> itabs = readItabs(mem, *dwarf);
     if (readOrWarn(itabs, "itabs", out)) build.itabs(*itabs);
+  });
+  stage(hooks, "read memstats", [&] {
+    Expected<CoreMemStats> stats = readMemStats(mem, *dwarf, *heap);
+    if (readOrWarn(stats, "memstats", out)) build.memStats(*stats);
   });
   build.threads();
   return out;

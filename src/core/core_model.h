@@ -13,6 +13,8 @@
 //    (goroutines.h), one frame per physical frame as a dump has them;
 //  - finalizers, and cleanups as other roots holding their function;
 //  - itabs, so that interface values get their dynamic types;
+//  - memstats, those fields the runtime's state gives without the mcache
+//    flush ReadMemStats does (memstats.h), the others marked unknown;
 //  - params from the core (word size, byte order, GOARCH) and the
 //    executable (the Go version).
 //

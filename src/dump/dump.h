@@ -238,9 +238,52 @@ struct Panic {
   uint64_t link = 0;
 };
 
+// The fields of MemStats, as bits of MemStats::known.
+enum class MemStat : uint32_t {
+  Alloc,
+  TotalAlloc,
+  Sys,
+  Lookups,
+  Mallocs,
+  Frees,
+  HeapAlloc,
+  HeapSys,
+  HeapIdle,
+  HeapInuse,
+  HeapReleased,
+  HeapObjects,
+  StackInuse,
+  StackSys,
+  MSpanInuse,
+  MSpanSys,
+  MCacheInuse,
+  MCacheSys,
+  BuckHashSys,
+  GCSys,
+  OtherSys,
+  NextGC,
+  LastGC,
+  PauseTotalNs,
+  PauseNs,
+  NumGC,
+  Count
+};
+
+// Whether `known`, a MemStats::known mask, has field `f`.
+constexpr bool memStatKnown(uint32_t known, MemStat f) {
+  return (known >> static_cast<uint32_t>(f) & 1) != 0;
+}
+
 // runtime.MemStats, as the dump writes it.
 struct MemStats {
+  static constexpr uint32_t kAllKnown = (uint32_t{1} << static_cast<uint32_t>(MemStat::Count)) - 1;
   bool present = false;
+  // Which fields hold the runtime's value: a heap dump has them all; a core
+  // (core/memstats.h) only those it can derive, the others read as 0 and
+  // are shown as unknown rather than as a wrong number.
+  uint32_t known = kAllKnown;
+  bool has(MemStat f) const { return memStatKnown(known, f); }
+  void setUnknown(MemStat f) { known &= ~(uint32_t{1} << static_cast<uint32_t>(f)); }
   uint64_t alloc = 0, total_alloc = 0, sys = 0, lookups = 0, mallocs = 0, frees = 0;
   uint64_t heap_alloc = 0, heap_sys = 0, heap_idle = 0, heap_inuse = 0, heap_released = 0;
   uint64_t heap_objects = 0, stack_inuse = 0, stack_sys = 0, mspan_inuse = 0, mspan_sys = 0;

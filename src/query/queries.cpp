@@ -91,11 +91,26 @@ std::string summaryJson(const analysis::Summary& s) {
   w.endObject();
   w.key("memstats");
   if (s.have_memstats) {
+    // A field a core could not give is null.
+    using dump::MemStat;
+    const auto stat = [&](std::string_view key, MemStat f, uint64_t v) {
+      w.key(key);
+      if (s.memstatKnown(f)) {
+        w.value(v);
+      } else {
+        w.null();
+      }
+    };
     w.beginObject();
-    w.field("heap_alloc", s.heap_alloc).field("heap_sys", s.heap_sys);
-    w.field("heap_inuse", s.heap_inuse).field("heap_objects", s.heap_objects);
-    w.field("sys", s.sys).field("stack_inuse", s.stack_inuse).field("next_gc", s.next_gc);
-    w.field("num_gc", s.num_gc).field("pause_total_ns", s.pause_total_ns);
+    stat("heap_alloc", MemStat::HeapAlloc, s.heap_alloc);
+    stat("heap_sys", MemStat::HeapSys, s.heap_sys);
+    stat("heap_inuse", MemStat::HeapInuse, s.heap_inuse);
+    stat("heap_objects", MemStat::HeapObjects, s.heap_objects);
+    stat("sys", MemStat::Sys, s.sys);
+    stat("stack_inuse", MemStat::StackInuse, s.stack_inuse);
+    stat("next_gc", MemStat::NextGC, s.next_gc);
+    stat("num_gc", MemStat::NumGC, s.num_gc);
+    stat("pause_total_ns", MemStat::PauseTotalNs, s.pause_total_ns);
     w.endObject();
   } else {
     w.null();

@@ -233,6 +233,71 @@ TEST_P(CoreModel, DiffBetweenTwoCoresFindsTheLeakedSessions) {
   expectSessionGrowth(*old_core, *new_core, report["sessions"]);
 }
 
+// The memstats a core gives against those of the dump the process wrote
+// just before it died (ReadMemStats' own numbers, the world stopped). The
+// program allocates nothing after the dump, but the runtime goes on: its
+// sweeper frees, and its dying may take a span or a stack, so the mapped
+// sizes may differ by a few spans, never by more than 2%. The GC counters
+// and the heap goal do not move: no GC runs between.
+TEST_P(CoreModel, MemStatsMatchTheDump) {
+  const std::string exe = testDumps(GetParam()) + "/coreprog";
+  KernelCoreRun run;
+  testing::runForKernelCoreArgs(exe, run, {"{dir}/report.json", "{dir}/heap.dump"});
+  REQUIRE_CORE(run);
+  auto dump = open(run.dir.path + "/heap.dump", exe);
+  auto core = open(run.core, exe);
+  ASSERT_TRUE(dump && core);
+  const dump::MemStats& want = dump->dump.memstats;
+  const dump::MemStats& got = core->dump.memstats;
+  ASSERT_TRUE(want.present);
+  ASSERT_TRUE(got.present);
+  using dump::MemStat;
+  // What a core cannot give without the mcaches' flush, and only that.
+  for (MemStat f : {MemStat::TotalAlloc, MemStat::Mallocs, MemStat::Frees}) {
+    EXPECT_FALSE(got.has(f)) << static_cast<int>(f);
+  }
+  EXPECT_EQ(got.known | 1u << static_cast<uint32_t>(MemStat::TotalAlloc) |
+                1u << static_cast<uint32_t>(MemStat::Mallocs) |
+                1u << static_cast<uint32_t>(MemStat::Frees),
+            dump::MemStats::kAllKnown);
+
+  EXPECT_EQ(got.num_gc, want.num_gc);
+  EXPECT_EQ(got.pause_total_ns, want.pause_total_ns);
+  EXPECT_EQ(got.pause_ns, want.pause_ns);
+  EXPECT_EQ(got.last_gc, want.last_gc);
+  EXPECT_EQ(got.next_gc, want.next_gc);
+
+  // Equal within `slack` (a few spans' bytes, or objects) or 2%.
+  const auto near = [](const char* what, uint64_t a, uint64_t b, uint64_t slack = 4 * 8192) {
+    const uint64_t d = a > b ? a - b : b - a;
+    EXPECT_TRUE(d <= slack || d * 50 <= std::max(a, b))
+        << what << ": " << a << " in the core, " << b << " in the dump";
+  };
+  // The background sweeper goes on freeing the dead objects the dump still
+  // counted and returning their spans, so the core's heap is between the
+  // dump's reachable bytes and its allocated ones (measured: up to 20%
+  // below HeapAlloc on Go 1.19/1.24); memory mapped stays put.
+  const uint64_t reachable = dump->reachable_bytes;
+  EXPECT_GE(got.heap_alloc, reachable);
+  EXPECT_LE(got.heap_alloc, want.heap_alloc + 4 * 8192);
+  EXPECT_EQ(got.alloc, got.heap_alloc);
+  EXPECT_LE(got.heap_objects, want.heap_objects + 64);
+  EXPECT_GE(got.heap_inuse, got.heap_alloc);
+  EXPECT_LE(got.heap_inuse, want.heap_inuse + 4 * 8192);
+  near("HeapSys", got.heap_sys, want.heap_sys);
+  near("HeapReleased", got.heap_released, want.heap_released);
+  near("StackInuse", got.stack_inuse, want.stack_inuse);
+  near("StackSys", got.stack_sys, want.stack_sys);
+  near("Sys", got.sys, want.sys);
+  near("MSpanInuse", got.mspan_inuse, want.mspan_inuse);
+  near("MCacheInuse", got.mcache_inuse, want.mcache_inuse);
+
+  // summary shows them.
+  const analysis::Summary sum = analysis::summarize(*core, 1);
+  EXPECT_TRUE(sum.have_memstats);
+  EXPECT_EQ(sum.num_gc, want.num_gc);
+}
+
 INSTANTIATE_TEST_SUITE_P(Releases, CoreModel, ::testing::ValuesIn(testing::goVersions()),
                          testing::pathParamName);
 
