@@ -82,7 +82,11 @@ void expectCoreHoldsTheDump(const std::string& core_path, const std::string& dum
   EXPECT_TRUE(core->exe) << core->exe_problem;
   // Without DWARF objects are named by shape, as for a dump.
   EXPECT_EQ(core->types != nullptr, !stripped) << core->types_problem;
-  for (const std::string& w : core->dump.warnings) ADD_FAILURE() << "warning: " << w;
+  for (const std::string& w : core->dump.warnings) {
+    // The layout table has no memstats layouts: a stripped core has none.
+    if (stripped && w.starts_with("no memstats")) continue;
+    ADD_FAILURE() << "warning: " << w;
+  }
   const auto in_dump = objectsOf(*dump);
   const auto in_core = objectsOf(*core);
   uint64_t reachable = 0, found = 0, reachable_bytes = 0, all_bytes = 0, core_bytes = 0;
