@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Builds the fuzzers into build-fuzz/ (clang, ASan, UBSan, libFuzzer) and runs
-# them for SECONDS in all (default 60): two fifths for dump_reader_fuzz, a fifth
-# each for bin_reader_fuzz and core_reader_fuzz (core files, seeded with
-# fuzz/corpus/core_reader), the rest for typing_fuzz (the DWARF typing pass over the zoo
+# them for SECONDS in all (default 60): three tenths for dump_reader_fuzz,
+# three twentieths each for bin_reader_fuzz and core_reader_fuzz (core files,
+# seeded with fuzz/corpus/core_reader), a fifth for core_model_fuzz (cores
+# read into the dump model with Go 1.24's coreprog, seeded with small cores
+# make_core_model_corpus writes from its DWARF, when build/testdumps has it),
+# the rest for typing_fuzz (the DWARF typing pass over the zoo
 # test program's dumps, mutated, when build/testdumps has them: Go 1.24's,
 # and Go 1.27's with and without GOEXPERIMENT=mapsplitgroup). New inputs go to
 # build-fuzz/corpus/<fuzzer>; the seed corpora in fuzz/corpus are only read.
@@ -12,20 +15,23 @@ set -euo pipefail
 seconds="${1:-60}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="$root/build-fuzz"
-dump_seconds=$((seconds * 2 / 5))
-bin_seconds=$((seconds / 5))
-core_seconds=$((seconds / 5))
-typing_seconds=$((seconds - dump_seconds - bin_seconds - core_seconds))
+dump_seconds=$((seconds * 3 / 10))
+bin_seconds=$((seconds * 3 / 20))
+core_seconds=$((seconds * 3 / 20))
+model_seconds=$((seconds / 5))
+typing_seconds=$((seconds - dump_seconds - bin_seconds - core_seconds - model_seconds))
 [ "$dump_seconds" -ge 1 ] || dump_seconds=1
 [ "$bin_seconds" -ge 1 ] || bin_seconds=1
 [ "$core_seconds" -ge 1 ] || core_seconds=1
+[ "$model_seconds" -ge 1 ] || model_seconds=1
 [ "$typing_seconds" -ge 1 ] || typing_seconds=1
 
 if [ ! -f "$build/build.ninja" ]; then
   CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja \
     -DGOHEAP_FUZZ=ON -DGOHEAP_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGOHEAP_WERROR=ON
 fi
-ninja -C "$build" -j2 dump_reader_fuzz bin_reader_fuzz core_reader_fuzz typing_fuzz
+ninja -C "$build" -j2 dump_reader_fuzz bin_reader_fuzz core_reader_fuzz core_model_fuzz \
+  make_core_model_corpus typing_fuzz
 
 mkdir -p "$build/corpus/dump_reader" "$build/corpus/bin_reader" "$build/corpus/core_reader" \
   "$build/corpus/typing" "$build/artifacts"
@@ -42,6 +48,20 @@ status=0
   -max_total_time="$core_seconds" -max_len=16384 -rss_limit_mb=2048 -timeout=10 \
   -print_final_stats=1 -artifact_prefix="$build/artifacts/" \
   "$build/corpus/core_reader" "$root/fuzz/corpus/core_reader" || status=1
+# The core model over Go 1.24's coreprog: its seeds hold the addresses of
+# that build's runtime, so they are written afresh from it.
+coreprog="$root/build/testdumps/go1.24/coreprog"
+if [ -f "$coreprog" ]; then
+  seed="$build/corpus/core_model_seed"
+  mkdir -p "$seed" "$build/corpus/core_model"
+  "$build/fuzz/make_core_model_corpus" "$coreprog" "$seed"
+  GOHEAP_FUZZ_EXE="$coreprog" "$build/fuzz/core_model_fuzz" \
+    -max_total_time="$model_seconds" -max_len=131072 -rss_limit_mb=2048 -timeout=10 \
+    -print_final_stats=1 -artifact_prefix="$build/artifacts/" \
+    "$build/corpus/core_model" "$seed" || status=1
+else
+  echo "fuzz/run.sh: build/testdumps/go1.24/coreprog is missing (make-dumps.sh makes it): skipped"
+fi
 # The typing pass over the zoo of Go 1.24 and, when make-dumps.sh wrote
 # them, of Go 1.27 (TFlag's direct-interface bit, span metadata) and Go 1.27
 # with GOEXPERIMENT=mapsplitgroup (split map groups), sharing the time.
