@@ -17,6 +17,7 @@
 #include <span>
 
 #include "bin/binary.h"
+#include "bin/debug_info.h"
 #include "core/core_file.h"
 #include "core/core_model.h"
 #include "core/executable_match.h"
@@ -26,6 +27,7 @@
 namespace {
 
 const goheap::bin::Binary* exe = nullptr;
+const goheap::bin::DebugInfo* runtime_types = nullptr;
 
 [[noreturn]] void broken(const char* what) {
   std::fprintf(stderr, "core_model_fuzz: %s\n", what);
@@ -86,6 +88,14 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
     std::abort();
   }
   exe = new goheap::bin::Binary(opened.take());
+  // Its DWARF once, not for every input: the runtime's layouts and globals
+  // do not depend on the core.
+  auto dwarf = goheap::bin::DebugInfo::read(exe->container());
+  if (!dwarf) {
+    std::fprintf(stderr, "core_model_fuzz: %s\n", dwarf.error().message().c_str());
+    std::abort();
+  }
+  runtime_types = new goheap::bin::DebugInfo(dwarf.take());
   return 0;
 }
 
@@ -97,7 +107,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // The bias as query::open finds it; a mutated core's checks may fail,
   // which only the front end refuses.
   const uint64_t bias = goheap::core::checkExecutable(*core, exe->container(), exe->path()).bias;
-  auto model = goheap::core::readCoreModel(*core, goheap::MappedFile::borrow(input), *exe, bias);
+  auto model = goheap::core::readCoreModel(*core, goheap::MappedFile::borrow(input), *exe, bias,
+                                           *runtime_types);
   if (!model) {
     if (model.error().message().empty()) broken("an error that says nothing");
     return 0;

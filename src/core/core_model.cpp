@@ -398,16 +398,22 @@ bool readOrWarn(Expected<T>& part, std::string_view what, dump::Dump& out) {
 
 Expected<dump::Dump> readCoreModel(const CoreFile& core, MappedFile file, const bin::Binary& exe,
                                    uint64_t bias, const CoreModelHooks& hooks) {
+  // The runtime's struct layouts and globals: the executable's DWARF, or for
+  // a stripped one the committed table and a search of memory.
+  Expected<RuntimeTypes> types = runtimeTypes(exe, MemoryImage(core, exe.container(), bias));
+  if (!types) return types.error().inFile(exe.path());
+  return readCoreModel(core, std::move(file), exe, bias, types->info, hooks);
+}
+
+Expected<dump::Dump> readCoreModel(const CoreFile& core, MappedFile file, const bin::Binary& exe,
+                                   uint64_t bias, const bin::DebugInfo& runtime_types,
+                                   const CoreModelHooks& hooks) {
   if (file.bytes().size() != core.file().bytes().size()) {
     return Error("the core file changed while it was read");
   }
   const bin::Container& c = exe.container();
   const MemoryImage mem(core, c, bias);
-  // The runtime's struct layouts and globals: the executable's DWARF, or for
-  // a stripped one the committed table and a search of memory.
-  Expected<RuntimeTypes> types = runtimeTypes(exe, mem);
-  if (!types) return types.error().inFile(exe.path());
-  const bin::DebugInfo* dwarf = &types->info;
+  const bin::DebugInfo* dwarf = &runtime_types;
   auto layout = readRuntimeLayout(*dwarf, c.ptr_size);
   if (!layout) return layout.error().inFile(exe.path());
   auto bits = readHeapBitsLayout(*dwarf, c.ptr_size, c.arch);

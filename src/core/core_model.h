@@ -26,6 +26,7 @@
 #include <string_view>
 
 #include "bin/binary.h"
+#include "bin/debug_info.h"
 #include "core/core_file.h"
 #include "dump/dump.h"
 #include "util/error.h"
@@ -45,5 +46,11 @@ struct CoreModelHooks {
 // region 0, so that the model keeps them mapped.
 Expected<dump::Dump> readCoreModel(const CoreFile& core, MappedFile file, const bin::Binary& exe,
                                    uint64_t bias, const CoreModelHooks& hooks = {});
+// The same with the runtime's layouts and globals already read
+// (core/runtime_types.h), for a caller that reads many cores of one
+// executable (the fuzzer).
+Expected<dump::Dump> readCoreModel(const CoreFile& core, MappedFile file, const bin::Binary& exe,
+                                   uint64_t bias, const bin::DebugInfo& runtime_types,
+                                   const CoreModelHooks& hooks = {});
 
 }  // namespace goheap::core

@@ -128,6 +128,16 @@ void expectCoreHoldsTheDump(const std::string& core_path, const std::string& dum
   for (const JsonValue& f : report["finalizers"].items()) {
     EXPECT_TRUE(finalized.contains(f["addr"].hexAddress())) << f["addr"].str();
   }
+  // Its cleanups (runtime.AddCleanup, Go 1.24+): exactly the ones reported.
+  std::set<std::string> cleaned, reported;
+  for (const dump::OtherRoot& r : core->dump.other_roots) {
+    if (r.description.starts_with("cleanup for ")) {
+      const std::string_view rest = r.description.substr(12);
+      cleaned.insert(std::string(rest.substr(0, rest.find(' '))));
+    }
+  }
+  for (const JsonValue& c : report["cleanups"].items()) reported.insert(c.str());
+  EXPECT_EQ(cleaned, reported);
   // Every value the program reports is an object of the core.
   for (const JsonValue& v : report["values"].items()) {
     EXPECT_TRUE(analysis::objectAt(*core, v["addr"].hexAddress())) << v["name"].str();

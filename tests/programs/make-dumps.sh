@@ -161,6 +161,12 @@ write_output() { # file command...
   mv "$file.tmp" "$file"
 }
 
+# What `go build` builds in DIR: the package, where a go.mod makes it a
+# module (coreprog, whose files have build constraints), else main.go alone.
+build_target() { # dir
+  if [ -f "$1/go.mod" ]; then echo .; else echo main.go; fi
+}
+
 # Builds OUTDIR/<label>/<tool> (binoracle, dwarforacle) with the toolchain
 # being worked on ($go, $root); with NAME and FLAGS, as OUTDIR/<label>/NAME
 # built with those go build flags.
@@ -168,9 +174,10 @@ build_tool() { # label tool [name [flags...]]
   local label=$1 tool=$2 name=${3:-$2}
   shift $(($# < 3 ? $# : 3))
   local exe="$OUT/$label/$name"
-  if fresh "$exe" -- "$HERE/$tool/main.go" "$SCRIPT" "$(readlink -f "$go")"; then return 0; fi
+  if fresh "$exe" -- "$HERE/$tool/"* "$SCRIPT" "$(readlink -f "$go")"; then return 0; fi
   echo "make-dumps: $label/$name: building"
-  if ! (cd "$HERE/$tool" && GOROOT=$root "$go" build -trimpath -buildvcs=false "$@" -o "$exe.tmp" main.go); then
+  if ! (cd "$HERE/$tool" && GOROOT=$root "$go" build -trimpath -buildvcs=false "$@" -o "$exe.tmp" \
+    "$(build_target "$HERE/$tool")"); then
     echo "make-dumps: $label/$name: build failed" >&2
     rm -f "$exe.tmp"
     return 1
@@ -206,7 +213,7 @@ cross_build() {
   fi
   echo "make-dumps: $label/cross/$name: building"
   if ! (cd "$HERE/$prog" && env GOROOT="$root" GOOS=linux "${envs[@]}" \
-    "$go" build -trimpath -buildvcs=false "${flags[@]}" -o "$exe.tmp" main.go); then
+    "$go" build -trimpath -buildvcs=false "${flags[@]}" -o "$exe.tmp" "$(build_target "$HERE/$prog")"); then
     echo "make-dumps: $label/cross/$name: build failed" >&2
     rm -f "$exe.tmp"
     return 1

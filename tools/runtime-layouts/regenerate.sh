@@ -23,7 +23,7 @@ for label in "${GOHEAP_ALL_GO_LABELS[@]}"; do
   for arch in amd64 arm64; do
     (cd "$ROOT/tests/programs/coreprog" &&
       GOROOT=$root GOOS=linux GOARCH=$arch "$go" build -trimpath -buildvcs=false \
-        -o "$TMP/$label-$arch" main.go)
+        -o "$TMP/$label-$arch" .)
     exes+=("$TMP/$label-$arch")
   done
 done

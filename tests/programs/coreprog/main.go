@@ -13,7 +13,8 @@
 //	 "values": [{"name": "bytes", "addr": "0xc000012345", "hex": "0001..."}, ...],
 //	 "rodata": {"addr": "0x4b1234", "text": "..."},
 //	 "held": ["0xc000100000", ...],
-//	 "finalizers": [{"addr": "0xc000180000", "func": "main.closeRecord"}, ...]}
+//	 "finalizers": [{"addr": "0xc000180000", "func": "main.closeRecord"}, ...],
+//	 "cleanups": ["0xc000190000", ...]}
 //
 // Before the dump it also parks three goroutines for the stack scan's test
 // (tests/core/stack_scan_test.cpp): one with pending defer records (a defer
@@ -26,7 +27,10 @@
 // leaves it out of the core: it is read from the executable); "held" are the
 // %p addresses of every 50th of the held objects (each lies in a heap object);
 // "finalizers" are held objects given a finalizer (runtime.SetFinalizer),
-// with the function's name as the pclntab has it.
+// with the function's name as the pclntab has it; "cleanups" are held
+// objects given a cleanup (runtime.AddCleanup, Go 1.24 and later:
+// cleanups_go124.go; none before). The build constraints need the package
+// built as a whole (go.mod), not main.go alone.
 package main
 
 import (
@@ -244,11 +248,13 @@ func main() {
 	values = append(values, describe("string", stringData(text), uintptr(len(text))))
 	held := allocateHeap()
 	finalizers := setFinalizers()
+	cleanups := setCleanups()
 	parkGoroutines()
 	m := marker
 	report := map[string]any{
 		"held":       held,
 		"finalizers": finalizers,
+		"cleanups":   cleanups,
 		"pid":        os.Getpid(),
 		"values":     values,
 		"rodata": map[string]string{

@@ -1,0 +1,3 @@
+module coreprog
+
+go 1.19
