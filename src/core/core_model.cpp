@@ -172,6 +172,37 @@ class ModelBuilder {
     out_.record_counts[static_cast<size_t>(dump::Tag::OtherRoot)] = out_.other_roots.size();
   }
 
+  // The memory profile as runtime/heapdump.go's dumpmemprof writes it: each
+  // bucket's frames named by the physical function at the PC (a PC after
+  // the first is a return address, so the line is that of pc-1 unless pc is
+  // the function's entry) and, for a PC in no function, "(0x...)" in "?" at
+  // line 0; then the sampled objects.
+  void memProfile(const MemProfile& prof, const Specials& specials) {
+    for (const std::string& w : prof.warnings) out_.warnings.push_back(w);
+    const bin::Pclntab& tab = exe_.pclntab();
+    out_.buckets.reserve(prof.count());
+    out_.profile_frames.reserve(prof.pcs.size());
+    for (size_t i = 0; i < prof.count(); i++) {
+      dump::ProfileBucket b;
+      b.id = prof.addr[i];
+      b.size = prof.size[i];
+      b.allocs = prof.allocs[i];
+      b.frees = prof.frees[i];
+      b.first_frame = static_cast<uint32_t>(out_.profile_frames.size());
+      b.frame_count = prof.pc_count[i];
+      for (uint32_t k = 0; k < prof.pc_count[i]; k++) {
+        out_.profile_frames.push_back(profileFrame(tab, prof.pcs[prof.first_pc[i] + k], k > 0));
+      }
+      out_.buckets.push_back(b);
+    }
+    out_.alloc_samples.reserve(specials.sample_obj.size());
+    for (size_t i = 0; i < specials.sample_obj.size(); i++) {
+      out_.alloc_samples.push_back({specials.sample_obj[i], specials.sample_bucket[i]});
+    }
+    out_.record_counts[static_cast<size_t>(dump::Tag::MemProf)] = out_.buckets.size();
+    out_.record_counts[static_cast<size_t>(dump::Tag::AllocSample)] = out_.alloc_samples.size();
+  }
+
   void itabs(const Itabs& itabs) {
     for (const std::string& w : itabs.warnings) out_.warnings.push_back(w);
     out_.itabs.reserve(itabs.addr.size());
@@ -304,6 +335,17 @@ class ModelBuilder {
     }
     out_.record_counts[static_cast<size_t>(dump::Tag::Defer)] = out_.defers.size();
     out_.record_counts[static_cast<size_t>(dump::Tag::Panic)] = out_.panics.size();
+  }
+
+  dump::ProfileFrame profileFrame(const bin::Pclntab& tab, uint64_t pc, bool return_address) {
+    const bin::Func* f = pc >= bias_ ? tab.funcAt(pc - bias_) : nullptr;
+    if (f == nullptr) return {keep("(" + formatHex(pc) + ")"), keep("?"), 0};
+    uint64_t at = pc - bias_;
+    if (return_address && at > f->entry) at--;
+    auto loc = tab.pcToLineIn(*f, at);
+    // The runtime's funcline says "?" at line 0 where the tables do not.
+    if (!loc || loc->file.empty()) return {keep(f->name), keep("?"), 0};
+    return {keep(f->name), keep(loc->file), static_cast<uint64_t>(loc->line)};
   }
 
   // Where the `n` bytes at `addr` lie in region 0 (the core file), when one
@@ -455,6 +497,10 @@ Expected<dump::Dump> readCoreModel(const CoreFile& core, MappedFile file, const 
     Expected<Specials> specials =
         readSpecials(mem, *layout, *dwarf, exe.pclntab(), exe.goVersion());
     if (readOrWarn(specials, "finalizers", out)) build.specials(*specials);
+    if (specials) {
+      Expected<MemProfile> prof = readMemProfile(mem, *dwarf, *specials);
+      if (readOrWarn(prof, "allocation sites", out)) build.memProfile(*prof, *specials);
+    }
     Expected<Itabs> itabs = readItabs(mem, *dwarf);
     if (readOrWarn(itabs, "itabs", out)) build.itabs(*itabs);
   });

@@ -230,11 +230,14 @@ Expected<Itabs> readItabs(const MemoryImage& mem, const bin::DebugInfo& dwarf) {
 std::optional<SpecialKinds> specialKindsFor(std::string_view go_version) {
   const GoVersion v = parseGoVersion(go_version);
   if (!v.minor) return std::nullopt;
-  // runtime/mheap.go: _KindSpecialFinalizer = 1 until Go 1.24, which adds
-  // _KindSpecialCleanup = 6; Go 1.25 puts _KindSpecialTinyBlock = 1 first.
-  if (*v.minor >= 19 && *v.minor <= 23) return SpecialKinds{1, 0};
-  if (*v.minor == 24) return SpecialKinds{1, 6};
-  if (*v.minor >= 25 && *v.minor <= 27) return SpecialKinds{2, 7};
+  // runtime/mheap.go: _KindSpecialFinalizer = 1 and _KindSpecialProfile = 2
+  // until Go 1.23 puts _KindSpecialWeakHandle = 2 before the profile; Go
+  // 1.24 adds _KindSpecialCleanup = 6; Go 1.25 puts _KindSpecialTinyBlock =
+  // 1 first.
+  if (*v.minor >= 19 && *v.minor <= 22) return SpecialKinds{1, 0, 2};
+  if (*v.minor == 23) return SpecialKinds{1, 0, 3};
+  if (*v.minor == 24) return SpecialKinds{1, 6, 3};
+  if (*v.minor >= 25 && *v.minor <= 27) return SpecialKinds{2, 7, 4};
   return std::nullopt;
 }
 
@@ -285,6 +288,14 @@ Expected<Specials> readSpecials(const MemoryImage& mem, const RuntimeLayout& lay
   }
 
   Specials out;
+  // specialprofile.b: the stripped table may lack the struct, which only
+  // loses the samples.
+  FieldOffsets prof(dwarf, "runtime.specialprofile");
+  const uint64_t prof_b = prof("b");
+  if (!prof.missing().empty()) {
+    out.warnings.push_back("no allocation sites: " + prof.missing());
+  }
+  const bool read_samples = prof.missing().empty();
   const WordReader& w = mem.words();
   uint64_t unreadable = 0;
   std::string first_unreadable;
@@ -324,6 +335,16 @@ Expected<Specials> readSpecials(const MemoryImage& mem, const RuntimeLayout& lay
       last_kind = *kind;
       const uint64_t here = p;
       p = *next;
+      if (*kind == kinds->profile) {
+        auto bucket = read_samples ? mem.readWord(here + prof_b) : Expected<uint64_t>(0);
+        if (!bucket) {
+          unreadableAt(here, "the bucket of the profile special");
+        } else if (read_samples) {
+          out.sample_obj.push_back(*start + *offset);
+          out.sample_bucket.push_back(*bucket);
+        }
+        continue;
+      }
       const bool is_fin = *kind == kinds->finalizer;
       const bool is_cleanup = kinds->cleanup != 0 && *kind == kinds->cleanup;
       if (!is_fin && !is_cleanup) {
@@ -345,6 +366,120 @@ Expected<Specials> readSpecials(const MemoryImage& mem, const RuntimeLayout& lay
   if (unreadable > 0) {
     out.warnings.push_back(std::to_string(unreadable) +
                            " spans or specials are not in the core, the first " + first_unreadable);
+  }
+  return out;
+}
+
+namespace {
+
+// Reads memory profile buckets one at a time into a MemProfile.
+class BucketReader {
+ public:
+  BucketReader(const MemoryImage& mem, const bin::DebugInfo& dwarf)
+      : mem_(mem),
+        bucket_(dwarf, "runtime.bucket"),
+        record_(dwarf, "runtime.memRecord"),
+        cycle_(dwarf, "runtime.memRecordCycle") {
+    const bin::Type* t = structNamed(dwarf, "runtime.bucket");
+    header_size_ = t == nullptr ? 0 : t->size;
+    allnext_ = bucket_("allnext");
+    size_ = bucket_("size");
+    nstk_ = bucket_("nstk");
+    allocs_ = record_("active") + cycle_("allocs");
+    frees_ = record_("active") + cycle_("frees");
+  }
+  // The first struct or field the layouts lack; empty when they are whole.
+  std::string missing() const {
+    for (const FieldOffsets* f : {&bucket_, &record_, &cycle_}) {
+      if (!f->missing().empty()) return f->missing();
+    }
+    return {};
+  }
+
+  // Adds the bucket at `b` to `out` and gives its allnext, or an Error
+  // naming it when it cannot be read.
+  Expected<uint64_t> read(uint64_t b, MemProfile& out) const {
+    const uint32_t ptr = mem_.words().ptrSize();
+    auto next = mem_.readWord(b + allnext_);
+    auto size = mem_.readWord(b + size_);
+    auto n = mem_.readWord(b + nstk_);
+    if (!next || !size || !n)
+      return Error("the memory profile bucket at " + formatHex(b) + " is not in the core");
+    if (*n > kMaxStack) {
+      return Error("the memory profile bucket at " + formatHex(b) + " claims " +
+                   std::to_string(*n) + " frames");
+    }
+    // The PCs follow the header, the memRecord follows them.
+    const uint64_t stk = b + header_size_;
+    const uint64_t rec = stk + *n * ptr;
+    auto pcs = mem_.read(stk, *n * ptr);
+    auto allocs = mem_.readWord(rec + allocs_);
+    auto frees = mem_.readWord(rec + frees_);
+    if (!pcs || !allocs || !frees) {
+      return Error("the stack or counts of the memory profile bucket at " + formatHex(b) +
+                   " are not in the core");
+    }
+    out.addr.push_back(b);
+    out.size.push_back(*size);
+    out.allocs.push_back(*allocs);
+    out.frees.push_back(*frees);
+    out.first_pc.push_back(static_cast<uint32_t>(out.pcs.size()));
+    out.pc_count.push_back(static_cast<uint32_t>(*n));
+    for (uint64_t i = 0; i < *n; i++) out.pcs.push_back(mem_.words().read(pcs->data() + i * ptr));
+    return *next;
+  }
+
+ private:
+  // The runtime's bound on a stack it records (maxProfStackDepth, 1024 from
+  // Go 1.23, 32 before): a larger count is a misread.
+  static constexpr uint64_t kMaxStack = 1024;
+
+  const MemoryImage& mem_;
+  FieldOffsets bucket_, record_, cycle_;
+  uint64_t header_size_ = 0, allnext_ = 0, size_ = 0, nstk_ = 0, allocs_ = 0, frees_ = 0;
+};
+
+}  // namespace
+
+Expected<MemProfile> readMemProfile(const MemoryImage& mem, const bin::DebugInfo& dwarf,
+                                    const Specials& specials) {
+  const BucketReader reader(mem, dwarf);
+  if (std::string m = reader.missing(); !m.empty()) return Error(m);
+  MemProfile out;
+  // runtime.mbuckets: an atomic.UnsafePointer, whose first word is the
+  // *bucket at the list's head. A stripped executable's globals do not name
+  // it: then the buckets are the ones the samples point at, which are all
+  // that grouping by site needs (a bucket whose objects are all gone is
+  // left out).
+  const bin::GlobalVariable* global = globalNamed(dwarf, "runtime.mbuckets");
+  if (global == nullptr) {
+    out.warnings.push_back(
+        "runtime.mbuckets is not known: the memory profile has only the buckets of objects still "
+        "sampled");
+    std::unordered_set<uint64_t> seen;
+    for (uint64_t b : specials.sample_bucket) {
+      if (b == 0 || !seen.insert(b).second) continue;
+      if (auto next = reader.read(b, out); !next) out.warnings.push_back(next.error().message());
+    }
+    return out;
+  }
+  auto head = mem.readWord(global->address + mem.bias());
+  if (!head) {
+    out.warnings.push_back("runtime.mbuckets: " + head.error().message());
+    return out;
+  }
+  std::unordered_set<uint64_t> seen;
+  for (uint64_t b = *head; b != 0;) {
+    if (!seen.insert(b).second) {
+      out.warnings.push_back("the memory profile's buckets loop at " + formatHex(b));
+      break;
+    }
+    auto next = reader.read(b, out);
+    if (!next) {
+      out.warnings.push_back(next.error().message() + "; the buckets after it are left out");
+      break;
+    }
+    b = *next;
   }
   return out;
 }

@@ -14,11 +14,13 @@
 //
 // Specials: a span's objects with a finalizer (runtime.SetFinalizer) or,
 // from Go 1.24, a cleanup (runtime.AddCleanup) are on the span's `specials`
-// list, sorted by offset. The kind numbers differ between releases (Go 1.25
+// list, sorted by offset; so is each object the memory profiler sampled,
+// with its profile bucket (the allocation site the heap dump's tag 17
+// gives). The kind numbers differ between releases (Go 1.25
 // put _KindSpecialTinyBlock first), so they are chosen by the Go version.
 //
 // The layouts of runtime.moduledata, bitvector, special, specialfinalizer
-// and specialCleanup come from the executable's DWARF.
+// specialCleanup and specialprofile come from the executable's DWARF.
 #pragma once
 
 #include <cstdint>
@@ -80,6 +82,7 @@ enum class SpecialKind : uint8_t { Finalizer, Cleanup };
 struct SpecialKinds {
   uint8_t finalizer = 0;
   uint8_t cleanup = 0;
+  uint8_t profile = 0;
 };
 
 // The kinds of runtime/mheap.go in the release `go_version` ("go1.24.4"),
@@ -94,8 +97,13 @@ struct Specials {
   std::vector<uint64_t> fn_pc;            // its code pointer (0 when unreadable)
   std::vector<std::string_view> fn_name;  // from the pclntab; "" when unknown
 
+  // The memory profiler's samples, in the order of the spans and their
+  // lists (the heap dump's): the object's address and its *bucket.
+  std::vector<uint64_t> sample_obj;
+  std::vector<uint64_t> sample_bucket;
+
   uint64_t spans_with_specials = 0;
-  uint64_t other_specials = 0;  // profiles, weak handles, pins...
+  uint64_t other_specials = 0;  // weak handles, pins...
   std::vector<std::string> warnings;
 
   size_t count() const { return obj.size(); }
@@ -108,5 +116,29 @@ struct Specials {
 Expected<Specials> readSpecials(const MemoryImage& mem, const RuntimeLayout& layout,
                                 const bin::DebugInfo& dwarf, const bin::Pclntab& pclntab,
                                 std::string_view go_version);
+
+// The memory profile: every bucket on the runtime's list of them
+// (runtime.mbuckets, linked by allnext), as the heap dump's tag 16 records
+// give it. A bucket is a runtime.bucket, then its `nstk` PCs (the
+// allocation's stack, leaf first), then a runtime.memRecord whose `active`
+// cycle holds the counts the dump writes.
+struct MemProfile {
+  std::vector<uint64_t> addr;  // the bucket's address: the samples' bucket id
+  std::vector<uint64_t> size;
+  std::vector<uint64_t> allocs, frees;
+  std::vector<uint32_t> first_pc;  // index into pcs
+  std::vector<uint32_t> pc_count;
+  std::vector<uint64_t> pcs;  // run-time PCs
+
+  std::vector<std::string> warnings;
+
+  size_t count() const { return addr.size(); }
+};
+
+// An Error when the DWARF lacks the structs; a bucket that cannot be read
+// ends the list with a warning. Without runtime.mbuckets (a stripped
+// executable) the buckets read are those `specials`' samples point at.
+Expected<MemProfile> readMemProfile(const MemoryImage& mem, const bin::DebugInfo& dwarf,
+                                    const Specials& specials);
 
 }  // namespace goheap::core

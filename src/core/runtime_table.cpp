@@ -15,7 +15,8 @@ namespace {
 // What the readers ask for, struct by struct: runtime_layout.cpp (mheap,
 // mspan, heapArena, abi.Type, spanInlineMarkBits), goroutines.cpp (g, stack,
 // gobuf, m), roots.cpp (moduledata, bitvector, special, specialfinalizer,
-// specialCleanup, cleanupFn; mspan.specials), and for the readers to come
+// specialCleanup, cleanupFn, specialprofile, bucket, memRecord,
+// memRecordCycle; mspan.specials), and for the readers to come
 // _defer, _panic and itab. A name a release lacks is left out of its entry.
 struct Wanted {
   std::string_view owner;
@@ -42,6 +43,10 @@ const std::initializer_list<Wanted> kWanted = {
     {"runtime.specialfinalizer", {"fn"}},
     {"runtime.specialCleanup", {"fn", "cleanup"}},
     {"runtime.cleanupFn", {"fn"}},
+    {"runtime.specialprofile", {"b"}},
+    {"runtime.bucket", {"allnext", "size", "nstk"}},
+    {"runtime.memRecord", {"active"}},
+    {"runtime.memRecordCycle", {"allocs", "frees"}},
     {"runtime._defer", {"heap", "sp", "pc", "fn", "link"}},
     {"runtime._panic", {"arg", "link"}},
     // runtime.itab until Go 1.21; an alias of internal/abi.ITab since.

@@ -5,8 +5,11 @@
 // same globals and the same heap, goroutines, roots and finalizers.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -41,7 +44,14 @@ TEST_P(StrippedCore, ReadsAsTheUnstrippedTwin) {
   const std::string exe = dir + "/coreprog", stripped_exe = dir + "/coreprog-stripped";
   if (!std::filesystem::exists(stripped_exe)) GTEST_SKIP() << "no " << stripped_exe;
   testing::KernelCoreRun run;
-  testing::runForKernelCore(exe, run, {run.dir.path + "/heap.dump"});
+  {
+    // Every allocation sampled (the program inherits the environment), so
+    // that the memory profile has buckets to compare. (Go 1.24's linker
+    // turns profiling off in coreprog, whose dump has no samples either.)
+    setenv("GODEBUG", "memprofilerate=1", 1);
+    testing::runForKernelCore(exe, run, {run.dir.path + "/heap.dump"});
+    unsetenv("GODEBUG");
+  }
   if (!run.skip.empty()) GTEST_SKIP() << run.skip;
   ASSERT_EQ(run.failure, "");
 
@@ -182,10 +192,37 @@ TEST_P(StrippedCore, ReadsAsTheUnstrippedTwin) {
   EXPECT_EQ(sspecials->obj, specials->obj);
   EXPECT_EQ(sspecials->fn_pc, specials->fn_pc);
   EXPECT_EQ(sspecials->fn_name, specials->fn_name);
+  EXPECT_EQ(sspecials->sample_obj, specials->sample_obj);
+  EXPECT_EQ(sspecials->sample_bucket, specials->sample_bucket);
+
+  // The memory profile: the table does not name runtime.mbuckets, so the
+  // stripped reading has the buckets the samples point at, each as the
+  // DWARF reading (the whole list) has it.
+  auto prof = core::readMemProfile(mem, dwarf->info, *specials);
+  ASSERT_TRUE(prof) << prof.error().message();
+  auto sprof = core::readMemProfile(smem, table->info, *sspecials);
+  ASSERT_TRUE(sprof) << sprof.error().message();
+  std::set<uint64_t> sampled(specials->sample_bucket.begin(), specials->sample_bucket.end());
+  EXPECT_EQ(sprof->count(), sampled.size());
+  EXPECT_GE(prof->count(), sprof->count());
+  for (size_t i = 0; i < sprof->count(); ++i) {
+    const auto it = std::find(prof->addr.begin(), prof->addr.end(), sprof->addr[i]);
+    ASSERT_NE(it, prof->addr.end()) << "bucket " << sprof->addr[i];
+    const size_t k = static_cast<size_t>(it - prof->addr.begin());
+    EXPECT_EQ(sprof->size[i], prof->size[k]);
+    EXPECT_EQ(sprof->allocs[i], prof->allocs[k]);
+    EXPECT_EQ(sprof->frees[i], prof->frees[k]);
+    const auto pcs = [](const core::MemProfile& p, size_t j) {
+      return std::vector<uint64_t>(p.pcs.begin() + p.first_pc[j],
+                                   p.pcs.begin() + p.first_pc[j] + p.pc_count[j]);
+    };
+    EXPECT_EQ(pcs(*sprof, i), pcs(*prof, k));
+  }
 
   std::cout << "[ stripped ] " << GetParam() << ": " << sheap->addr.size() << " objects, "
             << smasks.pointer_words << " pointer words, " << sgs->goroutines.size()
-            << " goroutines, " << sspecials->count() << " specials, as with DWARF\n";
+            << " goroutines, " << sspecials->count() << " specials, " << sprof->count() << " of "
+            << prof->count() << " profile buckets, as with DWARF\n";
 }
 
 INSTANTIATE_TEST_SUITE_P(Versions, StrippedCore, ::testing::ValuesIn(testing::goVersions()),
