@@ -339,7 +339,12 @@ class ModelBuilder {
 
   dump::ProfileFrame profileFrame(const bin::Pclntab& tab, uint64_t pc, bool return_address) {
     const bin::Func* f = pc >= bias_ ? tab.funcAt(pc - bias_) : nullptr;
-    if (f == nullptr) return {keep("(" + formatHex(pc) + ")"), keep("?"), 0};
+    if (f == nullptr) {
+      // Appended, not "(" + ...: GCC 12 at -O3 warns (-Wrestrict) on that form.
+      std::string unknown = "(";
+      unknown.append(formatHex(pc)).append(")");
+      return {keep(unknown), keep("?"), 0};
+    }
     uint64_t at = pc - bias_;
     if (return_address && at > f->entry) at--;
     auto loc = tab.pcToLineIn(*f, at);

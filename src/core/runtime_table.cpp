@@ -178,7 +178,9 @@ const TableField* RuntimeTable::field(std::string_view owner, std::string_view n
 }
 
 std::string runtimeTableName(std::string_view go_version, std::string_view goarch) {
-  std::string id = "k" + releaseOf(go_version) + "_" + std::string(goarch);
+  // Appended, not "k" + ...: GCC 12 at -O3 warns (-Wrestrict) on that form.
+  std::string id = "k";
+  id.append(releaseOf(go_version)).append("_").append(goarch);
   std::replace(id.begin(), id.end(), '.', '_');
   return id;
 }

@@ -292,10 +292,10 @@ TEST_P(CoreModel, DiffFromADumpToACoreFindsTheLeakedSessions) {
   // allocation site in the dump and the core, so diff matches them.
   std::string missing, extra;
   for (uint64_t a : want) {
-    if (!got.contains(a)) missing += " " + formatHex(a);
+    if (!got.contains(a)) missing.append(" ").append(formatHex(a));
   }
   for (uint64_t a : got) {
-    if (!want.contains(a)) extra += " " + formatHex(a);
+    if (!want.contains(a)) extra.append(" ").append(formatHex(a));
   }
   EXPECT_TRUE(missing.empty()) << "leaked Sessions not found new:" << missing.substr(0, 400);
   EXPECT_TRUE(extra.empty()) << "Sessions found new that were not leaked:" << extra.substr(0, 400);
