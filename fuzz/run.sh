@@ -49,7 +49,8 @@ status=0
   -print_final_stats=1 -artifact_prefix="$build/artifacts/" \
   "$build/corpus/core_reader" "$root/fuzz/corpus/core_reader" || status=1
 # The core model over Go 1.24's coreprog: its seeds hold the addresses of
-# that build's runtime, so they are written afresh from it.
+# that build's runtime, so they are written afresh from it; fuzz/corpus/
+# core_model keeps inputs that once failed (with that build's addresses).
 coreprog="$root/build/testdumps/go1.24/coreprog"
 if [ -f "$coreprog" ]; then
   seed="$build/corpus/core_model_seed"
@@ -58,7 +59,7 @@ if [ -f "$coreprog" ]; then
   GOHEAP_FUZZ_EXE="$coreprog" "$build/fuzz/core_model_fuzz" \
     -max_total_time="$model_seconds" -max_len=131072 -rss_limit_mb=2048 -timeout=10 \
     -print_final_stats=1 -artifact_prefix="$build/artifacts/" \
-    "$build/corpus/core_model" "$seed" || status=1
+    "$build/corpus/core_model" "$seed" "$root/fuzz/corpus/core_model" || status=1
 else
   echo "fuzz/run.sh: build/testdumps/go1.24/coreprog is missing (make-dumps.sh makes it): skipped"
 fi

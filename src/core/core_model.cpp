@@ -367,15 +367,21 @@ class ModelBuilder {
   // lacks some of it, copied with the missing bytes read as zero.
   void segment(const RootSegment& seg, dump::Segment& into, dump::Tag tag) {
     if (seg.size == 0) return;
-    into.addr = seg.addr;
     if (std::optional<dump::ByteRange> r = inOrCopied(seg.addr, seg.size)) {
       into.contents = *r;
-    } else {
+    } else if (seg.size <= core_.file().bytes().size()) {
       uint64_t missing = 0;
       into.contents = copied(seg.addr, seg.size, missing);
       out_.warnings.push_back(std::to_string(missing) + " bytes of the segment at " +
                               formatHex(seg.addr) + " are not in the core and read as zero");
+    } else {
+      // A corrupt module: no copy of memory the core cannot hold.
+      out_.warnings.push_back("the segment at " + formatHex(seg.addr) + " claims " +
+                              std::to_string(seg.size) + " bytes, more than the whole core; " +
+                              "its pointers are not followed");
+      return;
     }
+    into.addr = seg.addr;
     into.layout = layouts_.add(seg.offsets);
     into.present = true;
     out_.record_counts[static_cast<size_t>(tag)] = 1;
@@ -388,19 +394,43 @@ class ModelBuilder {
   // Nothing when the core lacks any of them.
   std::optional<dump::ByteRange> inOrCopied(uint64_t addr, uint64_t n) {
     if (std::optional<dump::ByteRange> r = inCore(addr, n)) return r;
+    if (n > core_.file().bytes().size() || missingBytes(addr, n) != 0) return std::nullopt;
     uint64_t missing = 0;
-    const dump::ByteRange r = copied(addr, n, missing);
-    if (missing != 0) return std::nullopt;
-    return r;
+    return copied(addr, n, missing);
+  }
+
+  // Calls fn(at, len) for each piece of [addr, addr + n) within one page.
+  template <class Fn>
+  static void forEachPage(uint64_t addr, uint64_t n, Fn&& fn) {
+    constexpr uint64_t kPage = 4096;
+    for (uint64_t at = 0; at < n;) {
+      const uint64_t len = std::min(n - at, kPage - (addr + at) % kPage);
+      fn(at, len);
+      at += len;
+    }
+  }
+
+  // How many of the `n` bytes at `addr` the core lacks.
+  uint64_t missingBytes(uint64_t addr, uint64_t n) const {
+    uint64_t missing = 0;
+    forEachPage(addr, n, [&](uint64_t at, uint64_t len) {
+      const bool held =
+          mem_.sourceOf(addr + at) == MemorySource::Core && mem_.contains(addr + at, len);
+      if (!held) missing += len;
+    });
+    return missing;
   }
 
   // A copy of the `n` bytes at `addr`, page by page, those the core lacks
   // zero and counted in `missing`.
   dump::ByteRange copied(uint64_t addr, uint64_t n, uint64_t& missing) {
-    constexpr uint64_t kPage = 4096;
+    // More than the core holds cannot be in it: nothing is allocated for it.
+    if (n > core_.file().bytes().size()) {
+      missing = n;
+      return {};
+    }
     std::vector<uint8_t> copy(n, 0);
-    for (uint64_t at = 0; at < n;) {
-      const uint64_t len = std::min(n - at, kPage - (addr + at) % kPage);
+    forEachPage(addr, n, [&](uint64_t at, uint64_t len) {
       auto bytes = mem_.sourceOf(addr + at) == MemorySource::Core
                        ? mem_.read(addr + at, len)
                        : Expected<std::span<const uint8_t>>(Error(""));
@@ -409,8 +439,7 @@ class ModelBuilder {
       } else {
         missing += len;
       }
-      at += len;
-    }
+    });
     return {0, n, out_.addOwnedRegion(std::move(copy))};
   }
 
