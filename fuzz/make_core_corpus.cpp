@@ -7,18 +7,12 @@
 #include <string>
 #include <vector>
 
+#include "corpus_file.h"
 #include "support/core_builder.h"
 
 namespace {
 
 using goheap::testsupport::CoreBuilder;
-
-bool writeFile(const std::string& path, const std::vector<uint8_t>& bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(reinterpret_cast<const char*>(bytes.data()),
-            static_cast<std::streamsize>(bytes.size()));
-  return static_cast<bool>(out);
-}
 
 std::vector<uint8_t> core(bool is64, bool big, uint16_t machine, size_t regs) {
   CoreBuilder b(is64, big, machine);
@@ -45,9 +39,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string dir = argv[1];
-  bool ok = writeFile(dir + "/amd64", core(true, false, 62, 27)) &&
-            writeFile(dir + "/arm64", core(true, false, 183, 34)) &&
-            writeFile(dir + "/s390x", core(true, true, 22, 27)) &&
-            writeFile(dir + "/arm", core(false, false, 40, 18));
+  bool ok = goheap::fuzz::writeCorpusFile(dir + "/amd64", core(true, false, 62, 27)) &&
+            goheap::fuzz::writeCorpusFile(dir + "/arm64", core(true, false, 183, 34)) &&
+            goheap::fuzz::writeCorpusFile(dir + "/s390x", core(true, true, 22, 27)) &&
+            goheap::fuzz::writeCorpusFile(dir + "/arm", core(false, false, 40, 18));
   return ok ? 0 : 1;
 }

@@ -36,6 +36,7 @@
 #include "bin/debug_info.h"
 #include "core/goroutines.h"
 #include "core/runtime_layout.h"
+#include "corpus_file.h"
 #include "support/core_builder.h"
 
 namespace {
@@ -335,13 +336,6 @@ std::vector<uint8_t> buildSeed(const goheap::bin::Binary& exe, const DebugInfo& 
   return b.build();
 }
 
-bool writeFile(const std::string& path, const std::vector<uint8_t>& bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(reinterpret_cast<const char*>(bytes.data()),
-            static_cast<std::streamsize>(bytes.size()));
-  return static_cast<bool>(out);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -355,7 +349,8 @@ int main(int argc, char** argv) {
   if (!dwarf) die(dwarf.error().message());
   for (const Variant& v : {Variant{"running", true, true}, Variant{"syscall", false, true},
                            Variant{"no_masks", true, false}}) {
-    if (!writeFile(std::string(argv[2]) + "/" + v.name, buildSeed(*exe, *dwarf, v))) {
+    if (!goheap::fuzz::writeCorpusFile(std::string(argv[2]) + "/" + v.name,
+                                       buildSeed(*exe, *dwarf, v))) {
       die(std::string("cannot write ") + argv[2] + "/" + v.name);
     }
   }

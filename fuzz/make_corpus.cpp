@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "corpus_file.h"
 #include "support/dump_builder.h"
 #include "support/sample_dumps.h"
 
@@ -13,13 +14,6 @@ namespace {
 
 using goheap::dump::FormatVersion;
 using goheap::testsupport::DumpBuilder;
-
-bool writeFile(const std::string& path, const std::vector<uint8_t>& bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(reinterpret_cast<const char*>(bytes.data()),
-            static_cast<std::streamsize>(bytes.size()));
-  return static_cast<bool>(out);
-}
 
 }  // namespace
 
@@ -32,11 +26,13 @@ int main(int argc, char** argv) {
   bool ok = true;
   for (const auto& s : goheap::testsupport::allDumpShapes()) {
     const std::string name = goheap::testsupport::shapeName(s);
-    ok &= writeFile(dir + "/sample_" + name,
-                    goheap::testsupport::makeSampleDump(s.version, s.ptr_size, s.big_endian).bytes);
+    ok &= goheap::fuzz::writeCorpusFile(
+        dir + "/sample_" + name,
+        goheap::testsupport::makeSampleDump(s.version, s.ptr_size, s.big_endian).bytes);
     if (s.ptr_size == 8 && !s.big_endian) {
-      ok &= writeFile(dir + "/minimal_" + name,
-                      goheap::testsupport::makeMinimalDump(s.version, s.ptr_size, s.big_endian));
+      ok &= goheap::fuzz::writeCorpusFile(
+          dir + "/minimal_" + name,
+          goheap::testsupport::makeMinimalDump(s.version, s.ptr_size, s.big_endian));
     }
   }
   {
@@ -57,7 +53,7 @@ int main(int argc, char** argv) {
               .type_addr = 0x4a0000,
               .kind = 2});
     b.eof();
-    ok &= writeFile(dir + "/go13_array_chan", b.take());
+    ok &= goheap::fuzz::writeCorpusFile(dir + "/go13_array_chan", b.take());
   }
   {
     // A field list that ends exactly at the end of its object.
@@ -65,7 +61,7 @@ int main(int argc, char** argv) {
     b.params({.thechar = '5'});
     b.object({.addr = 0x10010000, .contents = std::vector<uint8_t>(12), .fields = {{3, 4}}});
     b.eof();
-    ok &= writeFile(dir + "/go14_eface_at_end", b.take());
+    ok &= goheap::fuzz::writeCorpusFile(dir + "/go14_eface_at_end", b.take());
   }
   {
     // Go 1.26 (Green Tea): a span of 16-byte objects with pointers whose
@@ -81,7 +77,7 @@ int main(int argc, char** argv) {
       b.object({.addr = page + slot * 16, .contents = b.words({page, 0}), .fields = {{1, 0}}});
     }
     b.eof();
-    ok &= writeFile(dir + "/go17_span_metadata", b.take());
+    ok &= goheap::fuzz::writeCorpusFile(dir + "/go17_span_metadata", b.take());
   }
   {
     // Bytes after EOF.
@@ -89,7 +85,7 @@ int main(int argc, char** argv) {
     b.params();
     b.eof();
     b.raw("trailing");
-    ok &= writeFile(dir + "/go17_trailing", b.take());
+    ok &= goheap::fuzz::writeCorpusFile(dir + "/go17_trailing", b.take());
   }
   if (!ok) {
     std::fprintf(stderr, "make_dump_corpus: cannot write into %s\n", dir.c_str());
