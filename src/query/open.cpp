@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "acquire/http_download.h"
 #include "bin/binary.h"
 #include "core/core_file.h"
 #include "core/core_model.h"
@@ -33,8 +34,8 @@ bool looksLikeCore(const Source& source) {
 // (empty for none).
 Expected<std::shared_ptr<const Session>> analyse(dump::Dump model, const Source& source,
                                                  const std::string& exe_path,
-                                                 LoadObserver& observer,
-                                                 const OpenOptions& options) {
+                                                 LoadObserver& observer, const OpenOptions& options,
+                                                 std::unique_ptr<TemporaryFile> input) {
   const std::string suffix = source.label.empty() ? std::string() : " (" + source.label + ")";
   for (const std::string& w : model.warnings) observer.warning(source.dump_path + ": " + w);
 
@@ -62,13 +63,15 @@ Expected<std::shared_ptr<const Session>> analyse(dump::Dump model, const Source&
     observer.note("no types from the executable (" + s.types_problem +
                   "); objects are named by allocation site, interface and shape");
   }
-  return std::make_shared<const Session>(snapshot.take(), options.answer_cache_bytes);
+  return std::make_shared<const Session>(snapshot.take(), options.answer_cache_bytes,
+                                         std::move(input));
 }
 
 // A core file: its executable found (or the one given checked), then the
 // process's heap read into the model.
 Expected<std::shared_ptr<const Session>> openCore(const Source& source, LoadObserver& observer,
-                                                  const OpenOptions& options) {
+                                                  const OpenOptions& options,
+                                                  std::unique_ptr<TemporaryFile> input) {
   const std::string suffix = source.label.empty() ? std::string() : " (" + source.label + ")";
   const bool in_memory = source.dump_path.empty();
   const std::string name = in_memory ? std::string("<memory>") : source.dump_path;
@@ -103,14 +106,15 @@ Expected<std::shared_ptr<const Session>> openCore(const Source& source, LoadObse
     observer.note(name + ": using the executable " + found->path + " (found through " +
                   found->from + ")");
   }
-  return analyse(model.take(), source, found->path, observer, options);
+  return analyse(model.take(), source, found->path, observer, options, std::move(input));
 }
 
-}  // namespace
-
-Expected<std::shared_ptr<const Session>> open(const Source& source, LoadObserver& observer,
-                                              const OpenOptions& options) {
-  if (looksLikeCore(source)) return openCore(source, observer, options);
+// A dump or core in a file (or in memory); `input` is that file when
+// goheap made it, to be removed with the Session.
+Expected<std::shared_ptr<const Session>> openFile(const Source& source, LoadObserver& observer,
+                                                  const OpenOptions& options,
+                                                  std::unique_ptr<TemporaryFile> input) {
+  if (looksLikeCore(source)) return openCore(source, observer, options, std::move(input));
   const std::string suffix = source.label.empty() ? std::string() : " (" + source.label + ")";
   const bool in_memory = source.dump_path.empty();
   std::error_code size_error;
@@ -125,7 +129,31 @@ Expected<std::shared_ptr<const Session>> open(const Source& source, LoadObserver
                                   : dump::readDumpFile(source.dump_path, read);
   observer.endPhase();
   if (!dump) return dump.error();
-  return analyse(dump.take(), source, source.exe_path, observer, options);
+  return analyse(dump.take(), source, source.exe_path, observer, options, std::move(input));
+}
+
+// A heap served over HTTP, downloaded first.
+Expected<std::shared_ptr<const Session>> openUrl(const Source& source, LoadObserver& observer,
+                                                 const OpenOptions& options) {
+  const std::string suffix = source.label.empty() ? std::string() : " (" + source.label + ")";
+  observer.beginPhase("download" + suffix, 0);
+  acquire::DownloadHooks hooks;
+  hooks.progress = [&](uint64_t done, uint64_t) { observer.progress(done); };
+  Expected<TemporaryFile> file = acquire::downloadHeap(source.dump_path, hooks);
+  observer.endPhase();
+  if (!file) return file.error();
+  auto input = std::make_unique<TemporaryFile>(file.take());
+  Source local = source;
+  local.dump_path = input->path();
+  return openFile(local, observer, options, std::move(input));
+}
+
+}  // namespace
+
+Expected<std::shared_ptr<const Session>> open(const Source& source, LoadObserver& observer,
+                                              const OpenOptions& options) {
+  if (acquire::isHttpUrl(source.dump_path)) return openUrl(source, observer, options);
+  return openFile(source, observer, options, nullptr);
 }
 
 }  // namespace goheap::query

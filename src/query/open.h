@@ -17,7 +17,9 @@
 namespace goheap::query {
 
 struct Source {
-  // A heap dump (runtime/debug.WriteHeapDump) or a core file.
+  // A heap dump (runtime/debug.WriteHeapDump) or a core file, or an http://
+  // URL that serves one (the capture package's handler): downloaded to a
+  // temporary file that goes with the Session.
   std::string dump_path;
   // The program's executable; empty for none, or for a core, to find it
   // through the core (core/find_executable.h).
@@ -28,6 +30,10 @@ struct Source {
   // Or the dump's bytes, already in memory (fuzzing, tests); used when
   // dump_path is empty. They must outlive the Session.
   std::span<const uint8_t> dump_bytes = {};
+  // Or a live process (`--pid`), used when set: snapped (acquire/snap.h) to
+  // a temporary core that goes with the Session, its executable found
+  // through /proc.
+  int pid = 0;
 };
 
 // What opening reports while it runs; every member may be left as it is.

@@ -2,8 +2,11 @@
 
 namespace goheap::query {
 
-Session::Session(std::unique_ptr<const analysis::Snapshot> snapshot, uint64_t answer_cache_bytes)
-    : snapshot_(std::move(snapshot)), answers_(answer_cache_bytes) {}
+Session::Session(std::unique_ptr<const analysis::Snapshot> snapshot, uint64_t answer_cache_bytes,
+                 std::unique_ptr<TemporaryFile> input_file)
+    : input_file_(std::move(input_file)),
+      snapshot_(std::move(snapshot)),
+      answers_(answer_cache_bytes) {}
 
 const analysis::Histogram& Session::groupTotals(typing::GroupKind by) const {
   return groups_[static_cast<size_t>(by)].get(

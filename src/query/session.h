@@ -22,6 +22,7 @@
 #include "analysis/snapshot.h"
 #include "query/answer_cache.h"
 #include "util/error.h"
+#include "util/temporary_file.h"
 
 namespace goheap::query {
 
@@ -44,8 +45,12 @@ class Once {
 class Session {
  public:
   // `answer_cache_bytes`: how much the kept answers may take (0: none).
+  // `input_file`: the temporary file the heap was read from (a download, a
+  // snapshot of a live process), removed with the Session; null for a
+  // user's file.
   explicit Session(std::unique_ptr<const analysis::Snapshot> snapshot,
-                   uint64_t answer_cache_bytes = 0);
+                   uint64_t answer_cache_bytes = 0,
+                   std::unique_ptr<TemporaryFile> input_file = nullptr);
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
 
@@ -80,6 +85,7 @@ class Session {
   void prepareForServing() const;
 
  private:
+  std::unique_ptr<TemporaryFile> input_file_;  // outlives snapshot_, which maps it
   std::unique_ptr<const analysis::Snapshot> snapshot_;
   std::array<Once<analysis::Histogram>, 4> groups_;  // by GroupKind
   Once<analysis::Flame> flame_;

@@ -15,63 +15,11 @@
 #include <utility>
 
 #include "util/file_identity.h"
+#include "util/signal_cleanup.h"
 
 namespace goheap {
 
 namespace {
-
-// Temporary files to remove when the run is interrupted. Process-wide
-// because a signal handler can reach nothing else: fixed slots of plain
-// characters, claimed under a mutex, read by the handler without one.
-constexpr int kCleanupSlots = 16;
-struct CleanupSlot {
-  std::atomic<bool> in_use{false};
-  char path[PATH_MAX] = {};
-};
-CleanupSlot g_cleanup[kCleanupSlots];
-std::mutex g_cleanup_mutex;
-
-void removeTemporariesAndDie(int signal_number) {
-  for (CleanupSlot& slot : g_cleanup) {
-    if (slot.in_use.load(std::memory_order_acquire)) ::unlink(slot.path);
-  }
-  ::signal(signal_number, SIG_DFL);
-  ::raise(signal_number);
-}
-
-void installCleanupHandlers() {
-  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
-    struct sigaction previous {};
-    ::sigaction(sig, nullptr, &previous);
-    // A signal the caller chose to ignore (nohup) stays ignored.
-    if (previous.sa_handler == SIG_IGN) continue;
-    struct sigaction action {};
-    action.sa_handler = removeTemporariesAndDie;
-    sigemptyset(&action.sa_mask);
-    ::sigaction(sig, &action, nullptr);
-  }
-}
-
-int claimCleanup(const std::string& path) {
-  static std::once_flag installed;
-  std::call_once(installed, installCleanupHandlers);
-  if (path.size() >= PATH_MAX) return -1;
-  std::lock_guard lock(g_cleanup_mutex);
-  for (int i = 0; i < kCleanupSlots; ++i) {
-    CleanupSlot& slot = g_cleanup[i];
-    if (slot.in_use.load(std::memory_order_relaxed)) continue;
-    std::memcpy(slot.path, path.c_str(), path.size() + 1);
-    slot.in_use.store(true, std::memory_order_release);
-    return i;
-  }
-  return -1;
-}
-
-void releaseCleanup(int slot) {
-  if (slot < 0) return;
-  std::lock_guard lock(g_cleanup_mutex);
-  g_cleanup[slot].in_use.store(false, std::memory_order_release);
-}
 
 mode_t currentUmask() {
   const mode_t mask = ::umask(0);
@@ -140,7 +88,7 @@ Expected<OutputFile> OutputFile::create(const std::string& path,
   const int fd = ::mkostemp(pattern.data(), O_CLOEXEC);
   if (fd < 0) return Error("cannot create " + path + ": " + reason(errno));
   out.temporary_ = pattern;
-  out.cleanup_slot_ = claimCleanup(out.temporary_);
+  out.cleanup_slot_ = removeOnSignal(out.temporary_);
   // mkstemp makes 0600; the file gets what the user would have got from a
   // plain create, or the mode of the file it replaces.
   const mode_t mode = exists && existing ? (existing->mode & 07777) : (0666 & ~currentUmask());
@@ -170,7 +118,7 @@ void OutputFile::discard() {
   if (stream_ != nullptr && stream_ != stdout) std::fclose(stream_);
   stream_ = nullptr;
   if (!temporary_.empty()) ::unlink(temporary_.c_str());
-  releaseCleanup(cleanup_slot_);
+  keepOnSignal(cleanup_slot_);
   cleanup_slot_ = -1;
 }
 
@@ -199,7 +147,7 @@ Status OutputFile::commit() {
     }
     temporary_.clear();
   }
-  releaseCleanup(cleanup_slot_);
+  keepOnSignal(cleanup_slot_);
   cleanup_slot_ = -1;
   return Status::success();
 }

@@ -1,0 +1,115 @@
+#include "acquire/proc_status.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string_view>
+
+namespace goheap::acquire {
+
+namespace {
+
+std::string procPath(pid_t pid, const std::string& name) {
+  return "/proc/" + std::to_string(pid) + "/" + name;
+}
+
+Error procError(pid_t pid, const std::string& path, int err) {
+  if (err == ENOENT || err == ESRCH) {
+    return Error("no process with PID " + std::to_string(pid));
+  }
+  return Error("cannot read " + path + ": " + std::strerror(err));
+}
+
+uint64_t parseUnsigned(std::string_view text, int base) {
+  uint64_t v = 0;
+  for (char c : text) {
+    int d;
+    if (c >= '0' && c <= '9') {
+      d = c - '0';
+    } else if (base == 16 && c >= 'a' && c <= 'f') {
+      d = c - 'a' + 10;
+    } else {
+      break;
+    }
+    v = v * static_cast<uint64_t>(base) + static_cast<uint64_t>(d);
+  }
+  return v;
+}
+
+}  // namespace
+
+Expected<std::string> readProcFile(pid_t pid, const std::string& name) {
+  const std::string path = procPath(pid, name);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return procError(pid, path, errno);
+  std::string out;
+  char buffer[65536];
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const int err = errno;
+      ::close(fd);
+      return procError(pid, path, err);
+    }
+    if (n == 0) break;
+    out.append(buffer, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return out;
+}
+
+Expected<ProcStatus> readProcStatus(pid_t pid, pid_t tid) {
+  Expected<std::string> text = readProcFile(
+      pid, tid == 0 ? std::string("status") : "task/" + std::to_string(tid) + "/status");
+  if (!text) return text.error();
+  ProcStatus st;
+  std::string_view rest_of_file = *text;
+  while (!rest_of_file.empty()) {
+    const size_t eol = rest_of_file.find('\n');
+    const std::string_view line = rest_of_file.substr(0, eol);
+    rest_of_file.remove_prefix(eol == std::string_view::npos ? rest_of_file.size() : eol + 1);
+    const size_t colon = line.find(':');
+    if (colon == std::string_view::npos) continue;
+    const std::string_view key = line.substr(0, colon);
+    std::string_view value = line.substr(colon + 1);
+    while (!value.empty() && (value.front() == ' ' || value.front() == '\t'))
+      value.remove_prefix(1);
+    if (key == "Name") {
+      st.name = std::string(value);
+    } else if (key == "State") {
+      st.state = value.empty() ? '?' : value.front();
+    } else if (key == "TracerPid") {
+      st.tracer_pid = static_cast<pid_t>(parseUnsigned(value, 10));
+    } else if (key == "Uid") {
+      st.real_uid = static_cast<uid_t>(parseUnsigned(value, 10));
+      const size_t gap = value.find_first_of(" \t");
+      if (gap != std::string_view::npos) {
+        std::string_view rest = value.substr(gap);
+        while (!rest.empty() && (rest.front() == ' ' || rest.front() == '\t'))
+          rest.remove_prefix(1);
+        st.effective_uid = static_cast<uid_t>(parseUnsigned(rest, 10));
+      }
+    } else if (key == "Threads") {
+      st.threads = parseUnsigned(value, 10);
+    } else if (key == "SigPnd") {
+      st.thread_pending = parseUnsigned(value, 16);
+    } else if (key == "ShdPnd") {
+      st.shared_pending = parseUnsigned(value, 16);
+    }
+  }
+  return st;
+}
+
+Expected<std::string> readExeLink(pid_t pid) {
+  const std::string path = procPath(pid, "exe");
+  std::string target(4096, '\0');
+  const ssize_t n = ::readlink(path.c_str(), target.data(), target.size());
+  if (n < 0) return procError(pid, path, errno);
+  target.resize(static_cast<size_t>(n));
+  return target;
+}
+
+}  // namespace goheap::acquire

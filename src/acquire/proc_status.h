@@ -1,0 +1,38 @@
+// What /proc says about a process: its name, who traces it, its pending
+// signals, its owner, its executable. snap reads it before stopping a
+// process, to refuse early with a reason, and after, to check it left the
+// process as it found it.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+
+#include "util/error.h"
+
+namespace goheap::acquire {
+
+struct ProcStatus {
+  std::string name;      // Name: (at most 15 bytes, from the executable's name)
+  char state = '?';      // State: R, S, D, T, t, Z, X
+  pid_t tracer_pid = 0;  // TracerPid: 0 when no debugger holds it
+  uid_t real_uid = 0, effective_uid = 0;
+  uint64_t threads = 0;
+  // SigPnd and ShdPnd as the kernel prints them: the signals pending on the
+  // thread, and on the whole process.
+  uint64_t thread_pending = 0, shared_pending = 0;
+};
+
+// /proc/PID/status (or /proc/PID/task/TID/status with `tid`). An Error saying
+// there is no such process when it is gone.
+Expected<ProcStatus> readProcStatus(pid_t pid, pid_t tid = 0);
+
+// The file /proc/PID/`name` whole ("maps", "cmdline"). An Error with
+// strerror(3) and the path.
+Expected<std::string> readProcFile(pid_t pid, const std::string& name);
+
+// Where /proc/PID/exe points; " (deleted)" kept when the kernel adds it.
+Expected<std::string> readExeLink(pid_t pid);
+
+}  // namespace goheap::acquire
