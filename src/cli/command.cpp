@@ -28,6 +28,8 @@ std::span<const Command> allCommands() {
       {"convert", "the heap in another tool's format: JSON Lines, Graphviz, ...", runConvert},
       {"serve", "a web UI and JSON API over HTTP for a dump (and a base dump to diff with)",
        runServe},
+      {"snap", "a running Go process's heap, as a core file, without a restart (ptrace)",
+       runSnap},
       {"bin", "a Go executable: version, target, pclntab, functions, address to file:line", runBin},
       {"core-info",
        "an ELF core file: machine, threads, segments, mapped files, the executable's match",

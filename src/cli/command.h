@@ -46,6 +46,8 @@ int runGoroutines(int argc, const char* const* argv);
 int runBin(int argc, const char* const* argv);
 // What goheap reads from an ELF core file (cmd_core_info.cpp).
 int runCoreInfo(int argc, const char* const* argv);
+// A live process's memory into a core (cmd_snap.cpp).
+int runSnap(int argc, const char* const* argv);
 int runConvert(int argc, const char* const* argv);
 int runServe(int argc, const char* const* argv);
 int runReport(int argc, const char* const* argv);

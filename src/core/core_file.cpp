@@ -98,6 +98,7 @@ Expected<CoreFile> CoreFile::read(std::unique_ptr<MappedFile> file) {
     }
     c.segments_.push_back(s);
   }
+  if (c.notes_.snap && c.notes_.snap->untouched_is_zero) c.markZeroSegments(omitted_segments);
   std::sort(c.segments_.begin(), c.segments_.end(),
             [](const CoreSegment& a, const CoreSegment& b) { return a.vaddr < b.vaddr; });
   for (size_t i = 1; i < c.segments_.size(); ++i) {
@@ -123,6 +124,27 @@ Expected<CoreFile> CoreFile::read(std::unique_ptr<MappedFile> file) {
                           "segments stand in for its own)");
   }
   return c;
+}
+
+void CoreFile::markZeroSegments(uint64_t& omitted_segments) {
+  uint64_t largest = 0;
+  for (const CoreSegment& s : segments_) {
+    if (s.writable() && s.filesz == 0) largest = std::max(largest, s.memsz);
+  }
+  if (largest == 0) return;
+  zero_pages_ = ZeroPages::map(largest);
+  if (!zero_pages_) {
+    warnings_.push_back("no address space for the " + std::to_string(largest) +
+                        " bytes of untouched memory the snap left out; they read as missing");
+    return;
+  }
+  for (CoreSegment& s : segments_) {
+    if (!s.writable() || s.filesz != 0) continue;
+    s.bytes = zero_pages_->bytes().first(s.memsz);
+    s.zero = true;
+    --omitted_segments;
+    omitted_bytes_ -= s.memsz;
+  }
 }
 
 }  // namespace goheap::core

@@ -21,6 +21,7 @@
 
 #include "core/notes.h"
 #include "util/error.h"
+#include "util/zero_pages.h"
 #include "util/mapped_file.h"
 #include "util/word_reader.h"
 
@@ -39,6 +40,9 @@ struct CoreSegment {
   // The bytes the file holds: the first min(filesz, what the file has) of
   // the segment's memory.
   std::span<const uint8_t> bytes;
+  // Memory a snap core promises is zero (core/snap_note.h): `bytes` are then
+  // views of CoreFile::zeroPages(), not of the file.
+  bool zero = false;
 
   uint64_t end() const { return vaddr + memsz; }
   bool readable() const { return (flags & 4) != 0; }
@@ -74,6 +78,11 @@ class CoreFile {
   // NT_FILE's mappings; empty when the core has none (qemu-user's cores).
   const std::vector<FileMapping>& files() const { return notes_.files; }
   const std::vector<AuxEntry>& auxv() const { return notes_.auxv; }
+  // The note of a core `goheap snap` wrote, if this is one.
+  const std::optional<SnapNote>& snapNote() const { return notes_.snap; }
+  // What the zero segments' bytes view; null when there are none. Shared, so
+  // that a model made from the core can keep views of it.
+  const std::shared_ptr<const ZeroPages>& zeroPages() const { return zero_pages_; }
   // The value of auxiliary vector entry `type` (AT_ENTRY ...), if present.
   std::optional<uint64_t> aux(uint64_t type) const;
   // What is wrong but not fatal: segments cut short by the end of the file.
@@ -86,6 +95,8 @@ class CoreFile {
  private:
   CoreFile() = default;
   static Expected<CoreFile> read(std::unique_ptr<MappedFile> file);
+  // A snap core: its writable segments without file bytes view zero pages.
+  void markZeroSegments(uint64_t& omitted_segments);
   // On the heap, so that the segments' spans survive moves of CoreFile.
   std::unique_ptr<MappedFile> file_;
   uint16_t machine_ = 0;
@@ -93,6 +104,7 @@ class CoreFile {
   WordReader words_;
   std::vector<CoreSegment> segments_;
   CoreNotes notes_;
+  std::shared_ptr<const ZeroPages> zero_pages_;
   std::vector<std::string> warnings_;
   uint64_t truncated_bytes_ = 0, omitted_bytes_ = 0;
 };

@@ -71,7 +71,9 @@ class ModelBuilder {
     o.offset.reserve(heap.count());
     uint64_t missing = 0, first_missing = 0;
     for (size_t i = 0; i < heap.count(); i++) {
-      const std::optional<dump::ByteRange> r = inCore(heap.addr[i], heap.size[i]);
+      // An object may straddle two segments: a snap core splits memory
+      // where a run of zero pages starts.
+      const std::optional<dump::ByteRange> r = inOrCopied(heap.addr[i], heap.size[i]);
       if (!r) {
         if (missing++ == 0) first_missing = heap.addr[i];
         continue;
@@ -79,6 +81,10 @@ class ModelBuilder {
       o.addr.push_back(heap.addr[i]);
       o.size.push_back(heap.size[i]);
       o.offset.push_back(r->offset);
+      // The region column is kept only once an object lies outside region 0
+      // (a snap core's untouched memory).
+      if (r->region != 0 && o.region.empty()) o.region.assign(o.addr.size() - 1, 0);
+      if (!o.region.empty()) o.region.push_back(r->region);
       o.layout.push_back(masks.layout[i]);
       out_.total_field_entries += out_.layouts.slotCount(masks.layout[i]);
     }
@@ -359,8 +365,16 @@ class ModelBuilder {
     if (mem_.sourceOf(addr) != MemorySource::Core) return std::nullopt;
     auto bytes = mem_.read(addr, n);
     if (!bytes) return std::nullopt;
-    const uint8_t* base = core_.file().bytes().data();
-    return dump::ByteRange{static_cast<uint64_t>(bytes->data() - base), n, 0};
+    const std::span<const uint8_t> file = core_.file().bytes();
+    if (bytes->data() >= file.data() && bytes->data() < file.data() + file.size()) {
+      return dump::ByteRange{static_cast<uint64_t>(bytes->data() - file.data()), n, 0};
+    }
+    // A snap core's untouched memory: the zero pages, one region for all.
+    const std::shared_ptr<const ZeroPages>& zeros = core_.zeroPages();
+    if (!zeros) return std::nullopt;
+    if (!zero_region_) zero_region_ = out_.addSharedRegion(zeros, zeros->bytes());
+    return dump::ByteRange{static_cast<uint64_t>(bytes->data() - zeros->bytes().data()), n,
+                           *zero_region_};
   }
 
   // A data or bss segment, in the core (see inOrCopied) or, where the core
@@ -458,6 +472,7 @@ class ModelBuilder {
   uint64_t bias_;
   dump::Dump& out_;
   dump::PointerLayoutBuilder layouts_;
+  mutable std::optional<uint32_t> zero_region_;  // see inCore
   std::unordered_map<std::string_view, std::string_view> kept_;
   uint64_t unreadable_frames_ = 0;
 };

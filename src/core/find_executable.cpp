@@ -88,13 +88,21 @@ ExecutableSearch findExecutable(const CoreFile& core, std::string_view core_path
   if (given) {
     add(std::string(*given), "the command line");
   } else {
+    const fs::path core_dir = fs::path(std::string(core_path)).parent_path();
+    if (const std::optional<SnapNote>& snap = core.snapNote()) {
+      // goheap snap said where the program was, and where it put its copy.
+      if (!snap->exe_copy.empty()) {
+        add((core_dir / fs::path(snap->exe_copy).filename()).string(), "the snap's copy");
+      }
+      if (!snap->exe_path.empty()) add(snap->exe_path, "the snap note");
+    }
     const std::optional<std::string> mapped = mappedExecutable(core);
     const std::optional<std::string> exec_fn = execFileName(core);
     if (mapped) add(*mapped, "NT_FILE");
     if (exec_fn) add(*exec_fn, "AT_EXECFN");
     // A copy beside the core, under the name the process ran as: a core
     // and its program are often copied off a machine together.
-    const fs::path dir = fs::path(std::string(core_path)).parent_path();
+    const fs::path& dir = core_dir;
     for (const std::optional<std::string>& named : {mapped, exec_fn}) {
       if (named) add((dir / fs::path(*named).filename()).string(), "beside the core");
     }

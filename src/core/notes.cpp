@@ -275,6 +275,10 @@ Status readNotes(const bin::ByteView& f, uint64_t offset, uint64_t size, uint64_
           break;
       }
     }
+    if (name == kGoheapNoteOwner && type == kNtGoheapSnap) {
+      out.snap = parseSnapNote(
+          std::string_view(reinterpret_cast<const char*>(f.bytes().data() + desc_at), descsz));
+    }
     if (!s) return s;
     p = desc_at + std::min(alignUp(descsz, align), end - desc_at);
   }

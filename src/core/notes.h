@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "bin/bytes.h"
+#include "core/snap_note.h"
 #include "util/error.h"
 
 namespace goheap::core {
@@ -81,6 +82,7 @@ struct CoreNotes {
   std::vector<FileMapping> files;
   uint64_t file_page_size = 0;  // NT_FILE's page size; 0 without NT_FILE
   std::vector<AuxEntry> auxv;
+  std::optional<SnapNote> snap;  // a core goheap snap wrote (core/snap_note.h)
 };
 
 // Reads the notes of one PT_NOTE segment: `size` bytes at `offset` of `file`,

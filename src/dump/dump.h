@@ -10,6 +10,7 @@
 #include <array>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -341,6 +342,12 @@ class Dump {
   uint32_t addOwnedRegion(std::vector<uint8_t> bytes) {
     return addRegion(owned_bytes_.emplace_back(std::move(bytes)));
   }
+  // Bytes `owner` keeps mapped (a snap core's zero pages): the Dump keeps the
+  // owner alive with the region.
+  uint32_t addSharedRegion(std::shared_ptr<const void> owner, std::span<const uint8_t> bytes) {
+    shared_owners_.push_back(std::move(owner));
+    return addRegion(bytes);
+  }
   std::string_view keepString(std::string s) { return kept_strings_.emplace_back(std::move(s)); }
 
   std::span<const uint8_t> bytes(const ByteRange& r) const {
@@ -412,6 +419,7 @@ class Dump {
   // long string's buffer moves with it; a short string's characters live in
   // the element itself.
   std::deque<std::vector<uint8_t>> owned_bytes_;
+  std::vector<std::shared_ptr<const void>> shared_owners_;
   std::deque<std::string> kept_strings_;
 };
 

@@ -8,11 +8,18 @@
 // against the report; the report comes from the runtime (%p, reflect), not
 // from goheap.
 //
-// Usage: zoo DUMP_PATH REPORT_PATH [crash]
+// Usage: zoo DUMP_PATH REPORT_PATH [crash|live|churn]
 //
 // With crash it dies of SIGABRT after writing the report, before the
 // stack-only value is let go: under GOTRACEBACK=crash the kernel writes a
 // core of the heap the dump holds (tests/core/core_model_test.cpp).
+//
+// With live it keeps running after the report, for goheap snap
+// (tests/acquire/snap_test.cpp): it prints "ready" on stdout, answers each
+// line "ping" on stdin with "pong", and exits when stdin closes. The report
+// then also lists its goroutines as runtime.Stack prints them. churn is
+// live with two goroutines that allocate and rewire linked structures all
+// the time, so that a snap catches the heap mid-change.
 //
 // Report (addresses "0x" + lower-case hex, as %p prints):
 //
@@ -40,7 +47,10 @@ import (
 	"os"
 	"reflect"
 	"runtime"
+	"bufio"
 	"runtime/debug"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 	"unsafe"
@@ -155,6 +165,14 @@ type report struct {
 	BigEndian bool    `json:"big_endian"`
 	Values    []value `json:"values"`
 	Fields    []field `json:"fields"`
+	// live and churn: every goroutine runtime.Stack(all) lists, with the
+	// functions of its frames, innermost first.
+	Goroutines []goroutine `json:"goroutines,omitempty"`
+}
+
+type goroutine struct {
+	ID        int64    `json:"id"`
+	Functions []string `json:"functions"`
 }
 
 var rep report
@@ -381,9 +399,82 @@ func build() {
 	note(mapHeader(sessionsByID), reflect.TypeOf(sessionsByID).String(), "map of pointers to structs")
 }
 
+// goroutines parses runtime.Stack(all): "goroutine N [state]:" then, per
+// frame, "pkg.fn(args)" and a "\tfile:line" line.
+func goroutines() []goroutine {
+	buf := make([]byte, 1<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	var out []goroutine
+	for _, block := range strings.Split(string(buf), "\n\n") {
+		lines := strings.Split(strings.TrimSpace(block), "\n")
+		if len(lines) == 0 || !strings.HasPrefix(lines[0], "goroutine ") {
+			continue
+		}
+		id, err := strconv.ParseInt(strings.Fields(lines[0])[1], 10, 64)
+		if err != nil {
+			continue
+		}
+		g := goroutine{ID: id}
+		for _, l := range lines[1:] {
+			if strings.HasPrefix(l, "\t") || strings.HasPrefix(l, "created by ") {
+				continue
+			}
+			if i := strings.LastIndex(l, "("); i > 0 {
+				l = l[:i]
+			}
+			g.Functions = append(g.Functions, l)
+		}
+		out = append(out, g)
+	}
+	return out
+}
+
+type churnNode struct {
+	next    *churnNode
+	payload []byte
+	peers   map[int]*churnNode
+	label   string
+}
+
+var churnHeads [64]*churnNode
+
+// churn builds and drops linked lists, maps and strings without end,
+// rewiring pointers in structures that stay reachable.
+func churn(seed int) {
+	for i := seed; ; i++ {
+		var head *churnNode
+		for j := 0; j < 200; j++ {
+			n := &churnNode{next: head, payload: make([]byte, 16+j%300), label: strconv.Itoa(i*1000 + j)}
+			if j%10 == 0 {
+				n.peers = map[int]*churnNode{j: head, j + 1: n}
+			}
+			head = n
+		}
+		churnHeads[i%len(churnHeads)] = head
+		if other := churnHeads[(i*7)%len(churnHeads)]; other != nil && other.next != nil {
+			other.next.next = head
+		}
+	}
+}
+
+// serveStdin answers "ping" with "pong" until stdin closes.
+func serveStdin() {
+	fmt.Println("ready")
+	in := bufio.NewScanner(os.Stdin)
+	for in.Scan() {
+		if in.Text() == "ping" {
+			fmt.Println("pong")
+		}
+	}
+}
+
 func main() {
-	if len(os.Args) != 3 && !(len(os.Args) == 4 && os.Args[3] == "crash") {
-		fmt.Fprintln(os.Stderr, "usage: zoo DUMP_PATH REPORT_PATH [crash]")
+	mode := ""
+	if len(os.Args) == 4 {
+		mode = os.Args[3]
+	}
+	if len(os.Args) < 3 || len(os.Args) > 4 || !(mode == "" || mode == "crash" || mode == "live" || mode == "churn") {
+		fmt.Fprintln(os.Stderr, "usage: zoo DUMP_PATH REPORT_PATH [crash|live|churn]")
 		os.Exit(2)
 	}
 	var probe uint16 = 1
@@ -407,12 +498,24 @@ func main() {
 	debug.WriteHeapDump(f.Fd())
 	f.Close()
 
+	if mode == "churn" {
+		go churn(1)
+		go churn(1000000)
+	}
+	if mode == "live" || mode == "churn" {
+		rep.Goroutines = goroutines()
+	}
 	out, _ := json.MarshalIndent(rep, "", "  ")
 	if err := os.WriteFile(os.Args[2], out, 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	if len(os.Args) == 4 {
+	if mode == "live" || mode == "churn" {
+		serveStdin()
+		close(release)
+		return
+	}
+	if mode == "crash" {
 		// The core's heap is the dump's, the stack-only value still held.
 		debug.SetTraceback("crash")
 		syscall.Kill(os.Getpid(), syscall.SIGABRT)

@@ -1,0 +1,376 @@
+#include "acquire/core_writer.h"
+
+#include <elf.h>
+#include <sys/procfs.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+namespace goheap::acquire {
+
+namespace {
+
+#if defined(__x86_64__)
+constexpr uint16_t kMachine = EM_X86_64;
+#elif defined(__aarch64__)
+constexpr uint16_t kMachine = EM_AARCH64;
+#else
+constexpr uint16_t kMachine = 0;
+#endif
+
+constexpr uint64_t kChunk = 1 << 20;
+
+uint64_t alignUp(uint64_t v, uint64_t a) {
+  return (v + a - 1) / a * a;
+}
+
+// Notes, built in memory: they are small.
+class NoteBuilder {
+ public:
+  void add(std::string_view owner, uint32_t type, std::span<const uint8_t> desc) {
+    const uint32_t namesz = static_cast<uint32_t>(owner.size() + 1);
+    const uint32_t descsz = static_cast<uint32_t>(desc.size());
+    appendPod(namesz);
+    appendPod(descsz);
+    appendPod(type);
+    bytes_.insert(bytes_.end(), owner.begin(), owner.end());
+    bytes_.push_back(0);
+    pad();
+    bytes_.insert(bytes_.end(), desc.begin(), desc.end());
+    pad();
+  }
+  template <class T>
+  void addPod(std::string_view owner, uint32_t type, const T& value) {
+    add(owner, type, {reinterpret_cast<const uint8_t*>(&value), sizeof value});
+  }
+  const std::vector<uint8_t>& bytes() const { return bytes_; }
+
+ private:
+  template <class T>
+  void appendPod(const T& v) {
+    const auto* p = reinterpret_cast<const uint8_t*>(&v);
+    bytes_.insert(bytes_.end(), p, p + sizeof v);
+  }
+  void pad() {
+    while (bytes_.size() % 4 != 0) bytes_.push_back(0);
+  }
+  std::vector<uint8_t> bytes_;
+};
+
+void addThread(NoteBuilder& notes, const StoppedThread& t) {
+  elf_prstatus st;
+  std::memset(&st, 0, sizeof st);
+  st.pr_pid = t.tid;
+  st.pr_cursig = static_cast<short>(t.pending_signal);
+  std::memcpy(&st.pr_reg, t.registers.data(), std::min(sizeof st.pr_reg, t.registers.size()));
+  notes.addPod("CORE", NT_PRSTATUS, st);
+}
+
+std::vector<uint8_t> fileNote(const std::vector<Mapping>& mappings, uint64_t page_size) {
+  std::vector<const Mapping*> files;
+  for (const Mapping& m : mappings) {
+    if (m.fileBacked()) files.push_back(&m);
+  }
+  std::vector<uint8_t> out;
+  auto put = [&](uint64_t v) {
+    const auto* p = reinterpret_cast<const uint8_t*>(&v);
+    out.insert(out.end(), p, p + sizeof v);
+  };
+  put(files.size());
+  put(page_size);
+  for (const Mapping* m : files) {
+    put(m->start);
+    put(m->end);
+    put(m->offset / page_size);
+  }
+  for (const Mapping* m : files) {
+    out.insert(out.end(), m->path.begin(), m->path.end());
+    out.push_back(0);
+  }
+  return out;
+}
+
+std::vector<uint8_t> buildNotes(const CoreContents& c) {
+  NoteBuilder notes;
+  // The kernel's order: the thread that dumped (here the main thread)
+  // first, the process's notes, then the other threads.
+  const std::vector<StoppedThread>& threads = *c.threads;
+  auto main_thread = std::find_if(threads.begin(), threads.end(),
+                                  [&](const StoppedThread& t) { return t.tid == c.pid; });
+  if (main_thread != threads.end()) addThread(notes, *main_thread);
+
+  elf_prpsinfo ps;
+  std::memset(&ps, 0, sizeof ps);
+  ps.pr_state = 0;
+  ps.pr_sname = c.state;
+  ps.pr_uid = c.uid;
+  ps.pr_pid = c.pid;
+  std::strncpy(ps.pr_fname, c.name.c_str(), sizeof ps.pr_fname - 1);
+  std::strncpy(ps.pr_psargs, c.command_line.c_str(), sizeof ps.pr_psargs - 1);
+  notes.addPod("CORE", NT_PRPSINFO, ps);
+  notes.add("CORE", NT_AUXV,
+            {reinterpret_cast<const uint8_t*>(c.auxv.data()), c.auxv.size()});
+  const std::vector<uint8_t> files = fileNote(*c.mappings, c.page_size);
+  notes.add("CORE", NT_FILE, files);
+  const std::string snap = core::formatSnapNote(c.note);
+  notes.add(core::kGoheapNoteOwner, core::kNtGoheapSnap,
+            {reinterpret_cast<const uint8_t*>(snap.data()), snap.size()});
+  for (auto it = threads.begin(); it != threads.end(); ++it) {
+    if (it != main_thread) addThread(notes, *it);
+  }
+  return notes.bytes();
+}
+
+Status writeAll(std::FILE* out, const void* data, size_t n) {
+  if (n != 0 && std::fwrite(data, 1, n, out) != n) {
+    return Error(std::string("cannot write the core: ") + std::strerror(errno));
+  }
+  return Status::success();
+}
+
+}  // namespace
+
+Status canWriteCores() {
+  if (kMachine == 0) {
+    return Error("goheap snap works on Linux on amd64 and arm64 only; use gcore here");
+  }
+  return Status::success();
+}
+
+namespace {
+
+// Writes the copied memory, segment by segment, and makes the PT_LOAD
+// headers as it goes. In writable memory a page of zeros is not written:
+// the segment is split around runs of them (short runs are written, so
+// that the core keeps few segments), and the left-out memory is a
+// writable segment holding no bytes, which a snap core's reader takes as
+// zero (core/snap_note.h). The Go heap has many such pages: freed spans,
+// memory read but never written (the kernel's zero page).
+class SegmentWriter {
+ public:
+  SegmentWriter(const CoreContents& c, std::FILE* out, uint64_t at)
+      : c_(c), out_(out), at_(at), buffer_(kChunk), zeros_(kChunk, 0) {}
+
+  Status write(const PlannedSegment& s) {
+    if (!s.copy) {
+      leftOut(s, s.start, s.end);
+      return Status::success();
+    }
+    if (!s.write) {
+      // Read-only memory is copied as it is: a reader would not take left-out
+      // bytes of it as zero.
+      open(s, s.start);
+      for (uint64_t addr = s.start; addr < s.end;) {
+        const uint64_t n = std::min(s.end - addr, kChunk);
+        if (Status st = readAndWrite(addr, n); !st) return st;
+        addr += n;
+      }
+      close(s.end);
+      return Status::success();
+    }
+    left_out_from_ = s.start;
+    size_t gap = 0;
+    for (uint64_t addr = s.start; addr < s.end;) {
+      while (gap < s.zero_gaps.size() && s.zero_gaps[gap].end <= addr) gap++;
+      const bool in_gap = gap < s.zero_gaps.size() && s.zero_gaps[gap].start <= addr;
+      uint64_t until = s.end;
+      if (gap < s.zero_gaps.size()) until = in_gap ? s.zero_gaps[gap].end : s.zero_gaps[gap].start;
+      const uint64_t n = std::min(until - addr, kChunk);
+      if (in_gap) {
+        zeroPages(addr, n);
+      } else {
+        if (Status st = read(addr, n); !st) return st;
+        for (uint64_t p = 0; p < n; p += c_.page_size) {
+          const uint8_t* page = buffer_.data() + p;
+          const uint64_t len = std::min(c_.page_size, n - p);
+          if (std::memcmp(page, zeros_.data(), len) == 0) {
+            zeroPages(addr + p, len);
+          } else if (Status st = dataPage(s, addr + p, page, len); !st) {
+            return st;
+          }
+        }
+      }
+      addr += n;
+      done_ += n;
+      if (c_.progress) c_.progress(done_);
+    }
+    finishWritable(s);
+    return Status::success();
+  }
+
+  std::vector<Elf64_Phdr>& headers() { return headers_; }
+  uint64_t offset() const { return at_; }
+
+ private:
+  // Zero pages from `addr`: after data they are held back, to be written if
+  // data follows soon, else left out.
+  void zeroPages(uint64_t addr, uint64_t n) {
+    if (open_ && pending_zero_ == 0) pending_zero_from_ = addr;
+    if (open_) pending_zero_ += n;
+  }
+
+  Status dataPage(const PlannedSegment& s, uint64_t addr, const uint8_t* page, uint64_t n) {
+    if (open_ && pending_zero_ != 0) {
+      if (pending_zero_ <= mergeBytes()) {
+        for (uint64_t left = pending_zero_; left > 0;) {
+          const uint64_t k = std::min(left, kChunk);
+          if (Status st = put(zeros_.data(), k); !st) return st;
+          left -= k;
+        }
+      } else {
+        close(pending_zero_from_);
+        left_out_from_ = pending_zero_from_;
+      }
+      pending_zero_ = 0;
+    }
+    if (!open_) {
+      if (addr > left_out_from_) leftOut(s, left_out_from_, addr);
+      open(s, addr);
+    }
+    return put(page, n);
+  }
+
+  void finishWritable(const PlannedSegment& s) {
+    uint64_t data_end = s.end;
+    if (open_) {
+      data_end = pending_zero_ != 0 ? pending_zero_from_ : s.end;
+      close(data_end);
+      left_out_from_ = data_end;
+    }
+    pending_zero_ = 0;
+    if (left_out_from_ < s.end) leftOut(s, left_out_from_, s.end);
+  }
+
+  // Few segments while the count is low; more merging once it grows, to
+  // stay below ELF's 16-bit program header count.
+  uint64_t mergeBytes() const {
+    const uint64_t pages = headers_.size() < 20000 ? 16 : headers_.size() < 40000 ? 256 : 4096;
+    return pages * c_.page_size;
+  }
+
+  static uint32_t flagsOf(const PlannedSegment& s) {
+    return (s.read ? PF_R : 0) | (s.write ? PF_W : 0) | (s.exec ? PF_X : 0);
+  }
+
+  void leftOut(const PlannedSegment& s, uint64_t from, uint64_t to) {
+    Elf64_Phdr ph{};
+    ph.p_type = PT_LOAD;
+    ph.p_flags = flagsOf(s);
+    ph.p_offset = at_;
+    ph.p_vaddr = from;
+    ph.p_memsz = to - from;
+    ph.p_align = c_.page_size;
+    headers_.push_back(ph);
+  }
+
+  void open(const PlannedSegment& s, uint64_t addr) {
+    Elf64_Phdr ph{};
+    ph.p_type = PT_LOAD;
+    ph.p_flags = flagsOf(s);
+    ph.p_offset = at_;
+    ph.p_vaddr = addr;
+    ph.p_align = c_.page_size;
+    headers_.push_back(ph);
+    open_ = true;
+  }
+
+  void close(uint64_t end) {
+    Elf64_Phdr& ph = headers_.back();
+    ph.p_memsz = end - ph.p_vaddr;
+    ph.p_filesz = at_ - ph.p_offset;
+    open_ = false;
+  }
+
+  Status read(uint64_t addr, uint64_t n) { return c_.read_memory(addr, {buffer_.data(), n}); }
+
+  Status readAndWrite(uint64_t addr, uint64_t n) {
+    if (Status st = read(addr, n); !st) return st;
+    done_ += n;
+    if (c_.progress) c_.progress(done_);
+    return put(buffer_.data(), n);
+  }
+
+  Status put(const uint8_t* data, uint64_t n) {
+    if (Status st = writeAll(out_, data, n); !st) return st;
+    at_ += n;
+    return Status::success();
+  }
+
+  const CoreContents& c_;
+  std::FILE* out_;
+  uint64_t at_;
+  std::vector<uint8_t> buffer_, zeros_;
+  std::vector<Elf64_Phdr> headers_;
+  bool open_ = false;
+  uint64_t left_out_from_ = 0;
+  uint64_t pending_zero_from_ = 0, pending_zero_ = 0;
+  uint64_t done_ = 0;
+};
+
+}  // namespace
+
+Expected<uint64_t> writeCore(const CoreContents& c, std::FILE* out) {
+  if (Status s = canWriteCores(); !s) return s.error();
+  // The memory first, the notes and program headers after it (e_phoff may
+  // point anywhere): how many segments there are is known only once every
+  // page has been looked at. The header is written last, at the front.
+  Elf64_Ehdr eh;
+  std::memset(&eh, 0, sizeof eh);
+  if (Status s = writeAll(out, &eh, sizeof eh); !s) return s.error();
+  const std::vector<uint8_t> padding(c.page_size, 0);
+  if (Status s = writeAll(out, padding.data(), c.page_size - sizeof eh); !s) return s.error();
+
+  SegmentWriter segments(c, out, c.page_size);
+  for (const PlannedSegment& s : c.plan->segments) {
+    if (Status st = segments.write(s); !st) return st.error();
+  }
+  const std::vector<uint8_t> notes = buildNotes(c);
+  const uint64_t notes_at = segments.offset();
+  if (Status s = writeAll(out, notes.data(), notes.size()); !s) return s.error();
+  const uint64_t phdrs_at = alignUp(notes_at + notes.size(), 8);
+  if (Status s = writeAll(out, padding.data(), phdrs_at - notes_at - notes.size()); !s) {
+    return s.error();
+  }
+  std::vector<Elf64_Phdr> phdrs;
+  phdrs.reserve(segments.headers().size() + 1);
+  Elf64_Phdr note{};
+  note.p_type = PT_NOTE;
+  note.p_offset = notes_at;
+  note.p_filesz = notes.size();
+  note.p_align = 4;
+  phdrs.push_back(note);
+  phdrs.insert(phdrs.end(), segments.headers().begin(), segments.headers().end());
+  if (phdrs.size() >= PN_XNUM) {
+    return Error("the process's memory needs " + std::to_string(phdrs.size()) +
+                 " segments, more than an ELF core can list; use gcore");
+  }
+  if (Status s = writeAll(out, phdrs.data(), phdrs.size() * sizeof(Elf64_Phdr)); !s) {
+    return s.error();
+  }
+  const uint64_t total = phdrs_at + phdrs.size() * sizeof(Elf64_Phdr);
+
+  std::memcpy(eh.e_ident, ELFMAG, SELFMAG);
+  eh.e_ident[EI_CLASS] = ELFCLASS64;
+  eh.e_ident[EI_DATA] = ELFDATA2LSB;
+  eh.e_ident[EI_VERSION] = EV_CURRENT;
+  eh.e_ident[EI_OSABI] = ELFOSABI_NONE;
+  eh.e_type = ET_CORE;
+  eh.e_machine = kMachine;
+  eh.e_version = EV_CURRENT;
+  eh.e_phoff = phdrs_at;
+  eh.e_ehsize = sizeof(Elf64_Ehdr);
+  eh.e_phentsize = sizeof(Elf64_Phdr);
+  eh.e_phnum = static_cast<uint16_t>(phdrs.size());
+  if (std::fseek(out, 0, SEEK_SET) != 0) {
+    return Error("the core must go to a file (it is written out of order), not a pipe");
+  }
+  if (Status s = writeAll(out, &eh, sizeof eh); !s) return s.error();
+  if (std::fflush(out) != 0) {
+    return Error(std::string("cannot write the core: ") + std::strerror(errno));
+  }
+  return total;
+}
+
+}  // namespace goheap::acquire

@@ -1,0 +1,241 @@
+#include "acquire/snap.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <thread>
+
+#include "acquire/core_writer.h"
+#include "acquire/memory_plan.h"
+#include "acquire/proc_status.h"
+#include "acquire/process_stopper.h"
+#include "bin/binary.h"
+
+namespace goheap::acquire {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// A file descriptor closed when it goes out of scope.
+class Fd {
+ public:
+  explicit Fd(int fd = -1) : fd_(fd) {}
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  ~Fd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+// Opens /proc/PID/`name`; an Error explaining a refusal.
+Expected<int> openProc(pid_t pid, const char* name) {
+  const std::string path = "/proc/" + std::to_string(pid) + "/" + name;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) return fd;
+  if (errno == ENOENT || errno == ESRCH) return Error("no process with PID " + std::to_string(pid));
+  if (errno == EACCES || errno == EPERM) return Error(explainNoPermission(pid));
+  return Error("cannot open " + path + ": " + std::strerror(errno));
+}
+
+std::string withoutDeleted(std::string path) {
+  constexpr std::string_view kDeleted = " (deleted)";
+  if (path.ends_with(kDeleted)) path.resize(path.size() - kDeleted.size());
+  return path;
+}
+
+// The command line, its NULs turned to spaces.
+std::string commandLine(pid_t pid) {
+  Expected<std::string> raw = readProcFile(pid, "cmdline");
+  if (!raw) return "";
+  std::string s = raw.take();
+  while (!s.empty() && s.back() == '\0') s.pop_back();
+  for (char& c : s) {
+    if (c == '\0') c = ' ';
+  }
+  return s;
+}
+
+// Whether the file mapped by `m` starts with an ELF header, read through
+// the process's memory (the file may be gone from disk).
+bool startsWithElfHeader(int mem_fd, const Mapping& m) {
+  char magic[4] = {};
+  return ::pread(mem_fd, magic, 4, static_cast<off_t>(m.start)) == 4 &&
+         std::memcmp(magic, "\x7f" "ELF", 4) == 0;
+}
+
+Status copyFile(int from_fd, const std::string& to) {
+  const int out = ::open(to.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+  if (out < 0) return Error("cannot create " + to + ": " + std::strerror(errno));
+  std::vector<char> buffer(1 << 20);
+  off_t at = 0;
+  for (;;) {
+    const ssize_t n = ::pread(from_fd, buffer.data(), buffer.size(), at);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int err = errno;
+      ::close(out);
+      return Error("cannot read the executable: " + std::string(std::strerror(err)));
+    }
+    if (n == 0) break;
+    if (::write(out, buffer.data(), static_cast<size_t>(n)) != n) {
+      const int err = errno;
+      ::close(out);
+      return Error("cannot write " + to + ": " + std::strerror(err));
+    }
+    at += n;
+  }
+  if (::close(out) != 0) return Error("cannot write " + to + ": " + std::strerror(errno));
+  return Status::success();
+}
+
+}  // namespace
+
+Expected<SnapResult> snapProcess(pid_t pid, std::FILE* out, const SnapOptions& options) {
+  if (Status s = canWriteCores(); !s) return s.error();
+  if (pid <= 0) return Error("no process with PID " + std::to_string(pid));
+  if (pid == ::getpid()) return Error("goheap cannot snap itself");
+  Expected<ProcStatus> status = readProcStatus(pid);
+  if (!status) return status.error();
+  if (status->state == 'Z' || status->state == 'X') {
+    return Error("process " + std::to_string(pid) + " has exited (a zombie waiting for its parent)");
+  }
+  const std::string who = "process " + std::to_string(pid) + " (" + status->name + ")";
+
+  // Before anything is stopped: is it a Go program, may we trace it?
+  Expected<std::string> exe_link = readExeLink(pid);
+  if (!exe_link) {
+    if (exe_link.error().message().find("no process") != std::string::npos) return exe_link.error();
+    return Error(explainNoPermission(pid));
+  }
+  SnapResult result;
+  result.exe_path = withoutDeleted(*exe_link);
+  result.name = status->name;
+  const std::string exe_proc = "/proc/" + std::to_string(pid) + "/exe";
+  Expected<bin::Binary> exe = bin::Binary::open(exe_proc);
+  if (!exe) {
+    return Error(who + " is not a Go program: " + result.exe_path + ": " +
+                 exe.error().message());
+  }
+  result.go_version = exe->goVersion();
+  if (status->tracer_pid != 0) return Error(explainNoPermission(pid));
+
+  Expected<int> mem = openProc(pid, "mem");
+  if (!mem) return mem.error();
+  const Fd mem_fd(*mem);
+  Expected<int> pagemap = openProc(pid, "pagemap");
+  if (!pagemap) return pagemap.error();
+  const Fd pagemap_fd(*pagemap);
+  Fd exe_fd(options.exe_copy_path.empty() ? -1 : ::open(exe_proc.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!options.exe_copy_path.empty() && exe_fd.get() < 0) {
+    return Error("cannot open the executable of " + who + ": " + std::strerror(errno));
+  }
+  const uint64_t page_size = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+
+  auto phase = [&](std::string_view name, uint64_t total) {
+    if (options.begin_phase) options.begin_phase(name, total);
+  };
+  auto end_phase = [&] {
+    if (options.end_phase) options.end_phase();
+  };
+  auto interrupted = [&] { return options.interrupted != nullptr && options.interrupted->load(); };
+
+  const Clock::time_point stop_start = Clock::now();
+  ProcessStopper stopper(pid);
+  phase("stop threads", 0);
+  Status stopped = stopper.stopAll(options.interrupted);
+  end_phase();
+  if (!stopped) {
+    if (interrupted()) return Error("interrupted; " + who + " runs on, no core written");
+    return stopped.error();
+  }
+
+  Expected<std::string> maps_text = readProcFile(pid, "maps");
+  if (!maps_text) return maps_text.error();
+  Expected<std::vector<Mapping>> mappings = parseMaps(*maps_text);
+  if (!mappings) return mappings.error();
+  PlanInputs plan_inputs;
+  plan_inputs.mappings = &*mappings;
+  plan_inputs.page_size = page_size;
+  plan_inputs.touched = [&](uint64_t start, uint64_t end) {
+    return touchedPages(pagemap_fd.get(), start, end, page_size);
+  };
+  plan_inputs.is_elf_header = [&](const Mapping& m) {
+    return startsWithElfHeader(mem_fd.get(), m);
+  };
+  Expected<MemoryPlan> plan = planMemory(plan_inputs);
+  if (!plan) return plan.error();
+
+  CoreContents contents;
+  contents.pid = pid;
+  contents.threads = &stopper.threads();
+  contents.mappings = &*mappings;
+  contents.plan = &*plan;
+  if (Expected<std::string> auxv = readProcFile(pid, "auxv")) contents.auxv = auxv.take();
+  contents.name = status->name;
+  contents.command_line = commandLine(pid);
+  contents.state = status->state;
+  contents.uid = status->real_uid;
+  contents.page_size = page_size;
+  contents.note.pid = static_cast<uint64_t>(pid);
+  contents.note.exe_path = result.exe_path;
+  contents.note.build_id = exe->buildId();
+  contents.note.go_version = result.go_version;
+  contents.note.untouched_is_zero = true;
+  if (!options.exe_copy_path.empty()) {
+    contents.note.exe_copy = std::filesystem::path(options.exe_copy_path).filename().string();
+  }
+  contents.read_memory = [&](uint64_t addr, std::span<uint8_t> into) -> Status {
+    if (interrupted()) return Error("interrupted; " + who + " runs on, no core written");
+    if (options.copy_delay_ms != 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(options.copy_delay_ms));
+    }
+    size_t done = 0;
+    while (done < into.size()) {
+      const ssize_t n = ::pread(mem_fd.get(), into.data() + done, into.size() - done,
+                                static_cast<off_t>(addr + done));
+      if (n < 0 && errno == EINTR) {
+        if (interrupted()) return Error("interrupted; " + who + " runs on, no core written");
+        continue;
+      }
+      if (n <= 0) {
+        if (stopper.processGone()) return Error(who + " exited during the copy; no core written");
+        // Memory unmapped under us cannot happen while every thread is
+        // stopped; a page that cannot be read (a device mapping) reads as zero.
+        std::memset(into.data() + done, 0, into.size() - done);
+        break;
+      }
+      done += static_cast<size_t>(n);
+    }
+    if (stopper.processGone()) return Error(who + " exited during the copy; no core written");
+    return Status::success();
+  };
+  contents.progress = options.progress;
+  phase("copy memory", plan->copied_bytes);
+  Expected<uint64_t> written = writeCore(contents, out);
+  end_phase();
+  result.threads = stopper.threads().size();
+  stopper.resumeAll();
+  result.pause_ns = static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - stop_start).count());
+  if (!written) return written.error();
+
+  result.core_bytes = *written;
+  result.writable_bytes = plan->writable_bytes;
+  result.segments = plan->segments.size();
+  if (!options.exe_copy_path.empty()) {
+    if (Status s = copyFile(exe_fd.get(), options.exe_copy_path); !s) return s.error();
+    result.exe_copy_path = options.exe_copy_path;
+  }
+  return result;
+}
+
+}  // namespace goheap::acquire

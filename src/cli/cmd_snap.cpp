@@ -1,0 +1,180 @@
+// goheap snap PID [-o FILE] [--with-exe]: the heap of a running Go process,
+// as an ELF core every goheap command reads (src/acquire/snap.h). The
+// process is stopped while its memory is copied and then runs on.
+#include <signal.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <optional>
+
+#include "acquire/snap.h"
+#include "cli/command.h"
+#include "cli/progress.h"
+#include "util/file_identity.h"
+#include "util/format.h"
+#include "util/output_file.h"
+
+namespace goheap::cli {
+
+namespace {
+
+CommandSpec snapSpec() {
+  CommandSpec spec(
+      "snap",
+      "Copies the memory of a running Go process into an ELF core file that every goheap "
+      "command reads, without a restart and without a debugger. Every thread is stopped with "
+      "ptrace while the memory the process touched is copied (a fraction of what gcore "
+      "writes), then the process runs on, with no signal sent or lost. Needs the permission "
+      "to trace the process: the same user (and kernel.yama.ptrace_scope 0) or root. The "
+      "core records where the executable is; --with-exe copies it beside the core for "
+      "reading on another machine.");
+  spec.positional("PID", "the process to snap").kind(ValueKind::Uint);
+  spec.flag("output", "FILE",
+            "where to write the core (a file); default NAME-PID-TIME.core in the current folder")
+      .alias('o');
+  spec.boolFlag("with-exe", "also copy the executable beside the core, as FILE without .core + .exe");
+  spec.boolFlag("no-progress", "no progress line on stderr (it shows only on a terminal)");
+  spec.example("goheap snap 4242", "writes server-4242-20261124-101500.core and says how long "
+                                   "the process was paused");
+  spec.example("goheap snap 4242 -o heap.core && goheap summary heap.core",
+               "snap, then read the core (the executable is found through the core)");
+  spec.example("goheap snap $(pgrep -n myservice) -o s.core --with-exe",
+               "a core to take elsewhere, with its program (s.exe)");
+  spec.example("goheap summary --pid 4242", "snap to a temporary file, analyse, delete it");
+  return spec;
+}
+
+// SIGINT, SIGTERM and SIGHUP ask the snap to stop: the process must be let
+// go before goheap ends, so the handler only says so.
+std::atomic<bool> g_interrupted{false};
+
+void noteInterrupt(int) {
+  g_interrupted.store(true);
+}
+
+class InterruptGuard {
+ public:
+  InterruptGuard() {
+    struct sigaction action {};
+    action.sa_handler = noteInterrupt;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = 0;  // no SA_RESTART: a blocked wait returns EINTR
+    for (int i = 0; i < 3; i++) ::sigaction(kSignals[i], &action, &previous_[i]);
+  }
+  ~InterruptGuard() {
+    for (int i = 0; i < 3; i++) ::sigaction(kSignals[i], &previous_[i], nullptr);
+  }
+  InterruptGuard(const InterruptGuard&) = delete;
+  InterruptGuard& operator=(const InterruptGuard&) = delete;
+
+ private:
+  static constexpr int kSignals[3] = {SIGINT, SIGTERM, SIGHUP};
+  struct sigaction previous_[3];
+};
+
+std::string defaultOutput(const std::string& name, uint64_t pid) {
+  const std::time_t now = std::time(nullptr);
+  std::tm local{};
+  localtime_r(&now, &local);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &local);
+  std::string base = name.empty() ? std::string("process") : name;
+  for (char& c : base) {
+    if (c == '/' || c == ' ') c = '_';
+  }
+  return base + "-" + std::to_string(pid) + "-" + stamp + ".core";
+}
+
+std::string exeCopyPath(const std::string& core_path) {
+  std::string base = core_path;
+  if (base.ends_with(".core")) base.resize(base.size() - 5);
+  return base + ".exe";
+}
+
+// For tests of an interrupted or failed copy: GOHEAP_SNAP_COPY_DELAY_MS
+// slows the copy down (a pause per MiB).
+unsigned copyDelayFromEnvironment() {
+  const char* v = std::getenv("GOHEAP_SNAP_COPY_DELAY_MS");
+  return v == nullptr ? 0 : static_cast<unsigned>(std::strtoul(v, nullptr, 10));
+}
+
+}  // namespace
+
+int runSnap(int argc, const char* const* argv) {
+  const CommandSpec spec = snapSpec();
+  return runParsed(spec, argc, argv, [&](const ParsedArgs& args) {
+    const uint64_t pid_arg = args.getUint("PID");
+    if (pid_arg == 0 || pid_arg > 0x3fffffff) {
+      return fail(args.usageError("PID " + std::to_string(pid_arg) + " is not a process id"),
+                  kExitUsage);
+    }
+    const pid_t pid = static_cast<pid_t>(pid_arg);
+    std::string name;
+    {
+      if (std::FILE* f = std::fopen(("/proc/" + std::to_string(pid) + "/comm").c_str(), "r")) {
+        char buffer[64] = {};
+        if (std::fgets(buffer, sizeof buffer, f) != nullptr) name = buffer;
+        std::fclose(f);
+        while (!name.empty() && name.back() == '\n') name.pop_back();
+      }
+    }
+    const std::string output =
+        args.has("output") ? std::string(args.getString("output")) : defaultOutput(name, pid_arg);
+    const bool with_exe = args.getBool("with-exe");
+    if (output == "-") {
+      return fail(args.usageError("the core must go to a file (it is written out of order), "
+                                  "not to standard output"),
+                  kExitUsage);
+    }
+    const std::vector<InputFile> inputs = {
+        {"the process's executable", "/proc/" + std::to_string(pid) + "/exe"}};
+    Expected<OutputFile> out = OutputFile::create(output, inputs);
+    if (!out) return fail(out.error());
+    const std::string exe_copy = with_exe ? exeCopyPath(output) : std::string();
+    if (with_exe) {
+      if (Status s = refuseInput(exe_copy, inputs); !s) return fail(s.error());
+    }
+
+    Progress progress(stderr, Progress::wanted(stderr, args.getBool("no-progress")));
+    std::optional<Phase> phase;
+    PhaseTimer timer;
+    acquire::SnapOptions options;
+    options.exe_copy_path = exe_copy;
+    options.interrupted = &g_interrupted;
+    options.copy_delay_ms = copyDelayFromEnvironment();
+    options.begin_phase = [&](std::string_view p, uint64_t total) {
+      phase.emplace(timer.phase(std::string(p), &progress, total));
+    };
+    options.progress = [&](uint64_t done) {
+      if (phase) phase->update(done);
+    };
+    options.end_phase = [&] { phase.reset(); };
+
+    Expected<acquire::SnapResult> result = [&] {
+      InterruptGuard guard;
+      return acquire::snapProcess(pid, out->stream(), options);
+    }();
+    if (!result) return fail(result.error());
+    if (Status s = out->commit(); !s) return fail(s.error());
+
+    const acquire::SnapResult& r = *result;
+    std::string text = "snapped process " + std::to_string(pid) + " (" + r.name + ", " +
+                       r.go_version + "): paused " +
+                       formatDuration(static_cast<double>(r.pause_ns) / 1e9) + ", " +
+                       std::to_string(r.threads) + " threads\n";
+    {
+      text += "wrote " + output + ": " + formatBytes(r.core_bytes) + " (the process's writable "
+              "memory: " + formatBytes(r.writable_bytes) + ")\n";
+      if (!r.exe_copy_path.empty()) text += "copied the executable to " + r.exe_copy_path + "\n";
+      text += "read it with: goheap summary " + output + "\n";
+      print(text);
+    }
+    return kExitOk;
+  });
+}
+
+}  // namespace goheap::cli
