@@ -110,8 +110,7 @@ std::vector<uint8_t> buildNotes(const CoreContents& c) {
   std::strncpy(ps.pr_fname, c.name.c_str(), sizeof ps.pr_fname - 1);
   std::strncpy(ps.pr_psargs, c.command_line.c_str(), sizeof ps.pr_psargs - 1);
   notes.addPod("CORE", NT_PRPSINFO, ps);
-  notes.add("CORE", NT_AUXV,
-            {reinterpret_cast<const uint8_t*>(c.auxv.data()), c.auxv.size()});
+  notes.add("CORE", NT_AUXV, {reinterpret_cast<const uint8_t*>(c.auxv.data()), c.auxv.size()});
   const std::vector<uint8_t> files = fileNote(*c.mappings, c.page_size);
   notes.add("CORE", NT_FILE, files);
   const std::string snap = core::formatSnapNote(c.note);

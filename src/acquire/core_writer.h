@@ -26,9 +26,9 @@ struct CoreContents {
   const std::vector<StoppedThread>* threads = nullptr;
   const std::vector<Mapping>* mappings = nullptr;  // for NT_FILE
   const MemoryPlan* plan = nullptr;
-  std::string auxv;         // /proc/PID/auxv, raw
-  std::string name;         // the process's name (15 bytes at most)
-  std::string command_line; // its arguments, spaces between
+  std::string auxv;          // /proc/PID/auxv, raw
+  std::string name;          // the process's name (15 bytes at most)
+  std::string command_line;  // its arguments, spaces between
   char state = 'R';
   uid_t uid = 0;
   uint64_t page_size = 4096;

@@ -194,9 +194,9 @@ Expected<MemoryPlan> planMemory(const PlanInputs& in) {
         plan.segments.push_back(pieceOf(m, m.start, m.start + in.page_size, true));
         plan.segments.push_back(pieceOf(m, m.start + in.page_size, m.end, false));
       } else {
-        plan.segments.push_back(pieceOf(m, m.start, m.end, m.fileBacked() && m.offset == 0 &&
-                                                              in.is_elf_header &&
-                                                              in.is_elf_header(m)));
+        plan.segments.push_back(
+            pieceOf(m, m.start, m.end,
+                    m.fileBacked() && m.offset == 0 && in.is_elf_header && in.is_elf_header(m)));
       }
     }
     for (const PlannedSegment& s : plan.segments) {

@@ -1,8 +1,8 @@
 #include "acquire/process_stopper.h"
 
 #include <dirent.h>
-#include <fcntl.h>
 #include <elf.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/ptrace.h>
 #include <sys/uio.h>
@@ -77,8 +77,9 @@ std::string explainNoPermission(pid_t pid) {
            " (1 allows tracing only one's own children, 2 only with CAP_SYS_PTRACE, 3 none); "
            "run goheap snap with sudo, or set it to 0 (sysctl kernel.yama.ptrace_scope=0)";
   }
-  return why + ": it may have made itself undumpable (prctl PR_SET_DUMPABLE), or goheap lacks "
-               "CAP_SYS_PTRACE in this container; run it as root or as the process's user";
+  return why +
+         ": it may have made itself undumpable (prctl PR_SET_DUMPABLE), or goheap lacks "
+         "CAP_SYS_PTRACE in this container; run it as root or as the process's user";
 }
 
 Status ProcessStopper::seize(pid_t tid) {
@@ -106,8 +107,7 @@ Expected<bool> ProcessStopper::waitStopped(StoppedThread& t, const std::atomic<b
         continue;
       }
       if (errno == ECHILD) return false;  // gone
-      return Error("cannot wait for thread " + std::to_string(t.tid) + ": " +
-                   std::strerror(errno));
+      return Error("cannot wait for thread " + std::to_string(t.tid) + ": " + std::strerror(errno));
     }
     if (WIFEXITED(status) || WIFSIGNALED(status)) return false;
     if (!WIFSTOPPED(status)) continue;

@@ -68,8 +68,10 @@ std::string commandLine(pid_t pid) {
 // the process's memory (the file may be gone from disk).
 bool startsWithElfHeader(int mem_fd, const Mapping& m) {
   char magic[4] = {};
-  return ::pread(mem_fd, magic, 4, static_cast<off_t>(m.start)) == 4 &&
-         std::memcmp(magic, "\x7f" "ELF", 4) == 0;
+  return ::pread(mem_fd, magic, 4, static_cast<off_t>(m.start)) == 4 && std::memcmp(magic,
+                                                                                    "\x7f"
+                                                                                    "ELF",
+                                                                                    4) == 0;
 }
 
 Status copyFile(int from_fd, const std::string& to) {
@@ -106,7 +108,8 @@ Expected<SnapResult> snapProcess(pid_t pid, std::FILE* out, const SnapOptions& o
   Expected<ProcStatus> status = readProcStatus(pid);
   if (!status) return status.error();
   if (status->state == 'Z' || status->state == 'X') {
-    return Error("process " + std::to_string(pid) + " has exited (a zombie waiting for its parent)");
+    return Error("process " + std::to_string(pid) +
+                 " has exited (a zombie waiting for its parent)");
   }
   const std::string who = "process " + std::to_string(pid) + " (" + status->name + ")";
 
@@ -122,8 +125,7 @@ Expected<SnapResult> snapProcess(pid_t pid, std::FILE* out, const SnapOptions& o
   const std::string exe_proc = "/proc/" + std::to_string(pid) + "/exe";
   Expected<bin::Binary> exe = bin::Binary::open(exe_proc);
   if (!exe) {
-    return Error(who + " is not a Go program: " + result.exe_path + ": " +
-                 exe.error().message());
+    return Error(who + " is not a Go program: " + result.exe_path + ": " + exe.error().message());
   }
   result.go_version = exe->goVersion();
   if (status->tracer_pid != 0) return Error(explainNoPermission(pid));

@@ -26,11 +26,15 @@ CommandSpec serveSpec() {
       "machine (a Host header of localhost, 127.0.0.1 or [::1]; --allow-host adds a name). "
       "To listen beyond it, add --allow-remote: goheap then prints a URL with a random "
       "access token, and every request must carry it (the page keeps it in a cookie).");
-  spec.positional("DUMP", "heap dump written by runtime/debug.WriteHeapDump");
+  spec.positional("DUMP",
+                  "heap dump written by runtime/debug.WriteHeapDump, or a core file; left out "
+                  "with --pid")
+      .optional();
   spec.positional("EXE",
                   "the program's executable (the same build that wrote the dump): Go types, "
                   "named globals, frames with file:line")
       .optional();
+  addPidFlag(spec);
   spec.flag("http", "HOST:PORT", "where to listen; port 0 picks a free port")
       .defaultValue("127.0.0.1:8080");
   spec.boolFlag("allow-remote",
@@ -50,6 +54,8 @@ CommandSpec serveSpec() {
             "with it (EXE applies to both)")
       .defaultValue("");
   spec.example("goheap serve heap.dump", "open http://127.0.0.1:8080/ in a browser");
+  spec.example("goheap serve --pid 4242",
+               "a running process: snapped to a temporary core (deleted when serve stops)");
   spec.example("goheap serve heap.dump ./server --http 127.0.0.1:0",
                "with the executable, on a free port (printed on stderr)");
   spec.example("goheap serve after.dump ./server --base before.dump",
@@ -95,16 +101,19 @@ int runServe(int argc, const char* const* argv) {
     options.answer_cache_bytes = args.getUint("answer-cache");
     makeRoomForConnections(options.limits.max_connections);
 
+    Expected<query::Source> source = sourceFromArgs(args);
+    if (!source) return fail(source.error(), kExitUsage);
     auto server = serve::Server::start(*where, options);
     if (!server) return fail(server.error());
     // Tests and scripts read the port (and the token) from this line.
     std::fprintf(stderr, "goheap: serving %s\n", (*server)->url().c_str());
     std::fflush(stderr);
 
-    const std::string dump_path(args.getString("DUMP"));
+    const std::string dump_path =
+        source->pid != 0 ? "process " + std::to_string(source->pid) : source->dump_path;
     if (!args.getString("base").empty()) (*server)->setBase(std::string(args.getString("base")));
     (*server)->loadInBackground(
-        dump_path, args.has("EXE") ? std::string(args.getString("EXE")) : std::string(),
+        *source,
         [](const std::string& warning) {
           std::fprintf(stderr, "goheap: warning: %s\n", warning.c_str());
         },

@@ -36,10 +36,12 @@ CommandSpec snapSpec() {
   spec.flag("output", "FILE",
             "where to write the core (a file); default NAME-PID-TIME.core in the current folder")
       .alias('o');
-  spec.boolFlag("with-exe", "also copy the executable beside the core, as FILE without .core + .exe");
+  spec.boolFlag("with-exe",
+                "also copy the executable beside the core, as FILE without .core + .exe");
   spec.boolFlag("no-progress", "no progress line on stderr (it shows only on a terminal)");
-  spec.example("goheap snap 4242", "writes server-4242-20261124-101500.core and says how long "
-                                   "the process was paused");
+  spec.example("goheap snap 4242",
+               "writes server-4242-20261124-101500.core and says how long "
+               "the process was paused");
   spec.example("goheap snap 4242 -o heap.core && goheap summary heap.core",
                "snap, then read the core (the executable is found through the core)");
   spec.example("goheap snap $(pgrep -n myservice) -o s.core --with-exe",
@@ -167,8 +169,10 @@ int runSnap(int argc, const char* const* argv) {
                        formatDuration(static_cast<double>(r.pause_ns) / 1e9) + ", " +
                        std::to_string(r.threads) + " threads\n";
     {
-      text += "wrote " + output + ": " + formatBytes(r.core_bytes) + " (the process's writable "
-              "memory: " + formatBytes(r.writable_bytes) + ")\n";
+      text += "wrote " + output + ": " + formatBytes(r.core_bytes) +
+              " (the process's writable "
+              "memory: " +
+              formatBytes(r.writable_bytes) + ")\n";
       if (!r.exe_copy_path.empty()) text += "copied the executable to " + r.exe_copy_path + "\n";
       text += "read it with: goheap summary " + output + "\n";
       print(text);

@@ -28,8 +28,7 @@ std::span<const Command> allCommands() {
       {"convert", "the heap in another tool's format: JSON Lines, Graphviz, ...", runConvert},
       {"serve", "a web UI and JSON API over HTTP for a dump (and a base dump to diff with)",
        runServe},
-      {"snap", "a running Go process's heap, as a core file, without a restart (ptrace)",
-       runSnap},
+      {"snap", "a running Go process's heap, as a core file, without a restart (ptrace)", runSnap},
       {"bin", "a Go executable: version, target, pclntab, functions, address to file:line", runBin},
       {"core-info",
        "an ELF core file: machine, threads, segments, mapped files, the executable's match",
@@ -39,15 +38,54 @@ std::span<const Command> allCommands() {
 }
 
 void addDumpAndCommonFlags(CommandSpec& spec, bool csv) {
-  spec.positional("DUMP", "heap dump written by runtime/debug.WriteHeapDump");
+  spec.positional("DUMP",
+                  "heap dump written by runtime/debug.WriteHeapDump, or a core file of the "
+                  "process; left out with --pid")
+      .optional();
   spec.positional("EXE",
                   "the program's executable (the same build that wrote the dump): names "
                   "frames with file:line and inlined calls, globals, closures and functions")
       .optional();
+  addPidFlag(spec);
   spec.boolFlag("json", "print JSON (schema in docs/cli-json.md) instead of text");
   if (csv) spec.boolFlag("csv", "print CSV instead of a table");
   spec.boolFlag("timings", "print each phase's time and the peak memory on stderr");
   spec.boolFlag("no-progress", "no progress line on stderr (it shows only on a terminal)");
+}
+
+void addPidFlag(CommandSpec& spec) {
+  spec.flag("pid", "PID",
+            "instead of DUMP, a running Go process: snapped as goheap snap does (paused for "
+            "the copy) to a temporary core, read, and deleted when done")
+      .kind(ValueKind::Uint);
+}
+
+Expected<query::Source> sourceFromArgs(const ParsedArgs& args) {
+  query::Source source;
+  if (args.has("pid")) {
+    const uint64_t pid = args.getUint("pid");
+    if (pid == 0 || pid > 0x3fffffff) {
+      return args.usageError("--pid " + std::to_string(pid) + " is not a process id");
+    }
+    if (args.has("DUMP") && args.has("EXE")) {
+      return args.usageError(
+          "--pid reads a running process: give no DUMP, only the executable "
+          "if /proc/PID/exe is not the program's");
+    }
+    source.pid = static_cast<int>(pid);
+    // With --pid the one word given is the executable.
+    if (args.has("DUMP")) source.exe_path = args.getString("DUMP");
+    if (args.has("EXE")) source.exe_path = args.getString("EXE");
+    return source;
+  }
+  if (!args.has("DUMP")) {
+    return args.usageError(
+        "missing DUMP (a heap dump or core file, or --pid PID for a running "
+        "process)");
+  }
+  source.dump_path = args.getString("DUMP");
+  if (args.has("EXE")) source.exe_path = args.getString("EXE");
+  return source;
 }
 
 int runParsed(const CommandSpec& spec, int argc, const char* const* argv,
@@ -215,16 +253,15 @@ int runWithSnapshot(const CommandSpec& spec, int argc, const char* const* argv,
   const Expected<OutputFormat> chosen = outputFormat(args);
   if (!chosen) return fail(chosen.error(), kExitUsage);
   const OutputFormat format = *chosen;
+  Expected<query::Source> source = sourceFromArgs(args);
+  if (!source) return fail(source.error(), kExitUsage);
   if (before_load) {
     if (std::optional<int> stop = before_load(args)) return *stop;
   }
 
   Progress progress(stderr, Progress::wanted(stderr, args.getBool("no-progress")));
   PhaseTimer timer;
-  query::Source source;
-  source.dump_path = args.getString("DUMP");
-  if (args.has("EXE")) source.exe_path = args.getString("EXE");
-  auto session = openForCommand(source, progress, timer);
+  auto session = openForCommand(*source, progress, timer);
   if (!session) return fail(session.error());
 
   int code;

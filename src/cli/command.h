@@ -68,6 +68,12 @@ Expected<OutputFormat> outputFormat(const ParsedArgs& args);
 // command offers --csv (tabular results only).
 void addDumpAndCommonFlags(CommandSpec& spec, bool csv);
 
+// --pid PID: a running process read instead of DUMP (query::Source::pid).
+void addPidFlag(CommandSpec& spec);
+// The heap the arguments name: DUMP [EXE], or --pid PID [EXE]. A usage
+// Error when neither is given, or a DUMP as well as --pid.
+Expected<query::Source> sourceFromArgs(const ParsedArgs& args);
+
 using CommandBody =
     std::function<int(const ParsedArgs& args, const query::Session& session, OutputFormat format)>;
 

@@ -1,5 +1,8 @@
 #include "core/core_file.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 
 #include "bin/elf.h"
@@ -98,7 +101,6 @@ Expected<CoreFile> CoreFile::read(std::unique_ptr<MappedFile> file) {
     }
     c.segments_.push_back(s);
   }
-  if (c.notes_.snap && c.notes_.snap->untouched_is_zero) c.markZeroSegments(omitted_segments);
   std::sort(c.segments_.begin(), c.segments_.end(),
             [](const CoreSegment& a, const CoreSegment& b) { return a.vaddr < b.vaddr; });
   for (size_t i = 1; i < c.segments_.size(); ++i) {
@@ -110,6 +112,7 @@ Expected<CoreFile> CoreFile::read(std::unique_ptr<MappedFile> file) {
                                  formatHex(a.vaddr) + " (to " + formatHex(a.end()) + ")");
     }
   }
+  if (c.notes_.snap && c.notes_.snap->untouched_is_zero) c.assembleSnapMemory(omitted_segments);
   if (truncated_segments > 0) {
     c.warnings_.push_back(
         "the core is cut short: " + std::to_string(truncated_segments) +
@@ -126,25 +129,61 @@ Expected<CoreFile> CoreFile::read(std::unique_ptr<MappedFile> file) {
   return c;
 }
 
-void CoreFile::markZeroSegments(uint64_t& omitted_segments) {
-  uint64_t largest = 0;
-  for (const CoreSegment& s : segments_) {
-    if (s.writable() && s.filesz == 0) largest = std::max(largest, s.memsz);
+void CoreFile::assembleSnapMemory(uint64_t& omitted_segments) {
+  constexpr uint64_t kPage = 4096;
+  auto isZero = [](const CoreSegment& s) { return s.writable() && s.filesz == 0; };
+  auto eligible = [&](const CoreSegment& s) { return isZero(s) || s.bytes.size() == s.memsz; };
+  // The file again, to map its pieces in place; a core in memory is copied.
+  const int fd =
+      path().empty() || path().front() == '<' ? -1 : ::open(path().c_str(), O_RDONLY | O_CLOEXEC);
+  for (size_t i = 0; i < segments_.size();) {
+    if (!eligible(segments_[i])) {
+      i++;
+      continue;
+    }
+    size_t j = i + 1;
+    while (j < segments_.size() && eligible(segments_[j]) &&
+           segments_[j].vaddr == segments_[j - 1].end()) {
+      j++;
+    }
+    bool has_zero = false;
+    for (size_t k = i; k < j; k++) has_zero |= isZero(segments_[k]);
+    const uint64_t start = segments_[i].vaddr;
+    const uint64_t size = segments_[j - 1].end() - start;
+    // More than a 64-bit address space holds is a corrupt core, not a snap.
+    std::unique_ptr<AssembledMemory> memory = (j - i > 1 || has_zero) && size < (uint64_t{1} << 46)
+                                                  ? AssembledMemory::reserve(size)
+                                                  : nullptr;
+    if (!memory) {
+      if (j - i > 1 || has_zero) {
+        warnings_.push_back("no address space to assemble the " + std::to_string(size) +
+                            " bytes at " + formatHex(start) + "; their zero pages read as missing");
+      }
+      i = j;
+      continue;
+    }
+    for (size_t k = i; k < j; k++) {
+      const CoreSegment& s = segments_[k];
+      if (isZero(s)) continue;
+      const uint64_t at = s.vaddr - start;
+      const bool mapped = fd >= 0 && at % kPage == 0 && s.offset % kPage == 0 &&
+                          s.memsz % kPage == 0 && memory->placeFile(at, fd, s.offset, s.memsz);
+      if (!mapped) memory->placeCopy(at, s.bytes);
+    }
+    std::shared_ptr<const AssembledMemory> shared = std::move(memory);
+    for (size_t k = i; k < j; k++) {
+      CoreSegment& s = segments_[k];
+      s.bytes = shared->bytes().subspan(s.vaddr - start, s.memsz);
+      if (isZero(s)) {
+        s.zero = true;
+        --omitted_segments;
+        omitted_bytes_ -= s.memsz;
+      }
+    }
+    assembled_.push_back(std::move(shared));
+    i = j;
   }
-  if (largest == 0) return;
-  zero_pages_ = ZeroPages::map(largest);
-  if (!zero_pages_) {
-    warnings_.push_back("no address space for the " + std::to_string(largest) +
-                        " bytes of untouched memory the snap left out; they read as missing");
-    return;
-  }
-  for (CoreSegment& s : segments_) {
-    if (!s.writable() || s.filesz != 0) continue;
-    s.bytes = zero_pages_->bytes().first(s.memsz);
-    s.zero = true;
-    --omitted_segments;
-    omitted_bytes_ -= s.memsz;
-  }
+  if (fd >= 0) ::close(fd);
 }
 
 }  // namespace goheap::core

@@ -20,8 +20,8 @@
 #include <vector>
 
 #include "core/notes.h"
+#include "util/assembled_memory.h"
 #include "util/error.h"
-#include "util/zero_pages.h"
 #include "util/mapped_file.h"
 #include "util/word_reader.h"
 
@@ -40,8 +40,7 @@ struct CoreSegment {
   // The bytes the file holds: the first min(filesz, what the file has) of
   // the segment's memory.
   std::span<const uint8_t> bytes;
-  // Memory a snap core promises is zero (core/snap_note.h): `bytes` are then
-  // views of CoreFile::zeroPages(), not of the file.
+  // Memory a snap core promises is zero (core/snap_note.h).
   bool zero = false;
 
   uint64_t end() const { return vaddr + memsz; }
@@ -80,9 +79,13 @@ class CoreFile {
   const std::vector<AuxEntry>& auxv() const { return notes_.auxv; }
   // The note of a core `goheap snap` wrote, if this is one.
   const std::optional<SnapNote>& snapNote() const { return notes_.snap; }
-  // What the zero segments' bytes view; null when there are none. Shared, so
-  // that a model made from the core can keep views of it.
-  const std::shared_ptr<const ZeroPages>& zeroPages() const { return zero_pages_; }
+  // A snap core's memory put back together where it split a mapping of the
+  // process (util/assembled_memory.h): the segments of each run of adjacent
+  // ones view one of these, not the file. Shared, so that a model made from
+  // the core can keep views of it.
+  const std::vector<std::shared_ptr<const AssembledMemory>>& assembled() const {
+    return assembled_;
+  }
   // The value of auxiliary vector entry `type` (AT_ENTRY ...), if present.
   std::optional<uint64_t> aux(uint64_t type) const;
   // What is wrong but not fatal: segments cut short by the end of the file.
@@ -95,8 +98,8 @@ class CoreFile {
  private:
   CoreFile() = default;
   static Expected<CoreFile> read(std::unique_ptr<MappedFile> file);
-  // A snap core: its writable segments without file bytes view zero pages.
-  void markZeroSegments(uint64_t& omitted_segments);
+  // A snap core: runs of adjacent segments assembled, zero ones included.
+  void assembleSnapMemory(uint64_t& omitted_segments);
   // On the heap, so that the segments' spans survive moves of CoreFile.
   std::unique_ptr<MappedFile> file_;
   uint16_t machine_ = 0;
@@ -104,7 +107,7 @@ class CoreFile {
   WordReader words_;
   std::vector<CoreSegment> segments_;
   CoreNotes notes_;
-  std::shared_ptr<const ZeroPages> zero_pages_;
+  std::vector<std::shared_ptr<const AssembledMemory>> assembled_;
   std::vector<std::string> warnings_;
   uint64_t truncated_bytes_ = 0, omitted_bytes_ = 0;
 };

@@ -1,6 +1,7 @@
 #include "core/core_model.h"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <unordered_map>
 
@@ -369,12 +370,16 @@ class ModelBuilder {
     if (bytes->data() >= file.data() && bytes->data() < file.data() + file.size()) {
       return dump::ByteRange{static_cast<uint64_t>(bytes->data() - file.data()), n, 0};
     }
-    // A snap core's untouched memory: the zero pages, one region for all.
-    const std::shared_ptr<const ZeroPages>& zeros = core_.zeroPages();
-    if (!zeros) return std::nullopt;
-    if (!zero_region_) zero_region_ = out_.addSharedRegion(zeros, zeros->bytes());
-    return dump::ByteRange{static_cast<uint64_t>(bytes->data() - zeros->bytes().data()), n,
-                           *zero_region_};
+    // A snap core's memory, assembled where it was split: a region each.
+    const auto& assembled = core_.assembled();
+    for (size_t a = 0; a < assembled.size(); a++) {
+      const std::span<const uint8_t> range = assembled[a]->bytes();
+      if (bytes->data() < range.data() || bytes->data() >= range.data() + range.size()) continue;
+      auto [it, added] = assembled_regions_.try_emplace(a, 0);
+      if (added) it->second = out_.addSharedRegion(assembled[a], range);
+      return dump::ByteRange{static_cast<uint64_t>(bytes->data() - range.data()), n, it->second};
+    }
+    return std::nullopt;
   }
 
   // A data or bss segment, in the core (see inOrCopied) or, where the core
@@ -472,7 +477,7 @@ class ModelBuilder {
   uint64_t bias_;
   dump::Dump& out_;
   dump::PointerLayoutBuilder layouts_;
-  mutable std::optional<uint32_t> zero_region_;  // see inCore
+  mutable std::map<size_t, uint32_t> assembled_regions_;  // see inCore
   std::unordered_map<std::string_view, std::string_view> kept_;
   uint64_t unreadable_frames_ = 0;
 };

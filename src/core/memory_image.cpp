@@ -9,6 +9,15 @@ namespace goheap::core {
 MemoryImage::MemoryImage(const CoreFile& core) : core_(&core), words_(core.words()) {
   for (const CoreSegment& s : core.segments()) {
     if (s.bytes.empty()) continue;
+    // Segments adjacent in both the process and goheap's memory (a snap
+    // core's, assembled: core_file.h) are one range, so that a read may
+    // straddle them as it could in the process.
+    if (!core_ranges_.empty() && core_ranges_.back().end == s.vaddr &&
+        core_ranges_.back().data + (core_ranges_.back().end - core_ranges_.back().start) ==
+            s.bytes.data()) {
+      core_ranges_.back().end += s.bytes.size();
+      continue;
+    }
     core_ranges_.push_back({s.vaddr, s.vaddr + s.bytes.size(), s.bytes.data(), MemorySource::Core});
   }
 }

@@ -1,15 +1,22 @@
 #include "query/open.h"
 
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
 #include "acquire/http_download.h"
+#include "acquire/snap.h"
 #include "bin/binary.h"
 #include "core/core_file.h"
 #include "core/core_model.h"
 #include "core/executable_match.h"
 #include "core/find_executable.h"
 #include "dump/reader.h"
+#include "util/format.h"
 
 namespace goheap::query {
 
@@ -148,10 +155,42 @@ Expected<std::shared_ptr<const Session>> openUrl(const Source& source, LoadObser
   return openFile(local, observer, options, std::move(input));
 }
 
+// A running process, snapped to a temporary core first.
+Expected<std::shared_ptr<const Session>> openLiveProcess(const Source& source,
+                                                         LoadObserver& observer,
+                                                         const OpenOptions& options) {
+  const std::string suffix = source.label.empty() ? std::string() : " (" + source.label + ")";
+  Expected<TemporaryFile> file =
+      TemporaryFile::create("snap-" + std::to_string(source.pid), ".core");
+  if (!file) return file.error();
+  auto input = std::make_unique<TemporaryFile>(file.take());
+  std::FILE* out = ::fdopen(::dup(input->fd()), "w");
+  if (out == nullptr) return Error("cannot write " + input->path() + ": " + std::strerror(errno));
+  acquire::SnapOptions snap;
+  snap.begin_phase = [&](std::string_view phase, uint64_t total) {
+    observer.beginPhase(std::string(phase) + suffix, total);
+  };
+  snap.progress = [&](uint64_t done) { observer.progress(done); };
+  snap.end_phase = [&] { observer.endPhase(); };
+  Expected<acquire::SnapResult> result = acquire::snapProcess(source.pid, out, snap);
+  const bool closed = std::fclose(out) == 0;
+  input->closeFd();
+  if (!result) return result.error();
+  if (!closed) return Error("cannot write " + input->path() + ": " + std::strerror(errno));
+  observer.note("snapped process " + std::to_string(source.pid) + " (" + result->name +
+                "): paused " + formatDuration(static_cast<double>(result->pause_ns) / 1e9) + ", " +
+                formatBytes(result->core_bytes));
+  Source local = source;
+  local.pid = 0;
+  local.dump_path = input->path();
+  return openFile(local, observer, options, std::move(input));
+}
+
 }  // namespace
 
 Expected<std::shared_ptr<const Session>> open(const Source& source, LoadObserver& observer,
                                               const OpenOptions& options) {
+  if (source.pid != 0) return openLiveProcess(source, observer, options);
   if (acquire::isHttpUrl(source.dump_path)) return openUrl(source, observer, options);
   return openFile(source, observer, options, nullptr);
 }

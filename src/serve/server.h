@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "query/open.h"
 #include "query/session.h"
 #include "serve/http_server.h"
 #include "util/error.h"
@@ -62,6 +63,10 @@ class Server {
   // empty) runs in that thread once loading ends, with the load error if
   // any, and warnings about the dump or executable are passed to `warn`.
   void loadInBackground(std::string dump_path, std::string exe_path,
+                        std::function<void(const std::string& warning)> warn = {},
+                        std::function<void(const Error* failure)> on_loaded = {});
+  // The same for any source: a running process (`--pid`), a URL.
+  void loadInBackground(query::Source source,
                         std::function<void(const std::string& warning)> warn = {},
                         std::function<void(const Error* failure)> on_loaded = {});
   // Call before loadInBackground: loads OLD (`goheap serve --base OLD`) in

@@ -1,0 +1,373 @@
+// goheap snap against running programs built by every Go release: zoo in
+// its live mode (it reports %p and reflect's type of each value, and
+// runtime.Stack of every goroutine, then keeps answering "ping"), snapped
+// by the real binary as a user would.
+//
+//  - the core reads without a warning, its executable found through the
+//    snap's note; the reported values are typed exactly (>= 99%), the
+//    reported goroutines are there with their functions;
+//  - the program runs on and answers, with no signal left pending and no
+//    thread stopped; the core is at most 10% of its writable mappings;
+//  - zoo's churn mode allocates and rewires linked lists all the time: in
+//    each snap every pointer of its reachable nodes leads to an object;
+//  - the errors: no such process, another tracer, no permission (as
+//    nobody), not a Go program, the process killed mid-copy, and snap
+//    interrupted mid-copy; each exits 1, says why, and leaves the target
+//    running.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/ptrace.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <string>
+#include <thread>
+
+#include "analysis/queries.h"
+#include "support/go_versions.h"
+#include "support/goheap_process.h"
+#include "support/json_value.h"
+#include "support/kernel_core.h"
+#include "support/live_process.h"
+#include "support/open_heap.h"
+#include "support/param_names.h"
+#include "support/reported_types.h"
+#include "support/serve_process.h"
+#include "util/format.h"
+
+namespace goheap {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::JsonValue;
+using testing::LiveProcess;
+
+std::string zooOf(const std::string& version) {
+  return std::string(GOHEAP_TESTDUMPS_DIR) + "/" + version + "/zoo";
+}
+
+// zoo in `mode` (live or churn), started in `dir` and ready.
+std::unique_ptr<LiveProcess> startZoo(const std::string& version, const std::string& dir,
+                                      const std::string& mode) {
+  auto p = std::make_unique<LiveProcess>(
+      std::vector<std::string>{zooOf(version), dir + "/zoo.dump", dir + "/zoo.json", mode}, dir);
+  EXPECT_TRUE(p->started());
+  EXPECT_EQ(p->readLine(), "ready");
+  return p;
+}
+
+// leftAsFound, given a moment: Go signals itself (SIGURG preempts a
+// goroutine) all the time, and a signal handed back on detach is pending
+// until the thread runs. One that stays pending was lost.
+std::string settledAsFound(pid_t pid) {
+  std::string wrong;
+  for (int i = 0; i < 40; i++) {
+    wrong = testing::leftAsFound(pid);
+    if (wrong.empty()) return wrong;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return wrong;
+}
+
+bool answersPing(LiveProcess& p) {
+  return p.writeLine("ping") && p.readLine() == "pong";
+}
+
+class Snap : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    if (!fs::exists(zooOf(GetParam()))) GTEST_SKIP() << zooOf(GetParam()) << " is missing";
+    ASSERT_FALSE(dir_.path.empty());
+  }
+  testing::TempDir dir_;
+};
+
+TEST_P(Snap, ALiveProcessIsReadAndRunsOn) {
+  auto zoo = startZoo(GetParam(), dir_.path, "live");
+  ASSERT_TRUE(zoo->running());
+  const uint64_t writable = testing::writableMappingBytes(zoo->pid());
+  const std::string core = dir_.path + "/zoo.core";
+  const testing::RunResult r = testing::runGoheap({"snap", std::to_string(zoo->pid()), "-o", core});
+  ASSERT_EQ(r.code, 0) << r.describe();
+  EXPECT_NE(r.out.find("paused"), std::string::npos) << r.out;
+
+  // The process is as it was, and answers.
+  EXPECT_EQ(settledAsFound(zoo->pid()), "");
+  EXPECT_TRUE(answersPing(*zoo));
+  const uint64_t core_size = fs::file_size(core);
+  EXPECT_LE(core_size * 10, writable)
+      << "core " << core_size << " of " << writable << " writable bytes";
+
+  // The core: its executable found through the note, no warning.
+  auto snap = testing::openSnapshot(core);
+  ASSERT_TRUE(snap.ok()) << snap.error().message();
+  const analysis::Snapshot& s = **snap;
+  EXPECT_EQ(s.exe_path, zooOf(GetParam()));
+  std::string warnings;
+  for (const std::string& w : s.dump.warnings) warnings += w + "\n";
+  EXPECT_EQ(warnings, "");
+  ASSERT_TRUE(testing::typesOf(s).ok()) << testing::typesOf(s).error().message();
+
+  const JsonValue report = JsonValue::parseFile(dir_.path + "/zoo.json");
+  const testing::ReportedTypes t = testing::checkReportedTypes(s, report["values"]);
+  ASSERT_GT(t.total, 40u);
+  EXPECT_GE(t.right * 100, t.total * 99) << t.right << " of " << t.total << " typed right:\n"
+                                         << t.wrong;
+
+  // The goroutines runtime.Stack listed, with the functions of their
+  // frames (main's own moved on since: only its id is compared).
+  std::map<uint64_t, std::set<std::string>> functions;
+  for (const analysis::GoroutineInfo& g : analysis::goroutines(s)) {
+    std::set<std::string>& names = functions[g.id];
+    for (const analysis::FrameInfo& f : g.frames) {
+      names.insert(f.function);
+      for (const analysis::SourceLine& in : f.inlined) names.insert(in.function);
+    }
+  }
+  size_t compared = 0;
+  for (const JsonValue& g : report["goroutines"].items()) {
+    const uint64_t id = g["id"].u64();
+    auto it = functions.find(id);
+    ASSERT_NE(it, functions.end()) << "goroutine " << id << " is missing";
+    if (id == 1) continue;
+    for (const JsonValue& f : g["functions"].items()) {
+      EXPECT_TRUE(it->second.count(f.str())) << "goroutine " << id << " lacks " << f.str();
+      compared++;
+    }
+  }
+  EXPECT_GE(compared, 1u);  // zoo's stackOnly goroutine
+  EXPECT_EQ(zoo->finish(), 0);
+}
+
+// Every pointer word of a reachable main.churnNode (next, payload, peers)
+// leads to an object: the snap caught no half-made structure.
+TEST_P(Snap, AnAllocatingProcessGivesAConsistentHeap) {
+  auto zoo = startZoo(GetParam(), dir_.path, "churn");
+  for (int round = 0; round < 2; round++) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    const std::string core = dir_.path + "/churn" + std::to_string(round) + ".core";
+    const testing::RunResult r =
+        testing::runGoheap({"snap", std::to_string(zoo->pid()), "-o", core});
+    ASSERT_EQ(r.code, 0) << r.describe();
+    EXPECT_EQ(settledAsFound(zoo->pid()), "");
+    EXPECT_TRUE(answersPing(*zoo));
+
+    auto snap = testing::openSnapshot(core);
+    ASSERT_TRUE(snap.ok()) << snap.error().message();
+    const analysis::Snapshot& s = **snap;
+    ASSERT_TRUE(testing::typesOf(s).ok());
+    uint64_t nodes = 0, pointers = 0, dangling_count = 0;
+    std::string dangling;
+    const uint64_t heap_start = s.dump.params.heap_start, heap_end = s.dump.params.heap_end;
+    for (NodeId o = 0; o < s.heap.objectCount(); o++) {
+      if (!s.reachable(o) || s.namer().typeName(o) != "main.churnNode") continue;
+      nodes++;
+      // The words the collector takes for pointers (the heap's own
+      // metadata, not goheap's typing): each into the heap is an object.
+      const std::span<const uint8_t> bytes = s.dump.objectBytes(o);
+      s.dump.layouts.forEachOffset(s.dump.objects.layout[o], [&](uint64_t offset) {
+        if (offset + 8 > bytes.size()) return;
+        uint64_t p = 0;
+        std::memcpy(&p, bytes.data() + offset, 8);
+        if (p < heap_start || p >= heap_end) return;
+        pointers++;
+        if (!analysis::objectAt(s, p)) {
+          dangling_count++;
+          dangling += "  node " + formatHex(s.address(o)) + " +" + std::to_string(offset) + " -> " +
+                      formatHex(p) + "\n";
+        }
+      });
+    }
+    EXPECT_GT(nodes, 1000u);
+    EXPECT_GT(pointers, nodes);
+    // Rarely (about one snap in a hundred under this churn, seen with Go
+    // 1.26) a node points into a span the runtime's own tables show as
+    // freed at that instant; a broken snap (a torn copy, threads left
+    // running) would leave many. See the closing note of issue 16.
+    EXPECT_LE(dangling_count * 1000, pointers) << "of " << pointers << " pointers:\n"
+                                               << dangling.substr(0, 2000);
+    fs::remove(core);
+  }
+  EXPECT_EQ(zoo->finish(), 0);
+}
+
+// Every heap-reading command takes --pid: the snap goes to a temporary
+// file in $TMPDIR, gone when the command is.
+TEST_P(Snap, CommandsReadARunningProcessWithPid) {
+  auto zoo = startZoo(GetParam(), dir_.path, "live");
+  const std::string tmp = dir_.path + "/tmp";
+  fs::create_directory(tmp);
+  testing::scratch();  // the test's own folder, made before TMPDIR changes
+  const char* old_tmpdir = std::getenv("TMPDIR");
+  const std::string saved = old_tmpdir ? old_tmpdir : "";
+  ::setenv("TMPDIR", tmp.c_str(), 1);
+  const testing::RunResult r =
+      testing::runGoheap({"summary", "--pid", std::to_string(zoo->pid()), "--json"});
+  {
+    testing::ServeProcess serve({"--pid", std::to_string(zoo->pid()), "--http", "127.0.0.1:0"});
+    if (saved.empty()) {
+      ::unsetenv("TMPDIR");
+    } else {
+      ::setenv("TMPDIR", saved.c_str(), 1);
+    }
+    ASSERT_TRUE(serve.serving()) << serve.stderrText();
+    ASSERT_EQ(serve.waitLoaded(), "ready") << serve.stderrText();
+    const testing::HttpAnswer top = serve.get("/api/top?n=500");
+    EXPECT_EQ(top.status, 200) << top.body;
+    EXPECT_NE(top.body.find("main."), std::string::npos) << top.body;
+    EXPECT_FALSE(fs::is_empty(tmp)) << "serve keeps its snap while it serves";
+  }
+  ASSERT_EQ(r.code, 0) << r.describe();
+  const JsonValue summary = JsonValue::parse(r.out);
+  EXPECT_GT(summary["objects"]["reachable_count"].u64(), 100u) << r.out;
+  for (const fs::directory_entry& e : fs::directory_iterator(tmp))
+    ADD_FAILURE() << e.path() << " was left behind";
+  EXPECT_EQ(settledAsFound(zoo->pid()), "");
+  EXPECT_TRUE(answersPing(*zoo));
+  EXPECT_EQ(zoo->finish(), 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Releases, Snap, ::testing::ValuesIn(testing::goVersions()),
+                         testing::pathParamName);
+
+// ---- what goes wrong --------------------------------------------------------
+
+class SnapErrors : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!fs::exists(zooOf("go1.24"))) GTEST_SKIP() << zooOf("go1.24") << " is missing";
+    ASSERT_FALSE(dir_.path.empty());
+  }
+  // Expects snap of `pid` to exit 1 saying `why`, leaving no core behind.
+  void expectFailure(pid_t pid, const std::string& why,
+                     const std::vector<std::string>& prefix = {}) {
+    std::vector<std::string> args = prefix;
+    args.insert(args.end(), {std::string(GOHEAP_BINARY), "snap", std::to_string(pid), "-o",
+                             dir_.path + "/x.core"});
+    const testing::RunResult r = runCommand(args);
+    EXPECT_EQ(r.code, 1) << r.describe();
+    EXPECT_NE(r.err.find(why), std::string::npos) << r.describe();
+    EXPECT_FALSE(fs::exists(dir_.path + "/x.core"));
+  }
+  static testing::RunResult runCommand(const std::vector<std::string>& argv);
+  testing::TempDir dir_;
+};
+
+testing::RunResult SnapErrors::runCommand(const std::vector<std::string>& argv) {
+  // goheap's own runner with the binary swapped for argv[0] (setpriv).
+  testing::RunResult r;
+  const std::string out = testing::scratch().file("snap-errors.out");
+  const std::string err = testing::scratch().file("snap-errors.err");
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    FILE* o = std::freopen(out.c_str(), "w", stdout);
+    FILE* e = std::freopen(err.c_str(), "w", stderr);
+    (void)o;
+    (void)e;
+    std::vector<char*> args;
+    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    ::execvp(args[0], args.data());
+    ::_exit(127);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  r.exited = WIFEXITED(status);
+  r.code = r.exited ? WEXITSTATUS(status) : -1;
+  r.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+  r.out = testing::readText(out);
+  r.err = testing::readText(err);
+  return r;
+}
+
+TEST_F(SnapErrors, NoSuchProcess) {
+  // A pid above the kernel's pid_max is never in use.
+  expectFailure(4194304 + 7, "no process with PID");
+}
+
+TEST_F(SnapErrors, NotAGoProgram) {
+  LiveProcess sleeper({"/bin/sleep", "60"}, dir_.path);
+  ASSERT_TRUE(sleeper.started());
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  expectFailure(sleeper.pid(), "is not a Go program");
+  EXPECT_TRUE(sleeper.running());
+}
+
+TEST_F(SnapErrors, AnotherTracerHoldsTheProcess) {
+  auto zoo = startZoo("go1.24", dir_.path, "live");
+  ASSERT_EQ(::ptrace(PTRACE_SEIZE, zoo->pid(), nullptr, nullptr), 0) << std::strerror(errno);
+  expectFailure(zoo->pid(), "already traced by process " + std::to_string(::getpid()));
+  // A tracee is let go only while stopped.
+  ASSERT_EQ(::ptrace(PTRACE_INTERRUPT, zoo->pid(), nullptr, nullptr), 0) << std::strerror(errno);
+  ASSERT_EQ(::waitpid(zoo->pid(), nullptr, __WALL), zoo->pid());
+  ASSERT_EQ(::ptrace(PTRACE_DETACH, zoo->pid(), nullptr, nullptr), 0) << std::strerror(errno);
+  EXPECT_TRUE(answersPing(*zoo));
+  EXPECT_EQ(settledAsFound(zoo->pid()), "");
+}
+
+TEST_F(SnapErrors, NoPermissionAsNobody) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root, to run snap as nobody";
+  if (::system("command -v setpriv >/dev/null") != 0) GTEST_SKIP() << "no setpriv";
+  auto zoo = startZoo("go1.24", dir_.path, "live");
+  ::chmod(dir_.path.c_str(), 0777);
+  expectFailure(zoo->pid(), "not allowed to trace process " + std::to_string(zoo->pid()),
+                {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"});
+  EXPECT_TRUE(answersPing(*zoo));
+  EXPECT_EQ(settledAsFound(zoo->pid()), "");
+}
+
+// A snap slowed down (GOHEAP_SNAP_COPY_DELAY_MS) so that something can
+// happen during its copy; its stderr in `err`.
+pid_t slowSnap(pid_t target, const std::string& core, const std::string& err) {
+  ::setenv("GOHEAP_SNAP_COPY_DELAY_MS", "300", 1);
+  const pid_t snap =
+      testing::spawnGoheap({"snap", std::to_string(target), "-o", core}, err + ".out", err);
+  ::unsetenv("GOHEAP_SNAP_COPY_DELAY_MS");
+  // Well into the copy: the threads are stopped within milliseconds.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  return snap;
+}
+
+int waitExit(pid_t pid) {
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+TEST_F(SnapErrors, TheProcessExitsDuringTheCopy) {
+  auto zoo = startZoo("go1.24", dir_.path, "live");
+  const std::string err = dir_.path + "/snap.err";
+  const pid_t snap = slowSnap(zoo->pid(), dir_.path + "/x.core", err);
+  ASSERT_GT(snap, 0);
+  ::kill(zoo->pid(), SIGKILL);
+  EXPECT_EQ(waitExit(snap), 1);
+  EXPECT_NE(testing::readText(err).find("exited during the copy"), std::string::npos)
+      << testing::readText(err);
+  EXPECT_FALSE(fs::exists(dir_.path + "/x.core"));
+}
+
+TEST_F(SnapErrors, InterruptedSnapLetsTheProcessGo) {
+  auto zoo = startZoo("go1.24", dir_.path, "live");
+  const std::string err = dir_.path + "/snap.err";
+  const pid_t snap = slowSnap(zoo->pid(), dir_.path + "/x.core", err);
+  ASSERT_GT(snap, 0);
+  ::kill(snap, SIGINT);
+  EXPECT_EQ(waitExit(snap), 1);
+  EXPECT_NE(testing::readText(err).find("interrupted"), std::string::npos)
+      << testing::readText(err);
+  for (const fs::directory_entry& e : fs::directory_iterator(dir_.path)) {
+    EXPECT_EQ(e.path().string().find(".core"), std::string::npos) << e.path() << " left behind";
+  }
+  EXPECT_TRUE(answersPing(*zoo));
+  EXPECT_EQ(settledAsFound(zoo->pid()), "");
+  EXPECT_EQ(zoo->finish(), 0);
+}
+
+}  // namespace
+}  // namespace goheap
