@@ -7,6 +7,10 @@
 // with the traceback level "crash", so that the kernel writes a core of the
 // same heap (make-bench-dump.sh --core).
 //
+// With GOHEAP_BENCH_LIVE=1 it writes no dump (OUT is ignored): it prints
+// "ready" and its heap's size once the heap is built, then keeps running
+// until its stdin closes, for goheap snap's benchmark (bench/snap.sh).
+//
 // It allocates about N (default 10,000,000) live heap objects, each counted
 // as it is made (map internals come on top), in these shapes:
 //
@@ -29,6 +33,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"math/rand"
 	"os"
 	"runtime"
@@ -256,6 +261,14 @@ func main() {
 	runtime.GC()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
+
+	if os.Getenv("GOHEAP_BENCH_LIVE") == "1" {
+		fmt.Printf("ready: %d objects, HeapAlloc %d bytes, HeapSys %d bytes; built in %v\n",
+			ms.HeapObjects, ms.HeapAlloc, ms.HeapSys, built.Round(time.Millisecond))
+		io.Copy(io.Discard, os.Stdin)
+		runtime.KeepAlive(world)
+		return
+	}
 
 	f, err := os.Create(out)
 	if err != nil {

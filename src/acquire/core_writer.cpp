@@ -122,13 +122,6 @@ std::vector<uint8_t> buildNotes(const CoreContents& c) {
   return notes.bytes();
 }
 
-Status writeAll(std::FILE* out, const void* data, size_t n) {
-  if (n != 0 && std::fwrite(data, 1, n, out) != n) {
-    return Error(std::string("cannot write the core: ") + std::strerror(errno));
-  }
-  return Status::success();
-}
-
 }  // namespace
 
 Status canWriteCores() {
@@ -149,7 +142,7 @@ namespace {
 // memory read but never written (the kernel's zero page).
 class SegmentWriter {
  public:
-  SegmentWriter(const CoreContents& c, std::FILE* out, uint64_t at)
+  SegmentWriter(const CoreContents& c, CoreOutput& out, uint64_t at)
       : c_(c), out_(out), at_(at), buffer_(kChunk), zeros_(kChunk, 0) {}
 
   Status write(const PlannedSegment& s) {
@@ -292,13 +285,13 @@ class SegmentWriter {
   }
 
   Status put(const uint8_t* data, uint64_t n) {
-    if (Status st = writeAll(out_, data, n); !st) return st;
+    if (Status st = out_.append(data, n); !st) return st;
     at_ += n;
     return Status::success();
   }
 
   const CoreContents& c_;
-  std::FILE* out_;
+  CoreOutput& out_;
   uint64_t at_;
   std::vector<uint8_t> buffer_, zeros_;
   std::vector<Elf64_Phdr> headers_;
@@ -310,16 +303,16 @@ class SegmentWriter {
 
 }  // namespace
 
-Expected<uint64_t> writeCore(const CoreContents& c, std::FILE* out) {
+Expected<uint64_t> writeCore(const CoreContents& c, CoreOutput& out) {
   if (Status s = canWriteCores(); !s) return s.error();
   // The memory first, the notes and program headers after it (e_phoff may
   // point anywhere): how many segments there are is known only once every
   // page has been looked at. The header is written last, at the front.
   Elf64_Ehdr eh;
   std::memset(&eh, 0, sizeof eh);
-  if (Status s = writeAll(out, &eh, sizeof eh); !s) return s.error();
+  if (Status s = out.append(&eh, sizeof eh); !s) return s.error();
   const std::vector<uint8_t> padding(c.page_size, 0);
-  if (Status s = writeAll(out, padding.data(), c.page_size - sizeof eh); !s) return s.error();
+  if (Status s = out.append(padding.data(), c.page_size - sizeof eh); !s) return s.error();
 
   SegmentWriter segments(c, out, c.page_size);
   for (const PlannedSegment& s : c.plan->segments) {
@@ -327,9 +320,9 @@ Expected<uint64_t> writeCore(const CoreContents& c, std::FILE* out) {
   }
   const std::vector<uint8_t> notes = buildNotes(c);
   const uint64_t notes_at = segments.offset();
-  if (Status s = writeAll(out, notes.data(), notes.size()); !s) return s.error();
+  if (Status s = out.append(notes.data(), notes.size()); !s) return s.error();
   const uint64_t phdrs_at = alignUp(notes_at + notes.size(), 8);
-  if (Status s = writeAll(out, padding.data(), phdrs_at - notes_at - notes.size()); !s) {
+  if (Status s = out.append(padding.data(), phdrs_at - notes_at - notes.size()); !s) {
     return s.error();
   }
   std::vector<Elf64_Phdr> phdrs;
@@ -345,7 +338,7 @@ Expected<uint64_t> writeCore(const CoreContents& c, std::FILE* out) {
     return Error("the process's memory needs " + std::to_string(phdrs.size()) +
                  " segments, more than an ELF core can list; use gcore");
   }
-  if (Status s = writeAll(out, phdrs.data(), phdrs.size() * sizeof(Elf64_Phdr)); !s) {
+  if (Status s = out.append(phdrs.data(), phdrs.size() * sizeof(Elf64_Phdr)); !s) {
     return s.error();
   }
   const uint64_t total = phdrs_at + phdrs.size() * sizeof(Elf64_Phdr);
@@ -362,14 +355,56 @@ Expected<uint64_t> writeCore(const CoreContents& c, std::FILE* out) {
   eh.e_ehsize = sizeof(Elf64_Ehdr);
   eh.e_phentsize = sizeof(Elf64_Phdr);
   eh.e_phnum = static_cast<uint16_t>(phdrs.size());
-  if (std::fseek(out, 0, SEEK_SET) != 0) {
+  if (Status s = out.overwrite(0, &eh, sizeof eh); !s) return s.error();
+  return total;
+}
+
+Status FileOutput::append(const void* data, size_t n) {
+  if (n != 0 && std::fwrite(data, 1, n, out_) != n) {
+    return Error(std::string("cannot write the core: ") + std::strerror(errno));
+  }
+  return Status::success();
+}
+
+Status FileOutput::overwrite(uint64_t offset, const void* data, size_t n) {
+  const long back = std::ftell(out_);
+  if (back < 0 || std::fseek(out_, static_cast<long>(offset), SEEK_SET) != 0) {
     return Error("the core must go to a file (it is written out of order), not a pipe");
   }
-  if (Status s = writeAll(out, &eh, sizeof eh); !s) return s.error();
+  if (Status s = append(data, n); !s) return s;
+  if (std::fseek(out_, back, SEEK_SET) != 0 || std::fflush(out_) != 0) {
+    return Error(std::string("cannot write the core: ") + std::strerror(errno));
+  }
+  return Status::success();
+}
+
+Status MemoryOutput::append(const void* data, size_t n) {
+  const auto* p = static_cast<const uint8_t*>(data);
+  bytes_.insert(bytes_.end(), p, p + n);
+  return Status::success();
+}
+
+Status MemoryOutput::overwrite(uint64_t offset, const void* data, size_t n) {
+  if (offset > bytes_.size() || n > bytes_.size() - offset) {
+    return Error("internal error: overwriting bytes of the core not yet written");
+  }
+  std::memcpy(bytes_.data() + offset, data, n);
+  return Status::success();
+}
+
+Status MemoryOutput::writeTo(std::FILE* out, const std::function<void(uint64_t)>& progress) {
+  constexpr size_t kPiece = 8 << 20;
+  for (size_t at = 0; at < bytes_.size(); at += kPiece) {
+    FileOutput file(out);
+    if (Status s = file.append(bytes_.data() + at, std::min(kPiece, bytes_.size() - at)); !s) {
+      return s;
+    }
+    if (progress) progress(std::min(at + kPiece, bytes_.size()));
+  }
   if (std::fflush(out) != 0) {
     return Error(std::string("cannot write the core: ") + std::strerror(errno));
   }
-  return total;
+  return Status::success();
 }
 
 }  // namespace goheap::acquire

@@ -39,11 +39,48 @@ struct CoreContents {
   std::function<void(uint64_t done)> progress;
 };
 
+// Where a core goes: written front to back, but for its ELF header, which
+// is written last (the program headers' count is known only at the end).
+class CoreOutput {
+ public:
+  virtual ~CoreOutput() = default;
+  virtual Status append(const void* data, size_t n) = 0;
+  // Replaces bytes already appended.
+  virtual Status overwrite(uint64_t offset, const void* data, size_t n) = 0;
+};
+
+// A file (it must be seekable).
+class FileOutput : public CoreOutput {
+ public:
+  explicit FileOutput(std::FILE* out) : out_(out) {}
+  Status append(const void* data, size_t n) override;
+  Status overwrite(uint64_t offset, const void* data, size_t n) override;
+
+ private:
+  std::FILE* out_;
+};
+
+// Memory, written to a file later: snap copies the process into memory
+// while it is stopped and writes the file once it runs again, so that the
+// pause is the copy's and not the disk's.
+class MemoryOutput : public CoreOutput {
+ public:
+  explicit MemoryOutput(uint64_t expected_bytes) { bytes_.reserve(expected_bytes); }
+  Status append(const void* data, size_t n) override;
+  Status overwrite(uint64_t offset, const void* data, size_t n) override;
+  // Writes everything to `out`, calling `progress` with the bytes written.
+  Status writeTo(std::FILE* out, const std::function<void(uint64_t)>& progress);
+  uint64_t size() const { return bytes_.size(); }
+
+ private:
+  std::vector<uint8_t> bytes_;
+};
+
 // Whether goheap can write a core for this machine; an Error naming it if not.
 Status canWriteCores();
 
 // Writes the core to `out`; the bytes written, or the first Error (a read of
 // the process's memory, a write).
-Expected<uint64_t> writeCore(const CoreContents& contents, std::FILE* out);
+Expected<uint64_t> writeCore(const CoreContents& contents, CoreOutput& out);
 
 }  // namespace goheap::acquire

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Usage: bench/snap.sh [N]
+#
+# goheap snap's pause, measured: runs bench/gen with about N (default
+# 15,000,000, a heap of about 1 GiB) objects in its live mode, snaps it
+# three times with build/goheap, and prints for each the pause (the time
+# every thread was stopped), the core's size next to the process's writable
+# memory and its resident size, then the time of one dd read of the core
+# (the floor for copying that much) and of `goheap summary` on the core.
+# Installs nothing; needs Go 1.24 (GOHEAP_GO124) and goheap built in build/.
+set -euo pipefail
+
+N=${1:-15000000}
+case "$N" in '' | *[!0-9]*) echo "snap.sh: N must be a number, not '$N'" >&2; exit 2 ;; esac
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=$ROOT/build
+GO=${GOHEAP_GO124:-/opt/goheap/go1.24/usr/lib/go-1.24/bin/go}
+OUT=$BUILD/bench
+mkdir -p "$OUT"
+ninja -C "$BUILD" -j2 goheap >/dev/null
+(cd "$ROOT/bench/gen" && GOCACHE="$OUT/.gocache" GOFLAGS= "$GO" build -o "$OUT/gen" main.go)
+
+FIFO=$(mktemp -u)
+mkfifo "$FIFO"
+trap 'rm -f "$FIFO" "$OUT"/snap-bench.core; kill "$GEN" 2>/dev/null || true' EXIT
+GOHEAP_BENCH_LIVE=1 "$OUT/gen" /dev/null "$N" <"$FIFO" >"$OUT/gen-live.txt" &
+GEN=$!
+exec 3>"$FIFO"  # the generator runs until this closes
+for _ in $(seq 1 600); do
+  grep -q '^ready' "$OUT/gen-live.txt" 2>/dev/null && break
+  sleep 1
+done
+cat "$OUT/gen-live.txt"
+grep VmRSS "/proc/$GEN/status"
+for run in 1 2 3; do
+  echo "snap $run:"
+  "$BUILD/goheap" snap "$GEN" -o "$OUT/snap-bench.core" --no-progress | sed 's/^/  /'
+done
+echo "dd of the core:"
+sync
+dd if="$OUT/snap-bench.core" of=/dev/null bs=1M 2>&1 | tail -1 | sed 's/^/  /'
+echo "goheap summary of the core:"
+/usr/bin/time -f "  %e s, %M KiB peak" "$BUILD/goheap" summary "$OUT/snap-bench.core" --no-progress >/dev/null
+exec 3>&-
+wait "$GEN"
