@@ -71,6 +71,7 @@ class ModelBuilder {
     o.layout.reserve(heap.count());
     o.offset.reserve(heap.count());
     uint64_t missing = 0, first_missing = 0;
+    bool regions_kept = false;
     for (size_t i = 0; i < heap.count(); i++) {
       // An object may straddle two segments: a snap core splits memory
       // where a run of zero pages starts.
@@ -84,8 +85,11 @@ class ModelBuilder {
       o.offset.push_back(r->offset);
       // The region column is kept only once an object lies outside region 0
       // (a snap core's untouched memory).
-      if (r->region != 0 && o.region.empty()) o.region.assign(o.addr.size() - 1, 0);
-      if (!o.region.empty()) o.region.push_back(r->region);
+      if (r->region != 0 && !regions_kept) {
+        o.region.assign(o.addr.size() - 1, 0);
+        regions_kept = true;
+      }
+      if (regions_kept) o.region.push_back(r->region);
       o.layout.push_back(masks.layout[i]);
       out_.total_field_entries += out_.layouts.slotCount(masks.layout[i]);
     }

@@ -186,12 +186,8 @@ TEST_P(Snap, AnAllocatingProcessGivesAConsistentHeap) {
     }
     EXPECT_GT(nodes, 1000u);
     EXPECT_GT(pointers, nodes);
-    // Rarely (about one snap in a hundred under this churn, seen with Go
-    // 1.26) a node points into a span the runtime's own tables show as
-    // freed at that instant; a broken snap (a torn copy, threads left
-    // running) would leave many. See the closing note of issue 16.
-    EXPECT_LE(dangling_count * 1000, pointers) << "of " << pointers << " pointers:\n"
-                                               << dangling.substr(0, 2000);
+    EXPECT_EQ(dangling_count, 0u) << "of " << pointers << " pointers:\n"
+                                  << dangling.substr(0, 2000);
     fs::remove(core);
   }
   EXPECT_EQ(zoo->finish(), 0);
@@ -284,6 +280,19 @@ testing::RunResult SnapErrors::runCommand(const std::vector<std::string>& argv) 
   r.out = testing::readText(out);
   r.err = testing::readText(err);
   return r;
+}
+
+TEST(SnapUsage, AWrongCommandLineExitsTwo) {
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"snap"},
+                                               {"snap", "0"},
+                                               {"snap", "abc"},
+                                               {"snap", "1", "-o", "-"},
+                                               {"summary"},
+                                               {"summary", "--pid", "0"}}) {
+    const testing::RunResult r = testing::runGoheap(args);
+    EXPECT_EQ(r.code, 2) << args.back() << ": " << r.describe();
+    EXPECT_NE(r.err.find("goheap: "), std::string::npos) << r.describe();
+  }
 }
 
 TEST_F(SnapErrors, NoSuchProcess) {
