@@ -26,7 +26,9 @@ CommandSpec serveSpec() {
       "machine (a Host header of localhost, 127.0.0.1 or [::1]; --allow-host adds a name). "
       "To listen beyond it, add --allow-remote: goheap then prints a URL with a random "
       "access token, and every request must carry it (the page keeps it in a cookie).");
-  spec.positional("DUMP", "heap dump written by runtime/debug.WriteHeapDump");
+  spec.positional("DUMP",
+                  "heap dump written by runtime/debug.WriteHeapDump, or an http:// URL that "
+                  "serves one (the capture package's /debug/heapdump), downloaded once");
   spec.positional("EXE",
                   "the program's executable (the same build that wrote the dump): Go types, "
                   "named globals, frames with file:line")
@@ -46,14 +48,16 @@ CommandSpec serveSpec() {
       .kind(ValueKind::ByteSize)
       .defaultValue("256M");
   spec.flag("base", "OLD",
-            "an earlier dump of the same program: the Diff page and /api/diff compare DUMP "
-            "with it (EXE applies to both)")
+            "an earlier dump of the same program (a file or an http:// URL): the Diff page "
+            "and /api/diff compare DUMP with it (EXE applies to both)")
       .defaultValue("");
   spec.example("goheap serve heap.dump", "open http://127.0.0.1:8080/ in a browser");
   spec.example("goheap serve heap.dump ./server --http 127.0.0.1:0",
                "with the executable, on a free port (printed on stderr)");
   spec.example("goheap serve after.dump ./server --base before.dump",
                "with a Diff page: what grew since before.dump, and what holds it");
+  spec.example("goheap serve http://127.0.0.1:6060/debug/heapdump ./server --base before.dump",
+               "a running service's heap now (the capture package), against an earlier dump");
   spec.example("curl 'http://127.0.0.1:8080/api/top?by=site&n=5'",
                "the API from a script: the 5 allocation sites retaining most");
   spec.example("goheap serve heap.dump --http 0.0.0.0:8080 --allow-remote",

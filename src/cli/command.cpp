@@ -37,7 +37,10 @@ std::span<const Command> allCommands() {
 }
 
 void addDumpAndCommonFlags(CommandSpec& spec, bool csv) {
-  spec.positional("DUMP", "heap dump written by runtime/debug.WriteHeapDump");
+  spec.positional("DUMP",
+                  "heap dump written by runtime/debug.WriteHeapDump, or an http:// URL that "
+                  "serves one (the capture package's /debug/heapdump: downloaded to $TMPDIR, "
+                  "removed after)");
   spec.positional("EXE",
                   "the program's executable (the same build that wrote the dump): names "
                   "frames with file:line and inlined calls, globals, closures and functions")
