@@ -144,6 +144,9 @@ class Exchange {
       return Error(concat({"cannot send the request: ", describe(ec, options_.idle_seconds)}));
     }
 
+    // Beast reads as much as the buffer has room for, at least 512 bytes: a
+    // buffer left at its first size would read the body 512 bytes a call.
+    buffer_.reserve(kChunkBytes);
     parser_.emplace();
     parser_->header_limit(64 * 1024);
     parser_->body_limit(std::numeric_limits<uint64_t>::max());
