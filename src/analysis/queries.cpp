@@ -204,7 +204,7 @@ std::string slotField(const Snapshot& s, NodeId n, uint64_t offset, uint64_t slo
 Summary summarize(const Snapshot& s, size_t top_n) {
   const dump::Dump& d = s.dump;
   Summary sum;
-  sum.file = d.file().path();
+  sum.file = d.name();
   sum.file_size = d.file().size();
   sum.format_version = d.source == dump::SourceKind::CoreFile
                            ? std::string("core")

@@ -29,8 +29,10 @@ CommandSpec diffSpec() {
       "function make one holder, and a global variable names the objects it holds directly.\n\n"
       "EXE, the program's executable, applies to both dumps; goheap warns when it matches "
       "only one of them, or when the dumps look like they come from different executables.");
-  spec.positional("OLD", "the earlier heap dump (runtime/debug.WriteHeapDump)");
-  spec.positional("NEW", "the later heap dump of the same program");
+  spec.positional("OLD",
+                  "the earlier heap dump (runtime/debug.WriteHeapDump), or an http:// URL that "
+                  "serves one (the capture package's /debug/heapdump)");
+  spec.positional("NEW", "the later heap dump of the same program, or a URL that serves it");
   spec.positional("EXE",
                   "the program's executable (the build that wrote both dumps): Go types, named "
                   "globals and frames")
@@ -48,6 +50,8 @@ CommandSpec diffSpec() {
                "only the groups named like *session*");
   spec.example("goheap diff before.dump after.dump --json > growth.json",
                "the same as JSON, for scripts");
+  spec.example("goheap diff before.dump http://127.0.0.1:6060/debug/heapdump ./server",
+               "what grew in a running service since before.dump (the capture package)");
   return spec;
 }
 

@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 
+#include "acquire/http_download.h"
 #include "analysis/queries.h"
 #include "cli/command.h"
 #include "cli/progress.h"
@@ -39,8 +40,12 @@ CommandSpec reportSpec() {
       "anything else is the executable. With --fail-if-growth the exit status is 3 when the "
       "reachable heap grew by more than the given bytes since OLD, so a memory test can fail "
       "its build and attach the page.");
-  spec.positional("DUMP", "the heap dump to report on (the newer one, with OLD)");
-  spec.positional("OLD", "an earlier heap dump of the same program: adds what grew").optional();
+  spec.positional("DUMP",
+                  "the heap dump to report on (the newer one, with OLD), or an http:// URL that "
+                  "serves one (the capture package's /debug/heapdump)");
+  spec.positional("OLD",
+                  "an earlier heap dump of the same program (a file or a URL): adds what grew")
+      .optional();
   spec.positional("EXE",
                   "the program's executable (the same build that wrote the dumps): types, "
                   "globals, frames")
@@ -63,13 +68,17 @@ CommandSpec reportSpec() {
                "the same, with what grew between the two dumps");
   spec.example("goheap report after.dump before.dump --fail-if-growth 10MB || exit 1",
                "fail a CI step when the heap grew by more than 10 MB");
+  spec.example("goheap report http://127.0.0.1:6060/debug/heapdump before.dump ./server",
+               "a running service's heap (the capture package) against an earlier dump");
   return spec;
 }
 
 // Whether `path` is a regular file that starts as a heap dump does ("go1.7
-// heap dump\n"). Anything else (a FIFO too, which is not waited on) is
-// taken for the executable, whose reader says what is wrong with it.
+// heap dump\n"), or a URL (an executable is never read from one). Anything
+// else (a FIFO too, which is not waited on) is taken for the executable,
+// whose reader says what is wrong with it.
 bool looksLikeHeapDump(const std::string& path) {
+  if (acquire::isHttpUrl(path)) return true;
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) return false;
   char head[16] = {};

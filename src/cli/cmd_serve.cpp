@@ -27,8 +27,9 @@ CommandSpec serveSpec() {
       "To listen beyond it, add --allow-remote: goheap then prints a URL with a random "
       "access token, and every request must carry it (the page keeps it in a cookie).");
   spec.positional("DUMP",
-                  "heap dump written by runtime/debug.WriteHeapDump, or a core file; left out "
-                  "with --pid")
+                  "heap dump written by runtime/debug.WriteHeapDump, a core file, or an "
+                  "http:// URL that serves a dump (the capture package's /debug/heapdump), "
+                  "downloaded once; left out with --pid")
       .optional();
   spec.positional("EXE",
                   "the program's executable (the same build that wrote the dump): Go types, "
@@ -50,8 +51,8 @@ CommandSpec serveSpec() {
       .kind(ValueKind::ByteSize)
       .defaultValue("256M");
   spec.flag("base", "OLD",
-            "an earlier dump of the same program: the Diff page and /api/diff compare DUMP "
-            "with it (EXE applies to both)")
+            "an earlier dump of the same program (a file or an http:// URL): the Diff page "
+            "and /api/diff compare DUMP with it (EXE applies to both)")
       .defaultValue("");
   spec.example("goheap serve heap.dump", "open http://127.0.0.1:8080/ in a browser");
   spec.example("goheap serve --pid 4242",
@@ -60,6 +61,8 @@ CommandSpec serveSpec() {
                "with the executable, on a free port (printed on stderr)");
   spec.example("goheap serve after.dump ./server --base before.dump",
                "with a Diff page: what grew since before.dump, and what holds it");
+  spec.example("goheap serve http://127.0.0.1:6060/debug/heapdump ./server --base before.dump",
+               "a running service's heap now (the capture package), against an earlier dump");
   spec.example("curl 'http://127.0.0.1:8080/api/top?by=site&n=5'",
                "the API from a script: the 5 allocation sites retaining most");
   spec.example("goheap serve heap.dump --http 0.0.0.0:8080 --allow-remote",

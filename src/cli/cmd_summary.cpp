@@ -24,7 +24,9 @@ CommandSpec summarySpec() {
        {"goheap summary heap.dump -n 30 --json", "the same as JSON, 30 retainers"},
        {"goheap summary heap.dump --timings", "also how long each phase took"},
        {"goheap summary heap.dump ./server",
-        "with the executable: globals named, frames with file:line"}});
+        "with the executable: globals named, frames with file:line"},
+       {"goheap summary http://127.0.0.1:6060/debug/heapdump ./server",
+        "a running service's heap, from the capture package's handler (capture/README.md)"}});
 }
 
 // Short: "bss 0x5a2230" (the global's address), "goroutine 18 main.serve",

@@ -39,8 +39,9 @@ std::span<const Command> allCommands() {
 
 void addDumpAndCommonFlags(CommandSpec& spec, bool csv) {
   spec.positional("DUMP",
-                  "heap dump written by runtime/debug.WriteHeapDump, or a core file of the "
-                  "process; left out with --pid")
+                  "heap dump written by runtime/debug.WriteHeapDump, a core file of the "
+                  "process, or an http:// URL that serves a dump (the capture package's "
+                  "/debug/heapdump: downloaded to $TMPDIR, removed after); left out with --pid")
       .optional();
   spec.positional("EXE",
                   "the program's executable (the same build that wrote the dump): names "

@@ -325,6 +325,9 @@ class Dump {
   // The file the model was read from: for its identity (checkUnchanged) and
   // name. Its bytes are region 0; read them through the accessors below.
   const MappedFile& file() const { return file_; }
+  // What the heap is called where it is shown (a summary's "file", diff's
+  // OLD and NEW): origin when set, else the file's path.
+  const std::string& name() const { return origin.empty() ? file_.path() : origin; }
 
   // The byte regions the model's contents lie in, each mapped for as long
   // as the Dump lives.
@@ -384,6 +387,9 @@ class Dump {
   }
 
   SourceKind source = SourceKind::HeapDump;
+  // Where the heap came from when file() is goheap's own temporary copy of
+  // it: the URL it was downloaded from. Empty for a file the user gave.
+  std::string origin;
   FormatVersion version = FormatVersion::Go17;  // of a heap dump; Go17 for a core
   Params params;
   Objects objects;

@@ -23,7 +23,7 @@ namespace {
 constexpr uint32_t kNoLocation = 0;
 
 void describeDump(const analysis::Snapshot& s, ProfileWriter& w, std::string_view what) {
-  std::string c = "goheap: " + std::string(what) + " of " + s.dump.file().path();
+  std::string c = "goheap: " + std::string(what) + " of " + s.dump.name();
   if (!s.dump.params.go_version.empty()) c += " (" + std::string(s.dump.params.go_version) + ")";
   w.comment(c);
 }

@@ -37,6 +37,12 @@ bool looksLikeCore(const Source& source) {
   return core::isElfCore(std::span<const uint8_t>(header, static_cast<size_t>(in.gcount())));
 }
 
+// The heap's name in messages: its origin (a URL) when goheap made the
+// file, else the path given.
+const std::string& displayName(const Source& source) {
+  return source.origin.empty() ? source.dump_path : source.origin;
+}
+
 // Analyses a model read from `source`, with the executable at `exe_path`
 // (empty for none).
 Expected<std::shared_ptr<const Session>> analyse(dump::Dump model, const Source& source,
@@ -44,7 +50,11 @@ Expected<std::shared_ptr<const Session>> analyse(dump::Dump model, const Source&
                                                  LoadObserver& observer, const OpenOptions& options,
                                                  std::unique_ptr<TemporaryFile> input) {
   const std::string suffix = source.label.empty() ? std::string() : " (" + source.label + ")";
-  for (const std::string& w : model.warnings) observer.warning(source.dump_path + ": " + w);
+  for (const std::string& w : model.warnings) {
+    std::string text = displayName(source);
+    observer.warning(text.append(": ").append(w));
+  }
+  model.origin = source.origin;
 
   analysis::LoadHooks hooks;
   hooks.begin_phase = [&](std::string_view name) {
@@ -62,7 +72,7 @@ Expected<std::shared_ptr<const Session>> analyse(dump::Dump model, const Source&
   if (!snapshot) return snapshot.error();
   const analysis::Snapshot& s = **snapshot;
   if (!s.exe_problem.empty()) {
-    observer.warning((source.label.empty() ? std::string() : source.dump_path + ": ") +
+    observer.warning((source.label.empty() ? std::string() : displayName(source) + ": ") +
                      "not using the executable: " + s.exe_problem +
                      "; carrying on from the dump alone");
   }
@@ -81,7 +91,7 @@ Expected<std::shared_ptr<const Session>> openCore(const Source& source, LoadObse
                                                   std::unique_ptr<TemporaryFile> input) {
   const std::string suffix = source.label.empty() ? std::string() : " (" + source.label + ")";
   const bool in_memory = source.dump_path.empty();
-  const std::string name = in_memory ? std::string("<memory>") : source.dump_path;
+  const std::string name = in_memory ? std::string("<memory>") : displayName(source);
   Expected<core::CoreFile> core = in_memory ? core::CoreFile::fromBytes(source.dump_bytes)
                                             : core::CoreFile::open(source.dump_path);
   if (!core) return core.error();
@@ -139,20 +149,41 @@ Expected<std::shared_ptr<const Session>> openFile(const Source& source, LoadObse
   return analyse(dump.take(), source, source.exe_path, observer, options, std::move(input));
 }
 
-// A heap served over HTTP, downloaded first.
+// `error` with every mention of goheap's temporary copy of a heap (which is
+// gone by the time the message is read) replaced by what the user gave.
+Error naming(const Error& error, const std::string& temporary, const std::string& origin) {
+  std::string message = error.message();
+  for (size_t at = message.find(temporary); at != std::string::npos;
+       at = message.find(temporary, at + origin.size())) {
+    message.replace(at, temporary.size(), origin);
+  }
+  return error.needsInput() ? Error::needsInput(std::move(message)) : Error(std::move(message));
+}
+
+// A heap served over HTTP, downloaded first: "request" until the server
+// answers (the capture handler writes the whole dump before it does), then
+// "download" with the size it announced.
 Expected<std::shared_ptr<const Session>> openUrl(const Source& source, LoadObserver& observer,
                                                  const OpenOptions& options) {
   const std::string suffix = source.label.empty() ? std::string() : " (" + source.label + ")";
-  observer.beginPhase("download" + suffix, 0);
+  observer.beginPhase("request" + suffix, 0);
   acquire::DownloadHooks hooks;
+  hooks.receiving = [&](uint64_t total) {
+    observer.endPhase();
+    observer.beginPhase("download" + suffix, total);
+  };
   hooks.progress = [&](uint64_t done, uint64_t) { observer.progress(done); };
   Expected<TemporaryFile> file = acquire::downloadHeap(source.dump_path, hooks);
   observer.endPhase();
   if (!file) return file.error();
   auto input = std::make_unique<TemporaryFile>(file.take());
+  const std::string temporary = input->path();
   Source local = source;
-  local.dump_path = input->path();
-  return openFile(local, observer, options, std::move(input));
+  local.dump_path = temporary;
+  local.origin = source.dump_path;
+  auto session = openFile(local, observer, options, std::move(input));
+  if (!session) return naming(session.error(), temporary, source.dump_path);
+  return session;
 }
 
 // A running process, snapped to a temporary core first.
@@ -183,6 +214,7 @@ Expected<std::shared_ptr<const Session>> openLiveProcess(const Source& source,
   Source local = source;
   local.pid = 0;
   local.dump_path = input->path();
+  local.origin = "process " + std::to_string(source.pid) + " (" + result->name + ")";
   return openFile(local, observer, options, std::move(input));
 }
 

@@ -30,6 +30,10 @@ struct Source {
   // Or the dump's bytes, already in memory (fuzzing, tests); used when
   // dump_path is empty. They must outlive the Session.
   std::span<const uint8_t> dump_bytes = {};
+  // What to call the heap in messages and output when dump_path is goheap's
+  // own temporary copy of it: the URL it was downloaded from. open() sets
+  // it for the copies it makes; leave it empty.
+  std::string origin = {};
   // Or a live process (`--pid`), used when set: snapped (acquire/snap.h) to
   // a temporary core that goes with the Session, its executable found
   // through /proc.

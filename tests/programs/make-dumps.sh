@@ -19,6 +19,11 @@
 #   OUTDIR/<label>/goroutineprog tests/programs/goroutineprog, built only
 #                                (tests/core/goroutines_test.cpp runs it);
 #                                also cross/goroutineprog-arm64
+#   OUTDIR/<label>/captureprog   tests/programs/captureprog, built only, with
+#                                the capture package (capture/, through its
+#                                go.mod's replace): tests/cli/
+#                                capture_end_to_end_test.cpp runs it and reads
+#                                its heap over HTTP
 #   OUTDIR/<label>/pie/retention[.dump|.json]  the retention program built
 #                                with -buildmode=pie and run
 #   OUTDIR/<label>/stripped/funcs[.dump|.json]  the funcs program built with
@@ -167,14 +172,27 @@ build_target() { # dir
   if [ -f "$1/go.mod" ]; then echo .; else echo main.go; fi
 }
 
+# The Go files of the local directories DIR's go.mod replaces a module with
+# (captureprog: ../../../capture), so that a change there rebuilds DIR.
+replaced_sources() { # dir
+  [ -f "$1/go.mod" ] || return 0
+  local target
+  sed -n 's/^replace .*=> *\(\.[^ ]*\) *$/\1/p' "$1/go.mod" | while read -r target; do
+    find "$1/$target" -type f \( -name '*.go' -o -name go.mod \)
+  done
+}
+
 # Builds OUTDIR/<label>/<tool> (binoracle, dwarforacle) with the toolchain
 # being worked on ($go, $root); with NAME and FLAGS, as OUTDIR/<label>/NAME
 # built with those go build flags.
 build_tool() { # label tool [name [flags...]]
   local label=$1 tool=$2 name=${3:-$2}
   shift $(($# < 3 ? $# : 3))
-  local exe="$OUT/$label/$name"
-  if fresh "$exe" -- "$HERE/$tool/"* "$SCRIPT" "$(readlink -f "$go")"; then return 0; fi
+  local exe="$OUT/$label/$name" replaced
+  mapfile -t replaced < <(replaced_sources "$HERE/$tool")
+  if fresh "$exe" -- "$HERE/$tool/"* "${replaced[@]}" "$SCRIPT" "$(readlink -f "$go")"; then
+    return 0
+  fi
   echo "make-dumps: $label/$name: building"
   if ! (cd "$HERE/$tool" && GOROOT=$root "$go" build -trimpath -buildvcs=false "$@" -o "$exe.tmp" \
     "$(build_target "$HERE/$tool")"); then
@@ -242,7 +260,7 @@ make_label() { # label
     prog=$(basename "$dir")
     [ -f "$dir/main.go" ] || continue
     # Tools run over the executables, and coreprog, which the tests run, below.
-    [ "$prog" = binoracle ] || [ "$prog" = dwarforacle ] || [ "$prog" = coreprog ] || [ "$prog" = goroutineprog ] && continue
+    [ "$prog" = binoracle ] || [ "$prog" = dwarforacle ] || [ "$prog" = coreprog ] || [ "$prog" = goroutineprog ] || [ "$prog" = captureprog ] && continue
     [ $full = 1 ] || [ "$prog" = zoo ] || [ "$prog" = leaks ] || continue
     programs+=("$prog")
     make_program "$label" "$go" "$root" "$dir" "$OUT/$label" || status=1
@@ -270,6 +288,9 @@ make_label() { # label
   # goroutineprog likewise: tests/core/goroutines_test.cpp runs it for a core
   # whose goroutines it compares with the runtime's own traceback.
   if [ $full = 1 ]; then build_tool "$label" goroutineprog || status=1; fi
+  # captureprog likewise: tests/cli/capture_end_to_end_test.cpp runs it and
+  # reads its heap through the capture package's handler.
+  if [ $full = 1 ]; then build_tool "$label" captureprog || status=1; fi
   for prog in "${programs[@]}"; do
     exe="$OUT/$label/$prog"
     [ -f "$exe.dump" ] || continue

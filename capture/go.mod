@@ -1,0 +1,3 @@
+module github.com/goheap/goheap/capture
+
+go 1.19
