@@ -193,6 +193,24 @@ TEST_P(Snap, AnAllocatingProcessGivesAConsistentHeap) {
   EXPECT_EQ(zoo->finish(), 0);
 }
 
+// --with-exe: the program beside the core, found there first (a core and its
+// program taken to another machine together).
+TEST_P(Snap, WithExeCopiesTheProgramBesideTheCore) {
+  auto zoo = startZoo(GetParam(), dir_.path, "live");
+  const std::string core = dir_.path + "/copy.core";
+  const testing::RunResult r =
+      testing::runGoheap({"snap", std::to_string(zoo->pid()), "-o", core, "--with-exe"});
+  ASSERT_EQ(r.code, 0) << r.describe();
+  const std::string copy = dir_.path + "/copy.exe";
+  ASSERT_TRUE(fs::exists(copy)) << r.out;
+  EXPECT_EQ(testing::readText(copy), testing::readText(zooOf(GetParam())));
+  const testing::RunResult summary = testing::runGoheap({"summary", core});
+  ASSERT_EQ(summary.code, 0) << summary.describe();
+  EXPECT_NE(summary.err.find("copy.exe (found through the snap's copy)"), std::string::npos)
+      << summary.err;
+  EXPECT_EQ(zoo->finish(), 0);
+}
+
 // Every heap-reading command takes --pid: the snap goes to a temporary
 // file in $TMPDIR, gone when the command is.
 TEST_P(Snap, CommandsReadARunningProcessWithPid) {
