@@ -8,7 +8,10 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <memory>
+#include <optional>
 #include <thread>
 
 #include "acquire/core_writer.h"
@@ -104,7 +107,10 @@ Status copyFile(int from_fd, const std::string& to) {
 // Half the memory the kernel says is available: what snap may take to
 // hold a core before writing it.
 uint64_t memoryToSpare() {
-  Expected<std::string> meminfo = readProcFile(::getpid(), "../meminfo");
+  std::ifstream in("/proc/meminfo");
+  const std::optional<std::string> meminfo =
+      in ? std::optional<std::string>(std::string(std::istreambuf_iterator<char>(in), {}))
+         : std::nullopt;
   if (!meminfo) return 0;
   const size_t at = meminfo->find("MemAvailable:");
   if (at == std::string::npos) return 0;
