@@ -23,6 +23,7 @@
 #include "query/api.h"
 #include "query/open.h"
 #include "util/format.h"
+#include "util/process_memory.h"
 
 namespace {
 
@@ -38,12 +39,6 @@ double cpuSeconds() {
   timespec t{};
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
   return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
-}
-
-uint64_t peakRssBytes() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return static_cast<uint64_t>(usage.ru_maxrss) * 1024;
 }
 
 // What `dd if=FILE of=/dev/null bs=1M` does: one sequential read.
@@ -132,7 +127,7 @@ int main(int argc, char** argv) {
   if (s.types) {
     timed("top --by type", [&] { session.groupTotals(goheap::typing::GroupKind::Type); });
   }
-  const uint64_t peak = peakRssBytes();
+  const uint64_t peak = goheap::peakRssBytes();
 
   // The web UI's API calls, answered as goheap serve answers them (the API
   // table of query/api.h, parameters as given in the URL), after the
@@ -215,7 +210,7 @@ int main(int argc, char** argv) {
       c.bytes = out.written();
     }
     c.s = seconds(a, Clock::now());
-    c.peak = peakRssBytes();
+    c.peak = goheap::peakRssBytes();
     std::fclose(null);
     conversions.push_back(c);
   }

@@ -62,7 +62,7 @@ inline void prefetch(const void* address) {
 // from the current vertex, so the search needs no memory of its own; and the
 // reached count is only known at the end, so the preorder is kept in the
 // forest until then rather than in a vector of guessed size.
-uint32_t depthFirstSearch(const Csr& successors, NodeId root, std::vector<uint32_t>& number,
+uint32_t depthFirstSearch(const Csr& successors, NodeId root, std::span<uint32_t> number,
                           std::vector<ForestVertex>& forest) {
   number[root] = 0;
   forest[0] = {0, successors.begin[root], root};
@@ -96,8 +96,8 @@ uint32_t depthFirstSearch(const Csr& successors, NodeId root, std::vector<uint32
 // iterations earlier) has made readable: the predecessor list's bounds, the
 // list, the predecessors' numbers, their forest entries. This halves the time
 // of the semidominator pass on large random graphs.
-void prefetchAhead(const Csr& predecessors, const std::vector<NodeId>& preorder,
-                   const std::vector<uint32_t>& number, const std::vector<ForestVertex>& forest,
+void prefetchAhead(const Csr& predecessors, std::span<const NodeId> preorder,
+                   std::span<const uint32_t> number, const std::vector<ForestVertex>& forest,
                    uint32_t w) {
   if (w >= 32) prefetch(&predecessors.begin[preorder[w - 32]]);
   if (w >= 16) prefetch(predecessors.targets.data() + predecessors.begin[preorder[w - 16]]);
@@ -156,7 +156,7 @@ DominatorTree computeDominators(const Csr& successors, const Csr& predecessors, 
 
   // The output array doubles as node -> preorder number until the end, which
   // saves a node-indexed temporary.
-  std::vector<uint32_t>& number = tree.idom;
+  const std::span<uint32_t> number(tree.idom.data(), tree.idom.size());
   // The reachable count is unknown until the search ends. Cutting the forest
   // down to it afterwards would need old and new copies at once, more than
   // the unused tail costs, so it keeps the node count.

@@ -12,17 +12,18 @@
 #include <vector>
 
 #include "graph/csr.h"
+#include "util/column.h"
 
 namespace goheap::analysis {
 
 struct DominatorTree {
   // Size = node count. idom[root] == root; kNoNode for nodes not reachable
   // from the root.
-  std::vector<NodeId> idom;
+  Column<NodeId> idom;
   // The nodes reachable from the root in depth-first preorder, root first.
   // Successors are followed in CSR order, so the order is deterministic.
   // Every node comes after its immediate dominator.
-  std::vector<NodeId> preorder;
+  Column<NodeId> preorder;
 };
 
 // `successors` and `predecessors` are the same graph in both directions

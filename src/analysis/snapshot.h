@@ -20,6 +20,7 @@
 #include "dump/dump.h"
 #include "graph/heap.h"
 #include "typing/names.h"
+#include "util/column.h"
 #include "util/error.h"
 
 namespace goheap::analysis {
@@ -50,8 +51,8 @@ class Snapshot {
 
   dump::Dump dump;
   graph::Heap heap;
-  DominatorTree dom;               // over heap's nodes, rooted at the super-root
-  std::vector<uint64_t> retained;  // per node
+  DominatorTree dom;          // over heap's nodes, rooted at the super-root
+  Column<uint64_t> retained;  // per node
 
   bool reachable(NodeId n) const { return dom.idom[n] != kNoNode; }
   // A record over the runtime's own bytes at the end of a span, which the

@@ -3,7 +3,10 @@
 #include <optional>
 #include <utility>
 
+#include "analysis/memory_use.h"
 #include "cli/progress.h"
+#include "cli/table.h"
+#include "util/format.h"
 #include "util/json_writer.h"
 #include "util/output_file.h"
 
@@ -134,6 +137,32 @@ std::optional<ParsedArgs> parseCommandLine(const CommandSpec& spec, int argc,
 
 namespace {
 
+// --timings' account of memory: the peak that no file backs, and which of
+// the snapshot's arrays hold it, per object, so that a change to a column's
+// width shows up where it is made.
+std::string renderMemoryUse(const analysis::Snapshot& s, uint64_t anonymous_peak) {
+  const uint64_t objects = std::max<uint64_t>(s.dump.objects.count(), 1);
+  auto perObject = [&](uint64_t bytes) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f B",
+                  static_cast<double>(bytes) / static_cast<double>(objects));
+    return std::string(buf);
+  };
+  Table table;
+  table.addColumn("held after loading");
+  table.addColumn("bytes", Align::Right);
+  table.addColumn("per object", Align::Right);
+  uint64_t total = 0;
+  for (const analysis::HeldArray& a : analysis::heldArrays(s)) {
+    table.addRow({a.name, formatBytes(a.bytes), perObject(a.bytes)});
+    total += a.bytes;
+  }
+  table.addRow({"total", formatBytes(total), perObject(total)});
+  return "peak anonymous memory: " + formatBytes(anonymous_peak) + " (" +
+         perObject(anonymous_peak) + " per object; the mapped files are not counted)\n" +
+         table.renderText(0);
+}
+
 // Opening's phases on the progress line and in --timings; its warnings on
 // stderr.
 class CommandObserver : public query::LoadObserver {
@@ -262,6 +291,8 @@ int runWithSnapshot(const CommandSpec& spec, int argc, const char* const* argv,
 
   Progress progress(stderr, Progress::wanted(stderr, args.getBool("no-progress")));
   PhaseTimer timer;
+  std::optional<AnonymousMemoryPeak> anonymous_peak;
+  if (args.getBool("timings")) anonymous_peak.emplace();
   auto session = openForCommand(*source, progress, timer);
   if (!session) return fail(session.error());
 
@@ -271,8 +302,9 @@ int runWithSnapshot(const CommandSpec& spec, int argc, const char* const* argv,
     code = body(args, **session, format);
   }
   if (std::optional<int> changed = failIfFilesChanged({session->get()})) return *changed;
-  if (args.getBool("timings")) {
-    std::string report = timer.render(peakRssBytes());
+  if (anonymous_peak) {
+    std::string report = timer.render(peakRssBytes()) +
+                         renderMemoryUse((*session)->snapshot(), anonymous_peak->peakBytes());
     std::fwrite(report.data(), 1, report.size(), stderr);
   }
   return code;

@@ -231,15 +231,4 @@ void PhaseTimer::writeJson(JsonWriter& json, uint64_t peak_rss_bytes) const {
   json.endObject();
 }
 
-uint64_t peakRssBytes() {
-  rusage usage{};
-  if (::getrusage(RUSAGE_SELF, &usage) != 0 || usage.ru_maxrss < 0) return 0;
-  auto max_rss = static_cast<uint64_t>(usage.ru_maxrss);
-#if defined(__APPLE__)
-  return max_rss;  // macOS reports bytes
-#else
-  return max_rss * 1024;  // Linux and the BSDs report kilobytes
-#endif
-}
-
 }  // namespace goheap::cli

@@ -24,6 +24,8 @@
 #include <string_view>
 #include <vector>
 
+#include "util/process_memory.h"
+
 namespace goheap {
 class JsonWriter;
 }
@@ -163,9 +165,5 @@ class PhaseTimer {
   std::vector<PhaseRecord> phases_;
   uint32_t open_depth_ = 0;
 };
-
-// The process's peak resident set size so far, in bytes (getrusage), or 0
-// if the system will not say.
-uint64_t peakRssBytes();
 
 }  // namespace goheap::cli

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "dump/pointer_layouts.h"
+#include "util/column.h"
 #include "util/mapped_file.h"
 #include "util/word_reader.h"
 
@@ -92,6 +93,7 @@ class OffsetColumn {
   }
   size_t size() const { return low_.size(); }
   bool empty() const { return low_.empty(); }
+  uint64_t ownedBytes() const { return low_.ownedBytes() + high_.ownedBytes(); }
   bool operator==(const OffsetColumn& other) const = default;
 
   void push_back(uint64_t offset) {
@@ -113,32 +115,32 @@ class OffsetColumn {
   void widen();  // gives every offset its high half
 
   bool wide_ = false;
-  std::vector<uint32_t> low_;
-  std::vector<uint16_t> high_;  // once wide_: bits 32 to 47
+  Column<uint32_t> low_;
+  Column<uint16_t> high_;  // once wide_: bits 32 to 47
 };
 
 // Objects in the order the source gave them (the graph sorts them by
 // address). Dump::objectBytes gives an object's bytes.
 struct Objects {
-  std::vector<uint64_t> addr;
-  std::vector<uint64_t> size;  // contents length: the size-class slot
-  OffsetColumn offset;         // where the contents start in their region
+  Column<uint64_t> addr;
+  Column<uint64_t> size;  // contents length: the size-class slot
+  OffsetColumn offset;    // where the contents start in their region
   // The region of each object's contents; empty when all are in region 0
   // (a heap dump's), so that such a model spends no memory on it.
-  std::vector<uint32_t> region;
+  Column<uint32_t> region;
   // Into Dump::layouts: the words of the contents that may hold pointers.
-  std::vector<uint32_t> layout;
+  Column<uint32_t> layout;
   // go1.3 only: the type record's address and the object kind
   // (0 plain, 1 array, 2 channel, 127 conservative), from which the reader
   // made the object's layout.
-  std::vector<uint64_t> type_addr;
+  Column<uint64_t> type_addr;
   // Into Dump::types; kUnknownType (scan every word) or kNoPointerType.
-  std::vector<uint32_t> type_index;
-  std::vector<uint8_t> kind;
+  Column<uint32_t> type_index;
+  Column<uint8_t> kind;
   // Per object in address order, set by markSpanMetadata (span_metadata.h):
   // non-zero for a record over the runtime's own bytes at the end of a span
   // (its SpanMetadataBits), not an object. Empty when the dump has none.
-  std::vector<uint8_t> span_metadata;
+  Column<uint8_t> span_metadata;
 
   size_t count() const { return addr.size(); }
   bool isSpanMetadata(size_t i) const { return !span_metadata.empty() && span_metadata[i] != 0; }

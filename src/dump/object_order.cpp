@@ -4,6 +4,8 @@
 #include <bit>
 #include <cstdint>
 #include <numeric>
+#include <span>
+#include <vector>
 
 #include "util/large_vector.h"
 
@@ -12,7 +14,7 @@ namespace goheap::dump {
 namespace {
 
 template <class T>
-std::vector<T> gather(const std::vector<T>& column, const std::vector<uint32_t>& order) {
+std::vector<T> gather(std::span<const T> column, const std::vector<uint32_t>& order) {
   std::vector<T> sorted;
   resizeLarge(sorted, column.size());
   for (size_t i = 0; i < order.size(); i++) sorted[i] = column[order[i]];
@@ -20,15 +22,14 @@ std::vector<T> gather(const std::vector<T>& column, const std::vector<uint32_t>&
 }
 
 template <class T>
-void applyPermutation(std::vector<T>& column, const std::vector<uint32_t>& order) {
+void applyPermutation(Column<T>& column, const std::vector<uint32_t>& order) {
   if (column.empty()) return;
-  std::vector<T> sorted = gather(column, order);
-  column.swap(sorted);
+  column = gather(column.span(), order);
 }
 
 // LSD radix sort of indices by key, 11 bits a pass, only as many passes as
 // the largest key needs (addresses span a narrow range above their minimum).
-std::vector<uint32_t> radixOrder(const std::vector<uint64_t>& addr) {
+std::vector<uint32_t> radixOrder(std::span<const uint64_t> addr) {
   const size_t n = addr.size();
   const uint64_t lo = *std::min_element(addr.begin(), addr.end());
   const uint64_t hi = *std::max_element(addr.begin(), addr.end());
@@ -66,7 +67,7 @@ std::vector<uint32_t> radixOrder(const std::vector<uint64_t>& addr) {
 // Sorting (key << 32 | index) orders equal keys by index, as the stable LSD
 // sort of radixOrder does, so both give the same order. Returns false, with
 // `order` untouched, when the keys do not fit.
-bool packedRadixOrder(const std::vector<uint64_t>& addr, std::vector<uint32_t>& order) {
+bool packedRadixOrder(std::span<const uint64_t> addr, std::vector<uint32_t>& order) {
   const size_t n = addr.size();
   const uint64_t lo = *std::min_element(addr.begin(), addr.end());
   uint64_t any_bits = 0;
@@ -118,7 +119,7 @@ bool packedRadixOrder(const std::vector<uint64_t>& addr, std::vector<uint32_t>& 
 // one scatter, in place of several radix passes. Returns false (leaving
 // `order` alone) when the pages are too many to count. The caller checks that
 // the result is sorted (a dump not written span by span would not be).
-bool pageOrder(const std::vector<uint64_t>& addr, std::vector<uint32_t>& order) {
+bool pageOrder(std::span<const uint64_t> addr, std::vector<uint32_t>& order) {
   constexpr unsigned kPageShift = 13;                // the runtime's 8 KiB pages
   constexpr uint64_t kMaxPages = uint64_t{1} << 22;  // a 32 GiB address range
   const size_t n = addr.size();
@@ -154,14 +155,14 @@ void sortObjectsByAddress(Dump& dump) {
   std::vector<uint32_t> order;
   std::vector<uint64_t> sorted_addr;
   if (o.addr.size() < UINT32_MAX && pageOrder(o.addr, order)) {
-    sorted_addr = gather(o.addr, order);
+    sorted_addr = gather(o.addr.span(), order);
     if (!std::is_sorted(sorted_addr.begin(), sorted_addr.end())) order.clear();
   }
   if (order.empty()) {
     if (o.addr.size() >= UINT32_MAX || !packedRadixOrder(o.addr, order)) order = radixOrder(o.addr);
-    sorted_addr = gather(o.addr, order);
+    sorted_addr = gather(o.addr.span(), order);
   }
-  o.addr.swap(sorted_addr);
+  o.addr = std::move(sorted_addr);
   o.offset.permute(order);
   applyPermutation(o.size, order);
   applyPermutation(o.region, order);

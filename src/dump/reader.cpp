@@ -1131,7 +1131,7 @@ void RecordReader::reachPiece(ReadStats* stats) {
   if (here < piece.start) return;  // not there yet
   if (here == piece.start) {
     Objects& o = dump_.objects;
-    auto append = [&](std::vector<uint64_t>& to, const std::vector<uint64_t>& from) {
+    auto append = [&](Column<uint64_t>& to, const std::vector<uint64_t>& from) {
       const auto first = from.begin() + static_cast<ptrdiff_t>(piece.first);
       to.insert(to.end(), first, first + static_cast<ptrdiff_t>(piece.count));
     };

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <span>
 #include <vector>
+#include "util/column.h"
 
 namespace goheap {
 
@@ -13,8 +14,8 @@ using NodeId = uint32_t;
 constexpr NodeId kNoNode = UINT32_MAX;
 
 struct Csr {
-  std::vector<uint32_t> begin;  // size nodeCount() + 1
-  std::vector<NodeId> targets;
+  Column<uint32_t> begin;  // size nodeCount() + 1
+  Column<NodeId> targets;
 
   uint32_t nodeCount() const { return begin.empty() ? 0 : static_cast<uint32_t>(begin.size() - 1); }
   uint32_t edgeCount() const { return static_cast<uint32_t>(targets.size()); }

@@ -12,6 +12,7 @@
 #include "dump/dump.h"
 #include "graph/address_index.h"
 #include "graph/csr.h"
+#include "util/column.h"
 #include "util/error.h"
 
 namespace goheap::graph {
@@ -68,10 +69,10 @@ class Heap {
 
   Csr successors;
   Csr predecessors;
-  std::vector<RootKind> root_kind;
-  std::vector<uint32_t> root_record;
-  std::vector<NodeId> goroutine_node;
-  std::vector<NodeId> frame_node;
+  Column<RootKind> root_kind;
+  Column<uint32_t> root_record;
+  Column<NodeId> goroutine_node;
+  Column<NodeId> frame_node;
 
   // Words in pointer slots that are neither nil nor inside a heap object
   // (pointers to globals, stacks, code, read-only data or freed memory).

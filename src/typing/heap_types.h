@@ -22,6 +22,7 @@
 #include "bin/dump_binding.h"
 #include "dump/dump.h"
 #include "graph/heap.h"
+#include "util/column.h"
 
 namespace goheap::typing {
 
@@ -36,12 +37,12 @@ enum class TypeForm : uint8_t {
 
 struct HeapTypes {
   // Per object (NodeId), dense.
-  std::vector<bin::TypeId> layout;  // the type the bytes are read as
-  std::vector<bin::TypeId> shown;   // the type whose name is shown (a map's
-                                    // typedef for its header, say)
-  std::vector<uint32_t> count;      // elements, for TypeForm::Array
-  std::vector<TypeForm> form;
-  std::vector<uint8_t> data_offset;  // bytes before the value: a malloc header
+  Column<bin::TypeId> layout;  // the type the bytes are read as
+  Column<bin::TypeId> shown;   // the type whose name is shown (a map's
+                               // typedef for its header, say)
+  Column<uint32_t> count;      // elements, for TypeForm::Array
+  Column<TypeForm> form;
+  Column<uint8_t> data_offset;  // bytes before the value: a malloc header
 
   uint64_t typed_objects = 0;
   uint64_t conflicts = 0;  // an object reached at its start as incompatible types

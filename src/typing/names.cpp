@@ -417,4 +417,17 @@ Grouping ObjectNamer::group(GroupKind kind) const {
   return g;
 }
 
+uint64_t ObjectNamer::heldBytes() const {
+  auto strings = [](const std::vector<std::string>& v) {
+    uint64_t n = v.capacity() * sizeof(std::string);
+    for (const std::string& s : v) n += s.capacity() > 15 ? s.capacity() : 0;
+    return n;
+  };
+  std::lock_guard<std::mutex> lock(iface_mutex_);
+  return samples_.capacity() * sizeof(samples_[0]) +
+         iface_types_.capacity() * sizeof(iface_types_[0]) + strings(site_names_) +
+         strings(type_names_) +
+         type_of_word_.size() * (sizeof(std::pair<uint64_t, uint32_t>) + 2 * sizeof(void*));
+}
+
 }  // namespace goheap::typing

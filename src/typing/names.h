@@ -73,6 +73,10 @@ class ObjectNamer {
 
   Grouping group(GroupKind kind) const;
 
+  // The memory the namer's own tables hold (samples, names, the interface
+  // scan's results once it ran).
+  uint64_t heldBytes() const;
+
   // Runs the one full interface scan now, rather than when the lookups of
   // single objects have cost as much (see iface_scanned_).
   void scanAllInterfaces() const { scanInterfaces(); }

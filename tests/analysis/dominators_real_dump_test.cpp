@@ -34,7 +34,7 @@ struct BruteForce {
 // form a chain, so v's idom is the one that is itself dominated by the most
 // nodes; that count replaces the quadratic "dominated by all the others" test
 // of the small-graph oracle, which long chains of a real heap would make slow.
-BruteForce bruteForce(const Csr& successors, NodeId root, const std::vector<uint64_t>& sizes) {
+BruteForce bruteForce(const Csr& successors, NodeId root, std::span<const uint64_t> sizes) {
   const uint32_t n = successors.nodeCount();
   const std::vector<char> reach = reachableWithout(successors, root, kNoNode);
   // dominated[d] lists the nodes d strictly dominates.

@@ -627,6 +627,11 @@ TEST_P(CliOnRetentionDump, TimingsGoToStderrAndLeaveJsonAlone) {
     EXPECT_TRUE(contains(text.err, phase)) << phase << "\n" << text.err;
     EXPECT_FALSE(contains(text.out, phase)) << phase;
   }
+  // Where the memory went: the peak no file backs, and the arrays by name.
+  for (const char* line : {"peak anonymous memory: ", "held after loading", "objects.addr",
+                           "graph.successors", "dominators.idom"}) {
+    EXPECT_TRUE(contains(text.err, line)) << line << "\n" << text.err;
+  }
   for (const char* cmd : kCommands) {
     SCOPED_TRACE(cmd);
     std::vector<std::string> args{cmd, dump_};

@@ -1,0 +1,70 @@
+#include "analysis/memory_use.h"
+
+#include <algorithm>
+
+#include "util/column.h"
+
+namespace goheap::analysis {
+
+namespace {
+
+template <class T>
+uint64_t held(const Column<T>& c) {
+  return c.ownedBytes();
+}
+template <class T>
+uint64_t held(const std::vector<T>& v) {
+  return v.capacity() * sizeof(T);
+}
+uint64_t held(const Csr& c) {
+  return held(c.begin) + held(c.targets);
+}
+
+}  // namespace
+
+std::vector<HeldArray> heldArrays(const Snapshot& s) {
+  const dump::Objects& o = s.dump.objects;
+  const dump::PointerLayouts& l = s.dump.layouts;
+  const graph::Heap& h = s.heap;
+  std::vector<HeldArray> arrays = {
+      {"objects.addr", held(o.addr)},
+      {"objects.size", held(o.size)},
+      {"objects.offset", o.offset.ownedBytes()},
+      {"objects.region", held(o.region)},
+      {"objects.layout", held(o.layout)},
+      {"objects.type_addr", held(o.type_addr)},
+      {"objects.type_index", held(o.type_index)},
+      {"objects.kind", held(o.kind)},
+      {"objects.span_metadata", held(o.span_metadata)},
+      {"pointer layouts", held(l.begin) + held(l.offsets) + held(l.stride) + held(l.repeats)},
+      {"records (goroutines, frames, types...)",
+       held(s.dump.types) + held(s.dump.itabs) + held(s.dump.other_roots) +
+           held(s.dump.goroutines) + held(s.dump.frames) + held(s.dump.finalizers) +
+           held(s.dump.threads) + held(s.dump.defers) + held(s.dump.panics) + held(s.dump.buckets) +
+           held(s.dump.profile_frames) + held(s.dump.alloc_samples)},
+      {"graph.successors", held(h.successors)},
+      {"graph.predecessors", held(h.predecessors)},
+      {"graph.address index", h.addresses().tableBytes()},
+      {"graph.roots",
+       held(h.root_kind) + held(h.root_record) + held(h.goroutine_node) + held(h.frame_node)},
+      {"dominators.idom", held(s.dom.idom)},
+      {"dominators.preorder", held(s.dom.preorder)},
+      {"dominators.children", held(s.dominatorChildren())},
+      {"retained", held(s.retained)},
+      {"names", s.namer().heldBytes()},
+  };
+  if (s.types) {
+    const typing::HeapTypes& t = *s.types;
+    arrays.push_back({"types.layout", held(t.layout)});
+    arrays.push_back({"types.shown", held(t.shown)});
+    arrays.push_back({"types.count", held(t.count)});
+    arrays.push_back({"types.form", held(t.form)});
+    arrays.push_back({"types.data_offset", held(t.data_offset)});
+  }
+  std::erase_if(arrays, [](const HeldArray& a) { return a.bytes < 1024; });
+  std::stable_sort(arrays.begin(), arrays.end(),
+                   [](const HeldArray& a, const HeldArray& b) { return a.bytes > b.bytes; });
+  return arrays;
+}
+
+}  // namespace goheap::analysis
