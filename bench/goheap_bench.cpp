@@ -215,6 +215,42 @@ int main(int argc, char** argv) {
     conversions.push_back(c);
   }
 
+  // The index cache: the same open and summary with the cache on, into an
+  // empty folder (computing everything and writing the index), then once
+  // more (reading it back).
+  struct CacheOpen {
+    std::string name;
+    double s = 0;
+    double cpu_s = 0;
+    bool hit = false;
+  };
+  std::vector<CacheOpen> cache_opens;
+  {
+    std::string folder = "/tmp/goheap-bench-cache-XXXXXX";
+    if (mkdtemp(folder.data()) != nullptr) {
+      goheap::query::OpenOptions options;
+      options.use_cache = true;
+      options.cache_dir = folder;
+      for (const char* name : {"first open (writes cache)", "second open (cache hit)"}) {
+        std::vector<Phase> ignored;
+        Recorder quiet(ignored);
+        auto a = Clock::now();
+        const double a_cpu = cpuSeconds();
+        auto again = goheap::query::open({path, exe_path, ""}, quiet, options);
+        if (!again) {
+          std::fprintf(stderr, "%s: %s\n", name, again.error().message().c_str());
+          break;
+        }
+        goheap::analysis::summarize((*again)->snapshot(), 10);
+        cache_opens.push_back({name, seconds(a, Clock::now()), cpuSeconds() - a_cpu,
+                               (*again)->snapshot().backing != nullptr});
+      }
+      std::string remove = "rm -rf '" + folder + "'";
+      if (std::system(remove.c_str()) != 0)
+        std::fprintf(stderr, "cannot remove %s\n", folder.c_str());
+    }
+  }
+
   const double objects = s.heap.objectCount();
   const double pointers = s.heap.successors.begin[s.heap.objectCount()];
   std::printf("dump            %s\n", path.c_str());
@@ -229,6 +265,14 @@ int main(int argc, char** argv) {
   }
   std::printf("%-26s %9.3f %9.3f %9.2f %10.1f\n", "summary total", summary_s, summary_cpu_s,
               summary_s / read_s, summary_s * 1e9 / objects);
+  if (!cache_opens.empty()) {
+    std::printf("\n%-26s %9s %9s %9s %10s\n", "index cache (summary)", "seconds", "cpu_s", "x_read",
+                "ns/object");
+    for (const CacheOpen& c : cache_opens) {
+      std::printf("%-26s %9.3f %9.3f %9.2f %10.1f%s\n", c.name.c_str(), c.s, c.cpu_s, c.s / read_s,
+                  c.s * 1e9 / objects, c.hit ? "" : "  (not from the cache)");
+    }
+  }
   // The mapping is touched once, so the page cache's copy of the file counts
   // in the resident set; what goheap adds is the rest.
   const double beyond = static_cast<double>(peak) - static_cast<double>(file_bytes);

@@ -34,6 +34,8 @@ fi
 case "$("$GO" env GOVERSION)" in go1.24*) ;; *) echo "make-bench-dump: $GO is not Go 1.24" >&2; exit 1 ;; esac
 
 mkdir -p "$(dirname "$OUT")"
+# Absolute, as the build below runs in bench/gen.
+OUT=$(cd "$(dirname "$OUT")" && pwd)/$(basename "$OUT")
 unset GOROOT GOOS GOARCH GOARM GOFLAGS GO111MODULE GOEXPERIMENT GOWORK GODEBUG GOGC GOMEMLIMIT
 export GOENV=off GOTOOLCHAIN=local CGO_ENABLED=0 GOPROXY=off
 export GOCACHE=${GOHEAP_BENCH_GOCACHE:-$(cd "$(dirname "$OUT")" && pwd)/.gocache}

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Builds the fuzzers into build-fuzz/ (clang, ASan, UBSan, libFuzzer) and runs
-# them for SECONDS in all (default 60): three tenths for dump_reader_fuzz,
+# them for SECONDS in all (default 60): a fifth for dump_reader_fuzz, a tenth
+# for index_file_fuzz (the index cache's files, seeded with
+# fuzz/corpus/index_file),
 # three twentieths each for bin_reader_fuzz and core_reader_fuzz (core files,
 # seeded with fuzz/corpus/core_reader), a fifth for core_model_fuzz (cores
 # read into the dump model with Go 1.24's coreprog, seeded with small cores
@@ -15,12 +17,14 @@ set -euo pipefail
 seconds="${1:-60}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="$root/build-fuzz"
-dump_seconds=$((seconds * 3 / 10))
+dump_seconds=$((seconds / 5))
+index_seconds=$((seconds / 10))
 bin_seconds=$((seconds * 3 / 20))
 core_seconds=$((seconds * 3 / 20))
 model_seconds=$((seconds / 5))
-typing_seconds=$((seconds - dump_seconds - bin_seconds - core_seconds - model_seconds))
+typing_seconds=$((seconds - dump_seconds - index_seconds - bin_seconds - core_seconds - model_seconds))
 [ "$dump_seconds" -ge 1 ] || dump_seconds=1
+[ "$index_seconds" -ge 1 ] || index_seconds=1
 [ "$bin_seconds" -ge 1 ] || bin_seconds=1
 [ "$core_seconds" -ge 1 ] || core_seconds=1
 [ "$model_seconds" -ge 1 ] || model_seconds=1
@@ -30,16 +34,20 @@ if [ ! -f "$build/build.ninja" ]; then
   CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja \
     -DGOHEAP_FUZZ=ON -DGOHEAP_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGOHEAP_WERROR=ON
 fi
-ninja -C "$build" -j2 dump_reader_fuzz bin_reader_fuzz core_reader_fuzz core_model_fuzz \
-  make_core_model_corpus typing_fuzz
+ninja -C "$build" -j2 dump_reader_fuzz index_file_fuzz bin_reader_fuzz core_reader_fuzz \
+  core_model_fuzz make_core_model_corpus typing_fuzz
 
-mkdir -p "$build/corpus/dump_reader" "$build/corpus/bin_reader" "$build/corpus/core_reader" \
-  "$build/corpus/typing" "$build/artifacts"
+mkdir -p "$build/corpus/dump_reader" "$build/corpus/index_file" "$build/corpus/bin_reader" \
+  "$build/corpus/core_reader" "$build/corpus/typing" "$build/artifacts"
 status=0
 "$build/fuzz/dump_reader_fuzz" \
   -max_total_time="$dump_seconds" -max_len=65536 -rss_limit_mb=2048 -timeout=10 \
   -print_final_stats=1 -artifact_prefix="$build/artifacts/" \
   "$build/corpus/dump_reader" "$root/fuzz/corpus/dump_reader" || status=1
+"$build/fuzz/index_file_fuzz" \
+  -max_total_time="$index_seconds" -max_len=8192 -rss_limit_mb=2048 -timeout=10 \
+  -print_final_stats=1 -artifact_prefix="$build/artifacts/" \
+  "$build/corpus/index_file" "$root/fuzz/corpus/index_file" || status=1
 "$build/fuzz/bin_reader_fuzz" \
   -max_total_time="$bin_seconds" -max_len=8192 -rss_limit_mb=2048 -timeout=10 \
   -print_final_stats=1 -artifact_prefix="$build/artifacts/" \

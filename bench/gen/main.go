@@ -208,6 +208,15 @@ func main() {
 		}
 		n = v
 	}
+	// 100 million objects are a live heap of about 6 GB: with the default
+	// GOGC the heap may grow to twice that before a collection, and the
+	// machine has 24 GiB. A soft limit keeps it well below, and a lower
+	// GOGC keeps the growth steps small (make-bench-dump.sh clears GOGC and
+	// GOMEMLIMIT from the environment, so these are the settings).
+	if n >= 20_000_000 {
+		debug.SetGCPercent(50)
+		debug.SetMemoryLimit(14 << 30)
+	}
 	rng := rand.New(rand.NewSource(42))
 	start := time.Now()
 	world = &World{}

@@ -54,16 +54,93 @@ class SnapshotBuilder {
     s.namer_ = std::make_unique<typing::ObjectNamer>(s.dump, s.heap, s.exe.get(), s.types.get());
     s.children_ = dominatorChildren(s.dom, s.retained);
   }
+  static void indexRestored(Snapshot& s, Csr children) {
+    s.namer_ = std::make_unique<typing::ObjectNamer>(s.dump, s.heap, s.exe.get(), s.types.get());
+    s.children_ = std::move(children);
+  }
+  static const Csr& children(const Snapshot& s) { return s.children_; }
 };
+
+namespace {
+
+void sortObjects(Snapshot& s) {
+  dump::sortObjectsByAddress(s.dump);
+  dump::markSpanMetadata(s.dump);
+}
+
+void countObjects(Snapshot& s) {
+  for (NodeId o = 0; o < s.heap.objectCount(); o++) {
+    const uint64_t size = s.dump.objects.size[o];
+    if (s.reachable(o)) {
+      s.reachable_objects++;
+      s.reachable_bytes += size;
+    } else if (s.isRuntimeMetadata(o)) {
+      s.metadata_objects++;
+      s.metadata_bytes += size;
+    } else {
+      s.garbage_objects++;
+      s.garbage_bytes += size;
+    }
+  }
+}
+
+// Why `dom` is not a dominator tree over `node_count` nodes rooted at
+// `root`, or empty.
+std::string dominatorProblem(const DominatorTree& dom, uint64_t node_count, NodeId root) {
+  if (dom.idom.size() != node_count) return "its size";
+  if (root >= node_count || dom.idom[root] != root) return "its root";
+  for (NodeId d : dom.idom) {
+    if (d != kNoNode && d >= node_count) return "a dominator out of range";
+  }
+  // Queries walk up the tree from any node: it must have no cycle. The
+  // preorder lists every reachable node once, each after its dominator.
+  std::vector<uint32_t> position(node_count, UINT32_MAX);
+  for (uint32_t i = 0; i < dom.preorder.size(); i++) {
+    const NodeId n = dom.preorder[i];
+    if (n >= node_count || dom.idom[n] == kNoNode || position[n] != UINT32_MAX) {
+      return "a node of its preorder";
+    }
+    position[n] = i;
+  }
+  for (NodeId n = 0; n < node_count; n++) {
+    const NodeId d = dom.idom[n];
+    if (d == kNoNode) continue;
+    if (position[n] == UINT32_MAX || (n != root && position[d] >= position[n])) {
+      return "a node that does not follow its dominator";
+    }
+  }
+  return {};
+}
+
+// Why `types` are not a typing of `object_count` objects in `dwarf`'s
+// types, or empty.
+std::string typesProblem(const typing::HeapTypes& types, uint64_t object_count,
+                         const bin::DebugInfo& dwarf) {
+  if (types.layout.size() != object_count || types.shown.size() != object_count ||
+      types.count.size() != object_count || types.form.size() != object_count ||
+      types.data_offset.size() != object_count) {
+    return "their sizes";
+  }
+  const uint64_t type_count = dwarf.types().size();
+  for (uint64_t o = 0; o < object_count; o++) {
+    if (types.form[o] == typing::TypeForm::None) continue;
+    if (types.form[o] > typing::TypeForm::Closure) return "a form";
+    const bin::TypeId layout = types.layout[o], shown = types.shown[o];
+    if ((layout != bin::kNoType && layout >= type_count) ||
+        (shown != bin::kNoType && shown >= type_count)) {
+      return "a type id";
+    }
+  }
+  return {};
+}
+
+}  // namespace
 
 Expected<std::unique_ptr<Snapshot>> buildSnapshot(dump::Dump d, const LoadHooks& hooks,
                                                   const LoadOptions& options) {
   auto snap = std::make_unique<Snapshot>(std::move(d));
   Snapshot& s = *snap;
-  phase(hooks, "sort objects", [&] {
-    dump::sortObjectsByAddress(s.dump);
-    dump::markSpanMetadata(s.dump);
-  });
+  phase(hooks, "sort objects", [&] { sortObjects(s); });
   auto heap = phase(hooks, "build graph", [&] {
     graph::BuildOptions build;
     build.threads = options.threads;
@@ -77,19 +154,7 @@ Expected<std::unique_ptr<Snapshot>> buildSnapshot(dump::Dump d, const LoadHooks&
   });
   phase(hooks, "retained sizes", [&] {
     s.retained = computeRetainedSizes(s.dom, s.dump.objects.size);
-    for (NodeId o = 0; o < s.heap.objectCount(); o++) {
-      const uint64_t size = s.dump.objects.size[o];
-      if (s.reachable(o)) {
-        s.reachable_objects++;
-        s.reachable_bytes += size;
-      } else if (s.isRuntimeMetadata(o)) {
-        s.metadata_objects++;
-        s.metadata_bytes += size;
-      } else {
-        s.garbage_objects++;
-        s.garbage_bytes += size;
-      }
-    }
+    countObjects(s);
   });
   if (!options.exe_path.empty()) {
     phase(hooks, "read executable",
@@ -99,6 +164,98 @@ Expected<std::unique_ptr<Snapshot>> buildSnapshot(dump::Dump d, const LoadHooks&
     phase(hooks, "type objects (DWARF)", [&] { SnapshotBuilder::typeObjects(s); });
   phase(hooks, "index for queries", [&] { SnapshotBuilder::index(s); });
   return snap;
+}
+
+Expected<std::unique_ptr<Snapshot>> restoreSnapshot(dump::Dump& dump, ComputedParts parts,
+                                                    std::shared_ptr<const void> backing,
+                                                    const LoadHooks& hooks,
+                                                    const LoadOptions& options,
+                                                    bool objects_prepared) {
+  auto snap = std::make_unique<Snapshot>(std::move(dump));
+  Snapshot& s = *snap;
+  // Hands the dump back, for buildSnapshot, when the parts do not fit.
+  auto refuse = [&](const std::string& what) {
+    dump = std::move(s.dump);
+    return Error(what);
+  };
+  s.backing = std::move(backing);
+  if (!objects_prepared) phase(hooks, "sort objects", [&] { sortObjects(s); });
+  auto heap = phase(hooks, "restore graph",
+                    [&] { return graph::restoreHeap(s.dump, std::move(parts.heap)); });
+  if (!heap) return refuse(heap.error().message());
+  s.heap = heap.take();
+  const uint64_t nodes = s.heap.nodeCount();
+  if (std::string p = dominatorProblem(parts.dom, nodes, s.heap.superRoot()); !p.empty()) {
+    return refuse("the dominator tree does not fit the heap: " + p);
+  }
+  if (parts.retained.size() != nodes) return refuse("the retained sizes do not fit the heap");
+  if (std::string p = csrProblem(parts.dominator_children, nodes, nodes); !p.empty()) {
+    return refuse("the dominator tree's children do not fit the heap: " + p);
+  }
+  if (!options.exe_path.empty()) {
+    phase(hooks, "read executable",
+          [&] { SnapshotBuilder::attachExecutable(s, options.exe_path); });
+  }
+  if (parts.types) {
+    const bin::DebugInfo* dwarf = s.exe ? s.exe->debugInfo() : nullptr;
+    if (dwarf == nullptr) return refuse("types without the executable's DWARF");
+    if (std::string p = typesProblem(*parts.types, s.heap.objectCount(), *dwarf); !p.empty()) {
+      return refuse("the types do not fit the heap: " + p);
+    }
+    s.types = std::make_unique<typing::HeapTypes>(std::move(*parts.types));
+  } else if (s.exe && options.type_objects && s.exe->debugInfo() == nullptr) {
+    s.types_problem = s.exe->debugInfoProblem();  // as typeObjects says it
+  }
+  s.dom = std::move(parts.dom);
+  s.retained = std::move(parts.retained);
+  countObjects(s);
+  phase(hooks, "index for queries",
+        [&] { SnapshotBuilder::indexRestored(s, std::move(parts.dominator_children)); });
+  return snap;
+}
+
+namespace {
+
+template <class T>
+Column<T> viewOf(const Column<T>& c) {
+  return Column<T>::view(std::span<const T>(c.data(), c.size()));
+}
+
+Csr viewOf(const Csr& c) {
+  return Csr{viewOf(c.begin), viewOf(c.targets)};
+}
+
+}  // namespace
+
+ComputedParts computedPartsOf(const Snapshot& s) {
+  ComputedParts p;
+  p.heap.successors = viewOf(s.heap.successors);
+  p.heap.predecessors = viewOf(s.heap.predecessors);
+  p.heap.root_kind = viewOf(s.heap.root_kind);
+  p.heap.root_record = viewOf(s.heap.root_record);
+  p.heap.goroutine_node = viewOf(s.heap.goroutine_node);
+  p.heap.frame_node = viewOf(s.heap.frame_node);
+  p.heap.non_heap_refs = s.heap.non_heap_refs;
+  p.heap.nil_slots = s.heap.nil_slots;
+  p.heap.conservative_stack_edges = s.heap.conservative_stack_edges;
+  p.dom.idom = viewOf(s.dom.idom);
+  p.dom.preorder = viewOf(s.dom.preorder);
+  p.retained = viewOf(s.retained);
+  p.dominator_children = viewOf(SnapshotBuilder::children(s));
+  if (s.types) {
+    typing::HeapTypes t;
+    t.layout = viewOf(s.types->layout);
+    t.shown = viewOf(s.types->shown);
+    t.count = viewOf(s.types->count);
+    t.form = viewOf(s.types->form);
+    t.data_offset = viewOf(s.types->data_offset);
+    t.typed_objects = s.types->typed_objects;
+    t.conflicts = s.types->conflicts;
+    t.typed_from_roots = s.types->typed_from_roots;
+    t.typed_from_headers = s.types->typed_from_headers;
+    p.types = std::move(t);
+  }
+  return p;
 }
 
 }  // namespace goheap::analysis

@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -87,6 +88,10 @@ class Snapshot {
   // to be trusted. Cheap (a stat per file), so callers may ask per request.
   Status checkFilesUnchanged() const;
 
+  // Memory some columns are views of (the mapped index file they were
+  // restored from); null when every column is owned.
+  std::shared_ptr<const void> backing;
+
   const typing::ObjectNamer& namer() const { return *namer_; }
   // Each node's children in the dominator tree, biggest retained first.
   const Csr& dominatorChildren() const { return children_; }
@@ -97,6 +102,19 @@ class Snapshot {
   Csr children_;
 };
 
+// What buildSnapshot computes from a heap that takes time (the graph, the
+// dominator tree, retained sizes, the DWARF types, the dominator tree's
+// children), as the index cache keeps it (cache/snapshot_index.h).
+struct ComputedParts {
+  graph::HeapParts heap;
+  DominatorTree dom;
+  Column<uint64_t> retained;
+  Csr dominator_children;
+  // With types: the typing pass ran and these are its results. Without,
+  // it did not run (no executable, no DWARF, or typing off).
+  std::optional<typing::HeapTypes> types;
+};
+
 // Every stage after the reader, in order: sort the objects by address, build
 // the graph, dominators, retained sizes; then the executable (when
 // options.exe_path is given: its symbols, then the objects' DWARF types), and
@@ -104,5 +122,24 @@ class Snapshot {
 // that cannot be analysed at all is an error.
 Expected<std::unique_ptr<Snapshot>> buildSnapshot(dump::Dump dump, const LoadHooks& hooks = {},
                                                   const LoadOptions& options = {});
+
+// The Snapshot buildSnapshot(dump, hooks, options) made, from the parts it
+// computed then (`parts`, whose columns may be views of `backing`). Only
+// the cheap stages run again: sorting the objects (not when
+// `objects_prepared`: the model comes from the cache too, sorted and with
+// its span metadata marked), the executable's symbols, the names. On
+// success `dump` has moved into the Snapshot. Parts that do not fit this
+// dump and executable (sizes, node and type ids out of range, a dominator
+// tree with a cycle) are an Error, and `dump` is left as it was (its objects
+// sorted), for the caller to build afresh with buildSnapshot.
+Expected<std::unique_ptr<Snapshot>> restoreSnapshot(dump::Dump& dump, ComputedParts parts,
+                                                    std::shared_ptr<const void> backing,
+                                                    const LoadHooks& hooks = {},
+                                                    const LoadOptions& options = {},
+                                                    bool objects_prepared = false);
+
+// The parts of `s` that restoreSnapshot takes, as views of its columns
+// (valid while `s` lives): what the index cache writes.
+ComputedParts computedPartsOf(const Snapshot& s);
 
 }  // namespace goheap::analysis

@@ -38,6 +38,7 @@ CommandSpec diffSpec() {
                   "globals and frames")
       .optional();
   addQueryParams(spec, query::diffParams());
+  addCacheFlags(spec);
   spec.boolFlag("json", "print JSON (schema in docs/cli-json.md) instead of text");
   spec.boolFlag("csv", "print the group table as CSV");
   spec.boolFlag("timings", "print each phase's time and the peak memory on stderr");
@@ -143,11 +144,12 @@ int runDiff(int argc, const char* const* argv) {
     Progress progress(stderr, Progress::wanted(stderr, args.getBool("no-progress")));
     PhaseTimer timer;
     const std::string exe = args.has("EXE") ? std::string(args.getString("EXE")) : std::string();
+    const query::OpenOptions options = openOptions(args);
     auto old_snap =
-        openForCommand({std::string(args.getString("OLD")), exe, "OLD"}, progress, timer);
+        openForCommand({std::string(args.getString("OLD")), exe, "OLD"}, options, progress, timer);
     if (!old_snap) return fail(old_snap.error());
     auto new_snap =
-        openForCommand({std::string(args.getString("NEW")), exe, "NEW"}, progress, timer);
+        openForCommand({std::string(args.getString("NEW")), exe, "NEW"}, options, progress, timer);
     if (!new_snap) return fail(new_snap.error());
 
     {

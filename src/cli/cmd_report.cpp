@@ -60,6 +60,7 @@ CommandSpec reportSpec() {
   spec.flag("top", "N", "rows in the top retainers and groups tables")
       .kind(ValueKind::Uint)
       .defaultValue("20");
+  addCacheFlags(spec);
   spec.boolFlag("json", "print the JSON document on stdout too, instead of the short summary");
   spec.boolFlag("timings", "print each phase's time and the peak memory on stderr");
   spec.boolFlag("no-progress", "no progress line on stderr (it shows only on a terminal)");
@@ -184,12 +185,14 @@ int runReport(int argc, const char* const* argv) {
 
     Progress progress(stderr, Progress::wanted(stderr, args.getBool("no-progress")));
     PhaseTimer timer;
-    auto session =
-        openForCommand({dump_path, exe_path.value_or(""), old_path ? "NEW" : ""}, progress, timer);
+    const query::OpenOptions options = openOptions(args);
+    auto session = openForCommand({dump_path, exe_path.value_or(""), old_path ? "NEW" : ""},
+                                  options, progress, timer);
     if (!session) return fail(session.error());
     std::shared_ptr<const query::Session> base;
     if (old_path) {
-      auto loaded = openForCommand({*old_path, exe_path.value_or(""), "OLD"}, progress, timer);
+      auto loaded =
+          openForCommand({*old_path, exe_path.value_or(""), "OLD"}, options, progress, timer);
       if (!loaded) return fail(loaded.error());
       base = loaded.take();
     }

@@ -54,6 +54,7 @@ CommandSpec serveSpec() {
             "an earlier dump of the same program (a file or an http:// URL): the Diff page "
             "and /api/diff compare DUMP with it (EXE applies to both)")
       .defaultValue("");
+  addCacheFlags(spec);
   spec.example("goheap serve heap.dump", "open http://127.0.0.1:8080/ in a browser");
   spec.example("goheap serve --pid 4242",
                "a running process: snapped to a temporary core (deleted when serve stops)");
@@ -102,6 +103,7 @@ int runServe(int argc, const char* const* argv) {
       options.allowed_hosts.assign(hosts.begin(), hosts.end());
     }
     options.answer_cache_bytes = args.getUint("answer-cache");
+    options.open = openOptions(args);
     makeRoomForConnections(options.limits.max_connections);
 
     Expected<query::Source> source = sourceFromArgs(args);

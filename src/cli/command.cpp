@@ -31,6 +31,8 @@ std::span<const Command> allCommands() {
       {"convert", "the heap in another tool's format: JSON Lines, Graphviz, ...", runConvert},
       {"serve", "a web UI and JSON API over HTTP for a dump (and a base dump to diff with)",
        runServe},
+      {"cache", "the index cache that makes a second open fast: list its entries, or clear it",
+       runCache},
       {"snap", "a running Go process's heap, as a core file, without a restart (ptrace)", runSnap},
       {"bin", "a Go executable: version, target, pclntab, functions, address to file:line", runBin},
       {"core-info",
@@ -51,6 +53,7 @@ void addDumpAndCommonFlags(CommandSpec& spec, bool csv) {
                   "frames with file:line and inlined calls, globals, closures and functions")
       .optional();
   addPidFlag(spec);
+  addCacheFlags(spec);
   spec.boolFlag("json", "print JSON (schema in docs/cli-json.md) instead of text");
   if (csv) spec.boolFlag("csv", "print CSV instead of a table");
   spec.boolFlag("timings", "print each phase's time and the peak memory on stderr");
@@ -62,6 +65,30 @@ void addPidFlag(CommandSpec& spec) {
             "instead of DUMP, a running Go process: snapped as goheap snap does (paused for "
             "the copy) to a temporary core, read, and deleted when done")
       .kind(ValueKind::Uint);
+}
+
+void addCacheFlags(CommandSpec& spec) {
+  spec.flag("cache", "DIR",
+            "the folder of the index cache, where what goheap computes from a heap is kept so "
+            "that opening it again is fast (default $XDG_CACHE_HOME/goheap, else "
+            "~/.cache/goheap; goheap cache list shows it)")
+      .defaultValue("");
+  spec.boolFlag("no-cache", "neither read nor write the index cache");
+  spec.flag("cache-size", "SIZE",
+            "the most the index cache's folder may hold; the least recently used entries go "
+            "first (" +
+                std::string(kByteSizeUnitsHelp) + ")")
+      .kind(ValueKind::ByteSize)
+      .defaultValue("10G");
+}
+
+query::OpenOptions openOptions(const ParsedArgs& args) {
+  query::OpenOptions options;
+  options.use_cache = true;
+  if (args.has("cache")) options.cache_dir = args.getString("cache");
+  if (args.has("no-cache")) options.use_cache = !args.getBool("no-cache");
+  if (args.has("cache-size")) options.cache_size_bytes = args.getUint("cache-size");
+  return options;
 }
 
 Expected<query::Source> sourceFromArgs(const ParsedArgs& args) {
@@ -188,10 +215,11 @@ class CommandObserver : public query::LoadObserver {
 }  // namespace
 
 Expected<std::shared_ptr<const query::Session>> openForCommand(const query::Source& source,
+                                                               const query::OpenOptions& options,
                                                                Progress& progress,
                                                                PhaseTimer& timer) {
   CommandObserver observer(progress, timer);
-  return query::open(source, observer);
+  return query::open(source, observer, options);
 }
 
 void addQueryParams(CommandSpec& spec, const std::vector<query::ParamSpec>& params) {
@@ -293,7 +321,7 @@ int runWithSnapshot(const CommandSpec& spec, int argc, const char* const* argv,
   PhaseTimer timer;
   std::optional<AnonymousMemoryPeak> anonymous_peak;
   if (args.getBool("timings")) anonymous_peak.emplace();
-  auto session = openForCommand(*source, progress, timer);
+  auto session = openForCommand(*source, openOptions(args), progress, timer);
   if (!session) return fail(session.error());
 
   int code;

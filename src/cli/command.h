@@ -56,6 +56,8 @@ int runDiff(int argc, const char* const* argv);
 // Memory held twice and memory paid for but unused (cmd_dups.cpp, cmd_waste.cpp).
 int runDups(int argc, const char* const* argv);
 int runWaste(int argc, const char* const* argv);
+// The index cache's entries: list and clear (cmd_cache.cpp).
+int runCache(int argc, const char* const* argv);
 
 // How a command prints its result.
 enum class OutputFormat : uint8_t { Text, Json, Csv };
@@ -70,6 +72,13 @@ void addDumpAndCommonFlags(CommandSpec& spec, bool csv);
 
 // --pid PID: a running process read instead of DUMP (query::Source::pid).
 void addPidFlag(CommandSpec& spec);
+
+// --cache DIR, --no-cache and --cache-size SIZE: the index cache, for every
+// command that opens a heap.
+void addCacheFlags(CommandSpec& spec);
+// The options to open heaps with, as the index cache flags ask
+// (addCacheFlags; defaults where the spec has none of them).
+query::OpenOptions openOptions(const ParsedArgs& args);
 // The heap the arguments name: DUMP [EXE], or --pid PID [EXE]. A usage
 // Error when neither is given, or a DUMP as well as --pid.
 Expected<query::Source> sourceFromArgs(const ParsedArgs& args);
@@ -100,6 +109,7 @@ std::vector<InputFile> inputFiles(const ParsedArgs& args);
 // Opens a heap as every command does (query::open): the progress line on
 // `progress`, each phase timed by `timer`, warnings printed on stderr.
 Expected<std::shared_ptr<const query::Session>> openForCommand(const query::Source& source,
+                                                               const query::OpenOptions& options,
                                                                Progress& progress,
                                                                PhaseTimer& timer);
 

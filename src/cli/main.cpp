@@ -7,10 +7,11 @@
 #include "cli/args.h"
 #include "cli/command.h"
 #include "util/output_file.h"
+#include "util/version.h"
 
 namespace {
 
-constexpr std::string_view kVersion = "0.1.0";
+constexpr std::string_view kVersion = goheap::kGoheapVersion;
 
 void printUsage(std::FILE* out) {
   std::fprintf(out,

@@ -111,6 +111,19 @@ class OffsetColumn {
   // Puts the offset of order[i] at i (object_order.cpp).
   void permute(const std::vector<uint32_t>& order);
 
+  // The two halves as stored (the index cache keeps them): bits 0 to 31,
+  // and bits 32 to 47, empty unless some offset needs them.
+  const Column<uint32_t>& lowHalves() const { return low_; }
+  const Column<uint16_t>& highHalves() const { return high_; }
+  // Offsets from their halves; `high` empty or as long as `low`.
+  static OffsetColumn fromHalves(Column<uint32_t> low, Column<uint16_t> high) {
+    OffsetColumn c;
+    c.wide_ = !high.empty();
+    c.low_ = std::move(low);
+    c.high_ = std::move(high);
+    return c;
+  }
+
  private:
   void widen();  // gives every offset its high half
 

@@ -4,6 +4,27 @@
 
 namespace goheap {
 
+std::string csrProblem(const Csr& csr, uint64_t node_count, uint64_t target_limit) {
+  if (csr.begin.size() != node_count + 1) {
+    return std::to_string(csr.begin.size()) + " offsets for " + std::to_string(node_count) +
+           " nodes";
+  }
+  if (csr.begin[0] != 0) return "the first offset is not 0";
+  for (uint64_t i = 0; i < node_count; i++) {
+    if (csr.begin[i + 1] < csr.begin[i]) return "offset " + std::to_string(i + 1) + " decreases";
+  }
+  if (csr.begin[node_count] != csr.targets.size()) {
+    return "the offsets end at " + std::to_string(csr.begin[node_count]) + " but there are " +
+           std::to_string(csr.targets.size()) + " targets";
+  }
+  NodeId highest = 0;
+  for (NodeId t : csr.targets) highest = t > highest ? t : highest;
+  if (!csr.targets.empty() && highest >= target_limit) {
+    return "a target " + std::to_string(highest) + " is not below " + std::to_string(target_limit);
+  }
+  return {};
+}
+
 Csr reverseCsr(const Csr& forward) {
   const uint32_t n = forward.nodeCount();
   Csr reverse;

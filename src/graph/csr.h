@@ -5,7 +5,9 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
+
 #include "util/column.h"
 
 namespace goheap {
@@ -23,6 +25,12 @@ struct Csr {
     return {targets.data() + begin[n], targets.data() + begin[n + 1]};
   }
 };
+
+// Why `csr` is not a well-formed CSR of `node_count` nodes whose targets are
+// all below `target_limit` (begin has node_count + 1 offsets, starts at 0,
+// never decreases and ends at the target count); empty when it is. For
+// arrays that come from a file rather than from this process.
+std::string csrProblem(const Csr& csr, uint64_t node_count, uint64_t target_limit);
 
 // The reverse of `forward`: for every edge a->b, an edge b->a. Within each
 // node, sources come in increasing order.

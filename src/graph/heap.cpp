@@ -360,4 +360,81 @@ Expected<Heap> buildHeap(const dump::Dump& dump, const BuildOptions& options) {
   return heap;
 }
 
+Expected<Heap> restoreHeap(const dump::Dump& dump, HeapParts parts) {
+  const auto& objects = dump.objects;
+  if (objects.count() >= UINT32_MAX / 2) return Error("too many objects for a graph");
+  const uint64_t object_count = objects.count();
+  const uint64_t node_count = object_count + parts.root_kind.size();
+  auto wrong = [](std::string what) { return Error("the graph does not fit the heap: " + what); };
+  if (parts.root_kind.empty() || parts.root_kind[0] != RootKind::SuperRoot) {
+    return wrong("no super-root first");
+  }
+  if (parts.root_record.size() != parts.root_kind.size()) return wrong("root records");
+  // Queries index the dump's tables by a root's record: each must be in range.
+  for (size_t r = 0; r < parts.root_kind.size(); r++) {
+    uint64_t table = 1;  // the segments and the super-root have record 0
+    switch (parts.root_kind[r]) {
+      case RootKind::SuperRoot:
+      case RootKind::DataSegment:
+      case RootKind::BssSegment:
+        break;
+      case RootKind::Goroutine:
+        table = dump.goroutines.size();
+        break;
+      case RootKind::StackFrame:
+        table = dump.frames.size();
+        break;
+      case RootKind::Finalizer:
+      case RootKind::QueuedFinalizer:
+        table = dump.finalizers.size();
+        break;
+      case RootKind::Defer:
+        table = dump.defers.size();
+        break;
+      case RootKind::Panic:
+        table = dump.panics.size();
+        break;
+      case RootKind::OtherRoot:
+        table = dump.other_roots.size();
+        break;
+      default:
+        return wrong("a root of unknown kind");
+    }
+    if (parts.root_record[r] >= table) return wrong("a root's record is out of range");
+  }
+  if (node_count >= UINT32_MAX) return wrong("too many nodes");
+  if (std::string p = csrProblem(parts.successors, node_count, node_count); !p.empty()) {
+    return wrong("successors: " + p);
+  }
+  if (std::string p = csrProblem(parts.predecessors, node_count, node_count); !p.empty()) {
+    return wrong("predecessors: " + p);
+  }
+  if (parts.predecessors.targets.size() != parts.successors.targets.size()) {
+    return wrong("the two directions have different edge counts");
+  }
+  if (parts.goroutine_node.size() != dump.goroutines.size() ||
+      parts.frame_node.size() != dump.frames.size()) {
+    return wrong("goroutine or frame nodes");
+  }
+  auto rootNodesAre = [&](const Column<NodeId>& nodes, RootKind kind) {
+    for (NodeId n : nodes) {
+      if (n == kNoNode) continue;
+      if (n < object_count || n >= node_count || parts.root_kind[n - object_count] != kind) {
+        return false;
+      }
+    }
+    return true;
+  };
+  if (!rootNodesAre(parts.goroutine_node, RootKind::Goroutine) ||
+      !rootNodesAre(parts.frame_node, RootKind::StackFrame)) {
+    return wrong("a goroutine's or frame's node");
+  }
+  Heap heap;
+  heap.object_count_ = static_cast<uint32_t>(object_count);
+  heap.super_root_ = static_cast<NodeId>(object_count);
+  heap.index_ = AddressIndex(objects.addr, objects.size);
+  static_cast<HeapParts&>(heap) = std::move(parts);
+  return heap;
+}
+
 }  // namespace goheap::graph

@@ -49,7 +49,25 @@ struct BuildOptions {
   bool conservative_stacks = true;
 };
 
-class Heap {
+// The graph's arrays: what buildHeap computes from a dump, and what the
+// index cache keeps of it and hands back to restoreHeap.
+struct HeapParts {
+  Csr successors;
+  Csr predecessors;
+  Column<RootKind> root_kind;
+  Column<uint32_t> root_record;
+  Column<NodeId> goroutine_node;
+  Column<NodeId> frame_node;
+
+  // Words in pointer slots that are neither nil nor inside a heap object
+  // (pointers to globals, stacks, code, read-only data or freed memory).
+  uint64_t non_heap_refs = 0;
+  uint64_t nil_slots = 0;
+  // Edges from stack objects: words no field list names (conservative_stacks).
+  uint64_t conservative_stack_edges = 0;
+};
+
+class Heap : public HeapParts {
  public:
   uint32_t objectCount() const { return object_count_; }
   uint32_t nodeCount() const { return static_cast<uint32_t>(successors.nodeCount()); }
@@ -67,22 +85,9 @@ class Heap {
 
   const AddressIndex& addresses() const { return index_; }
 
-  Csr successors;
-  Csr predecessors;
-  Column<RootKind> root_kind;
-  Column<uint32_t> root_record;
-  Column<NodeId> goroutine_node;
-  Column<NodeId> frame_node;
-
-  // Words in pointer slots that are neither nil nor inside a heap object
-  // (pointers to globals, stacks, code, read-only data or freed memory).
-  uint64_t non_heap_refs = 0;
-  uint64_t nil_slots = 0;
-  // Edges from stack objects: words no field list names (conservative_stacks).
-  uint64_t conservative_stack_edges = 0;
-
  private:
   friend Expected<Heap> buildHeap(const dump::Dump& dump, const BuildOptions& options);
+  friend Expected<Heap> restoreHeap(const dump::Dump& dump, HeapParts parts);
   uint32_t object_count_ = 0;
   NodeId super_root_ = kNoNode;
   AddressIndex index_;
@@ -90,5 +95,11 @@ class Heap {
 
 // `dump`'s objects must be sorted by address (dump::sortObjectsByAddress).
 Expected<Heap> buildHeap(const dump::Dump& dump, const BuildOptions& options = {});
+
+// The Heap buildHeap made from this `dump` (sorted likewise), from its parts.
+// Every part is checked against the dump and against each other (sizes, CSR
+// offsets, node ids in range, the super-root's place), so parts from another
+// heap or damaged on disk are an Error, never a Heap that reads out of bounds.
+Expected<Heap> restoreHeap(const dump::Dump& dump, HeapParts parts);
 
 }  // namespace goheap::graph

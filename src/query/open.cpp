@@ -2,7 +2,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -11,12 +13,17 @@
 #include "acquire/http_download.h"
 #include "acquire/snap.h"
 #include "bin/binary.h"
+#include "cache/cache_key.h"
+#include "cache/index_file.h"
+#include "cache/model_index.h"
+#include "cache/snapshot_index.h"
 #include "core/core_file.h"
 #include "core/core_model.h"
 #include "core/executable_match.h"
 #include "core/find_executable.h"
 #include "dump/reader.h"
 #include "util/format.h"
+#include "util/version.h"
 
 namespace goheap::query {
 
@@ -43,34 +50,160 @@ const std::string& displayName(const Source& source) {
   return source.origin.empty() ? source.dump_path : source.origin;
 }
 
-// Analyses a model read from `source`, with the executable at `exe_path`
-// (empty for none).
-Expected<std::shared_ptr<const Session>> analyse(dump::Dump model, const Source& source,
-                                                 const std::string& exe_path,
-                                                 LoadObserver& observer, const OpenOptions& options,
-                                                 std::unique_ptr<TemporaryFile> input) {
-  const std::string suffix = source.label.empty() ? std::string() : " (" + source.label + ")";
+// The index cache for one heap: its folder, its key, and the entry once
+// looked up and verified (null when there is none, or it did not read).
+struct CacheSlot {
+  cache::CacheDirectory directory;
+  cache::Key key;
+  bool looked_up = false;
+  std::shared_ptr<const cache::IndexFile> index;
+};
+
+// The cache slot of a heap in a file the user gave (a temporary copy, made
+// from a URL or a live process, is never seen again, so it is not cached),
+// or nothing when caching is off or the heap cannot be told apart.
+// `executable` is the one the heap is read with, when already open.
+std::optional<CacheSlot> cacheSlotFor(const Source& source, const std::string& exe_path,
+                                      const bin::Binary* executable, LoadObserver& observer,
+                                      const OpenOptions& options, bool temporary_input) {
+  if (!options.use_cache || source.dump_path.empty() || temporary_input) return std::nullopt;
+  cache::CacheDirectory directory =
+      cache::CacheDirectory::open(options.cache_dir, options.cache_size_bytes);
+  if (std::optional<std::string> why = directory.takeWarning()) observer.warning(*why);
+  if (!directory.usable()) return std::nullopt;
+  cache::KeyInputs inputs;
+  Expected<cache::FileFingerprint> heap = cache::fingerprintOf(source.dump_path);
+  if (!heap) return std::nullopt;
+  inputs.heap = *heap;
+  if (!exe_path.empty()) {
+    if (executable != nullptr) {
+      inputs.executable = cache::fingerprintOf(*executable);
+    } else {
+      // The snapshot opens it again; an executable that cannot be opened
+      // gives a warning there, and is not worth a cache entry.
+      Expected<bin::Binary> exe = bin::Binary::open(exe_path);
+      if (!exe) return std::nullopt;
+      inputs.executable = cache::fingerprintOf(*exe);
+    }
+  }
+  inputs.options.conservative_stacks = options.conservative_stacks;
+  inputs.options.type_objects = options.type_objects;
+  return CacheSlot{std::move(directory), cache::computeKey(inputs), false, nullptr};
+}
+
+// Drops the slot's entry as unusable: one warning, and the file removed, to
+// be written again by this run.
+void refuseEntry(CacheSlot& slot, const Error& why, LoadObserver& observer) {
+  observer.warning("ignoring the index cache entry " + slot.directory.entryPath(slot.key) + " (" +
+                   why.message() + "); computing it again");
+  slot.directory.remove(slot.key);
+  slot.index = nullptr;
+}
+
+// Looks the slot's entry up and verifies it whole (its checksums), once.
+void lookUp(CacheSlot& slot, LoadObserver& observer, const std::string& suffix,
+            const OpenOptions& options) {
+  if (slot.looked_up) return;
+  slot.looked_up = true;
+  std::optional<std::string> path = slot.directory.lookup(slot.key);
+  if (!path) return;
+  observer.beginPhase("read index cache" + suffix, 0);
+  Expected<std::shared_ptr<const cache::IndexFile>> index =
+      cache::IndexFile::open(*path, slot.key, std::max(1u, options.threads));
+  observer.endPhase();
+  if (!index) return refuseEntry(slot, index.error(), observer);
+  slot.index = index.take();
+}
+
+// The snapshot of `model` from the slot's entry, when it has one that fits;
+// otherwise null, with `model` as it was and the entry refused.
+// `model_from_entry`: the model came from the entry too, sorted already.
+std::unique_ptr<analysis::Snapshot> restoreFromEntry(CacheSlot& slot, dump::Dump& model,
+                                                     bool model_from_entry,
+                                                     const analysis::LoadHooks& hooks,
+                                                     const analysis::LoadOptions& load,
+                                                     LoadObserver& observer) {
+  if (!slot.index) return nullptr;
+  Expected<analysis::ComputedParts> parts = cache::readSnapshotSections(*slot.index);
+  if (!parts) {
+    refuseEntry(slot, parts.error(), observer);
+    return nullptr;
+  }
+  Expected<std::unique_ptr<analysis::Snapshot>> snapshot =
+      analysis::restoreSnapshot(model, parts.take(), slot.index, hooks, load, model_from_entry);
+  if (!snapshot) {
+    refuseEntry(slot, snapshot.error(), observer);
+    return nullptr;
+  }
+  return snapshot.take();
+}
+
+// Writes what `s` computed (and its model, a heap dump's) into the cache; a
+// failure is a warning (the folder says it once).
+void storeInCache(CacheSlot& slot, const analysis::Snapshot& s, const Source& source,
+                  const std::string& exe_path, LoadObserver& observer, const std::string& suffix) {
+  observer.beginPhase("write index cache" + suffix, 0);
+  const analysis::ComputedParts parts = analysis::computedPartsOf(s);
+  cache::IndexWriter writer;
+  cache::addSnapshotSections(parts, writer);
+  cache::addModelSections(s.dump, writer);
+  cache::EntryDescription description;
+  std::error_code ec;
+  const std::filesystem::path absolute = std::filesystem::absolute(source.dump_path, ec);
+  description.input_path = ec ? source.dump_path : absolute.lexically_normal().string();
+  description.input_size = s.dump.file().size();
+  if (Expected<cache::FileFingerprint> f = cache::fingerprintOf(source.dump_path)) {
+    description.input_mtime_ns = f->identity.mtime_ns;
+  }
+  if (!exe_path.empty()) {
+    const std::filesystem::path exe = std::filesystem::absolute(exe_path, ec);
+    description.exe_path = ec ? exe_path : exe.lexically_normal().string();
+  }
+  description.goheap_version = std::string(kGoheapVersion);
+  description.created_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                               std::chrono::system_clock::now().time_since_epoch())
+                               .count();
+  writer.setDescription(description);
+  Status stored = slot.directory.store(slot.key, writer);
+  observer.endPhase();
+  if (!stored) observer.warning(stored.error().message());
+}
+
+// How a model read from `source` is analysed: the phases reported to
+// `observer`, the options of the executable at `exe_path`.
+struct Analysis {
+  Analysis(const Source& source, const std::string& exe_path, LoadObserver& observer,
+           const OpenOptions& options)
+      : suffix(source.label.empty() ? std::string() : " (" + source.label + ")") {
+    hooks.begin_phase = [this, &observer](std::string_view name) {
+      observer.beginPhase(std::string(name) + suffix, 0);
+    };
+    hooks.progress = [&observer](uint64_t done, uint64_t) { observer.progress(done); };
+    hooks.end_phase = [&observer] { observer.endPhase(); };
+    load.threads = options.threads;
+    load.conservative_stacks = options.conservative_stacks;
+    load.exe_path = exe_path;
+    load.type_objects = options.type_objects;
+  }
+  std::string suffix;
+  analysis::LoadHooks hooks;
+  analysis::LoadOptions load;
+};
+
+void reportModelWarnings(dump::Dump& model, const Source& source, LoadObserver& observer) {
   for (const std::string& w : model.warnings) {
     std::string text = displayName(source);
     observer.warning(text.append(": ").append(w));
   }
   model.origin = source.origin;
+}
 
-  analysis::LoadHooks hooks;
-  hooks.begin_phase = [&](std::string_view name) {
-    observer.beginPhase(std::string(name) + suffix, 0);
-  };
-  hooks.progress = [&](uint64_t done, uint64_t) { observer.progress(done); };
-  hooks.end_phase = [&] { observer.endPhase(); };
-  analysis::LoadOptions load;
-  load.threads = options.threads;
-  load.conservative_stacks = options.conservative_stacks;
-  load.exe_path = exe_path;
-  load.type_objects = options.type_objects;
-  Expected<std::unique_ptr<analysis::Snapshot>> snapshot =
-      analysis::buildSnapshot(std::move(model), hooks, load);
-  if (!snapshot) return snapshot.error();
-  const analysis::Snapshot& s = **snapshot;
+// The Session of a finished snapshot, with what the user should know of it.
+std::shared_ptr<const Session> finish(std::unique_ptr<analysis::Snapshot> snapshot,
+                                      const Source& source, LoadObserver& observer,
+                                      const OpenOptions& options,
+                                      std::unique_ptr<TemporaryFile> input) {
+  const analysis::Snapshot& s = *snapshot;
   if (!s.exe_problem.empty()) {
     observer.warning((source.label.empty() ? std::string() : displayName(source) + ": ") +
                      "not using the executable: " + s.exe_problem +
@@ -80,8 +213,55 @@ Expected<std::shared_ptr<const Session>> analyse(dump::Dump model, const Source&
     observer.note("no types from the executable (" + s.types_problem +
                   "); objects are named by allocation site, interface and shape");
   }
-  return std::make_shared<const Session>(snapshot.take(), options.answer_cache_bytes,
+  return std::make_shared<const Session>(std::move(snapshot), options.answer_cache_bytes,
                                          std::move(input));
+}
+
+// Analyses a model read from `source`, with the executable at `exe_path`
+// (empty for none), through the index cache when `slot` has this heap, and
+// into it when not.
+Expected<std::shared_ptr<const Session>> analyse(dump::Dump model, const Source& source,
+                                                 const std::string& exe_path,
+                                                 LoadObserver& observer, const OpenOptions& options,
+                                                 std::unique_ptr<TemporaryFile> input,
+                                                 std::optional<CacheSlot> slot) {
+  const Analysis a(source, exe_path, observer, options);
+  reportModelWarnings(model, source, observer);
+  std::unique_ptr<analysis::Snapshot> restored;
+  if (slot) {
+    lookUp(*slot, observer, a.suffix, options);
+    restored = restoreFromEntry(*slot, model, false, a.hooks, a.load, observer);
+  }
+  Expected<std::unique_ptr<analysis::Snapshot>> snapshot =
+      restored ? Expected<std::unique_ptr<analysis::Snapshot>>(std::move(restored))
+               : analysis::buildSnapshot(std::move(model), a.hooks, a.load);
+  if (!snapshot) return snapshot.error();
+  if (slot && !(*snapshot)->backing) {
+    storeInCache(*slot, **snapshot, source, exe_path, observer, a.suffix);
+  }
+  return finish(snapshot.take(), source, observer, options, std::move(input));
+}
+
+// A heap dump whose model and analysis are both in the slot's entry: the
+// dump is mapped, not read. Null when the entry has no model or it does not
+// fit (then the entry is refused, and the dump is read as without it).
+std::shared_ptr<const Session> openFromEntry(CacheSlot& slot, const Source& source,
+                                             LoadObserver& observer, const OpenOptions& options) {
+  const Analysis a(source, source.exe_path, observer, options);
+  lookUp(slot, observer, a.suffix, options);
+  if (!slot.index || !cache::hasModel(*slot.index)) return nullptr;
+  Expected<MappedFile> file = MappedFile::open(source.dump_path);
+  if (!file) return nullptr;  // the reader says why
+  Expected<dump::Dump> model = cache::readModelSections(*slot.index, file.take());
+  if (!model) {
+    refuseEntry(slot, model.error(), observer);
+    return nullptr;
+  }
+  std::unique_ptr<analysis::Snapshot> restored =
+      restoreFromEntry(slot, *model, true, a.hooks, a.load, observer);
+  if (!restored) return nullptr;
+  reportModelWarnings(restored->dump, source, observer);
+  return finish(std::move(restored), source, observer, options, nullptr);
 }
 
 // A core file: its executable found (or the one given checked), then the
@@ -123,7 +303,10 @@ Expected<std::shared_ptr<const Session>> openCore(const Source& source, LoadObse
     observer.note(name + ": using the executable " + found->path + " (found through " +
                   found->from + ")");
   }
-  return analyse(model.take(), source, found->path, observer, options, std::move(input));
+  std::optional<CacheSlot> slot =
+      cacheSlotFor(source, found->path, &*exe, observer, options, input != nullptr);
+  return analyse(model.take(), source, found->path, observer, options, std::move(input),
+                 std::move(slot));
 }
 
 // A dump or core in a file (or in memory); `input` is that file when
@@ -132,6 +315,13 @@ Expected<std::shared_ptr<const Session>> openFile(const Source& source, LoadObse
                                                   const OpenOptions& options,
                                                   std::unique_ptr<TemporaryFile> input) {
   if (looksLikeCore(source)) return openCore(source, observer, options, std::move(input));
+  std::optional<CacheSlot> slot =
+      cacheSlotFor(source, source.exe_path, nullptr, observer, options, input != nullptr);
+  if (slot) {
+    if (std::shared_ptr<const Session> cached = openFromEntry(*slot, source, observer, options)) {
+      return cached;
+    }
+  }
   const std::string suffix = source.label.empty() ? std::string() : " (" + source.label + ")";
   const bool in_memory = source.dump_path.empty();
   std::error_code size_error;
@@ -146,7 +336,8 @@ Expected<std::shared_ptr<const Session>> openFile(const Source& source, LoadObse
                                   : dump::readDumpFile(source.dump_path, read);
   observer.endPhase();
   if (!dump) return dump.error();
-  return analyse(dump.take(), source, source.exe_path, observer, options, std::move(input));
+  return analyse(dump.take(), source, source.exe_path, observer, options, std::move(input),
+                 std::move(slot));
 }
 
 // `error` with every mention of goheap's temporary copy of a heap (which is

@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "cache/cache_directory.h"
 #include "query/session.h"
 #include "util/error.h"
 
@@ -63,6 +64,14 @@ struct OpenOptions {
   bool conservative_stacks = true;  // see graph::BuildOptions
   uint64_t answer_cache_bytes = 0;  // Session's kept answers (a server's)
   bool type_objects = true;         // see analysis::LoadOptions
+  // The index cache (cache/cache_directory.h): whether to use it (the
+  // commands do unless --no-cache; off here, so that tests and fuzzers
+  // write nowhere unless asked), its folder (--cache; empty for the
+  // default, $XDG_CACHE_HOME/goheap or ~/.cache/goheap), and its bound
+  // (--cache-size).
+  bool use_cache = false;
+  std::string cache_dir;
+  uint64_t cache_size_bytes = cache::kDefaultCacheBytes;
 };
 
 // Reads and analyses `source`. Only a heap that cannot be read is an error;

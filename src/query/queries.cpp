@@ -14,17 +14,6 @@ namespace goheap::query {
 
 namespace {
 
-std::string hexString(std::span<const uint8_t> bytes) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(bytes.size() * 2);
-  for (uint8_t b : bytes) {
-    out += kDigits[b >> 4];
-    out += kDigits[b & 15];
-  }
-  return out;
-}
-
 void writeSourceLine(JsonWriter& w, const analysis::SourceLine& l) {
   w.beginObject();
   w.field("function", l.function).field("file", l.file).field("line", l.line);
@@ -386,7 +375,7 @@ std::string objJson(const analysis::Snapshot& snap, const analysis::ObjectInfo& 
   if (info.runtime_metadata) w.field("runtime_metadata", true);
   w.key("immediate_dominator");
   writeLabel(w, info.idom);
-  w.field("contents_hex", hexString(contents));
+  w.field("contents_hex", formatHexBytes(contents));
   w.field("contents_truncated", shown < info.size);
   w.key("pointers").beginArray();
   for (const analysis::Reference& r : info.pointers) {

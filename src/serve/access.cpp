@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "util/format.h"
 #include "util/text.h"
 
 namespace goheap::serve {
@@ -60,13 +61,7 @@ Expected<std::string> newAccessToken() {
     }
     got += static_cast<size_t>(n);
   }
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string token;
-  for (unsigned char b : bits) {
-    token += kHex[b >> 4];
-    token += kHex[b & 15];
-  }
-  return token;
+  return formatHexBytes(bits);
 }
 
 bool constantTimeEquals(std::string_view a, std::string_view b) {

@@ -76,7 +76,7 @@ struct Server::State : HttpHandler {
   uint64_t phase_done = 0, phase_total = 0;
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
   std::optional<std::string> load_error;
-  uint64_t answer_cache_bytes = 0;
+  query::OpenOptions open_options;
   std::shared_ptr<const query::Session> owned;
   // Set once the Session is opened and prepared; from then on its Snapshot
   // is never written, and its memo is safe to share between threads.
@@ -293,7 +293,8 @@ Expected<std::unique_ptr<Server>> Server::start(const HostPort& where,
     token = made.take();
   }
   auto state = std::make_unique<State>();
-  state->answer_cache_bytes = options.answer_cache_bytes;
+  state->open_options = options.open;
+  state->open_options.answer_cache_bytes = options.answer_cache_bytes;
   state->where = where;
   auto http = HttpServer::listen(where.host, where.port, options.limits);
   if (!http) return http.error();
@@ -378,8 +379,7 @@ void Server::loadInBackground(query::Source source, std::function<void(const std
                                   s->phase_done = done;
                                 },
                                 warn);
-        query::OpenOptions options;
-        options.answer_cache_bytes = s->answer_cache_bytes;
+        const query::OpenOptions& options = s->open_options;
         auto failed = [&](const Error& e) {
           {
             std::lock_guard lock(s->mu);

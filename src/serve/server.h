@@ -41,6 +41,9 @@ struct ServeOptions {
   // The bytes the kept answers may take (--answer-cache; query::Session's
   // memo); 0 keeps none.
   uint64_t answer_cache_bytes = uint64_t{256} << 20;
+  // How the heaps are opened (the index cache: --cache, --no-cache,
+  // --cache-size); its answer_cache_bytes is the one above.
+  query::OpenOptions open;
   HttpLimits limits;
 };
 

@@ -108,6 +108,17 @@ std::string formatCount(uint64_t n) {
   return s;
 }
 
+std::string formatHexBytes(std::span<const uint8_t> bytes) {
+  static constexpr std::string_view kDigits = "0123456789abcdef";
+  std::string out;
+  out.reserve(bytes.size() * 2);
+  for (uint8_t b : bytes) {
+    out += kDigits[b >> 4];
+    out += kDigits[b & 15];
+  }
+  return out;
+}
+
 std::string formatHex(uint64_t value) {
   static constexpr std::string_view kDigits = "0123456789abcdef";
   std::array<char, 16> buf{};

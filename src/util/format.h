@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -21,6 +22,10 @@ std::string formatCount(uint64_t n);
 
 // Lower-case hex with a 0x prefix and no padding: "0x0", "0xc000012345".
 std::string formatHex(uint64_t value);
+
+// Bytes as lower-case hex, two digits each and nothing between:
+// {0xde, 0xad} -> "dead".
+std::string formatHexBytes(std::span<const uint8_t> bytes);
 
 // A half-open address range: "[0x401000, 0x4a2000)".
 std::string formatHexRange(uint64_t begin, uint64_t end);

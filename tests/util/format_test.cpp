@@ -47,6 +47,12 @@ TEST(FormatCount, GroupsThousandsWithCommas) {
   EXPECT_EQ(formatCount(kMax), "18,446,744,073,709,551,615");
 }
 
+TEST(FormatHexBytes, TwoLowerCaseDigitsAByte) {
+  EXPECT_EQ(formatHexBytes({}), "");
+  const uint8_t bytes[] = {0x00, 0x0f, 0xde, 0xad, 0xff};
+  EXPECT_EQ(formatHexBytes(bytes), "000fdeadff");
+}
+
 TEST(FormatHex, LowerCaseWithPrefixAndNoPadding) {
   EXPECT_EQ(formatHex(0), "0x0");
   EXPECT_EQ(formatHex(1024), "0x400");

@@ -1,0 +1,113 @@
+#include "cache/snapshot_index.h"
+
+#include <array>
+#include <cstring>
+#include <string>
+
+namespace goheap::cache {
+
+namespace {
+
+template <class T>
+void addColumn(IndexWriter& writer, uint32_t id, const Column<T>& column) {
+  writer.addArray<T>(id, column.span());
+}
+
+template <size_t N>
+void addCounters(IndexWriter& writer, uint32_t id, const std::array<uint64_t, N>& values) {
+  std::vector<uint8_t> bytes(sizeof values);
+  std::memcpy(bytes.data(), values.data(), sizeof values);
+  writer.addOwned(id, sizeof(uint64_t), std::move(bytes));
+}
+
+template <class T>
+Status readColumn(const IndexFile& index, uint32_t id, Column<T>& out) {
+  Expected<std::span<const T>> values = index.array<T>(id);
+  if (!values) return Error("section " + std::to_string(id) + ": " + values.error().message());
+  out = Column<T>::view(*values);
+  return Status::success();
+}
+
+template <size_t N>
+Status readCounters(const IndexFile& index, uint32_t id, std::array<uint64_t, N>& out) {
+  Expected<std::span<const uint64_t>> values = index.array<uint64_t>(id);
+  if (!values) return Error("section " + std::to_string(id) + ": " + values.error().message());
+  if (values->size() != N) return Error("section " + std::to_string(id) + ": wrong length");
+  std::memcpy(out.data(), values->data(), sizeof out);
+  return Status::success();
+}
+
+}  // namespace
+
+void addSnapshotSections(const analysis::ComputedParts& parts, IndexWriter& writer) {
+  const graph::HeapParts& h = parts.heap;
+  addColumn(writer, kSuccessorsBegin, h.successors.begin);
+  addColumn(writer, kSuccessorsTargets, h.successors.targets);
+  addColumn(writer, kPredecessorsBegin, h.predecessors.begin);
+  addColumn(writer, kPredecessorsTargets, h.predecessors.targets);
+  addColumn(writer, kRootKind, h.root_kind);
+  addColumn(writer, kRootRecord, h.root_record);
+  addColumn(writer, kGoroutineNode, h.goroutine_node);
+  addColumn(writer, kFrameNode, h.frame_node);
+  addCounters(writer, kHeapCounters,
+              std::array<uint64_t, 3>{h.non_heap_refs, h.nil_slots, h.conservative_stack_edges});
+  addColumn(writer, kIdom, parts.dom.idom);
+  addColumn(writer, kPreorder, parts.dom.preorder);
+  addColumn(writer, kRetained, parts.retained);
+  addColumn(writer, kChildrenBegin, parts.dominator_children.begin);
+  addColumn(writer, kChildrenTargets, parts.dominator_children.targets);
+  if (parts.types) {
+    const typing::HeapTypes& t = *parts.types;
+    addColumn(writer, kTypeLayout, t.layout);
+    addColumn(writer, kTypeShown, t.shown);
+    addColumn(writer, kTypeCount, t.count);
+    addColumn(writer, kTypeForm, t.form);
+    addColumn(writer, kTypeDataOffset, t.data_offset);
+    addCounters(writer, kTypeCounters,
+                std::array<uint64_t, 4>{t.typed_objects, t.conflicts, t.typed_from_roots,
+                                        t.typed_from_headers});
+  }
+}
+
+Expected<analysis::ComputedParts> readSnapshotSections(const IndexFile& index) {
+  analysis::ComputedParts parts;
+  graph::HeapParts& h = parts.heap;
+  std::array<uint64_t, 3> heap_counters{};
+  for (Status s :
+       {readColumn(index, kSuccessorsBegin, h.successors.begin),
+        readColumn(index, kSuccessorsTargets, h.successors.targets),
+        readColumn(index, kPredecessorsBegin, h.predecessors.begin),
+        readColumn(index, kPredecessorsTargets, h.predecessors.targets),
+        readColumn(index, kRootKind, h.root_kind), readColumn(index, kRootRecord, h.root_record),
+        readColumn(index, kGoroutineNode, h.goroutine_node),
+        readColumn(index, kFrameNode, h.frame_node),
+        readCounters(index, kHeapCounters, heap_counters), readColumn(index, kIdom, parts.dom.idom),
+        readColumn(index, kPreorder, parts.dom.preorder),
+        readColumn(index, kRetained, parts.retained),
+        readColumn(index, kChildrenBegin, parts.dominator_children.begin),
+        readColumn(index, kChildrenTargets, parts.dominator_children.targets)}) {
+    if (!s) return s.error();
+  }
+  h.non_heap_refs = heap_counters[0];
+  h.nil_slots = heap_counters[1];
+  h.conservative_stack_edges = heap_counters[2];
+  if (index.has(kTypeLayout)) {
+    typing::HeapTypes t;
+    std::array<uint64_t, 4> counters{};
+    for (Status s :
+         {readColumn(index, kTypeLayout, t.layout), readColumn(index, kTypeShown, t.shown),
+          readColumn(index, kTypeCount, t.count), readColumn(index, kTypeForm, t.form),
+          readColumn(index, kTypeDataOffset, t.data_offset),
+          readCounters(index, kTypeCounters, counters)}) {
+      if (!s) return s.error();
+    }
+    t.typed_objects = counters[0];
+    t.conflicts = counters[1];
+    t.typed_from_roots = counters[2];
+    t.typed_from_headers = counters[3];
+    parts.types = std::move(t);
+  }
+  return parts;
+}
+
+}  // namespace goheap::cache

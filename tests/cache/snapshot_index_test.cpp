@@ -1,0 +1,316 @@
+// A Snapshot written into an index file and restored from it, on real dumps
+// with their executables: every column comes back equal to what
+// buildSnapshot computed (the oracle: the snapshot built afresh from the
+// same dump), as a view of the mapped file. Parts that do not fit the heap
+// (another heap's index, a damaged id) are refused, leaving the dump for a
+// build from scratch.
+#include "cache/snapshot_index.h"
+#include "cache/model_index.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "dump/reader.h"
+#include "support/go_versions.h"
+#include "support/goheap_process.h"
+#include "support/index_samples.h"
+#include "support/open_heap.h"
+#include "support/param_names.h"
+
+namespace goheap {
+namespace {
+
+using testing::testKey;
+
+template <class T>
+std::vector<T> asVector(const Column<T>& c) {
+  return std::vector<T>(c.begin(), c.end());
+}
+
+// Writes `snap`'s parts into an index file and maps it back.
+std::shared_ptr<const cache::IndexFile> writeAndOpen(const analysis::Snapshot& snap,
+                                                     const std::string& name) {
+  cache::IndexWriter writer;
+  cache::addSnapshotSections(analysis::computedPartsOf(snap), writer);
+  const std::string path = testing::scratch().file(name);
+  Status written = writer.write(path, testKey(7));
+  EXPECT_TRUE(written.ok()) << written.error().message();
+  auto index = cache::IndexFile::open(path, testKey(7));
+  EXPECT_TRUE(index.ok()) << index.error().message();
+  return index ? *index : nullptr;
+}
+
+class SnapshotIndex : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    const std::string dir = std::string(GOHEAP_TESTDUMPS_DIR) + "/" + GetParam();
+    dump_ = dir + "/zoo.dump";
+    exe_ = dir + "/zoo";
+    other_dump_ = dir + "/leaks.dump";
+  }
+  analysis::LoadOptions load() const {
+    analysis::LoadOptions o;
+    o.exe_path = exe_;
+    return o;
+  }
+  std::string dump_, exe_, other_dump_;
+};
+
+TEST_P(SnapshotIndex, RestoresEveryColumnAsAViewOfTheFile) {
+  auto built = testing::openSnapshot(dump_, exe_);
+  ASSERT_TRUE(built.ok()) << built.error().message();
+  const analysis::Snapshot& b = **built;
+  ASSERT_TRUE(b.types) << "zoo is typed from its DWARF";
+  auto index = writeAndOpen(b, "snapshot-index-" + testing::testName(GetParam()) + ".ghx");
+  ASSERT_TRUE(index);
+
+  auto parts = cache::readSnapshotSections(*index);
+  ASSERT_TRUE(parts.ok()) << parts.error().message();
+  auto model = dump::readDumpFile(dump_);
+  ASSERT_TRUE(model.ok()) << model.error().message();
+  auto restored = analysis::restoreSnapshot(*model, parts.take(), index, {}, load());
+  ASSERT_TRUE(restored.ok()) << restored.error().message();
+  const analysis::Snapshot& r = **restored;
+
+  EXPECT_EQ(r.backing, index);
+  EXPECT_EQ(asVector(r.heap.successors.begin), asVector(b.heap.successors.begin));
+  EXPECT_EQ(asVector(r.heap.successors.targets), asVector(b.heap.successors.targets));
+  EXPECT_EQ(asVector(r.heap.predecessors.targets), asVector(b.heap.predecessors.targets));
+  EXPECT_EQ(asVector(r.heap.root_record), asVector(b.heap.root_record));
+  EXPECT_EQ(asVector(r.heap.goroutine_node), asVector(b.heap.goroutine_node));
+  EXPECT_EQ(asVector(r.heap.frame_node), asVector(b.heap.frame_node));
+  EXPECT_EQ(r.heap.superRoot(), b.heap.superRoot());
+  EXPECT_EQ(r.heap.non_heap_refs, b.heap.non_heap_refs);
+  EXPECT_EQ(r.heap.nil_slots, b.heap.nil_slots);
+  EXPECT_EQ(r.heap.conservative_stack_edges, b.heap.conservative_stack_edges);
+  EXPECT_EQ(asVector(r.dom.idom), asVector(b.dom.idom));
+  EXPECT_EQ(asVector(r.dom.preorder), asVector(b.dom.preorder));
+  EXPECT_EQ(asVector(r.retained), asVector(b.retained));
+  EXPECT_EQ(asVector(r.dominatorChildren().targets), asVector(b.dominatorChildren().targets));
+  EXPECT_EQ(r.reachable_objects, b.reachable_objects);
+  EXPECT_EQ(r.reachable_bytes, b.reachable_bytes);
+  EXPECT_EQ(r.garbage_bytes, b.garbage_bytes);
+  ASSERT_TRUE(r.types);
+  EXPECT_EQ(asVector(r.types->layout), asVector(b.types->layout));
+  EXPECT_EQ(asVector(r.types->shown), asVector(b.types->shown));
+  EXPECT_EQ(asVector(r.types->form), asVector(b.types->form));
+  EXPECT_EQ(r.types->typed_objects, b.types->typed_objects);
+  EXPECT_EQ(r.types->conflicts, b.types->conflicts);
+  // Views: the restored columns point into the mapping, not at copies.
+  uint64_t idom_offset = 0;
+  for (const cache::SectionInfo& section : index->sections()) {
+    if (section.id == cache::kIdom) idom_offset = section.offset;
+  }
+  const uint8_t* lo = index->bytes(cache::kIdom)->data() - idom_offset;
+  const uint8_t* hi = lo + index->fileSize();
+  auto inFile = [&](const void* p) {
+    return static_cast<const uint8_t*>(p) >= lo && static_cast<const uint8_t*>(p) < hi;
+  };
+  EXPECT_TRUE(inFile(r.heap.successors.targets.data()));
+  EXPECT_TRUE(inFile(r.retained.data()));
+  EXPECT_TRUE(inFile(r.types->layout.data()));
+  EXPECT_EQ(r.heap.successors.targets.ownedBytes(), 0u);
+  // Names come from the types: the same for every object.
+  for (NodeId o = 0; o < r.heap.objectCount(); o += 7) {
+    ASSERT_EQ(r.namer().name(o), b.namer().name(o)) << o;
+  }
+}
+
+TEST_P(SnapshotIndex, AnotherHeapsIndexIsRefusedAndTheDumpStillBuilds) {
+  auto other = testing::openSnapshot(other_dump_);
+  ASSERT_TRUE(other.ok()) << other.error().message();
+  auto index = writeAndOpen(**other, "snapshot-index-other-" + testing::testName(GetParam()));
+  ASSERT_TRUE(index);
+  auto parts = cache::readSnapshotSections(*index);
+  ASSERT_TRUE(parts.ok());
+  auto model = dump::readDumpFile(dump_);
+  ASSERT_TRUE(model.ok());
+  const size_t objects = model->objects.count();
+  auto refused = analysis::restoreSnapshot(*model, parts.take(), index, {}, load());
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message().find("does not fit"), std::string::npos)
+      << refused.error().message();
+  // The dump is handed back whole: built from it, it is the heap it was.
+  ASSERT_EQ(model->objects.count(), objects);
+  auto rebuilt = analysis::buildSnapshot(model.take(), {}, load());
+  ASSERT_TRUE(rebuilt.ok());
+  auto fresh = testing::openSnapshot(dump_, exe_);
+  ASSERT_TRUE(fresh.ok());
+  EXPECT_EQ(asVector((*rebuilt)->retained), asVector((*fresh)->retained));
+  EXPECT_EQ(asVector((*rebuilt)->types->layout), asVector((*fresh)->types->layout));
+}
+
+// The reader's model, kept and read back over the same file: every record
+// and string as the reader made it (the oracle: the model of the snapshot
+// built from the dump, sorted as the index keeps it).
+TEST_P(SnapshotIndex, TheModelComesBackAsTheReaderMadeIt) {
+  auto built = testing::openSnapshot(dump_, exe_);
+  ASSERT_TRUE(built.ok()) << built.error().message();
+  const dump::Dump& want = (**built).dump;
+  ASSERT_TRUE(cache::modelIsCacheable(want));
+  cache::IndexWriter writer;
+  cache::addModelSections(want, writer);
+  const std::string path =
+      testing::scratch().file("model-index-" + testing::testName(GetParam()) + ".ghx");
+  ASSERT_TRUE(writer.write(path, testKey(3)).ok());
+  auto index = cache::IndexFile::open(path, testKey(3));
+  ASSERT_TRUE(index.ok()) << index.error().message();
+  ASSERT_TRUE(cache::hasModel(**index));
+  auto file = MappedFile::open(dump_);
+  ASSERT_TRUE(file.ok());
+  auto got = cache::readModelSections(**index, file.take());
+  ASSERT_TRUE(got.ok()) << got.error().message();
+  const dump::Dump& d = *got;
+
+  EXPECT_EQ(d.version, want.version);
+  EXPECT_EQ(d.params.arch, want.params.arch);
+  EXPECT_EQ(d.params.go_version, want.params.go_version);
+  EXPECT_EQ(d.params.ptr_size, want.params.ptr_size);
+  EXPECT_EQ(d.params.heap_start, want.params.heap_start);
+  EXPECT_EQ(asVector(d.objects.addr), asVector(want.objects.addr));
+  EXPECT_EQ(asVector(d.objects.size), asVector(want.objects.size));
+  EXPECT_EQ(asVector(d.objects.layout), asVector(want.objects.layout));
+  EXPECT_EQ(asVector(d.objects.span_metadata), asVector(want.objects.span_metadata));
+  ASSERT_EQ(d.objects.count(), want.objects.count());
+  for (size_t i = 0; i < d.objects.count(); i++) {
+    ASSERT_EQ(d.objects.offset[i], want.objects.offset[i]) << i;
+  }
+  EXPECT_EQ(d.layouts.offsets, want.layouts.offsets);
+  EXPECT_EQ(d.layouts.begin, want.layouts.begin);
+  EXPECT_EQ(d.total_field_entries, want.total_field_entries);
+  ASSERT_EQ(d.types.size(), want.types.size());
+  for (size_t i = 0; i < d.types.size(); i++) EXPECT_EQ(d.types[i].name, want.types[i].name);
+  ASSERT_EQ(d.goroutines.size(), want.goroutines.size());
+  for (size_t i = 0; i < d.goroutines.size(); i++) {
+    EXPECT_EQ(d.goroutines[i].wait_reason, want.goroutines[i].wait_reason);
+    EXPECT_EQ(d.goroutines[i].goid, want.goroutines[i].goid);
+    EXPECT_EQ(d.goroutines[i].first_frame, want.goroutines[i].first_frame);
+  }
+  ASSERT_EQ(d.frames.size(), want.frames.size());
+  for (size_t i = 0; i < d.frames.size(); i++) {
+    EXPECT_EQ(d.frames[i].function, want.frames[i].function);
+    EXPECT_EQ(d.frames[i].pc, want.frames[i].pc);
+    EXPECT_EQ(d.bytes(d.frames[i].contents).data(),
+              d.region(0).data() + want.frames[i].contents.offset);
+  }
+  ASSERT_EQ(d.profile_frames.size(), want.profile_frames.size());
+  for (size_t i = 0; i < d.profile_frames.size(); i++) {
+    EXPECT_EQ(d.profile_frames[i].function, want.profile_frames[i].function);
+    EXPECT_EQ(d.profile_frames[i].file, want.profile_frames[i].file);
+  }
+  EXPECT_EQ(d.alloc_samples.size(), want.alloc_samples.size());
+  EXPECT_EQ(d.buckets.size(), want.buckets.size());
+  EXPECT_EQ(d.finalizers.size(), want.finalizers.size());
+  EXPECT_EQ(d.itabs.size(), want.itabs.size());
+  EXPECT_EQ(d.memstats.heap_alloc, want.memstats.heap_alloc);
+  EXPECT_EQ(d.memstats.pause_ns, want.memstats.pause_ns);
+  EXPECT_EQ(d.data.contents.offset, want.data.contents.offset);
+  EXPECT_EQ(d.bss.layout, want.bss.layout);
+  EXPECT_EQ(d.record_counts, want.record_counts);
+  EXPECT_EQ(d.warnings, want.warnings);
+  // Views of the index, not copies.
+  EXPECT_EQ(d.objects.addr.ownedBytes(), 0u);
+}
+
+// A model that does not fit the file it is read over (a shorter dump) is
+// refused by name.
+TEST_P(SnapshotIndex, AModelOverAnotherFileIsRefused) {
+  auto built = testing::openSnapshot(dump_, exe_);
+  ASSERT_TRUE(built.ok());
+  cache::IndexWriter writer;
+  cache::addModelSections((**built).dump, writer);
+  const std::string path =
+      testing::scratch().file("model-other-" + testing::testName(GetParam()) + ".ghx");
+  ASSERT_TRUE(writer.write(path, testKey(4)).ok());
+  auto index = cache::IndexFile::open(path, testKey(4));
+  ASSERT_TRUE(index.ok());
+  // The first half of the dump: the objects beyond it must be refused.
+  const std::string half = testing::scratch().file("model-half-" + testing::testName(GetParam()));
+  {
+    auto whole = MappedFile::open(dump_);
+    ASSERT_TRUE(whole.ok());
+    std::ofstream out(half, std::ios::binary | std::ios::trunc);
+    out.write(reinterpret_cast<const char*>(whole->data()),
+              static_cast<std::streamsize>(whole->size() / 2));
+  }
+  auto file = MappedFile::open(half);
+  ASSERT_TRUE(file.ok());
+  auto got = cache::readModelSections(**index, file.take());
+  ASSERT_FALSE(got.ok());
+  const std::string& why = got.error().message();
+  EXPECT_TRUE(why.find("does not fit the dump") != std::string::npos ||
+              why.find("outside the dump") != std::string::npos)
+      << why;
+}
+
+INSTANTIATE_TEST_SUITE_P(GoVersions, SnapshotIndex, ::testing::ValuesIn(testing::goVersions()),
+                         testing::pathParamName);
+
+// Parts whose checksums would pass but whose ids are wrong (a bug, or a
+// file made to look right): each damage is refused by name.
+TEST(SnapshotIndexChecks, DamagedPartsAreRefused) {
+  const std::string dir = std::string(GOHEAP_TESTDUMPS_DIR) + "/go1.24";
+  auto built = testing::openSnapshot(dir + "/zoo.dump", dir + "/zoo");
+  ASSERT_TRUE(built.ok()) << built.error().message();
+  const analysis::Snapshot& b = **built;
+  analysis::LoadOptions load;
+  load.exe_path = dir + "/zoo";
+  struct Damage {
+    const char* what;
+    std::function<void(analysis::ComputedParts&)> apply;
+  };
+  const uint32_t nodes = b.heap.nodeCount();
+  const std::vector<Damage> damages{
+      {"an edge to a node that is not there",
+       [&](analysis::ComputedParts& p) { p.heap.successors.targets[3] = nodes; }},
+      {"offsets that decrease",
+       [&](analysis::ComputedParts& p) { p.heap.predecessors.begin[2] = UINT32_MAX - 1; }},
+      {"a root record past its table",
+       [&](analysis::ComputedParts& p) { p.heap.root_record.back() = UINT32_MAX; }},
+      {"a dominator out of range", [&](analysis::ComputedParts& p) { p.dom.idom[5] = nodes + 9; }},
+      {"a cycle in the dominator tree",
+       [&](analysis::ComputedParts& p) {
+         const NodeId first = p.dom.preorder[1], second = p.dom.preorder[2];
+         p.dom.idom[second] = first;
+         p.dom.idom[first] = second;
+       }},
+      {"retained sizes cut short", [&](analysis::ComputedParts& p) { p.retained.pop_back(); }},
+      {"a type id past the DWARF's",
+       [&](analysis::ComputedParts& p) {
+         for (size_t o = 0; o < p.types->form.size(); o++) {
+           if (p.types->form[o] != typing::TypeForm::None) {
+             p.types->layout[o] = UINT32_MAX - 5;
+             return;
+           }
+         }
+       }},
+      {"a dominator child out of range",
+       [&](analysis::ComputedParts& p) { p.dominator_children.targets[0] = nodes; }},
+  };
+  for (const Damage& d : damages) {
+    SCOPED_TRACE(d.what);
+    analysis::ComputedParts parts = analysis::computedPartsOf(b);
+    // Owned copies, so that the damage does not reach `b`.
+    auto own = [](auto& column) { column = column.takeVector(); };
+    own(parts.heap.successors.targets);
+    own(parts.heap.predecessors.begin);
+    own(parts.heap.root_record);
+    own(parts.dom.idom);
+    own(parts.retained);
+    own(parts.types->layout);
+    own(parts.dominator_children.targets);
+    d.apply(parts);
+    auto model = dump::readDumpFile(dir + "/zoo.dump");
+    ASSERT_TRUE(model.ok());
+    auto restored = analysis::restoreSnapshot(*model, std::move(parts), nullptr, {}, load);
+    EXPECT_FALSE(restored.ok());
+    EXPECT_GT(model->objects.count(), 0u);
+  }
+}
+
+}  // namespace
+}  // namespace goheap
