@@ -242,8 +242,15 @@ int main(int argc, char** argv) {
           break;
         }
         goheap::analysis::summarize((*again)->snapshot(), 10);
-        cache_opens.push_back({name, seconds(a, Clock::now()), cpuSeconds() - a_cpu,
-                               (*again)->snapshot().backing != nullptr});
+        const bool hit = (*again)->snapshot().backing != nullptr;
+        cache_opens.push_back({name, seconds(a, Clock::now()), cpuSeconds() - a_cpu, hit});
+        // The entry is written while the session answers; it is done when
+        // the session is.
+        again = goheap::Error("closed");
+        if (!hit) {
+          cache_opens.push_back(
+              {"  and the index written", seconds(a, Clock::now()), cpuSeconds() - a_cpu, false});
+        }
       }
       std::string remove = "rm -rf '" + folder + "'";
       if (std::system(remove.c_str()) != 0)
@@ -270,7 +277,7 @@ int main(int argc, char** argv) {
                 "ns/object");
     for (const CacheOpen& c : cache_opens) {
       std::printf("%-26s %9.3f %9.3f %9.2f %10.1f%s\n", c.name.c_str(), c.s, c.cpu_s, c.s / read_s,
-                  c.s * 1e9 / objects, c.hit ? "" : "  (not from the cache)");
+                  c.s * 1e9 / objects, c.hit ? "  (from the cache)" : "");
     }
   }
   // The mapping is touched once, so the page cache's copy of the file counts

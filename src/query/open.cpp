@@ -138,11 +138,9 @@ std::unique_ptr<analysis::Snapshot> restoreFromEntry(CacheSlot& slot, dump::Dump
   return snapshot.take();
 }
 
-// Writes what `s` computed (and its model, a heap dump's) into the cache; a
-// failure is a warning (the folder says it once).
-void storeInCache(CacheSlot& slot, const analysis::Snapshot& s, const Source& source,
-                  const std::string& exe_path, LoadObserver& observer, const std::string& suffix) {
-  observer.beginPhase("write index cache" + suffix, 0);
+// Writes what `s` computed (and its model, a heap dump's) into the cache.
+Status storeInCache(CacheSlot& slot, const analysis::Snapshot& s, const Source& source,
+                    const std::string& exe_path) {
   const analysis::ComputedParts parts = analysis::computedPartsOf(s);
   cache::IndexWriter writer;
   cache::addSnapshotSections(parts, writer);
@@ -164,9 +162,7 @@ void storeInCache(CacheSlot& slot, const analysis::Snapshot& s, const Source& so
                                std::chrono::system_clock::now().time_since_epoch())
                                .count();
   writer.setDescription(description);
-  Status stored = slot.directory.store(slot.key, writer);
-  observer.endPhase();
-  if (!stored) observer.warning(stored.error().message());
+  return slot.directory.store(slot.key, writer);
 }
 
 // How a model read from `source` is analysed: the phases reported to
@@ -198,11 +194,15 @@ void reportModelWarnings(dump::Dump& model, const Source& source, LoadObserver& 
   model.origin = source.origin;
 }
 
-// The Session of a finished snapshot, with what the user should know of it.
+// The Session of a finished snapshot, with what the user should know of
+// it. With `slot`, the snapshot is written into the cache while the Session
+// answers (writing a big index costs about a quarter of computing it).
 std::shared_ptr<const Session> finish(std::unique_ptr<analysis::Snapshot> snapshot,
                                       const Source& source, LoadObserver& observer,
                                       const OpenOptions& options,
-                                      std::unique_ptr<TemporaryFile> input) {
+                                      std::unique_ptr<TemporaryFile> input,
+                                      std::optional<CacheSlot> slot = std::nullopt,
+                                      const std::string& exe_path = {}) {
   const analysis::Snapshot& s = *snapshot;
   if (!s.exe_problem.empty()) {
     observer.warning((source.label.empty() ? std::string() : displayName(source) + ": ") +
@@ -213,8 +213,17 @@ std::shared_ptr<const Session> finish(std::unique_ptr<analysis::Snapshot> snapsh
     observer.note("no types from the executable (" + s.types_problem +
                   "); objects are named by allocation site, interface and shape");
   }
-  return std::make_shared<const Session>(std::move(snapshot), options.answer_cache_bytes,
-                                         std::move(input));
+  auto session =
+      std::make_shared<Session>(std::move(snapshot), options.answer_cache_bytes, std::move(input));
+  if (slot) {
+    session->runInBackground(
+        [slot = std::move(*slot), source, exe_path,
+         warn = options.background_warning](const analysis::Snapshot& written) mutable {
+          Status stored = storeInCache(slot, written, source, exe_path);
+          if (!stored && warn) warn(stored.error().message());
+        });
+  }
+  return session;
 }
 
 // Analyses a model read from `source`, with the executable at `exe_path`
@@ -236,10 +245,9 @@ Expected<std::shared_ptr<const Session>> analyse(dump::Dump model, const Source&
       restored ? Expected<std::unique_ptr<analysis::Snapshot>>(std::move(restored))
                : analysis::buildSnapshot(std::move(model), a.hooks, a.load);
   if (!snapshot) return snapshot.error();
-  if (slot && !(*snapshot)->backing) {
-    storeInCache(*slot, **snapshot, source, exe_path, observer, a.suffix);
-  }
-  return finish(snapshot.take(), source, observer, options, std::move(input));
+  if (slot && (*snapshot)->backing) slot.reset();  // read from the cache: nothing to write
+  return finish(snapshot.take(), source, observer, options, std::move(input), std::move(slot),
+                exe_path);
 }
 
 // A heap dump whose model and analysis are both in the slot's entry: the

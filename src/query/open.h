@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -71,6 +72,10 @@ struct OpenOptions {
   // (--cache-size).
   bool use_cache = false;
   std::string cache_dir;
+  // The entry of a heap opened without one is written while the Session
+  // answers; a failure then is told here (already worded, as
+  // LoadObserver::warning), or not at all when this is empty.
+  std::function<void(const std::string&)> background_warning;
   uint64_t cache_size_bytes = cache::kDefaultCacheBytes;
 };
 

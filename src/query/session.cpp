@@ -8,6 +8,14 @@ Session::Session(std::unique_ptr<const analysis::Snapshot> snapshot, uint64_t an
       snapshot_(std::move(snapshot)),
       answers_(answer_cache_bytes) {}
 
+Session::~Session() {
+  if (background_.joinable()) background_.join();
+}
+
+void Session::runInBackground(std::function<void(const analysis::Snapshot&)> work) {
+  background_ = std::thread([this, work = std::move(work)] { work(*snapshot_); });
+}
+
 const analysis::Histogram& Session::groupTotals(typing::GroupKind by) const {
   return groups_[static_cast<size_t>(by)].get(
       [&] { return analysis::groupTotals(*snapshot_, by); });

@@ -13,6 +13,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "analysis/diff.h"
@@ -53,6 +54,13 @@ class Session {
                    std::unique_ptr<TemporaryFile> input_file = nullptr);
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
+  // Waits for the work given to runInBackground.
+  ~Session();
+
+  // Runs `work` on a thread of its own while the Session answers (writing
+  // the index cache's entry: nothing that changes what the Session
+  // answers). Once, before the Session is shared; the destructor waits.
+  void runInBackground(std::function<void(const analysis::Snapshot&)> work);
 
   const analysis::Snapshot& snapshot() const { return *snapshot_; }
 
@@ -95,6 +103,7 @@ class Session {
                    std::shared_ptr<const analysis::NewSince>>
       new_since_;
   mutable AnswerCache answers_;
+  std::thread background_;
 };
 
 }  // namespace goheap::query
