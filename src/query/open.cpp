@@ -67,6 +67,10 @@ std::optional<CacheSlot> cacheSlotFor(const Source& source, const std::string& e
                                       const bin::Binary* executable, LoadObserver& observer,
                                       const OpenOptions& options, bool temporary_input) {
   if (!options.use_cache || source.dump_path.empty() || temporary_input) return std::nullopt;
+  // Only a regular file can be told apart later (and opening a FIFO to
+  // fingerprint it would block, or consume it).
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(source.dump_path, ec)) return std::nullopt;
   cache::CacheDirectory directory =
       cache::CacheDirectory::open(options.cache_dir, options.cache_size_bytes);
   if (std::optional<std::string> why = directory.takeWarning()) observer.warning(*why);

@@ -64,5 +64,17 @@ TEST(Column, MovingAnOwnedColumnKeepsItsElementsWhereTheyAre) {
   EXPECT_TRUE(b.empty());
 }
 
+TEST(Column, InsertReturnsWhereTheRangeWentEvenWhenItIsEmpty) {
+  Column<uint32_t> empty;
+  const std::vector<uint32_t> nothing;
+  EXPECT_EQ(empty.insert(empty.end(), nothing.begin(), nothing.end()), empty.data());
+  EXPECT_TRUE(empty.empty());
+  Column<uint32_t> c{1, 4};
+  const std::vector<uint32_t> middle{2, 3};
+  uint32_t* at = c.insert(c.begin() + 1, middle.begin(), middle.end());
+  EXPECT_EQ(at, c.data() + 1);
+  EXPECT_EQ(c, (Column<uint32_t>{1, 2, 3, 4}));
+}
+
 }  // namespace
 }  // namespace goheap
