@@ -40,6 +40,7 @@
 
 #include "cache/cache_key.h"
 #include "cache/entry_description.h"
+#include "util/column.h"
 #include "util/error.h"
 #include "util/mapped_file.h"
 
@@ -168,6 +169,18 @@ class IndexFile {
     if (!s) return s.error();
     return std::span<const T>(reinterpret_cast<const T*>(file_.data() + (*s)->offset),
                               (*s)->element_count);
+  }
+
+  // A section as a column viewing the mapping (util/column.h), into `out`;
+  // an Error naming the section as array() does.
+  template <class T>
+  Status column(uint32_t section_id, Column<T>& out) const {
+    Expected<std::span<const T>> values = array<T>(section_id);
+    if (!values) {
+      return Error("section " + std::to_string(section_id) + ": " + values.error().message());
+    }
+    out = Column<T>::view(*values);
+    return Status::success();
   }
 
   // Sorted by id.

@@ -137,14 +137,6 @@ Status readArray(const IndexFile& index, uint32_t id, std::vector<T>& out) {
   return Status::success();
 }
 
-template <class T>
-Status readColumn(const IndexFile& index, uint32_t id, Column<T>& out) {
-  Expected<std::span<const T>> values = index.array<T>(id);
-  if (!values) return Error("section " + std::to_string(id) + ": " + values.error().message());
-  out = Column<T>::view(*values);
-  return Status::success();
-}
-
 template <class T, class... Strings>
 Status readRecords(const IndexFile& index, uint32_t id, uint32_t strings_id, std::vector<T>& out,
                    std::span<const uint8_t> file, Strings T::*... strings) {
@@ -354,12 +346,12 @@ Expected<dump::Dump> readModelSections(const IndexFile& index, MappedFile file) 
   for (Status s :
        {readArray(index, kMemStats, memstats),
         readArray(index, kSegments, segments),
-        readColumn(index, kObjectAddr, o.addr),
-        readColumn(index, kObjectSize, o.size),
-        readColumn(index, kObjectOffsetLow, offset_low),
-        readColumn(index, kObjectOffsetHigh, offset_high),
-        readColumn(index, kObjectLayout, o.layout),
-        readColumn(index, kObjectSpanMetadata, o.span_metadata),
+        index.column(kObjectAddr, o.addr),
+        index.column(kObjectSize, o.size),
+        index.column(kObjectOffsetLow, offset_low),
+        index.column(kObjectOffsetHigh, offset_high),
+        index.column(kObjectLayout, o.layout),
+        index.column(kObjectSpanMetadata, o.span_metadata),
         readArray(index, kLayoutBegin, d.layouts.begin),
         readArray(index, kLayoutOffsets, d.layouts.offsets),
         readArray(index, kLayoutStride, d.layouts.stride),

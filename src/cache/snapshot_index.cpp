@@ -20,14 +20,6 @@ void addCounters(IndexWriter& writer, uint32_t id, const std::array<uint64_t, N>
   writer.addOwned(id, sizeof(uint64_t), std::move(bytes));
 }
 
-template <class T>
-Status readColumn(const IndexFile& index, uint32_t id, Column<T>& out) {
-  Expected<std::span<const T>> values = index.array<T>(id);
-  if (!values) return Error("section " + std::to_string(id) + ": " + values.error().message());
-  out = Column<T>::view(*values);
-  return Status::success();
-}
-
 template <size_t N>
 Status readCounters(const IndexFile& index, uint32_t id, std::array<uint64_t, N>& out) {
   Expected<std::span<const uint64_t>> values = index.array<uint64_t>(id);
@@ -74,18 +66,16 @@ Expected<analysis::ComputedParts> readSnapshotSections(const IndexFile& index) {
   graph::HeapParts& h = parts.heap;
   std::array<uint64_t, 3> heap_counters{};
   for (Status s :
-       {readColumn(index, kSuccessorsBegin, h.successors.begin),
-        readColumn(index, kSuccessorsTargets, h.successors.targets),
-        readColumn(index, kPredecessorsBegin, h.predecessors.begin),
-        readColumn(index, kPredecessorsTargets, h.predecessors.targets),
-        readColumn(index, kRootKind, h.root_kind), readColumn(index, kRootRecord, h.root_record),
-        readColumn(index, kGoroutineNode, h.goroutine_node),
-        readColumn(index, kFrameNode, h.frame_node),
-        readCounters(index, kHeapCounters, heap_counters), readColumn(index, kIdom, parts.dom.idom),
-        readColumn(index, kPreorder, parts.dom.preorder),
-        readColumn(index, kRetained, parts.retained),
-        readColumn(index, kChildrenBegin, parts.dominator_children.begin),
-        readColumn(index, kChildrenTargets, parts.dominator_children.targets)}) {
+       {index.column(kSuccessorsBegin, h.successors.begin),
+        index.column(kSuccessorsTargets, h.successors.targets),
+        index.column(kPredecessorsBegin, h.predecessors.begin),
+        index.column(kPredecessorsTargets, h.predecessors.targets),
+        index.column(kRootKind, h.root_kind), index.column(kRootRecord, h.root_record),
+        index.column(kGoroutineNode, h.goroutine_node), index.column(kFrameNode, h.frame_node),
+        readCounters(index, kHeapCounters, heap_counters), index.column(kIdom, parts.dom.idom),
+        index.column(kPreorder, parts.dom.preorder), index.column(kRetained, parts.retained),
+        index.column(kChildrenBegin, parts.dominator_children.begin),
+        index.column(kChildrenTargets, parts.dominator_children.targets)}) {
     if (!s) return s.error();
   }
   h.non_heap_refs = heap_counters[0];
@@ -94,11 +84,10 @@ Expected<analysis::ComputedParts> readSnapshotSections(const IndexFile& index) {
   if (index.has(kTypeLayout)) {
     typing::HeapTypes t;
     std::array<uint64_t, 4> counters{};
-    for (Status s :
-         {readColumn(index, kTypeLayout, t.layout), readColumn(index, kTypeShown, t.shown),
-          readColumn(index, kTypeCount, t.count), readColumn(index, kTypeForm, t.form),
-          readColumn(index, kTypeDataOffset, t.data_offset),
-          readCounters(index, kTypeCounters, counters)}) {
+    for (Status s : {index.column(kTypeLayout, t.layout), index.column(kTypeShown, t.shown),
+                     index.column(kTypeCount, t.count), index.column(kTypeForm, t.form),
+                     index.column(kTypeDataOffset, t.data_offset),
+                     readCounters(index, kTypeCounters, counters)}) {
       if (!s) return s.error();
     }
     t.typed_objects = counters[0];
