@@ -55,6 +55,7 @@ const std::string& displayName(const Source& source) {
 struct CacheSlot {
   cache::CacheDirectory directory;
   cache::Key key;
+  int64_t heap_mtime_ns = 0;  // as the key saw it, for the entry's description
   bool looked_up = false;
   std::shared_ptr<const cache::IndexFile> index;
 };
@@ -92,7 +93,8 @@ std::optional<CacheSlot> cacheSlotFor(const Source& source, const std::string& e
   }
   inputs.options.conservative_stacks = options.conservative_stacks;
   inputs.options.type_objects = options.type_objects;
-  return CacheSlot{std::move(directory), cache::computeKey(inputs), false, nullptr};
+  return CacheSlot{std::move(directory), cache::computeKey(inputs), heap->identity.mtime_ns, false,
+                   nullptr};
 }
 
 // Drops the slot's entry as unusable: one warning, and the file removed, to
@@ -154,9 +156,7 @@ Status storeInCache(CacheSlot& slot, const analysis::Snapshot& s, const Source& 
   const std::filesystem::path absolute = std::filesystem::absolute(source.dump_path, ec);
   description.input_path = ec ? source.dump_path : absolute.lexically_normal().string();
   description.input_size = s.dump.file().size();
-  if (Expected<cache::FileFingerprint> f = cache::fingerprintOf(source.dump_path)) {
-    description.input_mtime_ns = f->identity.mtime_ns;
-  }
+  description.input_mtime_ns = slot.heap_mtime_ns;
   if (!exe_path.empty()) {
     const std::filesystem::path exe = std::filesystem::absolute(exe_path, ec);
     description.exe_path = ec ? exe_path : exe.lexically_normal().string();
