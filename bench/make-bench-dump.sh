@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Usage: bench/make-bench-dump.sh [--core] OUT [N]
+# Usage: bench/make-bench-dump.sh [--typed] [--core] OUT [N]
 #
 # Builds bench/gen with Go 1.24 and runs it to write a heap dump of about N
 # (default 10,000,000) live objects to OUT; the executable is kept next to it
 # as OUT.exe (with DWARF) so goheap can be benchmarked with and without it.
 # N=10M needs a few GB of memory and writes a dump of about 1 GB.
+# With --typed the heap is the typing-heavy one (GOHEAP_BENCH_SHAPES=typed:
+# some 70 struct types, maps, interfaces, closures, channels; see the
+# comment at the top of bench/gen/main.go) instead of the default few shapes.
 # With --core the program then dies of SIGABRT (GOTRACEBACK=crash, core
 # limit raised) and the kernel's core of the same heap is kept as OUT.core:
 # this needs /proc/sys/kernel/core_pattern to write into the working
@@ -15,12 +18,19 @@
 set -euo pipefail
 
 CORE=0
-if [ "${1:-}" = --core ]; then
-  CORE=1
+SHAPES=default
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --core) CORE=1 ;;
+    --typed) SHAPES=typed ;;
+    --) shift; break ;;
+    -*) echo "make-bench-dump: unknown option $1" >&2; echo "usage: $0 [--typed] [--core] OUT [N]" >&2; exit 2 ;;
+    *) break ;;
+  esac
   shift
-fi
+done
 if [ $# -lt 1 ] || [ $# -gt 2 ]; then
-  echo "usage: $0 [--core] OUT [N]" >&2
+  echo "usage: $0 [--typed] [--core] OUT [N]" >&2
   exit 2
 fi
 OUT=$1
@@ -37,6 +47,8 @@ mkdir -p "$(dirname "$OUT")"
 # Absolute, as the build below runs in bench/gen.
 OUT=$(cd "$(dirname "$OUT")" && pwd)/$(basename "$OUT")
 unset GOROOT GOOS GOARCH GOARM GOFLAGS GO111MODULE GOEXPERIMENT GOWORK GODEBUG GOGC GOMEMLIMIT
+unset GOHEAP_BENCH_LIVE GOHEAP_BENCH_CRASH
+export GOHEAP_BENCH_SHAPES=$SHAPES
 export GOENV=off GOTOOLCHAIN=local CGO_ENABLED=0 GOPROXY=off
 export GOCACHE=${GOHEAP_BENCH_GOCACHE:-$(cd "$(dirname "$OUT")" && pwd)/.gocache}
 export GOPATH=${GOCACHE%/}-gopath

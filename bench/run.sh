@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Usage: bench/run.sh [--core] [N]
+# Usage: bench/run.sh [--typed] [--core] [N]
 #
 # The benchmark, start to end: builds goheap_bench (RelWithDebInfo, Ninja,
 # in build/), makes a dump of about N (default 10,000,000) objects with
@@ -11,15 +11,25 @@
 # With --core the same heap is also read from the kernel's core of the
 # program (make-bench-dump.sh --core, build/bench/bench-N.dump.core), and
 # both reports are printed, each against its own file's dd read.
+# With --typed the heap is bench/gen's typing-heavy one (make-bench-dump.sh
+# --typed: some 70 struct types, maps, interfaces, closures, channels), in
+# build/bench/bench-typed-N.dump with its .exe next to it; it combines with
+# --core (build/bench/bench-typed-N.dump.core).
 set -euo pipefail
 
 CORE=0
-if [ "${1:-}" = --core ]; then
-  CORE=1
+TYPED=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --core) CORE=1 ;;
+    --typed) TYPED=1 ;;
+    -*) echo "run.sh: unknown option $1" >&2; echo "usage: $0 [--typed] [--core] [N]" >&2; exit 2 ;;
+    *) break ;;
+  esac
   shift
-fi
+done
 if [ $# -gt 1 ]; then
-  echo "usage: $0 [--core] [N]" >&2
+  echo "usage: $0 [--typed] [--core] [N]" >&2
   exit 2
 fi
 N=${1:-10000000}
@@ -27,7 +37,16 @@ case "$N" in '' | *[!0-9]*) echo "run.sh: N must be a number, not '$N'" >&2; exi
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=$ROOT/build
-DUMP=$BUILD/bench/bench-$N.dump
+GEN_OPTS=()
+if [ $TYPED = 1 ]; then
+  DUMP=$BUILD/bench/bench-typed-$N.dump
+  GEN_OPTS+=(--typed)
+else
+  DUMP=$BUILD/bench/bench-$N.dump
+fi
+if [ $CORE = 1 ]; then
+  GEN_OPTS+=(--core)
+fi
 
 # Two cores are shared with other work, so the build never asks for more.
 cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
@@ -39,11 +58,7 @@ if [ ! -s "$DUMP" ] || { [ $CORE = 1 ] && [ ! -s "$DUMP.core" ]; }; then
   echo "making $DUMP ..."
   # Written under a temporary name so that an interrupted run leaves no
   # half-written dump to be mistaken for a finished one next time.
-  if [ $CORE = 1 ]; then
-    "$ROOT/bench/make-bench-dump.sh" --core "$DUMP.partial" "$N"
-  else
-    "$ROOT/bench/make-bench-dump.sh" "$DUMP.partial" "$N"
-  fi
+  "$ROOT/bench/make-bench-dump.sh" ${GEN_OPTS[@]+"${GEN_OPTS[@]}"} "$DUMP.partial" "$N"
   mv "$DUMP.partial" "$DUMP"
   mv "$DUMP.partial.exe" "$DUMP.exe"
   if [ $CORE = 1 ]; then
