@@ -1,5 +1,7 @@
 #include "analysis/snapshot.h"
 
+#include <future>
+
 #include "bin/dump_binding.h"
 #include "dump/object_order.h"
 #include "dump/span_metadata.h"
@@ -51,9 +53,13 @@ class SnapshotBuilder {
   }
 
   static void index(Snapshot& s) {
-    s.namer_ = std::make_unique<typing::ObjectNamer>(s.dump, s.heap, s.exe.get(), s.types.get());
-    s.children_ = dominatorChildren(s.dom, s.retained);
+    nameObjects(s);
+    indexDominators(s);
   }
+  static void nameObjects(Snapshot& s) {
+    s.namer_ = std::make_unique<typing::ObjectNamer>(s.dump, s.heap, s.exe.get(), s.types.get());
+  }
+  static void indexDominators(Snapshot& s) { s.children_ = dominatorChildren(s.dom, s.retained); }
   static void indexRestored(Snapshot& s, Csr children) {
     s.namer_ = std::make_unique<typing::ObjectNamer>(s.dump, s.heap, s.exe.get(), s.types.get());
     s.children_ = std::move(children);
@@ -149,17 +155,34 @@ Expected<std::unique_ptr<Snapshot>> buildSnapshot(dump::Dump d, const LoadHooks&
   });
   if (!heap) return heap.error();
   s.heap = heap.take();
-  phase(hooks, "dominators", [&] {
-    s.dom = computeDominators(s.heap.successors, s.heap.predecessors, s.heap.superRoot());
-  });
-  phase(hooks, "retained sizes", [&] {
-    s.retained = computeRetainedSizes(s.dom, s.dump.objects.size);
-    countObjects(s);
-  });
   if (!options.exe_path.empty()) {
     phase(hooks, "read executable",
           [&] { SnapshotBuilder::attachExecutable(s, options.exe_path); });
   }
+  const auto dominators = [&s] {
+    s.dom = computeDominators(s.heap.successors, s.heap.predecessors, s.heap.superRoot());
+  };
+  const auto retained = [&s] {
+    s.retained = computeRetainedSizes(s.dom, s.dump.objects.size);
+    countObjects(s);
+  };
+  if (s.exe && options.type_objects && options.threads > 1) {
+    // Typing reads the graph and the dump, not the dominators: the two
+    // longest phases after the graph run side by side, each on one core.
+    phase(hooks, "type objects + dominators, retained sizes", [&] {
+      std::future<void> tree = std::async(std::launch::async, [&] {
+        dominators();
+        retained();
+        SnapshotBuilder::indexDominators(s);
+      });
+      SnapshotBuilder::typeObjects(s);
+      tree.get();
+    });
+    phase(hooks, "index for queries", [&] { SnapshotBuilder::nameObjects(s); });
+    return snap;
+  }
+  phase(hooks, "dominators", dominators);
+  phase(hooks, "retained sizes", retained);
   if (s.exe && options.type_objects)
     phase(hooks, "type objects (DWARF)", [&] { SnapshotBuilder::typeObjects(s); });
   phase(hooks, "index for queries", [&] { SnapshotBuilder::index(s); });

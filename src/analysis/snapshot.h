@@ -33,7 +33,7 @@ struct LoadHooks {
 };
 
 struct LoadOptions {
-  unsigned threads = 2;             // for the graph build
+  unsigned threads = 2;             // for the graph build; 2 or more types beside the dominators
   bool conservative_stacks = true;  // see graph::BuildOptions
   // The program's executable; empty for none. When it cannot be read or
   // does not match the heap, the snapshot is built without it and says why
