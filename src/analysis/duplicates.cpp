@@ -8,6 +8,8 @@
 #include "analysis/queries.h"
 #include "typing/heap_types.h"
 #include "util/enum_names.h"
+#include "util/large_vector.h"
+#include "util/parallel.h"
 
 namespace goheap::analysis {
 
@@ -77,7 +79,7 @@ Duplicates findDuplicates(const Snapshot& s, const DupOptions& options,
                           const std::vector<Header>* headers) {
   std::vector<Header> headers_found;
   if (headers == nullptr && s.types != nullptr && (options.strings || options.bytes)) {
-    headers_found = findHeaders(s);
+    headers_found = findHeaders(s, options.threads);
     headers = &headers_found;
   }
   Duplicates out;
@@ -90,23 +92,37 @@ Duplicates findDuplicates(const Snapshot& s, const DupOptions& options,
   typing::Grouping groups;  // without types: the classes, and the groups' names
   if (out.typed) {
     if (options.strings || options.bytes) {
-      for (const Header& h : *headers) {
-        if (h.kind == HeaderKind::Map || !h.byte_elems || h.len == 0) continue;
-        if (h.holder != kNoNode && !s.reachable(h.holder)) continue;
-        const DupKind kind = h.kind == HeaderKind::String ? DupKind::String : DupKind::Bytes;
-        if ((kind == DupKind::String && !options.strings) ||
-            (kind == DupKind::Bytes && !options.bytes)) {
-          continue;
+      // Hashing is most of the work: the headers in contiguous ranges, one
+      // per thread, their entries in order.
+      std::vector<std::vector<Entry>> found(std::max(1u, options.threads));
+      forEachRange(headers->size(), options.threads, [&](unsigned part, size_t first, size_t last) {
+        std::vector<Entry>& mine = found[part];
+        for (size_t i = first; i < last; i++) {
+          const Header& h = (*headers)[i];
+          if (h.kind == HeaderKind::Map || !h.byte_elems || h.len == 0) continue;
+          if (h.holder != kNoNode && !s.reachable(h.holder)) continue;
+          const DupKind kind = h.kind == HeaderKind::String ? DupKind::String : DupKind::Bytes;
+          if ((kind == DupKind::String && !options.strings) ||
+              (kind == DupKind::Bytes && !options.bytes)) {
+            continue;
+          }
+          const NodeId o = s.heap.addresses().find(h.data);
+          if (o == kNoNode || !s.reachable(o)) continue;
+          const uint64_t start = h.data - d.objects.addr[o];
+          if (h.len > d.objects.size[o] - start) continue;  // a stale or corrupt header
+          // Copies are compared within one object size: a 64-byte string
+          // cut from a longer one is not a copy of the same cost.
+          Entry e{classKey(kind, d.objects.size[o]), h.len, 0, o, start, h.holder, h.slot_address};
+          e.hash = hashBytes(contents(e), e.len);
+          pushBackLarge(mine, e);
         }
-        const NodeId o = s.heap.addresses().find(h.data);
-        if (o == kNoNode || !s.reachable(o)) continue;
-        const uint64_t start = h.data - d.objects.addr[o];
-        if (h.len > d.objects.size[o] - start) continue;  // a stale or corrupt header
-        // Copies are compared within one object size: a 64-byte string
-        // cut from a longer one is not a copy of the same cost.
-        Entry e{classKey(kind, d.objects.size[o]), h.len, 0, o, start, h.holder, h.slot_address};
-        e.hash = hashBytes(contents(e), e.len);
-        entries.push_back(e);
+      });
+      size_t total = 0;
+      for (const std::vector<Entry>& f : found) total += f.size();
+      reserveLarge(entries, total);
+      for (std::vector<Entry>& f : found) {
+        entries.insert(entries.end(), f.begin(), f.end());
+        std::vector<Entry>().swap(f);
       }
     }
   } else {
@@ -131,7 +147,7 @@ Duplicates findDuplicates(const Snapshot& s, const DupOptions& options,
     return e.hash ^ (e.cls * 0x9e3779b97f4a7c15ULL) ^ (e.len * 0xc2b2ae3d27d4eb4fULL);
   };
   std::vector<Ordered> by_key;
-  by_key.reserve(entries.size() + n_objects);
+  reserveLarge(by_key, entries.size() + n_objects);
   for (size_t i = 0; i < entries.size(); i++) by_key.push_back({keyOf(entries[i]), i});
   // The class of a whole object, or nothing when it is not compared.
   auto objectClass = [&](NodeId o) -> std::optional<uint64_t> {
@@ -150,14 +166,35 @@ Duplicates findDuplicates(const Snapshot& s, const DupOptions& options,
     e.hash = hashBytes(contents(e), e.len);
     return e;
   };
-  for (NodeId o = 0; o < n_objects; o++) {
-    if (const std::optional<uint64_t> cls = objectClass(o)) {
-      by_key.push_back({keyOf(objectEntry(o, *cls)), kObject | o});
+  // The objects in contiguous ranges, one per thread; each range's keys go
+  // into its own stretch of by_key, and the stretches are then closed up.
+  const size_t objects_at = by_key.size();
+  by_key.resize(objects_at + n_objects);
+  std::vector<size_t> filled(std::max(1u, options.threads), 0);
+  forEachRange(n_objects, options.threads, [&](unsigned part, size_t first, size_t last) {
+    Ordered* const begin = by_key.data() + objects_at + first;
+    Ordered* next = begin;
+    for (auto o = static_cast<NodeId>(first); o < last; o++) {
+      if (const std::optional<uint64_t> cls = objectClass(o)) {
+        *next++ = {keyOf(objectEntry(o, *cls)), kObject | o};
+      }
     }
-  }
-  std::sort(by_key.begin(), by_key.end(), [&](const Ordered& a, const Ordered& b) {
-    return a.key != b.key ? a.key < b.key : a.index < b.index;
+    filled[part] = static_cast<size_t>(next - begin);
   });
+  size_t end = objects_at;
+  for (unsigned part = 0; part < filled.size(); part++) {
+    const size_t first = objects_at + n_objects * part / filled.size();
+    std::copy(by_key.begin() + first, by_key.begin() + first + filled[part], by_key.begin() + end);
+    end += filled[part];
+  }
+  by_key.resize(end);
+  // (key, index) is a total order: the same result on any number of threads.
+  sortOnThreads(
+      by_key.begin(), by_key.end(),
+      [](const Ordered& a, const Ordered& b) {
+        return a.key != b.key ? a.key < b.key : a.index < b.index;
+      },
+      options.threads);
   std::vector<Entry> repeated;
   for (size_t i = 0; i < by_key.size();) {
     size_t j = i + 1;
@@ -166,10 +203,10 @@ Duplicates findDuplicates(const Snapshot& s, const DupOptions& options,
       for (size_t k = i; k < j; k++) {
         const uint64_t index = by_key[k].index;
         if ((index & kObject) == 0) {
-          repeated.push_back(entries[index]);
+          pushBackLarge(repeated, entries[index]);
         } else {
           const auto o = static_cast<NodeId>(index & ~kObject);
-          repeated.push_back(objectEntry(o, *objectClass(o)));
+          pushBackLarge(repeated, objectEntry(o, *objectClass(o)));
         }
       }
     }
@@ -179,12 +216,19 @@ Duplicates findDuplicates(const Snapshot& s, const DupOptions& options,
   std::vector<Ordered>().swap(by_key);
   // Keys can collide across classes and lengths: sort what is left by the
   // whole key so that each run is one class, length and hash.
-  std::sort(repeated.begin(), repeated.end(), [](const Entry& a, const Entry& b) {
-    if (a.cls != b.cls) return a.cls < b.cls;
-    if (a.len != b.len) return a.len < b.len;
-    if (a.hash != b.hash) return a.hash < b.hash;
-    return a.node < b.node;
-  });
+  // A total order (one header is one slot): the same on any number of threads.
+  sortOnThreads(
+      repeated.begin(), repeated.end(),
+      [](const Entry& a, const Entry& b) {
+        if (a.cls != b.cls) return a.cls < b.cls;
+        if (a.len != b.len) return a.len < b.len;
+        if (a.hash != b.hash) return a.hash < b.hash;
+        if (a.node != b.node) return a.node < b.node;
+        if (a.start != b.start) return a.start < b.start;
+        if (a.holder != b.holder) return a.holder < b.holder;
+        return a.slot < b.slot;
+      },
+      options.threads);
   entries.swap(repeated);
 
   struct Found {
@@ -194,7 +238,7 @@ Duplicates findDuplicates(const Snapshot& s, const DupOptions& options,
   std::vector<Found> found;
   std::vector<Entry> run, rest;
   std::vector<Entry> grouped;  // the runs, equal bytes together
-  grouped.reserve(entries.size());
+  reserveLarge(grouped, entries.size());
   for (size_t i = 0; i < entries.size();) {
     size_t j = i + 1;
     while (j < entries.size() && same_key(entries[i], entries[j])) j++;

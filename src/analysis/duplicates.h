@@ -46,6 +46,7 @@ struct DupOptions {
   size_t limit = 20;  // groups kept (0: all)
   uint64_t min_wasted = 0;
   size_t holders = 3;
+  unsigned threads = 2;  // for hashing and sorting; the answer is the same
 };
 
 struct Duplicates {

@@ -7,6 +7,8 @@
 #include "analysis/queries.h"
 #include "analysis/slots.h"
 #include "typing/heap_types.h"
+#include "util/large_vector.h"
+#include "util/parallel.h"
 
 namespace goheap::analysis {
 
@@ -83,7 +85,7 @@ class Finder {
       h.elem = l.kind == HeaderKind::Map ? l.type : l.elem;
       h.elem_size = l.kind == HeaderKind::String ? 1 : l.elem_size;
       h.byte_elems = l.byte_elems || l.kind == HeaderKind::String;
-      out_.push_back(h);
+      pushBackLarge(out_, h);
     }
   }
 
@@ -155,19 +157,32 @@ class Finder {
 
 }  // namespace
 
-std::vector<Header> findHeaders(const Snapshot& s) {
+std::vector<Header> findHeaders(const Snapshot& s, unsigned threads) {
   std::vector<Header> out;
   if (!s.types || !s.exe || s.exe->debugInfo() == nullptr) return out;
   const typing::HeapTypes& t = *s.types;
   const dump::Dump& d = s.dump;
-  Finder finder(s, out);
-  for (NodeId o = 0; o < s.heap.objectCount(); o++) {
-    const typing::TypeForm form = t.form[o];
-    if (form != typing::TypeForm::Value && form != typing::TypeForm::Array) continue;
-    const uint64_t count = form == typing::TypeForm::Array ? t.count[o] : 1;
-    finder.scan(o, d.objectData(o), d.objects.size[o], d.objects.addr[o], t.data_offset[o],
-                t.layout[o], count);
+  // The objects in contiguous ranges, one per thread, each with its own
+  // finder (its layouts are a cache); the ranges' headers in order.
+  std::vector<std::vector<Header>> found(std::max(1u, threads));
+  forEachRange(s.heap.objectCount(), threads, [&](unsigned part, size_t first, size_t last) {
+    Finder finder(s, found[part]);
+    for (auto o = static_cast<NodeId>(first); o < last; o++) {
+      const typing::TypeForm form = t.form[o];
+      if (form != typing::TypeForm::Value && form != typing::TypeForm::Array) continue;
+      const uint64_t count = form == typing::TypeForm::Array ? t.count[o] : 1;
+      finder.scan(o, d.objectData(o), d.objects.size[o], d.objects.addr[o], t.data_offset[o],
+                  t.layout[o], count);
+    }
+  });
+  size_t total = 0;
+  for (const std::vector<Header>& f : found) total += f.size();
+  reserveLarge(out, total);
+  for (std::vector<Header>& f : found) {
+    out.insert(out.end(), f.begin(), f.end());
+    std::vector<Header>().swap(f);
   }
+  Finder finder(s, out);
   const bin::DebugInfo& dw = *s.exe->debugInfo();
   const uint64_t bias = s.exe->loadBias();
   for (NodeId n = s.heap.objectCount(); n < s.heap.nodeCount(); n++) {

@@ -33,8 +33,8 @@ struct Header {
 };
 
 // In holder order (objects by node id, then data, then bss), offsets rising.
-// Empty without types.
-std::vector<Header> findHeaders(const Snapshot& s);
+// Empty without types. The objects are read on up to `threads` threads.
+std::vector<Header> findHeaders(const Snapshot& s, unsigned threads = 2);
 
 // The address of a pointer slot of `from` that points into object `target`,
 // or 0: where a holder known only from the graph keeps its pointer.

@@ -1,12 +1,15 @@
 #include "analysis/waste.h"
 
 #include <algorithm>
+#include <atomic>
 #include <unordered_map>
 
 #include "analysis/headers.h"
 #include "analysis/queries.h"
 #include "analysis/slots.h"
 #include "typing/heap_types.h"
+#include "util/large_vector.h"
+#include "util/parallel.h"
 
 namespace goheap::analysis {
 
@@ -20,8 +23,13 @@ constexpr uint64_t kSparseMinCapacity = 64;
 
 template <class Row, class Less>
 void sortAndCut(std::vector<Row>& rows, size_t limit, Less less) {
+  if (limit != 0 && rows.size() > limit) {
+    std::partial_sort(rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(limit), rows.end(),
+                      less);
+    rows.resize(limit);
+    return;
+  }
   std::sort(rows.begin(), rows.end(), less);
-  if (limit != 0 && rows.size() > limit) rows.resize(limit);
 }
 
 void sizeClassRounding(const Snapshot& s, const WasteOptions& options, Waste& w) {
@@ -98,36 +106,50 @@ void hiddenArrays(const Snapshot& s, const std::vector<Header>& headers,
     if (o == kNoNode || !s.reachable(o)) continue;
     const uint64_t lo = h.data - d.objects.addr[o];
     const uint64_t hi = std::min<uint64_t>(lo + h.len * h.elem_size, d.objects.size[o]);
-    seen.push_back({o, lo, std::max(lo, hi), &h});
+    pushBackLarge(seen, Seen{o, lo, std::max(lo, hi), &h});
     slice_refs[o]++;
   }
   // An array some other pointer also reaches is kept whole by it: count
   // every reachable pointer slot into the arrays the slices reach.
+  // The nodes in contiguous ranges, one per thread; the counts are sums, the
+  // same in any order.
   std::vector<uint32_t> all_refs(s.heap.objectCount(), 0);
   std::vector<uint8_t> excluded(s.heap.objectCount(), 0);
-  for (NodeId n = 0; n < s.heap.nodeCount(); n++) {
-    if (n == s.heap.superRoot() || !s.reachable(n)) continue;
-    const bool has_slots = s.heap.isObject(n) ||
-                           s.heap.rootKind(n) == graph::RootKind::DataSegment ||
-                           s.heap.rootKind(n) == graph::RootKind::BssSegment ||
-                           s.heap.rootKind(n) == graph::RootKind::StackFrame;
-    if (!has_slots) {
-      // Goroutines, finalizers, defers: pointers outside any slot.
-      for (NodeId o : s.heap.successors.neighbors(n)) {
-        if (s.heap.isObject(o) && slice_refs[o] > 0) excluded[o] = 1;
+  forEachRange(s.heap.nodeCount(), options.threads, [&](unsigned, size_t first, size_t last) {
+    for (auto n = static_cast<NodeId>(first); n < last; n++) {
+      if (n == s.heap.superRoot() || !s.reachable(n)) continue;
+      const bool has_slots = s.heap.isObject(n) ||
+                             s.heap.rootKind(n) == graph::RootKind::DataSegment ||
+                             s.heap.rootKind(n) == graph::RootKind::BssSegment ||
+                             s.heap.rootKind(n) == graph::RootKind::StackFrame;
+      if (!has_slots) {
+        // Goroutines, finalizers, defers: pointers outside any slot.
+        for (NodeId o : s.heap.successors.neighbors(n)) {
+          if (s.heap.isObject(o) && slice_refs[o] > 0) {
+            std::atomic_ref<uint8_t>(excluded[o]).store(1, std::memory_order_relaxed);
+          }
+        }
+        continue;
       }
-      continue;
+      forEachNodeSlot(s, n, [&](uint64_t, uint64_t word, uint64_t) {
+        if (word == 0) return;
+        const NodeId o = s.heap.addresses().find(word);
+        if (o != kNoNode && slice_refs[o] > 0) {
+          std::atomic_ref<uint32_t>(all_refs[o]).fetch_add(1, std::memory_order_relaxed);
+        }
+      });
     }
-    forEachNodeSlot(s, n, [&](uint64_t, uint64_t word, uint64_t) {
-      if (word == 0) return;
-      const NodeId o = s.heap.addresses().find(word);
-      if (o != kNoNode && slice_refs[o] > 0) all_refs[o]++;
-    });
-  }
+  });
   std::sort(seen.begin(), seen.end(), [](const Seen& a, const Seen& b) {
     if (a.object != b.object) return a.object < b.object;
     return a.lo < b.lo;
   });
+  struct Hidden {
+    NodeId object;
+    uint64_t visible, hidden, slices;
+    const Header* header;  // the first slice's
+  };
+  std::vector<Hidden> hidden;
   for (size_t i = 0; i < seen.size();) {
     size_t j = i;
     uint64_t visible = 0, end = 0;
@@ -140,31 +162,38 @@ void hiddenArrays(const Snapshot& s, const std::vector<Header>& headers,
     const NodeId o = seen[i].object;
     const uint64_t size = d.objects.size[o];
     if (excluded[o] == 0 && all_refs[o] == slice_refs[o] && visible < size) {
-      HiddenArrayRow r;
-      r.object = o;
-      r.size = size;
-      r.visible = visible;
-      r.hidden = size - visible;
-      r.slices = j - i;
+      Hidden r{o, visible, size - visible, j - i, seen[i].header};
       // Half of a small array is a few bytes no one will chase; half of
       // one of 1 KiB or more is worth a look.
-      r.flagged = r.hidden >= options.hidden_threshold || (r.hidden * 2 > size && r.hidden >= 512);
+      const bool flagged =
+          r.hidden >= options.hidden_threshold || (r.hidden * 2 > size && r.hidden >= 512);
       w.hidden_arrays++;
       w.hidden_bytes += r.hidden;
-      if (r.flagged) w.hidden_flagged++;
-      const Header& h = *seen[i].header;
-      r.holder = describeHolder(s, h.holder, h.slot_address);
-      r.type = s.namer().typeName(o);
-      // A slice into the middle of an array does not type it: its name then.
-      if (r.type.empty()) r.type = s.namer().name(o);
-      w.hidden.push_back(std::move(r));
+      if (flagged) w.hidden_flagged++;
+      pushBackLarge(hidden, r);
     }
     i = j;
   }
-  sortAndCut(w.hidden, options.limit, [&](const HiddenArrayRow& a, const HiddenArrayRow& b) {
+  // Only the rows kept are named: naming every hidden array of a large
+  // heap costs more than finding them.
+  sortAndCut(hidden, options.limit, [&](const Hidden& a, const Hidden& b) {
     if (a.hidden != b.hidden) return a.hidden > b.hidden;
     return d.objects.addr[a.object] < d.objects.addr[b.object];
   });
+  for (const Hidden& h : hidden) {
+    HiddenArrayRow r;
+    r.object = h.object;
+    r.size = d.objects.size[h.object];
+    r.visible = h.visible;
+    r.hidden = h.hidden;
+    r.slices = h.slices;
+    r.flagged = r.hidden >= options.hidden_threshold || (r.hidden * 2 > r.size && r.hidden >= 512);
+    r.holder = describeHolder(s, h.header->holder, h.header->slot_address);
+    r.type = s.namer().typeName(h.object);
+    // A slice into the middle of an array does not type it: its name then.
+    if (r.type.empty()) r.type = s.namer().name(h.object);
+    w.hidden.push_back(std::move(r));
+  }
 }
 
 // Reads the runtime's map structures by their DWARF field names.
@@ -338,7 +367,7 @@ Waste findWaste(const Snapshot& s, const WasteOptions& options,
   w.typed = s.types != nullptr;
   if (w.typed) {
     std::vector<Header> found;
-    if (known_headers == nullptr) found = findHeaders(s);
+    if (known_headers == nullptr) found = findHeaders(s, options.threads);
     const std::vector<Header>* headers = known_headers != nullptr ? known_headers : &found;
     sizeClassRounding(s, options, w);
     hiddenArrays(s, *headers, options, w);

@@ -61,6 +61,7 @@ struct GarbageRow {
 struct WasteOptions {
   size_t limit = 20;                 // rows per section (0: all)
   uint64_t hidden_threshold = 4096;  // flag arrays hiding this much
+  unsigned threads = 2;              // for the scans; the answer is the same
 };
 
 struct Waste {

@@ -14,7 +14,9 @@
 // The arrays stay plain std::vector so that every API keeps its types.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
+#include <iterator>
 #include <vector>
 
 namespace goheap {
@@ -49,6 +51,25 @@ template <class T>
 void resizeLarge(std::vector<T>& v, size_t n) {
   reserveLarge(v, n);
   v.resize(n);
+}
+
+// v.reserve(n) for a vector that may hold elements: they move to new memory
+// that was advised before they arrived.
+template <class T>
+void growLarge(std::vector<T>& v, size_t n) {
+  if (n <= v.capacity()) return;
+  std::vector<T> bigger;
+  reserveLarge(bigger, n);
+  bigger.insert(bigger.end(), std::make_move_iterator(v.begin()), std::make_move_iterator(v.end()));
+  v.swap(bigger);
+}
+
+// v.push_back(x) for a vector whose final size is not known and may be
+// large: it doubles into advised memory.
+template <class T>
+void pushBackLarge(std::vector<T>& v, const T& x) {
+  if (v.size() == v.capacity()) growLarge(v, std::max<size_t>(4096, v.capacity() * 2));
+  v.push_back(x);
 }
 
 }  // namespace goheap

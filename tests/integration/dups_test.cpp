@@ -131,6 +131,33 @@ TEST_P(Dups, KindFilterAndLimitAndTotals) {
   }
 }
 
+// Hashing and sorting on several threads find the same groups, in the same
+// order, with the same holders.
+TEST_P(Dups, TheSameOnAnyNumberOfThreads) {
+  for (const bool with_exe : {true, false}) {
+    const LeaksDump* d = load(with_exe);
+    ASSERT_NE(d, nullptr);
+    auto describe = [&](unsigned threads) {
+      analysis::DupOptions o;
+      o.limit = 0;
+      o.threads = threads;
+      const analysis::Duplicates dups = analysis::findDuplicates(*d->snap, o);
+      std::string out = std::to_string(dups.matching_groups) + " groups\n";
+      for (const analysis::DupGroup& g : dups.groups) {
+        out += g.name + " " + std::to_string(g.copies) + " " + std::to_string(g.wasted) + ":";
+        for (NodeId o2 : g.objects) out += " " + std::to_string(o2);
+        for (const analysis::DupHolder& h : g.holders) out += " <" + h.name + ">";
+        out += "\n";
+      }
+      return out;
+    };
+    const std::string one = describe(1);
+    EXPECT_GT(one.size(), 100u);
+    EXPECT_EQ(describe(2), one);
+    EXPECT_EQ(describe(3), one);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Leaks, Dups, ::testing::ValuesIn(testing::goVersionsWithGo125()),
                          testing::pathParamName);
 

@@ -116,6 +116,29 @@ TEST_P(Waste, GarbageWithAndWithoutTypes) {
   }
 }
 
+// The scans split over several threads count the same.
+TEST_P(Waste, TheSameOnAnyNumberOfThreads) {
+  const LeaksDump* d = load(true);
+  ASSERT_NE(d, nullptr);
+  auto describe = [&](unsigned threads) {
+    analysis::WasteOptions o;
+    o.limit = 0;
+    o.threads = threads;
+    const analysis::Waste w = analysis::findWaste(*d->snap, o);
+    std::string out = std::to_string(w.hidden_arrays) + " " + std::to_string(w.hidden_bytes) + " " +
+                      std::to_string(w.hidden_flagged) + "\n";
+    for (const analysis::HiddenArrayRow& r : w.hidden) {
+      out += std::to_string(r.object) + " " + std::to_string(r.hidden) + " " + r.type + " " +
+             r.holder + "\n";
+    }
+    return out;
+  };
+  const std::string one = describe(1);
+  EXPECT_NE(one.find('\n'), one.size() - 1) << "no hidden arrays to compare";
+  EXPECT_EQ(describe(2), one);
+  EXPECT_EQ(describe(3), one);
+}
+
 INSTANTIATE_TEST_SUITE_P(Leaks, Waste, ::testing::ValuesIn(testing::goVersionsWithGo125()),
                          testing::pathParamName);
 
