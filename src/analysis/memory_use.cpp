@@ -48,7 +48,6 @@ std::vector<HeldArray> heldArrays(const Snapshot& s) {
       {"graph.roots",
        held(h.root_kind) + held(h.root_record) + held(h.goroutine_node) + held(h.frame_node)},
       {"dominators.idom", held(s.dom.idom)},
-      {"dominators.preorder", held(s.dom.preorder)},
       {"dominators.children", held(s.dominatorChildren())},
       {"retained", held(s.retained)},
       {"names", s.namer().heldBytes()},

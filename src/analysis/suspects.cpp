@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "util/format.h"
+#include "util/large_vector.h"
 
 namespace goheap::analysis {
 
@@ -165,6 +166,18 @@ std::vector<SuspectCore> findSuspectCores(const DomArrays& t, std::span<const ui
 
 namespace {
 
+// The nodes under `root`, root first and each after its dominator: the
+// dominator tree breadth first. (The snapshot keeps no preorder.)
+std::vector<NodeId> topDownOrder(const Csr& children, NodeId root) {
+  std::vector<NodeId> order;
+  reserveLarge(order, children.targets.size() + 1);
+  order.push_back(root);
+  for (size_t i = 0; i < order.size(); i++) {
+    for (NodeId c : children.neighbors(order[i])) order.push_back(c);
+  }
+  return order;
+}
+
 // Who holds a group's top members, in words: the root under which each hangs.
 std::string holderKind(const Snapshot& s, NodeId entry) {
   if (entry == s.heap.superRoot()) return "several roots";
@@ -281,8 +294,8 @@ SuspectReport leakSuspects(const Snapshot& s, const SuspectOptions& o) {
   r.by = s.types ? "type" : "site";
   const typing::Grouping grouping = s.namer().group(kind);
 
-  const DomArrays t{s.dom.idom, s.dom.preorder, &s.dominatorChildren(), s.retained,
-                    s.heap.superRoot()};
+  const std::vector<NodeId> order = topDownOrder(s.dominatorChildren(), s.heap.superRoot());
+  const DomArrays t{s.dom.idom, order, &s.dominatorChildren(), s.retained, s.heap.superRoot()};
   const std::span<const uint32_t> group_of = grouping.group_of;
   const std::vector<GroupTotals> totals = groupTotals(t, group_of, grouping.names.size());
   const std::vector<SuspectCore> cores =

@@ -27,7 +27,8 @@ namespace goheap::cache {
 // The version of what goheap stores in an index: which sections the codec
 // writes and what they mean. Bump it whenever that changes, so that every
 // entry an older goheap wrote misses instead of being misread.
-inline constexpr uint32_t kIndexFormatVersion = 1;
+// 2: no dominator preorder (the snapshot no longer keeps one).
+inline constexpr uint32_t kIndexFormatVersion = 2;
 
 struct Key {
   std::array<uint8_t, 32> bytes{};

@@ -44,7 +44,6 @@ void addSnapshotSections(const analysis::ComputedParts& parts, IndexWriter& writ
   addCounters(writer, kHeapCounters,
               std::array<uint64_t, 3>{h.non_heap_refs, h.nil_slots, h.conservative_stack_edges});
   addColumn(writer, kIdom, parts.dom.idom);
-  addColumn(writer, kPreorder, parts.dom.preorder);
   addColumn(writer, kRetained, parts.retained);
   addColumn(writer, kChildrenBegin, parts.dominator_children.begin);
   addColumn(writer, kChildrenTargets, parts.dominator_children.targets);
@@ -73,7 +72,7 @@ Expected<analysis::ComputedParts> readSnapshotSections(const IndexFile& index) {
         index.column(kRootKind, h.root_kind), index.column(kRootRecord, h.root_record),
         index.column(kGoroutineNode, h.goroutine_node), index.column(kFrameNode, h.frame_node),
         readCounters(index, kHeapCounters, heap_counters), index.column(kIdom, parts.dom.idom),
-        index.column(kPreorder, parts.dom.preorder), index.column(kRetained, parts.retained),
+        index.column(kRetained, parts.retained),
         index.column(kChildrenBegin, parts.dominator_children.begin),
         index.column(kChildrenTargets, parts.dominator_children.targets)}) {
     if (!s) return s.error();

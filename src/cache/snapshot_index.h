@@ -31,7 +31,7 @@ enum SnapshotSection : uint32_t {
   kFrameNode,
   kHeapCounters,  // u64: non-heap refs, nil slots, conservative stack edges
   kIdom,
-  kPreorder,
+  kUnusedPreorder,  // format 1 kept the dominator tree's preorder; format 2 does not
   kRetained,
   kChildrenBegin,
   kChildrenTargets,
