@@ -117,13 +117,7 @@ Duplicates findDuplicates(const Snapshot& s, const DupOptions& options,
           pushBackLarge(mine, e);
         }
       });
-      size_t total = 0;
-      for (const std::vector<Entry>& f : found) total += f.size();
-      reserveLarge(entries, total);
-      for (std::vector<Entry>& f : found) {
-        entries.insert(entries.end(), f.begin(), f.end());
-        std::vector<Entry>().swap(f);
-      }
+      entries = joinLarge(found);
     }
   } else {
     groups = s.namer().group(typing::GroupKind::Name);

@@ -175,13 +175,7 @@ std::vector<Header> findHeaders(const Snapshot& s, unsigned threads) {
                   t.layout[o], count);
     }
   });
-  size_t total = 0;
-  for (const std::vector<Header>& f : found) total += f.size();
-  reserveLarge(out, total);
-  for (std::vector<Header>& f : found) {
-    out.insert(out.end(), f.begin(), f.end());
-    std::vector<Header>().swap(f);
-  }
+  out = joinLarge(found);
   Finder finder(s, out);
   const bin::DebugInfo& dw = *s.exe->debugInfo();
   const uint64_t bias = s.exe->loadBias();

@@ -64,6 +64,21 @@ void growLarge(std::vector<T>& v, size_t n) {
   v.swap(bigger);
 }
 
+// The elements of `parts`, in order, in one vector in advised memory; each
+// part is emptied (and its memory freed) once copied.
+template <class T>
+std::vector<T> joinLarge(std::vector<std::vector<T>>& parts) {
+  size_t total = 0;
+  for (const std::vector<T>& p : parts) total += p.size();
+  std::vector<T> out;
+  reserveLarge(out, total);
+  for (std::vector<T>& p : parts) {
+    out.insert(out.end(), std::make_move_iterator(p.begin()), std::make_move_iterator(p.end()));
+    std::vector<T>().swap(p);
+  }
+  return out;
+}
+
 // v.push_back(x) for a vector whose final size is not known and may be
 // large: it doubles into advised memory.
 template <class T>
