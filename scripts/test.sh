@@ -36,7 +36,7 @@ if [ "$extra" = 1 ] || [ "$extra" = true ]; then
   echo "test.sh: extra builds took ${SECONDS} s"
 fi
 
-build_with build gcc g++ RelWithDebInfo
+build_with build gcc g++ RelWithDebInfo -DGOHEAP_TESTS=ON
 (cd build && ctest --output-on-failure -j2)
 seconds=${GOHEAP_FUZZ_SECONDS:-60}
 if [ "$seconds" != 0 ] && [ -x fuzz/run.sh ]; then
