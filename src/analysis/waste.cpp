@@ -148,6 +148,7 @@ void hiddenArrays(const Snapshot& s, const std::vector<Header>& headers,
     NodeId object;
     uint64_t visible, hidden, slices;
     const Header* header;  // the first slice's
+    bool flagged;
   };
   std::vector<Hidden> hidden;
   for (size_t i = 0; i < seen.size();) {
@@ -162,11 +163,12 @@ void hiddenArrays(const Snapshot& s, const std::vector<Header>& headers,
     const NodeId o = seen[i].object;
     const uint64_t size = d.objects.size[o];
     if (excluded[o] == 0 && all_refs[o] == slice_refs[o] && visible < size) {
-      Hidden r{o, visible, size - visible, j - i, seen[i].header};
+      const uint64_t hidden_bytes = size - visible;
       // Half of a small array is a few bytes no one will chase; half of
       // one of 1 KiB or more is worth a look.
-      const bool flagged =
-          r.hidden >= options.hidden_threshold || (r.hidden * 2 > size && r.hidden >= 512);
+      const bool flagged = hidden_bytes >= options.hidden_threshold ||
+                           (hidden_bytes * 2 > size && hidden_bytes >= 512);
+      const Hidden r{o, visible, hidden_bytes, j - i, seen[i].header, flagged};
       w.hidden_arrays++;
       w.hidden_bytes += r.hidden;
       if (flagged) w.hidden_flagged++;
@@ -187,7 +189,7 @@ void hiddenArrays(const Snapshot& s, const std::vector<Header>& headers,
     r.visible = h.visible;
     r.hidden = h.hidden;
     r.slices = h.slices;
-    r.flagged = r.hidden >= options.hidden_threshold || (r.hidden * 2 > r.size && r.hidden >= 512);
+    r.flagged = h.flagged;
     r.holder = describeHolder(s, h.header->holder, h.header->slot_address);
     r.type = s.namer().typeName(h.object);
     // A slice into the middle of an array does not type it: its name then.
