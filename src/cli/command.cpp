@@ -326,7 +326,10 @@ int runWithSnapshot(const CommandSpec& spec, int argc, const char* const* argv,
   Progress progress(stderr, Progress::wanted(stderr, args.getBool("no-progress")));
   PhaseTimer timer;
   std::optional<AnonymousMemoryPeak> anonymous_peak;
-  if (args.getBool("timings")) anonymous_peak.emplace();
+  if (args.getBool("timings")) {
+    anonymous_peak.emplace();
+    timer.sampleMemory(&*anonymous_peak);
+  }
   auto session = openForCommand(*source, openOptions(args), progress, timer);
   if (!session) return fail(session.error());
 

@@ -172,14 +172,28 @@ Phase PhaseTimer::phase(std::string name, Progress* progress, uint64_t total, Pr
 }
 
 size_t PhaseTimer::open(std::string name) {
+  creditMemoryToOpenPhases();  // and start the new phase's own window
   phases_.push_back(PhaseRecord{std::move(name), 0, open_depth_});
+  open_.push_back(phases_.size() - 1);
   ++open_depth_;
   return phases_.size() - 1;
 }
 
 void PhaseTimer::close(size_t index, double seconds) {
   phases_[index].seconds = seconds;
+  creditMemoryToOpenPhases();
+  std::erase(open_, index);
   if (open_depth_ > 0) --open_depth_;
+}
+
+void PhaseTimer::creditMemoryToOpenPhases() {
+  if (memory_ == nullptr) return;
+  // The window since the last phase opened or closed lies inside every
+  // phase open now.
+  const uint64_t window = memory_->windowPeakBytes();
+  for (size_t i : open_) {
+    phases_[i].peak_anonymous_bytes = std::max(phases_[i].peak_anonymous_bytes, window);
+  }
 }
 
 void PhaseTimer::add(std::string name, double seconds) {
@@ -205,11 +219,16 @@ std::string PhaseTimer::render(uint64_t peak_rss_bytes) const {
   table.addColumn("phase");
   table.addColumn("seconds", Align::Right);
   table.addColumn("share", Align::Right);
+  if (memory_ != nullptr) table.addColumn("peak anonymous memory", Align::Right);
   for (const PhaseRecord& p : phases_) {
-    table.addRow({p.name, seconds(p.seconds), formatFraction(total > 0 ? p.seconds / total : 0)},
-                 p.depth);
+    std::vector<std::string> row = {p.name, seconds(p.seconds),
+                                    formatFraction(total > 0 ? p.seconds / total : 0)};
+    if (memory_ != nullptr) row.push_back(formatBytes(p.peak_anonymous_bytes));
+    table.addRow(std::move(row), p.depth);
   }
-  table.addRow({"total", seconds(total), "100.0%"});
+  std::vector<std::string> total_row = {"total", seconds(total), "100.0%"};
+  if (memory_ != nullptr) total_row.push_back("");
+  table.addRow(std::move(total_row));
   return table.renderText(0) + "peak memory: " + formatBytes(peak_rss_bytes) + "\n";
 }
 
@@ -223,6 +242,7 @@ void PhaseTimer::writeJson(JsonWriter& json, uint64_t peak_rss_bytes) const {
   for (const PhaseRecord& p : phases_) {
     json.beginObject();
     json.field("name", p.name).field("seconds", p.seconds).field("depth", p.depth);
+    if (memory_ != nullptr) json.field("peak_anonymous_bytes", p.peak_anonymous_bytes);
     json.endObject();
   }
   json.endArray();

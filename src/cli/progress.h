@@ -98,6 +98,9 @@ struct PhaseRecord {
   std::string name;
   double seconds = 0;
   uint32_t depth = 0;
+  // The most anonymous memory seen while the phase ran; 0 when the timer
+  // samples none.
+  uint64_t peak_anonymous_bytes = 0;
 };
 
 class PhaseTimer;
@@ -142,13 +145,18 @@ class PhaseTimer {
               ProgressUnit unit = ProgressUnit::Bytes);
   // Records a phase timed elsewhere (another thread, another tool).
   void add(std::string name, double seconds);
+  // From now on, each phase also records the peak of `memory` while it ran
+  // (PhaseRecord::peak_anonymous_bytes), and render() shows it. `memory`
+  // must outlive the timer's phases.
+  void sampleMemory(AnonymousMemoryPeak* memory) { memory_ = memory; }
 
   const std::vector<PhaseRecord>& phases() const { return phases_; }
   // The sum of the outermost phases (nested ones are inside them).
   double totalSeconds() const;
 
   // One line per phase: name (indented when nested), seconds, share of the
-  // total; then the total and "peak memory: 1.2 GiB".
+  // total and, when sampled, the phase's peak anonymous memory; then the
+  // total and "peak memory: 1.2 GiB".
   std::string render(uint64_t peak_rss_bytes) const;
   std::string render() const;
   // {"phases":[{"name","seconds","depth"}...],"total_seconds","peak_rss_bytes"}
@@ -159,11 +167,14 @@ class PhaseTimer {
   friend class Phase;
   size_t open(std::string name);
   void close(size_t index, double seconds);
+  void creditMemoryToOpenPhases();
   Clock::time_point now() const;
 
   NowFn now_;
   std::vector<PhaseRecord> phases_;
   uint32_t open_depth_ = 0;
+  AnonymousMemoryPeak* memory_ = nullptr;
+  std::vector<size_t> open_;  // indexes of the phases not yet closed
 };
 
 }  // namespace goheap::cli

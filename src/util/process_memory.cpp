@@ -2,6 +2,7 @@
 
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -55,11 +56,19 @@ uint64_t AnonymousMemoryPeak::peakBytes() {
   return peak_.load();
 }
 
-void AnonymousMemoryPeak::sample() {
+uint64_t AnonymousMemoryPeak::windowPeakBytes() {
+  const uint64_t now = sample();
+  return std::max(window_peak_.exchange(now), now);
+}
+
+uint64_t AnonymousMemoryPeak::sample() {
   const uint64_t now = anonymousMemoryBytes();
-  uint64_t seen = peak_.load();
-  while (now > seen && !peak_.compare_exchange_weak(seen, now)) {
+  for (std::atomic<uint64_t>* peak : {&peak_, &window_peak_}) {
+    uint64_t seen = peak->load();
+    while (now > seen && !peak->compare_exchange_weak(seen, now)) {
+    }
   }
+  return now;
 }
 
 }  // namespace goheap

@@ -29,11 +29,15 @@ class AnonymousMemoryPeak {
 
   // The highest sample so far, including one taken now.
   uint64_t peakBytes();
+  // The highest sample since the last call (or construction), including one
+  // taken now; the next window starts with the current sample.
+  uint64_t windowPeakBytes();
 
  private:
-  void sample();
+  uint64_t sample();  // returns the sample
 
   std::atomic<uint64_t> peak_{0};
+  std::atomic<uint64_t> window_peak_{0};
   std::atomic<bool> stop_{false};
   std::thread sampler_;
 };

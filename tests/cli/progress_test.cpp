@@ -215,6 +215,35 @@ TEST(PhaseTimer, NestedPhasesAreIndentedAndNotCountedTwice) {
             "peak memory: 0 B\n");
 }
 
+// The oracle is the kernel's own count (RssAnon): 64 MiB touched inside the
+// middle phase must show there, and a parent shows its children's peak.
+TEST(PhaseTimer, SampledMemoryGivesEachPhaseItsOwnPeak) {
+  if (anonymousMemoryBytes() == 0) GTEST_SKIP() << "no RssAnon on this system";
+  AnonymousMemoryPeak memory;
+  PhaseTimer timer;
+  timer.sampleMemory(&memory);
+  constexpr size_t kBlock = 64u << 20;
+  uint64_t before_block = 0;
+  {
+    Phase outer = timer.phase("outer");
+    { Phase quiet = timer.phase("quiet"); }
+    before_block = anonymousMemoryBytes();
+    {
+      Phase busy = timer.phase("busy");
+      std::vector<uint8_t> block(kBlock, 1);
+      EXPECT_EQ(block[kBlock / 2], 1);
+      busy.finish();
+    }
+    { Phase after = timer.phase("after"); }
+  }
+  const std::vector<PhaseRecord>& p = timer.phases();
+  ASSERT_EQ(p.size(), 4u);
+  EXPECT_GE(p[2].peak_anonymous_bytes, before_block + kBlock * 9 / 10);
+  EXPECT_LT(p[3].peak_anonymous_bytes, p[2].peak_anonymous_bytes - kBlock / 2);
+  EXPECT_GE(p[0].peak_anonymous_bytes, p[2].peak_anonymous_bytes);
+  EXPECT_NE(timer.render(0).find("peak anonymous memory"), std::string::npos);
+}
+
 TEST(PhaseTimer, FinishEndsAPhaseEarlyOnce) {
   FakeClock clock;
   PhaseTimer timer(clock.fn());
