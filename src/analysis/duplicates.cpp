@@ -147,8 +147,8 @@ Duplicates findDuplicates(const Snapshot& s, const DupOptions& options,
   auto objectClass = [&](NodeId o) -> std::optional<uint64_t> {
     if (!s.reachable(o) || d.objects.size[o] == 0) return std::nullopt;
     if (out.typed) {
-      if (!options.objects || s.types->form[o] != typing::TypeForm::Value) return std::nullopt;
-      return classKey(DupKind::Object, s.types->layout[o]);
+      if (!options.objects || s.types->form(o) != typing::TypeForm::Value) return std::nullopt;
+      return classKey(DupKind::Object, s.types->layout(o));
     }
     const DupKind kind = pointerFree(d, o) ? DupKind::Bytes : DupKind::Object;
     if (kind == DupKind::Bytes && !options.strings && !options.bytes) return std::nullopt;

@@ -168,11 +168,11 @@ std::vector<Header> findHeaders(const Snapshot& s, unsigned threads) {
   forEachRange(s.heap.objectCount(), threads, [&](unsigned part, size_t first, size_t last) {
     Finder finder(s, found[part]);
     for (auto o = static_cast<NodeId>(first); o < last; o++) {
-      const typing::TypeForm form = t.form[o];
+      const typing::TypeForm form = t.form(o);
       if (form != typing::TypeForm::Value && form != typing::TypeForm::Array) continue;
-      const uint64_t count = form == typing::TypeForm::Array ? t.count[o] : 1;
-      finder.scan(o, d.objectData(o), d.objects.size[o], d.objects.addr[o], t.data_offset[o],
-                  t.layout[o], count);
+      const uint64_t count = form == typing::TypeForm::Array ? t.count(o) : 1;
+      finder.scan(o, d.objectData(o), d.objects.size[o], d.objects.addr[o], t.dataOffset(o),
+                  t.layout(o), count);
     }
   });
   out = joinLarge(found);

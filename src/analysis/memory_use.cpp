@@ -54,11 +54,8 @@ std::vector<HeldArray> heldArrays(const Snapshot& s) {
   };
   if (s.types) {
     const typing::HeapTypes& t = *s.types;
-    arrays.push_back({"types.layout", held(t.layout)});
-    arrays.push_back({"types.shown", held(t.shown)});
-    arrays.push_back({"types.count", held(t.count)});
-    arrays.push_back({"types.form", held(t.form)});
-    arrays.push_back({"types.data_offset", held(t.data_offset)});
+    arrays.push_back({"types.assignment", held(t.assignment)});
+    arrays.push_back({"types.assignments", held(t.assignments)});
   }
   std::erase_if(arrays, [](const HeldArray& a) { return a.bytes < 1024; });
   std::stable_sort(arrays.begin(), arrays.end(),

@@ -131,20 +131,19 @@ std::string dominatorProblem(const DominatorTree& dom, const Csr& children, uint
 // types, or empty.
 std::string typesProblem(const typing::HeapTypes& types, uint64_t object_count,
                          const bin::DebugInfo& dwarf) {
-  if (types.layout.size() != object_count || types.shown.size() != object_count ||
-      types.count.size() != object_count || types.form.size() != object_count ||
-      types.data_offset.size() != object_count) {
-    return "their sizes";
-  }
+  if (types.assignment.size() != object_count) return "their size";
+  if (types.assignments.empty()) return "no untyped assignment";
   const uint64_t type_count = dwarf.types().size();
-  for (uint64_t o = 0; o < object_count; o++) {
-    if (types.form[o] == typing::TypeForm::None) continue;
-    if (types.form[o] > typing::TypeForm::Closure) return "a form";
-    const bin::TypeId layout = types.layout[o], shown = types.shown[o];
-    if ((layout != bin::kNoType && layout >= type_count) ||
-        (shown != bin::kNoType && shown >= type_count)) {
+  for (const typing::TypeAssignment& a : types.assignments) {
+    if (a.form > typing::TypeForm::Closure) return "a form";
+    if ((a.layout != bin::kNoType && a.layout >= type_count) ||
+        (a.shown != bin::kNoType && a.shown >= type_count)) {
       return "a type id";
     }
+  }
+  const uint64_t assignment_count = types.assignments.size();
+  for (uint64_t o = 0; o < object_count; o++) {
+    if (types.assignment[o] >= assignment_count) return "an assignment index";
   }
   return {};
 }
@@ -277,11 +276,8 @@ ComputedParts computedPartsOf(const Snapshot& s) {
   p.dominator_children = viewOf(SnapshotBuilder::children(s));
   if (s.types) {
     typing::HeapTypes t;
-    t.layout = viewOf(s.types->layout);
-    t.shown = viewOf(s.types->shown);
-    t.count = viewOf(s.types->count);
-    t.form = viewOf(s.types->form);
-    t.data_offset = viewOf(s.types->data_offset);
+    t.assignment = viewOf(s.types->assignment);
+    t.assignments = viewOf(s.types->assignments);
     t.typed_objects = s.types->typed_objects;
     t.conflicts = s.types->conflicts;
     t.typed_from_roots = s.types->typed_from_roots;

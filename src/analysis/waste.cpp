@@ -56,11 +56,11 @@ void sizeClassRounding(const Snapshot& s, const WasteOptions& options, Waste& w)
   std::unordered_map<Key, Acc, KeyHash> rows;
   std::unordered_map<TypeId, uint64_t> sizes;
   for (NodeId o = 0; o < s.heap.objectCount(); o++) {
-    const typing::TypeForm form = t.form[o];
+    const typing::TypeForm form = t.form(o);
     if (form != typing::TypeForm::Value && form != typing::TypeForm::Array) continue;
     if (!s.reachable(o)) continue;
     const bool array = form == typing::TypeForm::Array;
-    const Key key{t.layout[o], array ? t.count[o] : 1, s.dump.objects.size[o], array};
+    const Key key{t.layout(o), array ? t.count(o) : 1, s.dump.objects.size[o], array};
     auto [it, inserted] = rows.try_emplace(key, Acc{o, {}});
     RoundingRow& r = it->second.row;
     if (inserted) {
@@ -68,7 +68,7 @@ void sizeClassRounding(const Snapshot& s, const WasteOptions& options, Waste& w)
       if (fresh) sz->second = typing::typeSize(dw, key.layout, ptr);
       r.type_size = sz->second * key.count;
       r.slot_size = key.size;
-      r.header = t.data_offset[o];
+      r.header = t.dataOffset(o);
     }
     r.count++;
   }
@@ -214,8 +214,8 @@ class MapReader {
   // Fills len, capacity and storage of the map whose header is object o.
   void read(NodeId o, MapRow& r) const {
     const typing::HeapTypes& t = *s_.types;
-    const TypeId layout = dw_.resolve(t.layout[o]);
-    const uint64_t base = t.data_offset[o];
+    const TypeId layout = dw_.resolve(t.layout(o));
+    const uint64_t base = t.dataOffset(o);
     r.storage = s_.dump.objects.size[o];
     if (const bin::Field* count = field(layout, "count")) {  // Go 1.19-1.23 hmap
       r.len = uintAt(o, base + count->offset, size(count->type));
@@ -253,8 +253,8 @@ class MapReader {
     tables.erase(std::unique(tables.begin(), tables.end()), tables.end());
     for (uint64_t tp : tables) {
       const NodeId tab = s_.heap.addresses().find(tp);
-      if (tab == kNoNode || t.form[tab] != typing::TypeForm::Value) continue;
-      const TypeId tl = dw_.resolve(t.layout[tab]);
+      if (tab == kNoNode || t.form(tab) != typing::TypeForm::Value) continue;
+      const TypeId tl = dw_.resolve(t.layout(tab));
       const uint64_t tb = tp - s_.dump.objects.addr[tab];
       r.storage += s_.dump.objects.size[tab];
       if (const bin::Field* cap = field(tl, "capacity")) {
@@ -308,7 +308,7 @@ void sparseMaps(const Snapshot& s, const std::vector<Header>& headers, const Was
     if (h.kind == HeaderKind::Map && s.reachable(h.holder)) held.try_emplace(h.data, &h);
   }
   for (NodeId o = 0; o < s.heap.objectCount(); o++) {
-    if (t.form[o] != typing::TypeForm::Value || !s.reachable(o) || !reader.isMap(t.layout[o])) {
+    if (t.form(o) != typing::TypeForm::Value || !s.reachable(o) || !reader.isMap(t.layout(o))) {
       continue;
     }
     MapRow r;
@@ -321,7 +321,7 @@ void sparseMaps(const Snapshot& s, const std::vector<Header>& headers, const Was
       w.sparse_storage += r.storage;
     }
     r.type = s.namer().typeName(o);
-    const uint64_t addr = s.dump.objects.addr[o] + t.data_offset[o];
+    const uint64_t addr = s.dump.objects.addr[o] + t.dataOffset(o);
     if (auto it = held.find(addr); it != held.end()) {
       r.holder = describeHolder(s, it->second->holder, it->second->slot_address);
     } else if (const auto preds = s.heap.predecessors.neighbors(o); !preds.empty()) {

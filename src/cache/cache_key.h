@@ -28,7 +28,8 @@ namespace goheap::cache {
 // writes and what they mean. Bump it whenever that changes, so that every
 // entry an older goheap wrote misses instead of being misread.
 // 2: no dominator preorder (the snapshot no longer keeps one).
-inline constexpr uint32_t kIndexFormatVersion = 2;
+// 3: types as an index per object into a table of distinct assignments.
+inline constexpr uint32_t kIndexFormatVersion = 3;
 
 struct Key {
   std::array<uint8_t, 32> bytes{};

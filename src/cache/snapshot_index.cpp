@@ -49,11 +49,8 @@ void addSnapshotSections(const analysis::ComputedParts& parts, IndexWriter& writ
   addColumn(writer, kChildrenTargets, parts.dominator_children.targets);
   if (parts.types) {
     const typing::HeapTypes& t = *parts.types;
-    addColumn(writer, kTypeLayout, t.layout);
-    addColumn(writer, kTypeShown, t.shown);
-    addColumn(writer, kTypeCount, t.count);
-    addColumn(writer, kTypeForm, t.form);
-    addColumn(writer, kTypeDataOffset, t.data_offset);
+    addColumn(writer, kTypeAssignment, t.assignment);
+    addColumn(writer, kTypeAssignments, t.assignments);
     addCounters(writer, kTypeCounters,
                 std::array<uint64_t, 4>{t.typed_objects, t.conflicts, t.typed_from_roots,
                                         t.typed_from_headers});
@@ -80,12 +77,11 @@ Expected<analysis::ComputedParts> readSnapshotSections(const IndexFile& index) {
   h.non_heap_refs = heap_counters[0];
   h.nil_slots = heap_counters[1];
   h.conservative_stack_edges = heap_counters[2];
-  if (index.has(kTypeLayout)) {
+  if (index.has(kTypeAssignment)) {
     typing::HeapTypes t;
     std::array<uint64_t, 4> counters{};
-    for (Status s : {index.column(kTypeLayout, t.layout), index.column(kTypeShown, t.shown),
-                     index.column(kTypeCount, t.count), index.column(kTypeForm, t.form),
-                     index.column(kTypeDataOffset, t.data_offset),
+    for (Status s : {index.column(kTypeAssignment, t.assignment),
+                     index.column(kTypeAssignments, t.assignments),
                      readCounters(index, kTypeCounters, counters)}) {
       if (!s) return s.error();
     }

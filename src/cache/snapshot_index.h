@@ -35,11 +35,14 @@ enum SnapshotSection : uint32_t {
   kRetained,
   kChildrenBegin,
   kChildrenTargets,
-  kTypeLayout,  // the five type columns are there exactly when the heap was typed
-  kTypeShown,
-  kTypeCount,
-  kTypeForm,
-  kTypeDataOffset,
+  // The type sections are there exactly when the heap was typed. Format 2
+  // kept five columns per object; format 3 keeps each object's index into
+  // a table of the distinct assignments.
+  kTypeAssignment,   // u32 per object
+  kTypeAssignments,  // typing::TypeAssignment
+  kUnusedTypeCount,
+  kUnusedTypeForm,
+  kUnusedTypeDataOffset,
   kTypeCounters,  // u64: typed objects, conflicts, typed from roots, from headers
 };
 

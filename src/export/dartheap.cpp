@@ -190,7 +190,7 @@ void writeData(const analysis::Snapshot& s, NodeId n, Output& out) {
     uleb(out, kNameData);
     return utf8(out, analysis::labelNode(s, n).name);
   }
-  const typing::TypeForm form = s.types ? s.types->form[n] : typing::TypeForm::None;
+  const typing::TypeForm form = s.types ? s.types->form(n) : typing::TypeForm::None;
   if (form == typing::TypeForm::StringBytes) {
     const uint64_t size = s.dump.objects.size[n];
     const uint64_t kept = std::min(size, kMaxStringBytes);
@@ -204,7 +204,7 @@ void writeData(const analysis::Snapshot& s, NodeId n, Output& out) {
   }
   if (form == typing::TypeForm::Array) {
     uleb(out, kLengthData);
-    return uleb(out, s.types->count[n]);
+    return uleb(out, s.types->count(n));
   }
   if (std::string_view fn = s.namer().closureFunction(n); !fn.empty()) {
     uleb(out, kNameData);

@@ -373,12 +373,12 @@ class HprofWriter {
   // The typed layout of a Value-form object, or nothing when it has none
   // hprof can carry.
   const std::vector<std::pair<std::string, FieldDef>>* typedLayout(NodeId o) {
-    const TypeId t = s_.types->layout[o];
-    const uint64_t key = (uint64_t{t} << 8) | s_.types->data_offset[o];
+    const TypeId t = s_.types->layout(o);
+    const uint64_t key = (uint64_t{t} << 8) | s_.types->dataOffset(o);
     auto it = layouts_.find(key);
     if (it == layouts_.end()) {
       std::vector<std::pair<std::string, FieldDef>> fields;
-      if (!flatten(t, s_.types->data_offset[o], "", 0, fields)) fields.clear();
+      if (!flatten(t, s_.types->dataOffset(o), "", 0, fields)) fields.clear();
       it = layouts_.emplace(key, std::move(fields)).first;
     }
     return it->second.empty() ? nullptr : &it->second;
@@ -447,12 +447,12 @@ class HprofWriter {
   // Typed arrays of Go scalars and pointers are Java arrays; the rest are
   // instances.
   std::optional<uint32_t> typedArrayClass(NodeId o) {
-    if (s_.types->form[o] == typing::TypeForm::StringBytes) {
+    if (s_.types->form(o) == typing::TypeForm::StringBytes) {
       return primitiveArray(HType::Byte, 1, 0);
     }
-    if (s_.types->form[o] != typing::TypeForm::Array) return std::nullopt;
-    const TypeId t = s_.types->layout[o];
-    const uint64_t off = s_.types->data_offset[o];
+    if (s_.types->form(o) != typing::TypeForm::Array) return std::nullopt;
+    const TypeId t = s_.types->layout(o);
+    const uint64_t off = s_.types->dataOffset(o);
     const uint64_t esize = typing::typeSize(*dwarf_, t, ptr_);
     switch (typing::goKind(*dwarf_, t)) {
       case GoKind::Pointer:
@@ -503,7 +503,7 @@ class HprofWriter {
                 : slots.empty();
         if (fits) return *c;
       }
-      if (s_.types->form[o] == typing::TypeForm::Value && size <= UINT32_MAX) {
+      if (s_.types->form(o) == typing::TypeForm::Value && size <= UINT32_MAX) {
         if (const auto* fields = typedLayout(o); fields != nullptr && covers(*fields, slots)) {
           return instanceClass(name, static_cast<uint32_t>(size), *fields);
         }

@@ -8,6 +8,7 @@
 #include "typing/runtime_layout.h"
 #include "util/format.h"
 #include "util/go_version.h"
+#include "util/large_vector.h"
 
 namespace goheap::typing {
 
@@ -51,18 +52,29 @@ struct ScanOp {
 // Arrays up to this long are flattened into their elements' steps.
 constexpr uint64_t kUnrolledElements = 8;
 
+struct AssignmentHash {
+  size_t operator()(const TypeAssignment& a) const {
+    const uint64_t types = uint64_t{a.layout} << 32 | a.shown;
+    const uint64_t rest = uint64_t{a.count} << 32 | uint64_t{static_cast<uint8_t>(a.form)} << 16 |
+                          uint64_t{a.data_offset} << 8 | a.count_guessed;
+    // Multiply-xorshift: cheap, and every input bit reaches the high bits
+    // the table's bucket index is taken from.
+    uint64_t h = types * 0x9E3779B97F4A7C15ull ^ rest;
+    h ^= h >> 29;
+    h *= 0xBF58476D1CE4E5B9ull;
+    return static_cast<size_t>(h ^ (h >> 32));
+  }
+};
+
 class Typer {
  public:
   Typer(const dump::Dump& d, const graph::Heap& h, const bin::BoundExecutable& exe,
         const bin::DebugInfo& dw, HeapTypes& out)
       : d_(d), heap_(h), exe_(exe), dw_(dw), out_(out), words_(d.words()) {
     const size_t n = h.objectCount();
-    out.layout.assign(n, kNoType);
-    out.shown.assign(n, kNoType);
-    out.count.assign(n, 0);
-    out.form.assign(n, TypeForm::None);
-    out.data_offset.assign(n, 0);
-    approximate_.assign(n, 0);
+    assignLarge(assignment_, n, 0u);
+    assignments_.push_back(TypeAssignment{});  // 0: untyped
+    assignment_index_.emplace(TypeAssignment{}, 0);
     has_pointers_.assign(dw.types().size(), -1);
     special_.assign(dw.types().size(), -1);
     for (const dump::ItabRecord& it : d.itabs) itab_type_.emplace(it.addr, it.type_addr);
@@ -148,8 +160,21 @@ class Typer {
   void assign(uint64_t ptr, TypeId layout, TypeId shown, uint64_t count, TypeForm form,
               bool approximate = false);
   void assignWeak(uint64_t ptr, TypeForm form);  // string bytes, closures
-  void set(NodeId o, TypeId layout, TypeId shown, uint64_t count, TypeForm form);
+  void set(NodeId o, TypeId layout, TypeId shown, uint64_t count, TypeForm form,
+           bool count_guessed);
 
+  const TypeAssignment& of(NodeId o) const { return assignments_[assignment_[o]]; }
+  // Gives o the assignment `a`, shared with every object that has it.
+  void reassign(NodeId o, const TypeAssignment& a);
+
+ public:
+  // Hands the assignments to `out_`; the Typer is done.
+  void finish() {
+    out_.assignment = std::move(assignment_);
+    out_.assignments = std::move(assignments_);
+  }
+
+ private:
   const dump::Dump& d_;
   const graph::Heap& heap_;
   const bin::BoundExecutable& exe_;
@@ -157,7 +182,12 @@ class Typer {
   HeapTypes& out_;
   WordReader words_;
   std::deque<NodeId> queue_;
-  std::vector<uint8_t> approximate_;  // count guessed from the slot size
+  // HeapTypes::assignment and ::assignments while they are made, and where
+  // each assignment is in the latter.
+  std::vector<uint32_t> assignment_;
+  std::vector<TypeAssignment> assignments_;
+  std::unordered_map<TypeAssignment, uint32_t, AssignmentHash> assignment_index_;
+  uint32_t last_assignment_ = 0;
   std::vector<int8_t> has_pointers_;  // per TypeId: -1 unknown
   std::unordered_map<uint64_t, uint64_t> itab_type_;
   std::unordered_map<TypeId, TypeId> group_of_map_;
@@ -290,12 +320,30 @@ bool Typer::directIface(uint64_t runtime_type_addr, TypeId t) const {
   }
 }
 
-void Typer::set(NodeId o, TypeId layout, TypeId shown, uint64_t count, TypeForm form) {
-  if (out_.form[o] == TypeForm::None) out_.typed_objects++;
-  out_.layout[o] = layout;
-  out_.shown[o] = shown;
-  out_.count[o] = static_cast<uint32_t>(std::min<uint64_t>(count, UINT32_MAX));
-  out_.form[o] = form;
+void Typer::reassign(NodeId o, const TypeAssignment& a) {
+  // Objects are mostly typed in runs of one type (a slice's elements, a
+  // list's nodes), so the last assignment is worth trying before the table.
+  if (!assignments_.empty() && assignments_[last_assignment_] == a) {
+    assignment_[o] = last_assignment_;
+    return;
+  }
+  const auto [it, added] =
+      assignment_index_.try_emplace(a, static_cast<uint32_t>(assignments_.size()));
+  if (added) assignments_.push_back(a);
+  last_assignment_ = it->second;
+  assignment_[o] = it->second;
+}
+
+void Typer::set(NodeId o, TypeId layout, TypeId shown, uint64_t count, TypeForm form,
+                bool count_guessed) {
+  TypeAssignment a = of(o);
+  if (a.form == TypeForm::None) out_.typed_objects++;
+  a.layout = layout;
+  a.shown = shown;
+  a.count = static_cast<uint32_t>(std::min<uint64_t>(count, UINT32_MAX));
+  a.form = form;
+  a.count_guessed = count_guessed ? 1 : 0;
+  reassign(o, a);
   queue_.push_back(o);
 }
 
@@ -304,9 +352,10 @@ void Typer::assign(uint64_t ptr, TypeId layout, TypeId shown, uint64_t count, Ty
   if (ptr == 0 || layout == kNoType) return;
   const NodeId o = objectAt(ptr);
   if (o == kNoNode) return;
-  const uint64_t start = d_.objects.addr[o] + out_.data_offset[o];
+  const TypeAssignment had = of(o);
+  const uint64_t start = d_.objects.addr[o] + had.data_offset;
   if (ptr != start) return;  // a pointer into the object: it says nothing of the whole
-  const uint64_t room = d_.objects.size[o] - out_.data_offset[o];
+  const uint64_t room = d_.objects.size[o] - had.data_offset;
   const uint64_t elem = sizeOf(layout);
   if (form == TypeForm::Array) {
     if (elem == 0) return;
@@ -317,25 +366,24 @@ void Typer::assign(uint64_t ptr, TypeId layout, TypeId shown, uint64_t count, Ty
     return;
   }
   const uint64_t cover = form == TypeForm::Array ? count * elem : elem;
-  switch (out_.form[o]) {
+  switch (had.form) {
     case TypeForm::None:
     case TypeForm::StringBytes:
     case TypeForm::Closure:
       break;  // weaker typings give way
     case TypeForm::Value:
     case TypeForm::Array: {
-      const TypeId old = out_.layout[o];
+      const TypeId old = had.layout;
       const uint64_t old_elem = sizeOf(old);
       const uint64_t old_cover =
-          out_.form[o] == TypeForm::Array ? uint64_t{out_.count[o]} * old_elem : old_elem;
+          had.form == TypeForm::Array ? uint64_t{had.count} * old_elem : old_elem;
       if (old == layout || dw_.resolve(old) == dw_.resolve(layout)) {
         // The same type: a count from a slice's capacity beats one guessed
         // from the slot size; otherwise keep the larger.
-        const bool exact_now = approximate_[o] != 0 && !approximate && form == TypeForm::Array;
-        if (!exact_now && cover <= old_cover && out_.form[o] == form) return;
+        const bool exact_now = had.count_guessed != 0 && !approximate && form == TypeForm::Array;
+        if (!exact_now && cover <= old_cover && had.form == form) return;
         if (!exact_now && cover < old_cover) return;
-        approximate_[o] = approximate ? 1 : 0;
-        set(o, layout, shown, count, form);
+        set(o, layout, shown, count, form, approximate);
         return;
       }
       if (startsWith(layout, old) && cover >= old_cover) break;  // a bigger view of the same
@@ -346,19 +394,20 @@ void Typer::assign(uint64_t ptr, TypeId layout, TypeId shown, uint64_t count, Ty
       return;
     }
   }
-  approximate_[o] = approximate ? 1 : 0;
-  set(o, layout, shown, count, form);
+  set(o, layout, shown, count, form, approximate);
 }
 
 void Typer::assignWeak(uint64_t ptr, TypeForm form) {
   if (ptr == 0) return;
   const NodeId o = objectAt(ptr);
-  if (o == kNoNode || out_.form[o] != TypeForm::None) return;
+  if (o == kNoNode || of(o).form != TypeForm::None) return;
   // A string may point into the middle of its bytes (a substring); a closure
   // pointer is always to the start.
   if (form == TypeForm::Closure && ptr != d_.objects.addr[o]) return;
   out_.typed_objects++;
-  out_.form[o] = form;
+  TypeAssignment a = of(o);
+  a.form = form;
+  reassign(o, a);
 }
 
 // One pointer-holding leaf of a value: a pointer, slice, string, interface,
@@ -672,18 +721,18 @@ void Typer::scanInterface(const Memory& m, uint64_t addr, TypeId r) {
 }
 
 void Typer::scanObject(NodeId o) {
-  const TypeForm form = out_.form[o];
-  if (form != TypeForm::Value && form != TypeForm::Array) return;
+  const TypeAssignment a = of(o);
+  if (a.form != TypeForm::Value && a.form != TypeForm::Array) return;
   Memory m{d_.objectData(o), d_.objects.addr[o], d_.objects.size[o], nullptr, {}};
-  const uint64_t start = m.base + out_.data_offset[o];
-  const TypeId t = out_.layout[o];
-  if (form == TypeForm::Value) {
-    scanValue(m, start, t, out_.shown[o], 0);
+  const uint64_t start = m.base + a.data_offset;
+  const TypeId t = a.layout;
+  if (a.form == TypeForm::Value) {
+    scanValue(m, start, t, a.shown, 0);
     return;
   }
   const uint64_t esize = sizeOf(t);
   if (esize == 0 || !hasPointers(t)) return;
-  const uint64_t n = std::min<uint64_t>(out_.count[o], kMaxScannedElements);
+  const uint64_t n = std::min<uint64_t>(a.count, kMaxScannedElements);
   for (uint64_t i = 0; i < n; i++) scanValue(m, start + i * esize, t, t, 0);
 }
 
@@ -700,7 +749,9 @@ void Typer::seedMallocHeaders() {
   for (NodeId o = 0; o < heap_.objectCount(); o++) {
     const uint64_t size = d_.objects.size[o];
     if (size <= threshold || size > 32768 || !holdsPointers(o)) continue;
-    out_.data_offset[o] = header;
+    TypeAssignment with_header = of(o);
+    with_header.data_offset = header;
+    reassign(o, with_header);
     const TypeId t = typeAtRuntimeAddress(words_.read(d_.objectData(o)));
     if (t == kNoType) continue;
     const uint64_t esize = sizeOf(t);
@@ -932,12 +983,13 @@ HeapTypes typeHeap(const dump::Dump& dump, const graph::Heap& heap, const bin::B
   Typer typer(dump, heap, exe, dwarf, out);
   typer.seedMallocHeaders();
   typer.run();
+  typer.finish();
   return out;
 }
 
 std::string typeName(const HeapTypes& t, NodeId o, const bin::DebugInfo& dwarf,
                      const bin::BoundExecutable& exe, const dump::Dump& dump) {
-  switch (t.form[o]) {
+  switch (t.form(o)) {
     case TypeForm::None:
       return {};
     case TypeForm::StringBytes:
@@ -948,9 +1000,9 @@ std::string typeName(const HeapTypes& t, NodeId o, const bin::DebugInfo& dwarf,
       return f == nullptr ? "closure" : "closure " + std::string(f->name);
     }
     case TypeForm::Value:
-      return goTypeName(dwarf.type(t.shown[o]).name);
+      return goTypeName(dwarf.type(t.shown(o)).name);
     case TypeForm::Array:
-      return formatIndex(t.count[o]) + goTypeName(dwarf.type(t.shown[o]).name);
+      return formatIndex(t.count(o)) + goTypeName(dwarf.type(t.shown(o)).name);
   }
   return {};
 }

@@ -35,20 +35,42 @@ enum class TypeForm : uint8_t {
   Closure,      // a func value's context: code pointer, then captured variables
 };
 
+// How one object is typed. Few of these differ in a heap (a type, an array
+// length, a header), so objects share them: each object holds the index of
+// its assignment (HeapTypes::assignment), 4 bytes instead of these 16.
+struct TypeAssignment {
+  bin::TypeId layout = bin::kNoType;  // the type the bytes are read as
+  bin::TypeId shown = bin::kNoType;   // the type whose name is shown (a map's
+                                      // typedef for its header, say)
+  uint32_t count = 0;                 // elements, for TypeForm::Array
+  TypeForm form = TypeForm::None;
+  uint8_t data_offset = 0;  // bytes before the value: a malloc header
+  // The count was guessed from the slot size, not read from a slice's
+  // capacity; a capacity seen later replaces it.
+  uint8_t count_guessed = 0;
+  uint8_t unused = 0;  // keeps the padding defined: the index cache writes these bytes
+
+  bool operator==(const TypeAssignment&) const = default;
+};
+
 struct HeapTypes {
-  // Per object (NodeId), dense.
-  Column<bin::TypeId> layout;  // the type the bytes are read as
-  Column<bin::TypeId> shown;   // the type whose name is shown (a map's
-                               // typedef for its header, say)
-  Column<uint32_t> count;      // elements, for TypeForm::Array
-  Column<TypeForm> form;
-  Column<uint8_t> data_offset;  // bytes before the value: a malloc header
+  // Per object (NodeId), dense: an index into `assignments`.
+  Column<uint32_t> assignment;
+  // Distinct assignments; [0] is the untyped one with no header.
+  Column<TypeAssignment> assignments;
 
   uint64_t typed_objects = 0;
   uint64_t conflicts = 0;  // an object reached at its start as incompatible types
   uint64_t typed_from_roots = 0, typed_from_headers = 0;
 
-  bool typed(NodeId o) const { return form[o] != TypeForm::None; }
+  const TypeAssignment& of(NodeId o) const { return assignments[assignment[o]]; }
+  bin::TypeId layout(NodeId o) const { return of(o).layout; }
+  bin::TypeId shown(NodeId o) const { return of(o).shown; }
+  uint32_t count(NodeId o) const { return of(o).count; }
+  TypeForm form(NodeId o) const { return of(o).form; }
+  uint8_t dataOffset(NodeId o) const { return of(o).data_offset; }
+  bool typed(NodeId o) const { return form(o) != TypeForm::None; }
+  size_t objectCount() const { return assignment.size(); }
 };
 
 // Runs the typing pass. `exe` must have DWARF (exe.debugInfo() != null).

@@ -201,13 +201,13 @@ std::vector<FieldValue> decodeFields(const dump::Dump& dump, const graph::Heap& 
                                      const HeapTypes& types, const bin::DebugInfo& dwarf,
                                      const bin::BoundExecutable& exe, NodeId object, size_t limit) {
   Decoder dec(dump, heap, types, dwarf, exe, object, limit);
-  const uint64_t start = types.data_offset[object];
-  const TypeId t = types.layout[object];
-  if (types.form[object] == TypeForm::Value) {
+  const uint64_t start = types.dataOffset(object);
+  const TypeId t = types.layout(object);
+  if (types.form(object) == TypeForm::Value) {
     dec.value(start, t, "", 0);
-  } else if (types.form[object] == TypeForm::Array) {
+  } else if (types.form(object) == TypeForm::Array) {
     const uint64_t esize = typeSize(dwarf, t, dump.params.ptr_size);
-    for (uint64_t i = 0; i < types.count[object] && i < kMaxArrayElementsShown && esize > 0; i++) {
+    for (uint64_t i = 0; i < types.count(object) && i < kMaxArrayElementsShown && esize > 0; i++) {
       dec.value(start + i * esize, t, formatIndex(i), 0);
     }
   }
@@ -246,11 +246,11 @@ std::string fieldPathAt(const bin::DebugInfo& dwarf, TypeId t, uint64_t offset, 
 
 std::string objectFieldPath(const HeapTypes& types, const bin::DebugInfo& dwarf, NodeId object,
                             uint64_t offset, uint32_t ptr_size) {
-  if (types.form[object] != TypeForm::Value && types.form[object] != TypeForm::Array) return {};
-  if (offset < types.data_offset[object]) return {};
-  offset -= types.data_offset[object];
-  const TypeId t = types.layout[object];
-  if (types.form[object] == TypeForm::Value) return fieldPathAt(dwarf, t, offset, ptr_size);
+  if (types.form(object) != TypeForm::Value && types.form(object) != TypeForm::Array) return {};
+  if (offset < types.dataOffset(object)) return {};
+  offset -= types.dataOffset(object);
+  const TypeId t = types.layout(object);
+  if (types.form(object) == TypeForm::Value) return fieldPathAt(dwarf, t, offset, ptr_size);
   const uint64_t esize = typeSize(dwarf, t, ptr_size);
   if (esize == 0) return {};
   return formatIndex(offset / esize) + fieldPathAt(dwarf, t, offset % esize, ptr_size);
@@ -346,15 +346,15 @@ std::string slotPath(const dump::Dump& dump, const graph::Heap& heap, const Heap
                      const bin::DebugInfo& dwarf, const bin::BoundExecutable& exe, NodeId object,
                      uint64_t offset) {
   std::string path = objectFieldPath(types, dwarf, object, offset, dump.params.ptr_size);
-  if (types.form[object] != TypeForm::Value && types.form[object] != TypeForm::Array) return path;
+  if (types.form(object) != TypeForm::Value && types.form(object) != TypeForm::Array) return path;
   const uint32_t ptr = dump.params.ptr_size;
-  const TypeId t = types.layout[object];
+  const TypeId t = types.layout(object);
   const std::optional<MapSlots> m = mapSlots(dwarf, t, ptr);
   // The element of the bucket/group array holding `offset`, and where it is.
   const uint64_t esize = typeSize(dwarf, t, ptr);
-  if (!m || esize == 0 || offset < types.data_offset[object]) return path;
-  const uint64_t in_object = offset - types.data_offset[object];
-  const uint64_t elem_start = types.data_offset[object] + in_object / esize * esize;
+  if (!m || esize == 0 || offset < types.dataOffset(object)) return path;
+  const uint64_t in_object = offset - types.dataOffset(object);
+  const uint64_t elem_start = types.dataOffset(object) + in_object / esize * esize;
   const uint64_t rel = in_object % esize;
   for (uint64_t i = 0; i < kMapSlots; i++) {
     const uint64_t key_off = m->keys_off + i * m->key_stride;

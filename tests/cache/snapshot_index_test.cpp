@@ -97,9 +97,8 @@ TEST_P(SnapshotIndex, RestoresEveryColumnAsAViewOfTheFile) {
   EXPECT_EQ(r.reachable_bytes, b.reachable_bytes);
   EXPECT_EQ(r.garbage_bytes, b.garbage_bytes);
   ASSERT_TRUE(r.types);
-  EXPECT_EQ(asVector(r.types->layout), asVector(b.types->layout));
-  EXPECT_EQ(asVector(r.types->shown), asVector(b.types->shown));
-  EXPECT_EQ(asVector(r.types->form), asVector(b.types->form));
+  EXPECT_EQ(asVector(r.types->assignment), asVector(b.types->assignment));
+  EXPECT_EQ(asVector(r.types->assignments), asVector(b.types->assignments));
   EXPECT_EQ(r.types->typed_objects, b.types->typed_objects);
   EXPECT_EQ(r.types->conflicts, b.types->conflicts);
   // Views: the restored columns point into the mapping, not at copies.
@@ -114,7 +113,7 @@ TEST_P(SnapshotIndex, RestoresEveryColumnAsAViewOfTheFile) {
   };
   EXPECT_TRUE(inFile(r.heap.successors.targets.data()));
   EXPECT_TRUE(inFile(r.retained.data()));
-  EXPECT_TRUE(inFile(r.types->layout.data()));
+  EXPECT_TRUE(inFile(r.types->assignment.data()));
   EXPECT_EQ(r.heap.successors.targets.ownedBytes(), 0u);
   // Names come from the types: the same for every object.
   for (NodeId o = 0; o < r.heap.objectCount(); o += 7) {
@@ -143,7 +142,8 @@ TEST_P(SnapshotIndex, AnotherHeapsIndexIsRefusedAndTheDumpStillBuilds) {
   auto fresh = testing::openSnapshot(dump_, exe_);
   ASSERT_TRUE(fresh.ok());
   EXPECT_EQ(asVector((*rebuilt)->retained), asVector((*fresh)->retained));
-  EXPECT_EQ(asVector((*rebuilt)->types->layout), asVector((*fresh)->types->layout));
+  EXPECT_EQ(asVector((*rebuilt)->types->assignment), asVector((*fresh)->types->assignment));
+  EXPECT_EQ(asVector((*rebuilt)->types->assignments), asVector((*fresh)->types->assignments));
 }
 
 // The reader's model, kept and read back over the same file: every record
@@ -285,12 +285,16 @@ TEST(SnapshotIndexChecks, DamagedPartsAreRefused) {
       {"retained sizes cut short", [&](analysis::ComputedParts& p) { p.retained.pop_back(); }},
       {"a type id past the DWARF's",
        [&](analysis::ComputedParts& p) {
-         for (size_t o = 0; o < p.types->form.size(); o++) {
-           if (p.types->form[o] != typing::TypeForm::None) {
-             p.types->layout[o] = UINT32_MAX - 5;
+         for (typing::TypeAssignment& a : p.types->assignments) {
+           if (a.form != typing::TypeForm::None) {
+             a.layout = UINT32_MAX - 5;
              return;
            }
          }
+       }},
+      {"an assignment index past the table",
+       [&](analysis::ComputedParts& p) {
+         p.types->assignment[3] = static_cast<uint32_t>(p.types->assignments.size());
        }},
       {"a dominator child out of range",
        [&](analysis::ComputedParts& p) { p.dominator_children.targets[0] = nodes; }},
@@ -305,7 +309,8 @@ TEST(SnapshotIndexChecks, DamagedPartsAreRefused) {
     own(parts.heap.root_record);
     own(parts.dom.idom);
     own(parts.retained);
-    own(parts.types->layout);
+    own(parts.types->assignment);
+    own(parts.types->assignments);
     own(parts.dominator_children.targets);
     d.apply(parts);
     auto model = dump::readDumpFile(dir + "/zoo.dump");
