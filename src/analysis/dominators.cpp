@@ -13,7 +13,10 @@
 //
 // Inside the computation every reachable node is named by its preorder number
 // (0 = root), so that "proper ancestor in the DFS tree" implies "smaller
-// number" and every array is dense.
+// number" and every array is dense. The predecessor lists are built in that
+// numbering too, from the reachable nodes' successors: the main pass then
+// reads no node-indexed array at all, and the graph need not keep
+// predecessors of its own.
 
 namespace goheap::analysis {
 namespace {
@@ -91,23 +94,46 @@ uint32_t depthFirstSearch(const Csr& successors, NodeId root, std::span<uint32_t
   }
 }
 
-// Processing runs in decreasing preorder, so the nodes it will touch are known
-// ahead. Each stage requests what the previous stage's request (issued some
-// iterations earlier) has made readable: the predecessor list's bounds, the
-// list, the predecessors' numbers, their forest entries. This halves the time
-// of the semidominator pass on large random graphs.
-void prefetchAhead(const Csr& predecessors, std::span<const NodeId> preorder,
-                   std::span<const uint32_t> number, const std::vector<ForestVertex>& forest,
-                   uint32_t w) {
-  if (w >= 32) prefetch(&predecessors.begin[preorder[w - 32]]);
-  if (w >= 16) prefetch(predecessors.targets.data() + predecessors.begin[preorder[w - 16]]);
-  if (w >= 6) {
-    for (NodeId p : predecessors.neighbors(preorder[w - 6])) prefetch(&number[p]);
-  }
-  if (w >= 3) {
-    for (NodeId p : predecessors.neighbors(preorder[w - 3])) {
-      if (number[p] != kNoNode) prefetch(&forest[number[p]]);
+// The predecessors of every reached vertex, by preorder number, from the
+// successors of the reached nodes (`number`: node -> preorder number or
+// kNoNode). Edges from unreachable nodes and self edges are left out: the
+// semidominator pass would skip them. Nodes are read in id order, so that
+// the successor lists and the sources' numbers are read sequentially and
+// only each edge's target number is a random access.
+Csr predecessorsByNumber(const Csr& successors, std::span<const uint32_t> number,
+                         uint32_t reached) {
+  const uint32_t node_count = successors.nodeCount();
+  Csr pred;
+  assignLarge(pred.begin, static_cast<size_t>(reached) + 1, 0u);
+  auto for_each_edge = [&](auto&& fn) {
+    for (NodeId x = 0; x < node_count; x++) {
+      const uint32_t u = number[x];
+      if (u == kNoNode) continue;
+      for (NodeId t : successors.neighbors(x)) {
+        const uint32_t v = number[t];
+        if (v != kNoNode && v != u) fn(u, v);
+      }
     }
+  };
+  for_each_edge([&](uint32_t, uint32_t v) { pred.begin[v + 1]++; });
+  for (uint32_t v = 0; v < reached; v++) pred.begin[v + 1] += pred.begin[v];
+  resizeLarge(pred.targets, pred.begin[reached]);
+  // begin[v] is v's fill cursor, which leaves it at v's end, the next
+  // vertex's start; shifting every entry up one puts them back.
+  for_each_edge([&](uint32_t u, uint32_t v) { pred.targets[pred.begin[v]++] = u; });
+  for (uint32_t v = reached; v > 0; v--) pred.begin[v] = pred.begin[v - 1];
+  pred.begin[0] = 0;
+  return pred;
+}
+
+// Processing runs in decreasing preorder, so the vertices it will touch are
+// known ahead. Each stage requests what the previous stage's request (issued
+// some iterations earlier) has made readable: the predecessor list, then the
+// predecessors' forest entries.
+void prefetchAhead(const Csr& predecessors, const std::vector<ForestVertex>& forest, uint32_t w) {
+  if (w >= 16) prefetch(predecessors.targets.data() + predecessors.begin[w - 16]);
+  if (w >= 4) {
+    for (uint32_t v : predecessors.neighbors(w - 4)) prefetch(&forest[v]);
   }
 }
 
@@ -147,9 +173,8 @@ Labelled eval(std::vector<ForestVertex>& forest, uint32_t v, uint32_t last_unlin
 
 }  // namespace
 
-DominatorTree computeDominators(const Csr& successors, const Csr& predecessors, NodeId root) {
+DominatorTree computeDominators(const Csr& successors, NodeId root) {
   const uint32_t node_count = successors.nodeCount();
-  assert(predecessors.nodeCount() == node_count);
   DominatorTree tree;
   assignLarge(tree.idom, node_count, kNoNode);
   if (root >= node_count) return tree;
@@ -168,6 +193,10 @@ DominatorTree computeDominators(const Csr& successors, const Csr& predecessors, 
     tree.preorder[w] = forest[w].label_semi;
     forest[w].label_semi = kNoNode;
   }
+  Csr predecessors = predecessorsByNumber(successors, number, reached);
+  // The numbers are not needed again; the output array is refilled at the
+  // end, after the forest is gone, so the two never take memory at once.
+  tree.idom = Column<NodeId>();
   // idom[v] is v's link in its bucket until v leaves it, so buckets cost no
   // memory of their own. deferred[v]: idom[v] holds a vertex whose idom is
   // v's idom, to be resolved in the final pass.
@@ -195,13 +224,11 @@ DominatorTree computeDominators(const Csr& successors, const Csr& predecessors, 
 
   for (uint32_t w = reached - 1; w > 0; w--) {
     empty_bucket(w);
-    prefetchAhead(predecessors, tree.preorder, number, forest, w);
-    // The tree edge makes the parent a candidate; starting there also keeps
-    // the result a tree if the predecessor lists missed it.
+    prefetchAhead(predecessors, forest, w);
+    // The tree edge makes the parent a candidate (and is among the
+    // predecessors anyway).
     uint32_t semi = forest[w].ancestor;
-    for (NodeId p : predecessors.neighbors(tree.preorder[w])) {
-      const uint32_t v = number[p];
-      if (v == kNoNode || v == w) continue;
+    for (uint32_t v : predecessors.neighbors(w)) {
       semi = std::min(semi, v < w ? v : eval(forest, v, w).semi);
     }
     idom[w] = forest[semi].label_semi;
@@ -212,6 +239,7 @@ DominatorTree computeDominators(const Csr& successors, const Csr& predecessors, 
   empty_bucket(0);
   idom[0] = 0;
   release(forest);
+  predecessors = Csr();
 
   // Preorder guarantees idom[idom[w]] is final before w is visited.
   for (uint32_t w = 1; w < reached; w++) {
@@ -219,15 +247,14 @@ DominatorTree computeDominators(const Csr& successors, const Csr& predecessors, 
   }
   release(deferred);
 
-  // Back from preorder numbers to node ids; unreachable nodes already hold
-  // kNoNode from the search.
+  // Back from preorder numbers to node ids.
+  assignLarge(tree.idom, node_count, kNoNode);
   for (uint32_t w = 0; w < reached; w++) tree.idom[tree.preorder[w]] = tree.preorder[idom[w]];
   release(idom);
   return tree;
 }
 
-std::vector<uint64_t> computeRetainedSizes(const DominatorTree& tree,
-                                           std::span<const uint64_t> shallow_sizes) {
+PackedColumn computeRetainedSizes(const DominatorTree& tree, PackedView shallow_sizes) {
   std::vector<uint64_t> retained;
   assignLarge(retained, tree.idom.size(), uint64_t{0});
   for (NodeId n : tree.preorder) {
@@ -239,10 +266,12 @@ std::vector<uint64_t> computeRetainedSizes(const DominatorTree& tree,
     const NodeId n = tree.preorder[i];
     retained[tree.idom[n]] += retained[n];
   }
-  return retained;
+  PackedColumn packed(std::move(retained));
+  packed.pack();
+  return packed;
 }
 
-Csr dominatorChildren(const DominatorTree& tree, std::span<const uint64_t> retained) {
+Csr dominatorChildren(const DominatorTree& tree, PackedView retained) {
   const auto node_count = static_cast<uint32_t>(tree.idom.size());
   Csr children;
   assignLarge(children.begin, static_cast<size_t>(node_count) + 1, 0u);

@@ -13,6 +13,7 @@
 
 #include "graph/csr.h"
 #include "util/column.h"
+#include "util/packed_column.h"
 
 namespace goheap::analysis {
 
@@ -26,27 +27,26 @@ struct DominatorTree {
   Column<NodeId> preorder;
 };
 
-// `successors` and `predecessors` are the same graph in both directions
-// (predecessors = reverseCsr(successors)) and must have the same node count.
 // A root outside the graph reaches nothing: every idom is kNoNode and the
 // preorder is empty.
 //
-// Memory: besides the outputs (4 bytes per node and 4 per reachable node), the
-// temporaries at their peak take 12 bytes per node plus 4 1/8 bytes per
-// reachable node, so at most 16 1/8 bytes per node; all are freed before
-// returning. Nothing is allocated per node and nothing recurses.
-DominatorTree computeDominators(const Csr& successors, const Csr& predecessors, NodeId root);
+// Memory: besides the outputs (4 bytes per node and 4 per reachable node),
+// the temporaries at their peak take 16 bytes per node, 4 1/8 per reachable
+// node and 4 per edge between reachable nodes (their predecessor lists), all
+// freed before returning. The node-indexed output is allocated last, once
+// the 12 bytes per node are gone. Nothing recurses.
+DominatorTree computeDominators(const Csr& successors, NodeId root);
 
 // Retained size of every node: its own size plus the sizes of all nodes it
 // dominates. shallow_sizes[n] is node n's size for n < shallow_sizes.size();
-// nodes beyond that (root nodes) count 0. Unreachable nodes get 0.
-std::vector<uint64_t> computeRetainedSizes(const DominatorTree& tree,
-                                           std::span<const uint64_t> shallow_sizes);
+// nodes beyond that (root nodes) count 0. Unreachable nodes get 0. Packed
+// (util/packed_column.h): 4 bytes a node below 32 GiB of heap.
+PackedColumn computeRetainedSizes(const DominatorTree& tree, PackedView shallow_sizes);
 
 // The dominator tree's children as CSR (node count = idom.size()); each
 // node's children sorted by retained size descending, ties by id ascending.
 // The root is not its own child; unreachable nodes have no parent and no
 // children. Nodes beyond retained.size() sort as if they retained 0.
-Csr dominatorChildren(const DominatorTree& tree, std::span<const uint64_t> retained);
+Csr dominatorChildren(const DominatorTree& tree, PackedView retained);
 
 }  // namespace goheap::analysis

@@ -321,7 +321,7 @@ Duplicates findDuplicates(const Snapshot& s, const DupOptions& options,
     }
     if (holders.empty()) {  // from the graph: every reachable referrer
       for (NodeId o : g.objects) {
-        for (NodeId p : s.heap.predecessors.neighbors(o)) {
+        for (NodeId p : s.heap.predecessors().neighbors(o)) {
           if (p != s.heap.superRoot() && s.reachable(p)) holders.push_back({p, 0, o});
         }
       }

@@ -215,7 +215,7 @@ std::string describeHolder(const Snapshot& s, NodeId holder, uint64_t slot_addre
     if (!field.empty() && field.front() != '[') name += field;
   }
   // One step up: what holds the holder (its first referrer).
-  const auto preds = s.heap.predecessors.neighbors(holder);
+  const auto preds = s.heap.predecessors().neighbors(holder);
   if (preds.empty()) return name;
   const NodeId up = preds[0];
   if (up == s.heap.superRoot()) return name;

@@ -16,6 +16,9 @@ template <class T>
 uint64_t held(const std::vector<T>& v) {
   return v.capacity() * sizeof(T);
 }
+uint64_t held(const PackedColumn& c) {
+  return c.ownedBytes();
+}
 uint64_t held(const Csr& c) {
   return held(c.begin) + held(c.targets);
 }
@@ -43,7 +46,8 @@ std::vector<HeldArray> heldArrays(const Snapshot& s) {
            held(s.dump.threads) + held(s.dump.defers) + held(s.dump.panics) + held(s.dump.buckets) +
            held(s.dump.profile_frames) + held(s.dump.alloc_samples)},
       {"graph.successors", held(h.successors)},
-      {"graph.predecessors", held(h.predecessors)},
+      {"graph.predecessors",
+       h.predecessorsIfComputed() != nullptr ? held(*h.predecessorsIfComputed()) : 0},
       {"graph.address index", h.addresses().tableBytes()},
       {"graph.roots",
        held(h.root_kind) + held(h.root_record) + held(h.goroutine_node) + held(h.frame_node)},

@@ -431,7 +431,7 @@ std::vector<Path> pathsToRoots(const Snapshot& s, NodeId target, size_t limit) {
     NodeId n = queue.front();
     queue.pop_front();
     bool top_level_root = false;
-    for (NodeId p : h.predecessors.neighbors(n)) {
+    for (NodeId p : h.predecessors().neighbors(n)) {
       if (p == super) {
         top_level_root = true;
         continue;
@@ -501,7 +501,7 @@ ObjectInfo objectInfo(const Snapshot& s, NodeId o, size_t max_referrers, size_t 
     info.fields =
         typing::decodeFields(s.dump, s.heap, *s.types, *s.exe->debugInfo(), *s.exe, o, max_fields);
   }
-  auto preds = s.heap.predecessors.neighbors(o);
+  auto preds = s.heap.predecessors().neighbors(o);
   info.referrer_count = preds.size();
   for (NodeId p : preds) {
     if (info.referrers.size() >= max_referrers) break;

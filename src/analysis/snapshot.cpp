@@ -62,7 +62,7 @@ class SnapshotBuilder {
   // The children replace the preorder: what needs parents before children
   // walks them (suspects), and the snapshot keeps 4 bytes less per node.
   static void indexDominators(Snapshot& s) {
-    s.children_ = dominatorChildren(s.dom, s.retained);
+    s.children_ = dominatorChildren(s.dom, s.retained.view());
     s.dom.preorder = {};
   }
   static void indexRestored(Snapshot& s, Csr children) {
@@ -77,6 +77,7 @@ namespace {
 void sortObjects(Snapshot& s) {
   dump::sortObjectsByAddress(s.dump);
   dump::markSpanMetadata(s.dump);
+  dump::packObjectColumns(s.dump);
 }
 
 void countObjects(Snapshot& s) {
@@ -168,10 +169,10 @@ Expected<std::unique_ptr<Snapshot>> buildSnapshot(dump::Dump d, const LoadHooks&
           [&] { SnapshotBuilder::attachExecutable(s, options.exe_path); });
   }
   const auto dominators = [&s] {
-    s.dom = computeDominators(s.heap.successors, s.heap.predecessors, s.heap.superRoot());
+    s.dom = computeDominators(s.heap.successors, s.heap.superRoot());
   };
   const auto retained = [&s] {
-    s.retained = computeRetainedSizes(s.dom, s.dump.objects.size);
+    s.retained = computeRetainedSizes(s.dom, s.dump.objects.size.view());
     countObjects(s);
   };
   if (s.exe && options.type_objects && options.threads > 1) {
@@ -258,12 +259,18 @@ Csr viewOf(const Csr& c) {
   return Csr{viewOf(c.begin), viewOf(c.targets)};
 }
 
+PackedColumn viewOf(const PackedColumn& c) {
+  return c.packed() ? PackedColumn::fromPacked(c.base(), c.shift(), viewOf(c.deltas()))
+                    : PackedColumn(viewOf(c.unpacked()));
+}
+
 }  // namespace
 
 ComputedParts computedPartsOf(const Snapshot& s) {
   ComputedParts p;
   p.heap.successors = viewOf(s.heap.successors);
-  p.heap.predecessors = viewOf(s.heap.predecessors);
+  // The cache keeps them, so that no later open computes them again.
+  p.heap.known_predecessors = viewOf(s.heap.predecessors());
   p.heap.root_kind = viewOf(s.heap.root_kind);
   p.heap.root_record = viewOf(s.heap.root_record);
   p.heap.goroutine_node = viewOf(s.heap.goroutine_node);

@@ -52,8 +52,8 @@ class Snapshot {
 
   dump::Dump dump;
   graph::Heap heap;
-  DominatorTree dom;          // over heap's nodes, rooted at the super-root
-  Column<uint64_t> retained;  // per node
+  DominatorTree dom;      // over heap's nodes, rooted at the super-root
+  PackedColumn retained;  // per node
 
   bool reachable(NodeId n) const { return dom.idom[n] != kNoNode; }
   // A record over the runtime's own bytes at the end of a span, which the
@@ -108,7 +108,7 @@ class Snapshot {
 struct ComputedParts {
   graph::HeapParts heap;
   DominatorTree dom;
-  Column<uint64_t> retained;
+  PackedColumn retained;
   Csr dominator_children;
   // With types: the typing pass ran and these are its results. Without,
   // it did not run (no executable, no DWARF, or typing off).
@@ -139,7 +139,8 @@ Expected<std::unique_ptr<Snapshot>> restoreSnapshot(dump::Dump& dump, ComputedPa
                                                     bool objects_prepared = false);
 
 // The parts of `s` that restoreSnapshot takes, as views of its columns
-// (valid while `s` lives): what the index cache writes.
+// (valid while `s` lives): what the index cache writes. Computes the
+// graph's predecessors if no query has yet.
 ComputedParts computedPartsOf(const Snapshot& s);
 
 }  // namespace goheap::analysis

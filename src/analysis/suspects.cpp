@@ -295,7 +295,8 @@ SuspectReport leakSuspects(const Snapshot& s, const SuspectOptions& o) {
   const typing::Grouping grouping = s.namer().group(kind);
 
   const std::vector<NodeId> order = topDownOrder(s.dominatorChildren(), s.heap.superRoot());
-  const DomArrays t{s.dom.idom, order, &s.dominatorChildren(), s.retained, s.heap.superRoot()};
+  const DomArrays t{s.dom.idom, order, &s.dominatorChildren(), s.retained.view(),
+                    s.heap.superRoot()};
   const std::span<const uint32_t> group_of = grouping.group_of;
   const std::vector<GroupTotals> totals = groupTotals(t, group_of, grouping.names.size());
   const std::vector<SuspectCore> cores =

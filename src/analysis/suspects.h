@@ -34,11 +34,11 @@ constexpr uint32_t kNoGroup = UINT32_MAX;
 // objects (they have a group, possibly kNoGroup); the others are roots and
 // the super-root, which are never suspects themselves.
 struct DomArrays {
-  std::span<const NodeId> idom;        // per node; kNoNode when unreachable
-  std::span<const NodeId> preorder;    // the reachable nodes, `root` first, parents first
-  const Csr* children = nullptr;       // per node, biggest retained first
-  std::span<const uint64_t> retained;  // per node
-  NodeId root = kNoNode;               // the super-root
+  std::span<const NodeId> idom;      // per node; kNoNode when unreachable
+  std::span<const NodeId> preorder;  // the reachable nodes, `root` first, parents first
+  const Csr* children = nullptr;     // per node, biggest retained first
+  PackedView retained;               // per node
+  NodeId root = kNoNode;             // the super-root
 };
 
 // From `start` down the dominator tree: while the child retaining the most

@@ -324,7 +324,7 @@ void sparseMaps(const Snapshot& s, const std::vector<Header>& headers, const Was
     const uint64_t addr = s.dump.objects.addr[o] + t.dataOffset(o);
     if (auto it = held.find(addr); it != held.end()) {
       r.holder = describeHolder(s, it->second->holder, it->second->slot_address);
-    } else if (const auto preds = s.heap.predecessors.neighbors(o); !preds.empty()) {
+    } else if (const auto preds = s.heap.predecessors().neighbors(o); !preds.empty()) {
       r.holder = describeHolder(s, preds[0], slotPointingInto(s, preds[0], o));
     }
     w.maps.push_back(std::move(r));

@@ -28,7 +28,8 @@ namespace goheap::cache {
 // writes and what they mean. Bump it whenever that changes, so that every
 // entry an older goheap wrote misses instead of being misread.
 // 2: no dominator preorder (the snapshot no longer keeps one).
-// 3: types as an index per object into a table of distinct assignments.
+// 3: types as an index per object into a table of distinct assignments;
+//    object addresses and sizes and retained sizes packed (PackedColumn).
 inline constexpr uint32_t kIndexFormatVersion = 3;
 
 struct Key {

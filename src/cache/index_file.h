@@ -43,6 +43,7 @@
 #include "util/column.h"
 #include "util/error.h"
 #include "util/mapped_file.h"
+#include "util/packed_column.h"
 
 namespace goheap::cache {
 
@@ -99,6 +100,9 @@ class IndexWriter {
 
   // A small section whose bytes the writer keeps.
   void addOwned(uint32_t section_id, uint32_t element_size, std::vector<uint8_t> bytes);
+  // A packed column (util/packed_column.h) as two sections: its values as
+  // stored (u32 deltas when packed, else u64), and how they are packed.
+  void addPacked(uint32_t values_id, uint32_t packing_id, const PackedColumn& column);
   void setDescription(const EntryDescription& description);
 
   // The size of the file write() makes.
@@ -182,6 +186,9 @@ class IndexFile {
     out = Column<T>::view(*values);
     return Status::success();
   }
+
+  // A column addPacked wrote, viewing the mapping, into `out`.
+  Status packedColumn(uint32_t values_id, uint32_t packing_id, PackedColumn& out) const;
 
   // Sorted by id.
   std::span<const SectionInfo> sections() const { return sections_; }

@@ -16,8 +16,8 @@ namespace {
 enum ModelSection : uint32_t {
   kModelHeader = 100,
   kMemStats,
-  kSegments,  // data, then bss
-  kObjectAddr,
+  kSegments,    // data, then bss
+  kObjectAddr,  // u32 deltas or u64 values: see kObjectAddrPacking
   kObjectSize,
   kObjectOffsetLow,
   kObjectOffsetHigh,
@@ -44,7 +44,9 @@ enum ModelSection : uint32_t {
   kProfileFrames,
   kProfileFrameStrings,
   kAllocSamples,
-  kWarnings,  // the warnings, each followed by a NUL
+  kWarnings,           // the warnings, each followed by a NUL
+  kObjectAddrPacking,  // how kObjectAddr is packed (IndexWriter::addPacked)
+  kObjectSizePacking,
 };
 
 // A string of the model: where it lies in the dump file.
@@ -282,8 +284,8 @@ void addModelSections(const dump::Dump& d, IndexWriter& writer) {
                   bytesOf(std::span<const dump::Segment>(segments)));
 
   const dump::Objects& o = d.objects;
-  writer.addArray(kObjectAddr, o.addr.span());
-  writer.addArray(kObjectSize, o.size.span());
+  writer.addPacked(kObjectAddr, kObjectAddrPacking, o.addr);
+  writer.addPacked(kObjectSize, kObjectSizePacking, o.size);
   writer.addArray(kObjectOffsetLow, o.offset.lowHalves().span());
   writer.addArray(kObjectOffsetHigh, o.offset.highHalves().span());
   writer.addArray(kObjectLayout, o.layout.span());
@@ -346,8 +348,8 @@ Expected<dump::Dump> readModelSections(const IndexFile& index, MappedFile file) 
   for (Status s :
        {readArray(index, kMemStats, memstats),
         readArray(index, kSegments, segments),
-        index.column(kObjectAddr, o.addr),
-        index.column(kObjectSize, o.size),
+        index.packedColumn(kObjectAddr, kObjectAddrPacking, o.addr),
+        index.packedColumn(kObjectSize, kObjectSizePacking, o.size),
         index.column(kObjectOffsetLow, offset_low),
         index.column(kObjectOffsetHigh, offset_high),
         index.column(kObjectLayout, o.layout),

@@ -35,8 +35,8 @@ void addSnapshotSections(const analysis::ComputedParts& parts, IndexWriter& writ
   const graph::HeapParts& h = parts.heap;
   addColumn(writer, kSuccessorsBegin, h.successors.begin);
   addColumn(writer, kSuccessorsTargets, h.successors.targets);
-  addColumn(writer, kPredecessorsBegin, h.predecessors.begin);
-  addColumn(writer, kPredecessorsTargets, h.predecessors.targets);
+  addColumn(writer, kPredecessorsBegin, h.known_predecessors.begin);
+  addColumn(writer, kPredecessorsTargets, h.known_predecessors.targets);
   addColumn(writer, kRootKind, h.root_kind);
   addColumn(writer, kRootRecord, h.root_record);
   addColumn(writer, kGoroutineNode, h.goroutine_node);
@@ -44,7 +44,7 @@ void addSnapshotSections(const analysis::ComputedParts& parts, IndexWriter& writ
   addCounters(writer, kHeapCounters,
               std::array<uint64_t, 3>{h.non_heap_refs, h.nil_slots, h.conservative_stack_edges});
   addColumn(writer, kIdom, parts.dom.idom);
-  addColumn(writer, kRetained, parts.retained);
+  writer.addPacked(kRetained, kRetainedPacking, parts.retained);
   addColumn(writer, kChildrenBegin, parts.dominator_children.begin);
   addColumn(writer, kChildrenTargets, parts.dominator_children.targets);
   if (parts.types) {
@@ -64,12 +64,12 @@ Expected<analysis::ComputedParts> readSnapshotSections(const IndexFile& index) {
   for (Status s :
        {index.column(kSuccessorsBegin, h.successors.begin),
         index.column(kSuccessorsTargets, h.successors.targets),
-        index.column(kPredecessorsBegin, h.predecessors.begin),
-        index.column(kPredecessorsTargets, h.predecessors.targets),
+        index.column(kPredecessorsBegin, h.known_predecessors.begin),
+        index.column(kPredecessorsTargets, h.known_predecessors.targets),
         index.column(kRootKind, h.root_kind), index.column(kRootRecord, h.root_record),
         index.column(kGoroutineNode, h.goroutine_node), index.column(kFrameNode, h.frame_node),
         readCounters(index, kHeapCounters, heap_counters), index.column(kIdom, parts.dom.idom),
-        index.column(kRetained, parts.retained),
+        index.packedColumn(kRetained, kRetainedPacking, parts.retained),
         index.column(kChildrenBegin, parts.dominator_children.begin),
         index.column(kChildrenTargets, parts.dominator_children.targets)}) {
     if (!s) return s.error();

@@ -43,7 +43,8 @@ enum SnapshotSection : uint32_t {
   kUnusedTypeCount,
   kUnusedTypeForm,
   kUnusedTypeDataOffset,
-  kTypeCounters,  // u64: typed objects, conflicts, typed from roots, from headers
+  kTypeCounters,     // u64: typed objects, conflicts, typed from roots, from headers
+  kRetainedPacking,  // how kRetained is packed (IndexWriter::addPacked)
 };
 
 // Adds `parts`' sections to `writer`. The columns must stay alive until the

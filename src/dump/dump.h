@@ -19,6 +19,7 @@
 #include "dump/pointer_layouts.h"
 #include "util/column.h"
 #include "util/mapped_file.h"
+#include "util/packed_column.h"
 #include "util/word_reader.h"
 
 namespace goheap::dump {
@@ -135,9 +136,10 @@ class OffsetColumn {
 // Objects in the order the source gave them (the graph sorts them by
 // address). Dump::objectBytes gives an object's bytes.
 struct Objects {
-  Column<uint64_t> addr;
-  Column<uint64_t> size;  // contents length: the size-class slot
-  OffsetColumn offset;    // where the contents start in their region
+  // Both packed to 4 bytes an object once sorted (packObjectColumns).
+  PackedColumn addr;
+  PackedColumn size;    // contents length: the size-class slot
+  OffsetColumn offset;  // where the contents start in their region
   // The region of each object's contents; empty when all are in region 0
   // (a heap dump's), so that such a model spends no memory on it.
   Column<uint32_t> region;

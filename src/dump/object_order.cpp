@@ -149,28 +149,36 @@ void OffsetColumn::permute(const std::vector<uint32_t>& order) {
 
 void sortObjectsByAddress(Dump& dump) {
   Objects& o = dump.objects;
-  if (std::is_sorted(o.addr.begin(), o.addr.end())) return;
+  o.addr.unpack();
+  o.size.unpack();
+  const Column<uint64_t>& addr = o.addr.unpacked();
+  if (std::is_sorted(addr.begin(), addr.end())) return;
   // Object counts are below 2^32 (the graph refuses more), so indices fit
   // the packed form's low half.
   std::vector<uint32_t> order;
   std::vector<uint64_t> sorted_addr;
-  if (o.addr.size() < UINT32_MAX && pageOrder(o.addr, order)) {
-    sorted_addr = gather(o.addr.span(), order);
+  if (addr.size() < UINT32_MAX && pageOrder(addr, order)) {
+    sorted_addr = gather(addr.span(), order);
     if (!std::is_sorted(sorted_addr.begin(), sorted_addr.end())) order.clear();
   }
   if (order.empty()) {
-    if (o.addr.size() >= UINT32_MAX || !packedRadixOrder(o.addr, order)) order = radixOrder(o.addr);
-    sorted_addr = gather(o.addr.span(), order);
+    if (addr.size() >= UINT32_MAX || !packedRadixOrder(addr, order)) order = radixOrder(addr);
+    sorted_addr = gather(addr.span(), order);
   }
   o.addr = std::move(sorted_addr);
   o.offset.permute(order);
-  applyPermutation(o.size, order);
+  applyPermutation(o.size.unpacked(), order);
   applyPermutation(o.region, order);
   applyPermutation(o.layout, order);
   applyPermutation(o.type_addr, order);
   applyPermutation(o.type_index, order);
   applyPermutation(o.kind, order);
   applyPermutation(o.span_metadata, order);
+}
+
+void packObjectColumns(Dump& dump) {
+  dump.objects.addr.pack();
+  dump.objects.size.pack();
 }
 
 }  // namespace goheap::dump

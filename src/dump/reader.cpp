@@ -37,6 +37,14 @@ std::string_view tagName(uint64_t tag) {
 
 namespace {
 
+// n values onto a column of Objects or of SecondColumns.
+void appendValues(PackedColumn& to, const uint64_t* values, size_t n) {
+  to.append(values, values + n);
+}
+void appendValues(std::vector<uint64_t>& to, const uint64_t* values, size_t n) {
+  to.insert(to.end(), values, values + n);
+}
+
 // A bounds-checked forward cursor over the file. Failure is sticky: after the
 // first problem every read returns zero and consumes nothing, and the record
 // loop turns the recorded problem into one Error. This keeps each record's
@@ -401,10 +409,10 @@ struct ObjectBatch {
   // Into Objects or SecondColumns.
   template <class Columns>
   void appendTo(Columns& to) {
-    to.addr.insert(to.addr.end(), addr, addr + count);
+    appendValues(to.addr, addr, count);
     to.offset.append(offset_low, offset_high, count, offset_high_bits != 0);
     offset_high_bits = 0;
-    to.size.insert(to.size.end(), size, size + count);
+    appendValues(to.size, size, count);
     to.layout.insert(to.layout.end(), layout, layout + count);
     count = 0;
   }
@@ -1072,9 +1080,9 @@ uint32_t RecordReader::go13Layout(size_t i) {
 void RecordReader::reserveObjects(uint64_t file_size) {
   const uint64_t guess = objectCountBound(file_size);
   Objects& o = dump_.objects;
-  reserveLarge(o.addr, guess);
+  reserveLarge(o.addr.unpacked(), guess);
   o.offset.reserve(guess);
-  reserveLarge(o.size, guess);
+  reserveLarge(o.size.unpacked(), guess);
   reserveLarge(o.layout, guess);
   if (dump_.version == FormatVersion::Go13) {
     reserveLarge(o.type_addr, guess);
@@ -1135,9 +1143,9 @@ void RecordReader::reachPiece(ReadStats* stats) {
       const auto first = from.begin() + static_cast<ptrdiff_t>(piece.first);
       to.insert(to.end(), first, first + static_cast<ptrdiff_t>(piece.count));
     };
-    append(o.addr, second_.addr);
+    append(o.addr.unpacked(), second_.addr);
     o.offset.append(second_.offset, piece.first, piece.count);
-    append(o.size, second_.size);
+    append(o.size.unpacked(), second_.size);
     for (size_t j = piece.first; j < piece.first + piece.count; j++) {
       o.layout.push_back(secondLayout(second_.layout[j]));
     }

@@ -4,10 +4,10 @@
 
 namespace goheap::graph {
 
-AddressIndex::AddressIndex(std::span<const uint64_t> addr, std::span<const uint64_t> size)
+AddressIndex::AddressIndex(PackedView addr, PackedView size)
     : addr_(addr), size_(size) {
   if (addr.empty()) return;
-  base_ = addr.front();
+  base_ = addr[0];
   // The end of the last object; objects are disjoint, but a corrupt dump's
   // huge object must not stretch the table, so take the maximum end.
   uint64_t end = base_;

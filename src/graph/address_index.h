@@ -10,15 +10,16 @@
 #include <vector>
 
 #include "graph/csr.h"
+#include "util/packed_column.h"
 
 namespace goheap::graph {
 
 class AddressIndex {
  public:
   AddressIndex() = default;
-  // `addr` must be sorted; `size[i]` is object i's length. Both spans must
-  // outlive the index.
-  AddressIndex(std::span<const uint64_t> addr, std::span<const uint64_t> size);
+  // `addr` must be sorted; `size[i]` is object i's length. Both columns
+  // must outlive the index, unchanged.
+  AddressIndex(PackedView addr, PackedView size);
 
   // The object containing `a`, or kNoNode.
   NodeId find(uint64_t a) const {
@@ -44,8 +45,8 @@ class AddressIndex {
   uint64_t tableBytes() const { return page_first_.size() * sizeof(uint32_t); }
 
  private:
-  std::span<const uint64_t> addr_;
-  std::span<const uint64_t> size_;
+  PackedView addr_;
+  PackedView size_;
   uint64_t base_ = 0;
   uint64_t limit_ = 0;
   unsigned shift_ = 13;

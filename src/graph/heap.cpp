@@ -304,7 +304,7 @@ Expected<Heap> buildHeap(const dump::Dump& dump, const BuildOptions& options) {
   }
   Heap heap;
   heap.object_count_ = static_cast<uint32_t>(objects.count());
-  heap.index_ = AddressIndex(objects.addr, objects.size);
+  heap.index_ = AddressIndex(objects.addr.view(), objects.size.view());
 
   // Objects' edges, in as many contiguous chunks as threads.
   const uint32_t n = heap.object_count_;
@@ -356,8 +356,30 @@ Expected<Heap> buildHeap(const dump::Dump& dump, const BuildOptions& options) {
     out.targets.insert(out.targets.end(), c.targets.begin(), c.targets.end());
     c = EdgeChunk();  // free as we go
   }
-  heap.predecessors = reverseCsr(heap.successors);
   return heap;
+}
+
+std::vector<NodeId> Heap::referrersOf(NodeId target) const {
+  if (const Csr* known = predecessorsIfComputed()) {
+    const auto from = known->neighbors(target);
+    return {from.begin(), from.end()};
+  }
+  std::vector<NodeId> out;
+  const uint32_t nodes = nodeCount();
+  for (NodeId u = 0; u < nodes; u++) {
+    for (NodeId t : successors.neighbors(u)) {
+      if (t == target) out.push_back(u);
+    }
+  }
+  return out;
+}
+
+const Csr& Heap::predecessors() const {
+  std::call_once(predecessors_->once, [this] {
+    predecessors_->csr = reverseCsr(successors);
+    predecessors_->ready.store(true, std::memory_order_release);
+  });
+  return predecessors_->csr;
 }
 
 Expected<Heap> restoreHeap(const dump::Dump& dump, HeapParts parts) {
@@ -406,11 +428,14 @@ Expected<Heap> restoreHeap(const dump::Dump& dump, HeapParts parts) {
   if (std::string p = csrProblem(parts.successors, node_count, node_count); !p.empty()) {
     return wrong("successors: " + p);
   }
-  if (std::string p = csrProblem(parts.predecessors, node_count, node_count); !p.empty()) {
-    return wrong("predecessors: " + p);
-  }
-  if (parts.predecessors.targets.size() != parts.successors.targets.size()) {
-    return wrong("the two directions have different edge counts");
+  const bool predecessors_known = !parts.known_predecessors.begin.empty();
+  if (predecessors_known) {
+    if (std::string p = csrProblem(parts.known_predecessors, node_count, node_count); !p.empty()) {
+      return wrong("predecessors: " + p);
+    }
+    if (parts.known_predecessors.targets.size() != parts.successors.targets.size()) {
+      return wrong("the two directions have different edge counts");
+    }
   }
   if (parts.goroutine_node.size() != dump.goroutines.size() ||
       parts.frame_node.size() != dump.frames.size()) {
@@ -432,7 +457,14 @@ Expected<Heap> restoreHeap(const dump::Dump& dump, HeapParts parts) {
   Heap heap;
   heap.object_count_ = static_cast<uint32_t>(object_count);
   heap.super_root_ = static_cast<NodeId>(object_count);
-  heap.index_ = AddressIndex(objects.addr, objects.size);
+  heap.index_ = AddressIndex(objects.addr.view(), objects.size.view());
+  if (predecessors_known) {
+    Heap::Predecessors& p = *heap.predecessors_;
+    std::call_once(p.once, [&] {
+      p.csr = std::move(parts.known_predecessors);
+      p.ready.store(true, std::memory_order_release);
+    });
+  }
   static_cast<HeapParts&>(heap) = std::move(parts);
   return heap;
 }

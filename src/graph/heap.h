@@ -5,7 +5,10 @@
 // objects are sorted by address; reads its columns, never its file format.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -53,7 +56,9 @@ struct BuildOptions {
 // index cache keeps of it and hands back to restoreHeap.
 struct HeapParts {
   Csr successors;
-  Csr predecessors;
+  // The reverse of successors when known (the index cache keeps them);
+  // empty otherwise. Read them through Heap::predecessors().
+  Csr known_predecessors;
   Column<RootKind> root_kind;
   Column<uint32_t> root_record;
   Column<NodeId> goroutine_node;
@@ -85,12 +90,35 @@ class Heap : public HeapParts {
 
   const AddressIndex& addresses() const { return index_; }
 
+  // Every node's predecessors (the reverse of successors; sources in
+  // increasing order), computed when first asked for and then kept: 4 bytes
+  // per node and per edge that a load which never needs them does not
+  // spend. Any number of threads may ask at once.
+  const Csr& predecessors() const;
+  // The nodes with an edge to `target`, in increasing order (a node once per
+  // edge, as in predecessors()). Without computing the predecessors: when
+  // they are not there, every edge is read, which for a few lookups costs
+  // far less time and memory than computing them.
+  std::vector<NodeId> referrersOf(NodeId target) const;
+  // The predecessors if computed (or restored) already, else null: for
+  // accounts of memory, which must not compute them.
+  const Csr* predecessorsIfComputed() const {
+    return predecessors_->ready.load(std::memory_order_acquire) ? &predecessors_->csr : nullptr;
+  }
+
  private:
+  struct Predecessors {
+    std::once_flag once;
+    std::atomic<bool> ready{false};
+    Csr csr;
+  };
   friend Expected<Heap> buildHeap(const dump::Dump& dump, const BuildOptions& options);
   friend Expected<Heap> restoreHeap(const dump::Dump& dump, HeapParts parts);
   uint32_t object_count_ = 0;
   NodeId super_root_ = kNoNode;
   AddressIndex index_;
+  // Behind a pointer, so that the Heap stays movable.
+  std::unique_ptr<Predecessors> predecessors_ = std::make_unique<Predecessors>();
 };
 
 // `dump`'s objects must be sorted by address (dump::sortObjectsByAddress).

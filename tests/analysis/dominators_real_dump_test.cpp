@@ -34,7 +34,7 @@ struct BruteForce {
 // form a chain, so v's idom is the one that is itself dominated by the most
 // nodes; that count replaces the quadratic "dominated by all the others" test
 // of the small-graph oracle, which long chains of a real heap would make slow.
-BruteForce bruteForce(const Csr& successors, NodeId root, std::span<const uint64_t> sizes) {
+BruteForce bruteForce(const Csr& successors, NodeId root, PackedView sizes) {
   const uint32_t n = successors.nodeCount();
   const std::vector<char> reach = reachableWithout(successors, root, kNoNode);
   // dominated[d] lists the nodes d strictly dominates.
@@ -81,7 +81,18 @@ TEST_P(RealDumpDominators, AgreeWithBruteForce) {
   // degenerate graph on which agreement would prove little.
   ASSERT_GT(heap.objectCount(), 1000u);
   ASSERT_GT(n, heap.objectCount());
-  ASSERT_EQ(heap.predecessors.nodeCount(), n);
+  // Loading computes no predecessors (the dominators make their own); a
+  // referrer lookup then reads every edge, and must list what the
+  // predecessors list once computed.
+  ASSERT_EQ(heap.predecessorsIfComputed(), nullptr);
+  std::vector<std::vector<NodeId>> scanned;
+  for (NodeId v = 0; v < n; v += 97) scanned.push_back(heap.referrersOf(v));
+  ASSERT_EQ(heap.predecessors().nodeCount(), n);
+  ASSERT_NE(heap.predecessorsIfComputed(), nullptr);
+  for (NodeId v = 0, i = 0; v < n; v += 97, i++) {
+    const auto from_csr = heap.predecessors().neighbors(v);
+    ASSERT_EQ(scanned[i], std::vector<NodeId>(from_csr.begin(), from_csr.end())) << "node " << v;
+  }
   ASSERT_EQ(snap.dom.idom.size(), n);
   ASSERT_EQ(snap.retained.size(), n);
 
@@ -95,8 +106,8 @@ TEST_P(RealDumpDominators, AgreeWithBruteForce) {
 
   // The graph is the same in both directions, as computeDominators assumes.
   const Csr reversed = reverseCsr(heap.successors);
-  EXPECT_EQ(reversed.begin, heap.predecessors.begin);
-  EXPECT_EQ(reversed.targets, heap.predecessors.targets);
+  EXPECT_EQ(reversed.begin, heap.predecessors().begin);
+  EXPECT_EQ(reversed.targets, heap.predecessors().targets);
 
   uint32_t reachable = 0, nontrivial = 0, mismatched_idom = 0, mismatched_retained = 0;
   for (NodeId v = 0; v < n; v++) {

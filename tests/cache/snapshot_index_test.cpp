@@ -30,6 +30,9 @@ template <class T>
 std::vector<T> asVector(const Column<T>& c) {
   return std::vector<T>(c.begin(), c.end());
 }
+std::vector<uint64_t> asVector(const PackedColumn& c) {
+  return c.values();
+}
 
 // Writes `snap`'s parts into an index file and maps it back.
 std::shared_ptr<const cache::IndexFile> writeAndOpen(const analysis::Snapshot& snap,
@@ -79,7 +82,7 @@ TEST_P(SnapshotIndex, RestoresEveryColumnAsAViewOfTheFile) {
   EXPECT_EQ(r.backing, index);
   EXPECT_EQ(asVector(r.heap.successors.begin), asVector(b.heap.successors.begin));
   EXPECT_EQ(asVector(r.heap.successors.targets), asVector(b.heap.successors.targets));
-  EXPECT_EQ(asVector(r.heap.predecessors.targets), asVector(b.heap.predecessors.targets));
+  EXPECT_EQ(asVector(r.heap.predecessors().targets), asVector(b.heap.predecessors().targets));
   EXPECT_EQ(asVector(r.heap.root_record), asVector(b.heap.root_record));
   EXPECT_EQ(asVector(r.heap.goroutine_node), asVector(b.heap.goroutine_node));
   EXPECT_EQ(asVector(r.heap.frame_node), asVector(b.heap.frame_node));
@@ -112,7 +115,8 @@ TEST_P(SnapshotIndex, RestoresEveryColumnAsAViewOfTheFile) {
     return static_cast<const uint8_t*>(p) >= lo && static_cast<const uint8_t*>(p) < hi;
   };
   EXPECT_TRUE(inFile(r.heap.successors.targets.data()));
-  EXPECT_TRUE(inFile(r.retained.data()));
+  EXPECT_TRUE(inFile(r.retained.packed() ? static_cast<const void*>(r.retained.deltas().data())
+                                         : r.retained.unpacked().data()));
   EXPECT_TRUE(inFile(r.types->assignment.data()));
   EXPECT_EQ(r.heap.successors.targets.ownedBytes(), 0u);
   // Names come from the types: the same for every object.
@@ -270,7 +274,7 @@ TEST(SnapshotIndexChecks, DamagedPartsAreRefused) {
       {"an edge to a node that is not there",
        [&](analysis::ComputedParts& p) { p.heap.successors.targets[3] = nodes; }},
       {"offsets that decrease",
-       [&](analysis::ComputedParts& p) { p.heap.predecessors.begin[2] = UINT32_MAX - 1; }},
+       [&](analysis::ComputedParts& p) { p.heap.known_predecessors.begin[2] = UINT32_MAX - 1; }},
       {"a root record past its table",
        [&](analysis::ComputedParts& p) { p.heap.root_record.back() = UINT32_MAX; }},
       {"a dominator out of range", [&](analysis::ComputedParts& p) { p.dom.idom[5] = nodes + 9; }},
@@ -282,7 +286,12 @@ TEST(SnapshotIndexChecks, DamagedPartsAreRefused) {
          p.dom.idom[second] = first;
          p.dom.idom[first] = second;
        }},
-      {"retained sizes cut short", [&](analysis::ComputedParts& p) { p.retained.pop_back(); }},
+      {"retained sizes cut short",
+       [&](analysis::ComputedParts& p) {
+         std::vector<uint64_t> values = p.retained.values();
+         values.pop_back();
+         p.retained = PackedColumn(std::move(values));
+       }},
       {"a type id past the DWARF's",
        [&](analysis::ComputedParts& p) {
          for (typing::TypeAssignment& a : p.types->assignments) {
@@ -305,10 +314,10 @@ TEST(SnapshotIndexChecks, DamagedPartsAreRefused) {
     // Owned copies, so that the damage does not reach `b`.
     auto own = [](auto& column) { column = column.takeVector(); };
     own(parts.heap.successors.targets);
-    own(parts.heap.predecessors.begin);
+    own(parts.heap.known_predecessors.begin);
     own(parts.heap.root_record);
     own(parts.dom.idom);
-    own(parts.retained);
+    parts.retained = PackedColumn(parts.retained.values());
     own(parts.types->assignment);
     own(parts.types->assignments);
     own(parts.dominator_children.targets);

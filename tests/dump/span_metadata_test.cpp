@@ -213,7 +213,7 @@ TEST(SpanMetadata, TheSnapshotCountsThemApart) {
   EXPECT_TRUE(snap.isRuntimeMetadata(tail));
   EXPECT_FALSE(snap.isGarbage(tail));
   EXPECT_EQ(snap.heap.successors.neighbors(tail).size(), 0u);
-  EXPECT_EQ(snap.heap.predecessors.neighbors(tail).size(), 0u);
+  EXPECT_EQ(snap.heap.predecessors().neighbors(tail).size(), 0u);
   typing::NameSource source{};
   EXPECT_EQ(snap.namer().name(tail, &source), "runtime metadata (span inline mark bits)");
   EXPECT_EQ(source, typing::NameSource::Runtime);

@@ -127,7 +127,7 @@ TEST_P(LeakSuspects, TheAccumulationPointIsWhereTheBytesAre) {
   ASSERT_TRUE(dominates(top, point));
   // Every step from the suspect down to the point keeps 80% of its parent's
   // bytes, and no child of the point does.
-  const Column<uint64_t>& retained = snap_->retained;
+  const PackedColumn& retained = snap_->retained;
   for (NodeId v = point; v != top; v = snap_->dom.idom[v]) {
     EXPECT_GE(retained[v] * 100, retained[snap_->dom.idom[v]] * analysis::kAccumulationPercent);
   }
@@ -152,7 +152,7 @@ TEST_P(LeakSuspects, TheAccumulationShareIsAnOption) {
     const NodeId top = s.object.node;
     const NodeId point = s.accumulation_point.node;
     ASSERT_TRUE(dominates(top, point));
-    const Column<uint64_t>& retained = snap_->retained;
+    const PackedColumn& retained = snap_->retained;
     for (NodeId v = point; v != top; v = snap_->dom.idom[v]) {
       EXPECT_GE(retained[v] * 100, retained[snap_->dom.idom[v]] * share);
     }
