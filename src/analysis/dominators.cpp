@@ -94,47 +94,58 @@ uint32_t depthFirstSearch(const Csr& successors, NodeId root, std::span<uint32_t
   }
 }
 
-// The predecessors of every reached vertex, by preorder number, from the
-// successors of the reached nodes (`number`: node -> preorder number or
-// kNoNode). Edges from unreachable nodes and self edges are left out: the
+// The predecessors of the reached vertices, by preorder number: one array of
+// sources, the lists in increasing vertex order, without offsets; `last`
+// marks each list's final element. Every vertex but the root has one (its
+// DFS parent), so the pass that visits vertices in decreasing order can walk
+// the lists from the end in step with it. Leaving out the 4-byte offset per
+// vertex is what lets this fit where the node -> number map was.
+struct PredecessorLists {
+  std::vector<uint32_t> sources;
+  std::vector<bool> last;
+
+  // Where the list that ends just before `end` starts.
+  size_t startOfListEndingAt(size_t end) const {
+    size_t start = end - 1;
+    while (start > 0 && !last[start - 1]) start--;
+    return start;
+  }
+};
+
+// The reached vertices' predecessor lists, from the successors of the
+// reached nodes; `number_of(x)` is node x's preorder number or kNoNode.
+// Edges from unreachable nodes and self edges are left out: the
 // semidominator pass would skip them. Nodes are read in id order, so that
 // the successor lists and the sources' numbers are read sequentially and
 // only each edge's target number is a random access.
-Csr predecessorsByNumber(const Csr& successors, std::span<const uint32_t> number,
-                         uint32_t reached) {
+template <class NumberOf>
+PredecessorLists predecessorLists(const Csr& successors, uint32_t reached, NumberOf number_of) {
   const uint32_t node_count = successors.nodeCount();
-  Csr pred;
-  assignLarge(pred.begin, static_cast<size_t>(reached) + 1, 0u);
   auto for_each_edge = [&](auto&& fn) {
     for (NodeId x = 0; x < node_count; x++) {
-      const uint32_t u = number[x];
+      const uint32_t u = number_of(x);
       if (u == kNoNode) continue;
       for (NodeId t : successors.neighbors(x)) {
-        const uint32_t v = number[t];
+        const uint32_t v = number_of(t);
         if (v != kNoNode && v != u) fn(u, v);
       }
     }
   };
-  for_each_edge([&](uint32_t, uint32_t v) { pred.begin[v + 1]++; });
-  for (uint32_t v = 0; v < reached; v++) pred.begin[v + 1] += pred.begin[v];
-  resizeLarge(pred.targets, pred.begin[reached]);
-  // begin[v] is v's fill cursor, which leaves it at v's end, the next
-  // vertex's start; shifting every entry up one puts them back.
-  for_each_edge([&](uint32_t u, uint32_t v) { pred.targets[pred.begin[v]++] = u; });
-  for (uint32_t v = reached; v > 0; v--) pred.begin[v] = pred.begin[v - 1];
-  pred.begin[0] = 0;
-  return pred;
-}
-
-// Processing runs in decreasing preorder, so the vertices it will touch are
-// known ahead. Each stage requests what the previous stage's request (issued
-// some iterations earlier) has made readable: the predecessor list, then the
-// predecessors' forest entries.
-void prefetchAhead(const Csr& predecessors, const std::vector<ForestVertex>& forest, uint32_t w) {
-  if (w >= 16) prefetch(predecessors.targets.data() + predecessors.begin[w - 16]);
-  if (w >= 4) {
-    for (uint32_t v : predecessors.neighbors(w - 4)) prefetch(&forest[v]);
+  // cursor[v]: first the start of v's list, then where its next source goes,
+  // and at the end the list's end.
+  std::vector<uint32_t> cursor;
+  assignLarge(cursor, static_cast<size_t>(reached) + 1, 0u);
+  for_each_edge([&](uint32_t, uint32_t v) { cursor[v + 1]++; });
+  for (uint32_t v = 0; v < reached; v++) cursor[v + 1] += cursor[v];
+  PredecessorLists lists;
+  resizeLarge(lists.sources, cursor[reached]);
+  for_each_edge([&](uint32_t u, uint32_t v) { lists.sources[cursor[v]++] = u; });
+  lists.last.assign(lists.sources.size(), false);
+  for (uint32_t v = 0; v < reached; v++) {
+    const uint32_t list_start = v == 0 ? 0 : cursor[v - 1];
+    if (cursor[v] > list_start) lists.last[cursor[v] - 1] = true;
   }
+  return lists;
 }
 
 // Processing runs in decreasing preorder and links each vertex to its parent
@@ -179,8 +190,8 @@ DominatorTree computeDominators(const Csr& successors, NodeId root) {
   assignLarge(tree.idom, node_count, kNoNode);
   if (root >= node_count) return tree;
 
-  // The output array doubles as node -> preorder number until the end, which
-  // saves a node-indexed temporary.
+  // The output array doubles as node -> preorder number during the search,
+  // which saves a node-indexed temporary.
   const std::span<uint32_t> number(tree.idom.data(), tree.idom.size());
   // The reachable count is unknown until the search ends. Cutting the forest
   // down to it afterwards would need old and new copies at once, more than
@@ -189,14 +200,15 @@ DominatorTree computeDominators(const Csr& successors, NodeId root) {
   resizeLarge(forest, node_count);
   const uint32_t reached = depthFirstSearch(successors, root, number, forest);
   resizeLarge(tree.preorder, reached);
-  for (uint32_t w = 0; w < reached; w++) {
-    tree.preorder[w] = forest[w].label_semi;
-    forest[w].label_semi = kNoNode;
-  }
-  Csr predecessors = predecessorsByNumber(successors, number, reached);
-  // The numbers are not needed again; the output array is refilled at the
-  // end, after the forest is gone, so the two never take memory at once.
-  tree.idom = Column<NodeId>();
+  for (uint32_t w = 0; w < reached; w++) tree.preorder[w] = forest[w].label_semi;
+  // Each forest entry's label_semi is free until the pass below, and the
+  // forest has an entry per node: it holds the node -> number map while the
+  // predecessor lists are built, so that the output array can go first.
+  for (NodeId x = 0; x < node_count; x++) forest[x].label_semi = number[x];
+  tree.idom = Column<NodeId>();  // allocated again at the end, after the forest is gone
+  PredecessorLists predecessors =
+      predecessorLists(successors, reached, [&](NodeId x) { return forest[x].label_semi; });
+  for (uint32_t w = 0; w < reached; w++) forest[w].label_semi = kNoNode;  // empty buckets
   // idom[v] is v's link in its bucket until v leaves it, so buckets cost no
   // memory of their own. deferred[v]: idom[v] holds a vertex whose idom is
   // v's idom, to be resolved in the final pass.
@@ -222,15 +234,32 @@ DominatorTree computeDominators(const Csr& successors, NodeId root) {
     }
   };
 
+  // w's predecessors end at list_end; those of w - kAhead at ahead_end,
+  // whose forest entries are requested early: each is a likely cache miss.
+  constexpr uint32_t kAhead = 4;
+  size_t list_end = predecessors.sources.size();
+  size_t ahead_end = list_end;
+  for (uint32_t w = reached - 1; w > 0 && w + kAhead > reached - 1; w--) {
+    ahead_end = predecessors.startOfListEndingAt(ahead_end);
+  }
   for (uint32_t w = reached - 1; w > 0; w--) {
     empty_bucket(w);
-    prefetchAhead(predecessors, forest, w);
+    if (w > kAhead) {
+      const size_t ahead_start = predecessors.startOfListEndingAt(ahead_end);
+      for (size_t i = ahead_start; i < ahead_end; i++) {
+        prefetch(&forest[predecessors.sources[i]]);
+      }
+      ahead_end = ahead_start;
+    }
     // The tree edge makes the parent a candidate (and is among the
     // predecessors anyway).
     uint32_t semi = forest[w].ancestor;
-    for (uint32_t v : predecessors.neighbors(w)) {
+    const size_t list_start = predecessors.startOfListEndingAt(list_end);
+    for (size_t i = list_start; i < list_end; i++) {
+      const uint32_t v = predecessors.sources[i];
       semi = std::min(semi, v < w ? v : eval(forest, v, w).semi);
     }
+    list_end = list_start;
     idom[w] = forest[semi].label_semi;
     forest[semi].label_semi = w;
     forest[w].label = w;
@@ -239,7 +268,7 @@ DominatorTree computeDominators(const Csr& successors, NodeId root) {
   empty_bucket(0);
   idom[0] = 0;
   release(forest);
-  predecessors = Csr();
+  predecessors = PredecessorLists();
 
   // Preorder guarantees idom[idom[w]] is final before w is visited.
   for (uint32_t w = 1; w < reached; w++) {

@@ -31,10 +31,10 @@ struct DominatorTree {
 // preorder is empty.
 //
 // Memory: besides the outputs (4 bytes per node and 4 per reachable node),
-// the temporaries at their peak take 16 bytes per node, 4 1/8 per reachable
-// node and 4 per edge between reachable nodes (their predecessor lists), all
-// freed before returning. The node-indexed output is allocated last, once
-// the 12 bytes per node are gone. Nothing recurses.
+// the temporaries at their peak take 12 bytes per node, 4 1/8 per reachable
+// node and 4 1/8 per edge between reachable nodes (their predecessor
+// lists), all freed before returning. The node-indexed output is allocated
+// last, once the 12 bytes per node are gone. Nothing recurses.
 DominatorTree computeDominators(const Csr& successors, NodeId root);
 
 // Retained size of every node: its own size plus the sizes of all nodes it

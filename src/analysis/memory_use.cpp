@@ -16,7 +16,8 @@ template <class T>
 uint64_t held(const std::vector<T>& v) {
   return v.capacity() * sizeof(T);
 }
-uint64_t held(const PackedColumn& c) {
+template <class V, class D>
+uint64_t held(const BasicPackedColumn<V, D>& c) {
   return c.ownedBytes();
 }
 uint64_t held(const Csr& c) {

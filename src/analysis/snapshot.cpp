@@ -259,9 +259,10 @@ Csr viewOf(const Csr& c) {
   return Csr{viewOf(c.begin), viewOf(c.targets)};
 }
 
-PackedColumn viewOf(const PackedColumn& c) {
-  return c.packed() ? PackedColumn::fromPacked(c.base(), c.shift(), viewOf(c.deltas()))
-                    : PackedColumn(viewOf(c.unpacked()));
+template <class V, class D>
+BasicPackedColumn<V, D> viewOf(const BasicPackedColumn<V, D>& c) {
+  return c.packed() ? BasicPackedColumn<V, D>::fromPacked(c.base(), c.shift(), viewOf(c.deltas()))
+                    : BasicPackedColumn<V, D>(viewOf(c.unpacked()));
 }
 
 }  // namespace

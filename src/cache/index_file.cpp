@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <array>
 #include <cerrno>
 #include <cstring>
 #include <numeric>
@@ -463,38 +462,6 @@ Expected<EntryDescription> IndexFile::description() const {
   Expected<std::span<const uint8_t>> b = bytes(kDescriptionSection);
   if (!b) return b.error();
   return EntryDescription::decode(*b);
-}
-
-void IndexWriter::addPacked(uint32_t values_id, uint32_t packing_id, const PackedColumn& column) {
-  const std::array<uint64_t, 3> packing{column.packed() ? 1u : 0u, column.base(), column.shift()};
-  std::vector<uint8_t> bytes(sizeof packing);
-  std::memcpy(bytes.data(), packing.data(), sizeof packing);
-  addOwned(packing_id, sizeof(uint64_t), std::move(bytes));
-  if (column.packed()) {
-    addArray(values_id, column.deltas().span());
-  } else {
-    addArray(values_id, column.unpacked().span());
-  }
-}
-
-Status IndexFile::packedColumn(uint32_t values_id, uint32_t packing_id, PackedColumn& out) const {
-  const std::string where = "section " + std::to_string(packing_id) + ": ";
-  Expected<std::span<const uint64_t>> packing = array<uint64_t>(packing_id);
-  if (!packing) return Error(where + packing.error().message());
-  if (packing->size() != 3 || (*packing)[0] > 1 || (*packing)[2] > 3) {
-    return Error(where + "not a packing");
-  }
-  if ((*packing)[0] == 0) {
-    Column<uint64_t> plain;
-    if (Status s = column(values_id, plain); !s) return s;
-    out = PackedColumn(std::move(plain));
-    return Status::success();
-  }
-  Column<uint32_t> deltas;
-  if (Status s = column(values_id, deltas); !s) return s;
-  out = PackedColumn::fromPacked((*packing)[1], static_cast<uint8_t>((*packing)[2]),
-                                 std::move(deltas));
-  return Status::success();
 }
 
 }  // namespace goheap::cache

@@ -28,8 +28,11 @@
 //   so that any change to the file is found.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <cstring>
 #include <deque>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <span>
@@ -102,7 +105,18 @@ class IndexWriter {
   void addOwned(uint32_t section_id, uint32_t element_size, std::vector<uint8_t> bytes);
   // A packed column (util/packed_column.h) as two sections: its values as
   // stored (u32 deltas when packed, else u64), and how they are packed.
-  void addPacked(uint32_t values_id, uint32_t packing_id, const PackedColumn& column);
+  template <class V, class D>
+  void addPacked(uint32_t values_id, uint32_t packing_id, const BasicPackedColumn<V, D>& column) {
+    const std::array<uint64_t, 3> packing{column.packed() ? 1u : 0u, column.base(), column.shift()};
+    std::vector<uint8_t> bytes(sizeof packing);
+    std::memcpy(bytes.data(), packing.data(), sizeof packing);
+    addOwned(packing_id, sizeof(uint64_t), std::move(bytes));
+    if (column.packed()) {
+      addArray(values_id, column.deltas().span());
+    } else {
+      addArray(values_id, column.unpacked().span());
+    }
+  }
   void setDescription(const EntryDescription& description);
 
   // The size of the file write() makes.
@@ -188,7 +202,27 @@ class IndexFile {
   }
 
   // A column addPacked wrote, viewing the mapping, into `out`.
-  Status packedColumn(uint32_t values_id, uint32_t packing_id, PackedColumn& out) const;
+  template <class V, class D>
+  Status packedColumn(uint32_t values_id, uint32_t packing_id, BasicPackedColumn<V, D>& out) const {
+    const std::string where = "section " + std::to_string(packing_id) + ": ";
+    Expected<std::span<const uint64_t>> packing = array<uint64_t>(packing_id);
+    if (!packing) return Error(where + packing.error().message());
+    const std::span<const uint64_t> p = *packing;
+    if (p.size() != 3 || p[0] > 1 || p[1] > std::numeric_limits<V>::max() || p[2] > 3) {
+      return Error(where + "not a packing");
+    }
+    if (p[0] == 0) {
+      Column<V> plain;
+      if (Status s = column(values_id, plain); !s) return s;
+      out = BasicPackedColumn<V, D>(std::move(plain));
+      return Status::success();
+    }
+    Column<D> deltas;
+    if (Status s = column(values_id, deltas); !s) return s;
+    out = BasicPackedColumn<V, D>::fromPacked(static_cast<V>(p[1]), static_cast<uint8_t>(p[2]),
+                                              std::move(deltas));
+    return Status::success();
+  }
 
   // Sorted by id.
   std::span<const SectionInfo> sections() const { return sections_; }

@@ -47,6 +47,7 @@ enum ModelSection : uint32_t {
   kWarnings,           // the warnings, each followed by a NUL
   kObjectAddrPacking,  // how kObjectAddr is packed (IndexWriter::addPacked)
   kObjectSizePacking,
+  kObjectLayoutPacking,
 };
 
 // A string of the model: where it lies in the dump file.
@@ -288,7 +289,7 @@ void addModelSections(const dump::Dump& d, IndexWriter& writer) {
   writer.addPacked(kObjectSize, kObjectSizePacking, o.size);
   writer.addArray(kObjectOffsetLow, o.offset.lowHalves().span());
   writer.addArray(kObjectOffsetHigh, o.offset.highHalves().span());
-  writer.addArray(kObjectLayout, o.layout.span());
+  writer.addPacked(kObjectLayout, kObjectLayoutPacking, o.layout);
   writer.addArray(kObjectSpanMetadata, o.span_metadata.span());
   writer.addArray(kLayoutBegin, std::span<const uint64_t>(d.layouts.begin));
   writer.addArray(kLayoutOffsets, std::span<const uint64_t>(d.layouts.offsets));
@@ -352,7 +353,7 @@ Expected<dump::Dump> readModelSections(const IndexFile& index, MappedFile file) 
         index.packedColumn(kObjectSize, kObjectSizePacking, o.size),
         index.column(kObjectOffsetLow, offset_low),
         index.column(kObjectOffsetHigh, offset_high),
-        index.column(kObjectLayout, o.layout),
+        index.packedColumn(kObjectLayout, kObjectLayoutPacking, o.layout),
         index.column(kObjectSpanMetadata, o.span_metadata),
         readArray(index, kLayoutBegin, d.layouts.begin),
         readArray(index, kLayoutOffsets, d.layouts.offsets),

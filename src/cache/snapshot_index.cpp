@@ -49,7 +49,7 @@ void addSnapshotSections(const analysis::ComputedParts& parts, IndexWriter& writ
   addColumn(writer, kChildrenTargets, parts.dominator_children.targets);
   if (parts.types) {
     const typing::HeapTypes& t = *parts.types;
-    addColumn(writer, kTypeAssignment, t.assignment);
+    writer.addPacked(kTypeAssignment, kTypeAssignmentPacking, t.assignment);
     addColumn(writer, kTypeAssignments, t.assignments);
     addCounters(writer, kTypeCounters,
                 std::array<uint64_t, 4>{t.typed_objects, t.conflicts, t.typed_from_roots,
@@ -80,7 +80,7 @@ Expected<analysis::ComputedParts> readSnapshotSections(const IndexFile& index) {
   if (index.has(kTypeAssignment)) {
     typing::HeapTypes t;
     std::array<uint64_t, 4> counters{};
-    for (Status s : {index.column(kTypeAssignment, t.assignment),
+    for (Status s : {index.packedColumn(kTypeAssignment, kTypeAssignmentPacking, t.assignment),
                      index.column(kTypeAssignments, t.assignments),
                      readCounters(index, kTypeCounters, counters)}) {
       if (!s) return s.error();

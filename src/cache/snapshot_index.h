@@ -38,13 +38,14 @@ enum SnapshotSection : uint32_t {
   // The type sections are there exactly when the heap was typed. Format 2
   // kept five columns per object; format 3 keeps each object's index into
   // a table of the distinct assignments.
-  kTypeAssignment,   // u32 per object
+  kTypeAssignment,   // per object, packed (kTypeAssignmentPacking)
   kTypeAssignments,  // typing::TypeAssignment
   kUnusedTypeCount,
   kUnusedTypeForm,
   kUnusedTypeDataOffset,
   kTypeCounters,     // u64: typed objects, conflicts, typed from roots, from headers
   kRetainedPacking,  // how kRetained is packed (IndexWriter::addPacked)
+  kTypeAssignmentPacking,
 };
 
 // Adds `parts`' sections to `writer`. The columns must stay alive until the

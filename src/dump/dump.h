@@ -144,7 +144,8 @@ struct Objects {
   // (a heap dump's), so that such a model spends no memory on it.
   Column<uint32_t> region;
   // Into Dump::layouts: the words of the contents that may hold pointers.
-  Column<uint32_t> layout;
+  // Packed to 2 bytes an object once sorted, when under 65536 layouts.
+  PackedIds layout;
   // go1.3 only: the type record's address and the object kind
   // (0 plain, 1 array, 2 channel, 127 conservative), from which the reader
   // made the object's layout.

@@ -151,6 +151,7 @@ void sortObjectsByAddress(Dump& dump) {
   Objects& o = dump.objects;
   o.addr.unpack();
   o.size.unpack();
+  o.layout.unpack();
   const Column<uint64_t>& addr = o.addr.unpacked();
   if (std::is_sorted(addr.begin(), addr.end())) return;
   // Object counts are below 2^32 (the graph refuses more), so indices fit
@@ -169,7 +170,7 @@ void sortObjectsByAddress(Dump& dump) {
   o.offset.permute(order);
   applyPermutation(o.size.unpacked(), order);
   applyPermutation(o.region, order);
-  applyPermutation(o.layout, order);
+  applyPermutation(o.layout.unpacked(), order);
   applyPermutation(o.type_addr, order);
   applyPermutation(o.type_index, order);
   applyPermutation(o.kind, order);
@@ -179,6 +180,7 @@ void sortObjectsByAddress(Dump& dump) {
 void packObjectColumns(Dump& dump) {
   dump.objects.addr.pack();
   dump.objects.size.pack();
+  dump.objects.layout.pack();
 }
 
 }  // namespace goheap::dump

@@ -10,9 +10,9 @@ namespace goheap::dump {
 // objects are already sorted.
 void sortObjectsByAddress(Dump& dump);
 
-// Stores the objects' addresses and sizes in 4 bytes each where they allow
-// it (util/packed_column.h). For once the columns are complete and sorted:
-// appending or sorting unpacks them again.
+// Stores the objects' addresses and sizes in 4 bytes each, and their
+// layouts in 2, where they allow it (util/packed_column.h). For once the columns are complete and
+// sorted: appending or sorting unpacks them again.
 void packObjectColumns(Dump& dump);
 
 }  // namespace goheap::dump

@@ -44,6 +44,12 @@ void appendValues(PackedColumn& to, const uint64_t* values, size_t n) {
 void appendValues(std::vector<uint64_t>& to, const uint64_t* values, size_t n) {
   to.insert(to.end(), values, values + n);
 }
+void appendValues(PackedIds& to, const uint32_t* values, size_t n) {
+  to.append(values, values + n);
+}
+void appendValues(std::vector<uint32_t>& to, const uint32_t* values, size_t n) {
+  to.insert(to.end(), values, values + n);
+}
 
 // A bounds-checked forward cursor over the file. Failure is sticky: after the
 // first problem every read returns zero and consumes nothing, and the record
@@ -413,7 +419,7 @@ struct ObjectBatch {
     to.offset.append(offset_low, offset_high, count, offset_high_bits != 0);
     offset_high_bits = 0;
     appendValues(to.size, size, count);
-    to.layout.insert(to.layout.end(), layout, layout + count);
+    appendValues(to.layout, layout, count);
     count = 0;
   }
 };
@@ -1034,10 +1040,11 @@ void RecordReader::resolveGo13Types() {
                              " go1.3 objects name no usable type record; every word of them is "
                              "treated as a possible pointer");
   }
-  o.layout.resize(o.count());
+  Column<uint32_t>& layout = o.layout.unpacked();
+  layout.resize(o.count());
   for (size_t i = 0; i < o.count(); i++) {
-    o.layout[i] = go13Layout(i);
-    dump_.total_field_entries += dump_.layouts.slotCount(o.layout[i]);
+    layout[i] = go13Layout(i);
+    dump_.total_field_entries += dump_.layouts.slotCount(layout[i]);
   }
 }
 
@@ -1083,7 +1090,7 @@ void RecordReader::reserveObjects(uint64_t file_size) {
   reserveLarge(o.addr.unpacked(), guess);
   o.offset.reserve(guess);
   reserveLarge(o.size.unpacked(), guess);
-  reserveLarge(o.layout, guess);
+  reserveLarge(o.layout.unpacked(), guess);
   if (dump_.version == FormatVersion::Go13) {
     reserveLarge(o.type_addr, guess);
     reserveLarge(o.kind, guess);

@@ -72,7 +72,7 @@ class Typer {
         const bin::DebugInfo& dw, HeapTypes& out)
       : d_(d), heap_(h), exe_(exe), dw_(dw), out_(out), words_(d.words()) {
     const size_t n = h.objectCount();
-    assignLarge(assignment_, n, 0u);
+    assignLarge(narrow_assignment_, n, uint16_t{0});
     assignments_.push_back(TypeAssignment{});  // 0: untyped
     assignment_index_.emplace(TypeAssignment{}, 0);
     has_pointers_.assign(dw.types().size(), -1);
@@ -163,14 +163,22 @@ class Typer {
   void set(NodeId o, TypeId layout, TypeId shown, uint64_t count, TypeForm form,
            bool count_guessed);
 
-  const TypeAssignment& of(NodeId o) const { return assignments_[assignment_[o]]; }
+  uint32_t assignmentOf(NodeId o) const {
+    return wide_assignment_.empty() ? narrow_assignment_[o] : wide_assignment_[o];
+  }
+  const TypeAssignment& of(NodeId o) const { return assignments_[assignmentOf(o)]; }
+  void setAssignment(NodeId o, uint32_t index);
   // Gives o the assignment `a`, shared with every object that has it.
   void reassign(NodeId o, const TypeAssignment& a);
 
  public:
   // Hands the assignments to `out_`; the Typer is done.
   void finish() {
-    out_.assignment = std::move(assignment_);
+    if (wide_assignment_.empty()) {
+      out_.assignment = PackedIds::fromPacked(0, 0, std::move(narrow_assignment_));
+    } else {
+      out_.assignment = PackedIds(std::move(wide_assignment_));
+    }
     out_.assignments = std::move(assignments_);
   }
 
@@ -184,7 +192,10 @@ class Typer {
   std::deque<NodeId> queue_;
   // HeapTypes::assignment and ::assignments while they are made, and where
   // each assignment is in the latter.
-  std::vector<uint32_t> assignment_;
+  // Each object's index, in 2 bytes while the table is below 65536 entries
+  // (as in every heap measured), in 4 once it is not.
+  std::vector<uint16_t> narrow_assignment_;
+  std::vector<uint32_t> wide_assignment_;
   std::vector<TypeAssignment> assignments_;
   std::unordered_map<TypeAssignment, uint32_t, AssignmentHash> assignment_index_;
   uint32_t last_assignment_ = 0;
@@ -320,18 +331,31 @@ bool Typer::directIface(uint64_t runtime_type_addr, TypeId t) const {
   }
 }
 
+void Typer::setAssignment(NodeId o, uint32_t index) {
+  if (wide_assignment_.empty() && index > UINT16_MAX) {
+    resizeLarge(wide_assignment_, narrow_assignment_.size());
+    std::copy(narrow_assignment_.begin(), narrow_assignment_.end(), wide_assignment_.begin());
+    std::vector<uint16_t>().swap(narrow_assignment_);
+  }
+  if (wide_assignment_.empty()) {
+    narrow_assignment_[o] = static_cast<uint16_t>(index);
+  } else {
+    wide_assignment_[o] = index;
+  }
+}
+
 void Typer::reassign(NodeId o, const TypeAssignment& a) {
   // Objects are mostly typed in runs of one type (a slice's elements, a
   // list's nodes), so the last assignment is worth trying before the table.
   if (!assignments_.empty() && assignments_[last_assignment_] == a) {
-    assignment_[o] = last_assignment_;
+    setAssignment(o, last_assignment_);
     return;
   }
   const auto [it, added] =
       assignment_index_.try_emplace(a, static_cast<uint32_t>(assignments_.size()));
   if (added) assignments_.push_back(a);
   last_assignment_ = it->second;
-  assignment_[o] = it->second;
+  setAssignment(o, it->second);
 }
 
 void Typer::set(NodeId o, TypeId layout, TypeId shown, uint64_t count, TypeForm form,

@@ -23,6 +23,7 @@
 #include "dump/dump.h"
 #include "graph/heap.h"
 #include "util/column.h"
+#include "util/packed_column.h"
 
 namespace goheap::typing {
 
@@ -54,8 +55,9 @@ struct TypeAssignment {
 };
 
 struct HeapTypes {
-  // Per object (NodeId), dense: an index into `assignments`.
-  Column<uint32_t> assignment;
+  // Per object (NodeId), dense: an index into `assignments` (2 bytes an
+  // object while there are fewer than 65536 assignments).
+  PackedIds assignment;
   // Distinct assignments; [0] is the untyped one with no header.
   Column<TypeAssignment> assignments;
 

@@ -30,8 +30,14 @@ template <class T>
 std::vector<T> asVector(const Column<T>& c) {
   return std::vector<T>(c.begin(), c.end());
 }
-std::vector<uint64_t> asVector(const PackedColumn& c) {
+template <class V, class D>
+std::vector<V> asVector(const BasicPackedColumn<V, D>& c) {
   return c.values();
+}
+// Where a packed column's values are stored.
+template <class V, class D>
+const void* storageOf(const BasicPackedColumn<V, D>& c) {
+  return c.packed() ? static_cast<const void*>(c.deltas().data()) : c.unpacked().data();
 }
 
 // Writes `snap`'s parts into an index file and maps it back.
@@ -115,9 +121,8 @@ TEST_P(SnapshotIndex, RestoresEveryColumnAsAViewOfTheFile) {
     return static_cast<const uint8_t*>(p) >= lo && static_cast<const uint8_t*>(p) < hi;
   };
   EXPECT_TRUE(inFile(r.heap.successors.targets.data()));
-  EXPECT_TRUE(inFile(r.retained.packed() ? static_cast<const void*>(r.retained.deltas().data())
-                                         : r.retained.unpacked().data()));
-  EXPECT_TRUE(inFile(r.types->assignment.data()));
+  EXPECT_TRUE(inFile(storageOf(r.retained)));
+  EXPECT_TRUE(inFile(storageOf(r.types->assignment)));
   EXPECT_EQ(r.heap.successors.targets.ownedBytes(), 0u);
   // Names come from the types: the same for every object.
   for (NodeId o = 0; o < r.heap.objectCount(); o += 7) {
@@ -303,7 +308,9 @@ TEST(SnapshotIndexChecks, DamagedPartsAreRefused) {
        }},
       {"an assignment index past the table",
        [&](analysis::ComputedParts& p) {
-         p.types->assignment[3] = static_cast<uint32_t>(p.types->assignments.size());
+         std::vector<uint32_t> indexes = p.types->assignment.values();
+         indexes[3] = static_cast<uint32_t>(p.types->assignments.size());
+         p.types->assignment = PackedIds(std::move(indexes));
        }},
       {"a dominator child out of range",
        [&](analysis::ComputedParts& p) { p.dominator_children.targets[0] = nodes; }},
@@ -318,7 +325,7 @@ TEST(SnapshotIndexChecks, DamagedPartsAreRefused) {
     own(parts.heap.root_record);
     own(parts.dom.idom);
     parts.retained = PackedColumn(parts.retained.values());
-    own(parts.types->assignment);
+    parts.types->assignment = PackedIds(parts.types->assignment.values());
     own(parts.types->assignments);
     own(parts.dominator_children.targets);
     d.apply(parts);

@@ -125,7 +125,7 @@ TEST(ModelLayouts, LongSlicesOfPointersCostOneElement) {
     // The objects' layouts (the data and bss segments' are long lists of
     // globals, stored slot by slot).
     std::vector<bool> used(l.count(), false);
-    for (uint32_t k : d->objects.layout) used[k] = true;
+    for (uint32_t k : d->objects.layout.values()) used[k] = true;
     uint64_t longest = 0, stored = 0, all = 0;
     for (uint32_t k = 0; k < l.count(); k++) {
       if (!used[k]) continue;

@@ -80,5 +80,22 @@ TEST(PackedColumn, AViewSurvivesMovingTheColumn) {
   EXPECT_EQ(moved[0], 0xc000000000u);
 }
 
+TEST(PackedIds, FewIdsTakeTwoBytesAndManyStayPlain) {
+  std::vector<uint32_t> few, many;
+  for (uint32_t i = 0; i < 100000; i++) {
+    few.push_back(1000 + i % 60000);
+    many.push_back(i);
+  }
+  PackedIds small(few), large(many);
+  small.pack();
+  large.pack();
+  ASSERT_TRUE(small.packed());
+  EXPECT_EQ(small.ownedBytes(), few.size() * sizeof(uint16_t));
+  EXPECT_EQ(small.values(), few);
+  // 0 to 99999 spans more than 2^16.
+  EXPECT_FALSE(large.packed());
+  EXPECT_EQ(large.values(), many);
+}
+
 }  // namespace
 }  // namespace goheap
