@@ -117,13 +117,6 @@ std::string dominatorProblem(const DominatorTree& dom, const Csr& children, uint
   while (!stack.empty()) {
     const NodeId p = stack.back();
     stack.pop_back();
-    // Each child's entries are a cache miss on a large heap: ask for all
-    // of them before the first is needed, so that the misses overlap.
-    for (NodeId c : children.neighbors(p)) {
-      __builtin_prefetch(&dom.idom[c]);
-      __builtin_prefetch(&met[c]);
-      __builtin_prefetch(&children.begin[c]);
-    }
     for (NodeId c : children.neighbors(p)) {
       if (met[c] != 0 || dom.idom[c] != p) return "a child that does not follow its dominator";
       met[c] = 1;

@@ -90,6 +90,15 @@ class Typer {
   void seedFrames();
   void seedFinalizersAndPanics();
   void run();
+  // Hands the assignments to `out_`; the Typer is done.
+  void finish() {
+    if (wide_assignment_.empty()) {
+      out_.assignment = PackedIds::fromPacked(0, 0, std::move(narrow_assignment_));
+    } else {
+      out_.assignment = PackedIds(std::move(wide_assignment_));
+    }
+    out_.assignments = std::move(assignments_);
+  }
 
  private:
   uint32_t ptr() const { return words_.ptrSize(); }
@@ -171,18 +180,6 @@ class Typer {
   // Gives o the assignment `a`, shared with every object that has it.
   void reassign(NodeId o, const TypeAssignment& a);
 
- public:
-  // Hands the assignments to `out_`; the Typer is done.
-  void finish() {
-    if (wide_assignment_.empty()) {
-      out_.assignment = PackedIds::fromPacked(0, 0, std::move(narrow_assignment_));
-    } else {
-      out_.assignment = PackedIds(std::move(wide_assignment_));
-    }
-    out_.assignments = std::move(assignments_);
-  }
-
- private:
   const dump::Dump& d_;
   const graph::Heap& heap_;
   const bin::BoundExecutable& exe_;
