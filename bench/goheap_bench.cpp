@@ -22,6 +22,7 @@
 #include "export/formats.h"
 #include "query/api.h"
 #include "query/open.h"
+#include "sql/database.h"
 #include "util/format.h"
 #include "util/process_memory.h"
 
@@ -188,6 +189,60 @@ int main(int argc, char** argv) {
     call("goroutines?sort=retained", {{"sort", "retained"}});
   }
 
+  // goheap sql: the grouping `top --by type` does, in SQL (first run: the
+  // table's name index is built too; then again), and lookups by address,
+  // each prepared and run as a query of its own.
+  struct SqlTiming {
+    std::string name;
+    double ms = 0;
+    uint64_t rows = 0;
+  };
+  std::vector<SqlTiming> sql_timings;
+  double top_type_ms = 0;
+  for (const Phase& p : phases) {
+    if (p.name == "top --by type" || (!s.types && p.name == "top --by site"))
+      top_type_ms = p.s * 1e3;
+  }
+  {
+    goheap::sql::SqlHeap heap(*opened);
+    auto db = goheap::sql::HeapDatabase::open(heap);
+    if (!db) {
+      std::fprintf(stderr, "sql: %s\n", db.error().message().c_str());
+      return 1;
+    }
+    auto run = [&](const std::string& name, const std::string& sql, int times = 1) {
+      auto a = Clock::now();
+      uint64_t rows = 0;
+      for (int i = 0; i < times; i++) {
+        auto r = (*db)->run(sql);
+        if (!r) {
+          std::fprintf(stderr, "%s: %s\n", name.c_str(), r.error().message().c_str());
+          return;
+        }
+        rows = r->empty() ? 0 : r->front().rows.size();
+      }
+      sql_timings.push_back({name, seconds(a, Clock::now()) * 1e3 / times, rows});
+    };
+    const std::string by = "type";  // as top --by type groups, typed or not
+    const std::string group =
+        "SELECT " + by + ", count(*), sum(retained) FROM objects GROUP BY " + by;
+    run("GROUP BY " + by + " (first: builds the index)", group);
+    run("GROUP BY " + by + " (again)", group);
+    run("count(*) WHERE reachable", "SELECT count(*) FROM objects WHERE reachable");
+    const uint64_t step = std::max<uint64_t>(1, s.heap.objectCount() / 1000);
+    auto a = Clock::now();
+    uint64_t found = 0;
+    for (uint64_t o = 0; o < s.heap.objectCount(); o += step) {
+      auto r = (*db)->run("SELECT id, size, type FROM objects WHERE address = " +
+                          std::to_string(s.dump.objects.addr[o]));
+      if (r && !r->empty()) found += r->front().rows.size();
+    }
+    const uint64_t lookups = (s.heap.objectCount() + step - 1) / step;
+    sql_timings.push_back({"lookup by address (each)",
+                           seconds(a, Clock::now()) * 1e3 / static_cast<double>(lookups), found});
+  }
+  const uint64_t sql_peak = goheap::peakRssBytes();
+
   // Conversions, to /dev/null: throughput in MiB of output per second.
   struct Conversion {
     std::string format;
@@ -291,6 +346,14 @@ int main(int argc, char** argv) {
   for (const ApiCall& c : api_calls) {
     std::printf("%-40s %9.1f %10zu\n", c.name.c_str(), c.ms, c.bytes);
   }
+  std::printf("\n%-40s %9s %10s %9s\n", "goheap sql", "ms", "rows", "x_top");
+  for (const SqlTiming& t : sql_timings) {
+    std::printf("%-40s %9.3f %10llu %9.2f\n", t.name.c_str(), t.ms,
+                static_cast<unsigned long long>(t.rows), top_type_ms > 0 ? t.ms / top_type_ms : 0);
+  }
+  std::printf("%-40s %9.1f ms; peak RSS after SQL %.1f MiB\n",
+              s.types ? "top --by type grouping" : "top --by site grouping", top_type_ms,
+              static_cast<double>(sql_peak) / (1 << 20));
   if (!conversions.empty()) {
     std::printf("\n%-26s %9s %10s %10s %12s\n", "convert --to", "seconds", "out MiB", "MiB/s",
                 "peak RSS MiB");

@@ -6,7 +6,7 @@
 # GOHEAP_LAYERS_FILE) to fail on an #include the table does not allow.
 # Layers are listed bottom up: a layer may use only layers listed before it.
 # See docs/architecture.md.
-set(GOHEAP_LAYERS util dump bin core acquire graph typing analysis cache export web query serve cli)
+set(GOHEAP_LAYERS util dump bin core acquire graph typing analysis cache export web query sql serve cli)
 set(GOHEAP_DEPS_util "")
 set(GOHEAP_DEPS_dump util)
 set(GOHEAP_DEPS_bin util dump)
@@ -19,8 +19,9 @@ set(GOHEAP_DEPS_cache util dump bin graph typing analysis)
 set(GOHEAP_DEPS_export util dump bin graph typing analysis)
 set(GOHEAP_DEPS_web util)
 set(GOHEAP_DEPS_query util dump bin core acquire graph typing analysis cache)
-set(GOHEAP_DEPS_serve util dump bin core acquire graph typing analysis cache query web)
-set(GOHEAP_DEPS_cli util dump bin core acquire graph typing analysis cache export web query serve)
+set(GOHEAP_DEPS_sql util dump bin core acquire graph typing analysis cache query)
+set(GOHEAP_DEPS_serve util dump bin core acquire graph typing analysis cache query sql web)
+set(GOHEAP_DEPS_cli util dump bin core acquire graph typing analysis cache export web query sql serve)
 
 set(GOHEAP_LAYERS_FILE ${CMAKE_BINARY_DIR}/generated/layers.txt)
 set(_goheap_layers_text "")

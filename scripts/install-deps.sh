@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs everything goheap's build and tests need on a fresh Debian 12 machine:
 # the C++ toolchain, zlib (compressed DWARF), Boost's headers (Beast and Asio,
-# for goheap serve), xxHash (the index cache's checksums and keys), Go 1.19 (Debian's golang-go), qemu-user-static for the
+# for goheap serve), xxHash (the index cache's checksums and keys), SQLite
+# (goheap sql), Go 1.19 (Debian's golang-go), qemu-user-static for the
 # 32-bit and big-endian test dumps, Go 1.24, 1.25, 1.26 and 1.27 from Debian
 # trixie, trixie-backports or forky, each unpacked into its own folder (nothing
 # is installed over the system), a JDK with VisualVM, whose heap library reads
@@ -15,7 +16,7 @@ if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
 
 packages=(build-essential cmake ninja-build clang clang-format libclang-rt-14-dev
           libgtest-dev libgmock-dev libbenchmark-dev zlib1g-dev
-          libboost-dev libxxhash-dev
+          libboost-dev libxxhash-dev libsqlite3-dev
           golang-go qemu-user-static python3 ca-certificates
           default-jdk-headless visualvm nodejs graphviz chromium)
 missing=()

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <numeric>
 
 #include "analysis/slots.h"
 #include "typing/heap_types.h"
@@ -50,16 +51,30 @@ std::vector<GlobalInfo> findGlobals(const Snapshot& s, std::string_view filter, 
                         [](const GlobalInfo& a, const GlobalInfo& b) { return a.name == b.name; }),
             out.end());
   if (out.size() > limit) out.resize(limit);
-  // What each one points to: the segment's pointer slots inside it.
+  // What each one points to: the segment's pointer slots inside it. Every
+  // global may be listed, so a slot finds the globals that may hold it by
+  // address, not by trying each.
+  std::vector<uint32_t> by_address(out.size());
+  std::iota(by_address.begin(), by_address.end(), 0u);
+  std::sort(by_address.begin(), by_address.end(),
+            [&](uint32_t a, uint32_t b) { return out[a].address < out[b].address; });
+  uint64_t widest = 1;
+  for (const GlobalInfo& g : out) widest = std::max(widest, g.size);
   for (NodeId r = s.heap.objectCount(); r < s.heap.nodeCount(); r++) {
     const graph::RootKind kind = s.heap.rootKind(r);
     if (kind != graph::RootKind::DataSegment && kind != graph::RootKind::BssSegment) continue;
     forEachNodeSlot(s, r, [&](uint64_t, uint64_t value, uint64_t slot) {
       if (value == 0) return;
-      for (GlobalInfo& g : out) {
-        if (slot < g.address || slot - g.address >= std::max<uint64_t>(g.size, 1)) continue;
-        const NodeId t = s.heap.addresses().find(value);
-        if (t == kNoNode) continue;
+      const NodeId t = s.heap.addresses().find(value);
+      if (t == kNoNode) return;
+      // The globals starting at or below the slot, nearest first, back to
+      // the widest global's reach.
+      auto it = std::upper_bound(by_address.begin(), by_address.end(), slot,
+                                 [&](uint64_t a, uint32_t g) { return a < out[g].address; });
+      while (it != by_address.begin()) {
+        GlobalInfo& g = out[*--it];
+        if (slot - g.address >= widest) break;
+        if (slot - g.address >= std::max<uint64_t>(g.size, 1)) continue;
         g.pointer_count++;
         if (g.points_to.size() < kTargetsShown) g.points_to.push_back(labelNode(s, t));
       }

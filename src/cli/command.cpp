@@ -28,6 +28,8 @@ std::span<const Command> allCommands() {
        runDiff},
       {"dups", "duplicate strings, []byte and identical objects, by bytes wasted", runDups},
       {"waste", "size-class rounding, arrays kept by small slices, sparse maps, garbage", runWaste},
+      {"sql", "SQL over the heap: objects, references, roots, fields, strings as tables",
+       runSql},
       {"report", "one self-contained HTML page and JSON of all of the above, for CI", runReport},
       {"convert", "the heap in another tool's format: JSON Lines, Graphviz, ...", runConvert},
       {"serve", "a web UI and JSON API over HTTP for a dump (and a base dump to diff with)",

@@ -56,6 +56,8 @@ int runDiff(int argc, const char* const* argv);
 // Memory held twice and memory paid for but unused (cmd_dups.cpp, cmd_waste.cpp).
 int runDups(int argc, const char* const* argv);
 int runWaste(int argc, const char* const* argv);
+// SQL over the heap's tables (cmd_sql.cpp).
+int runSql(int argc, const char* const* argv);
 // The index cache's entries: list and clear (cmd_cache.cpp).
 int runCache(int argc, const char* const* argv);
 
