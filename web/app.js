@@ -468,6 +468,7 @@ async function route() {
       case "diff": await diffPage(params); break;
       case "dups": await dupsPage(params); break;
       case "waste": await wastePage(params); break;
+      case "query": await queryPage(params); break;
       default: await overview();
     }
   } catch (e) {
@@ -627,4 +628,71 @@ async function wastePage() {
   html += `<table id="garbage"><tr><th class="num">bytes</th><th class="num">count</th><th>from</th><th>group</th></tr>`;
   for (const r of w.garbage.rows) html += `<tr><td class="num">${fmtBytes(r.bytes)}</td><td class="num">${fmtCount(r.count)}</td><td class="muted">${esc(r.source)}</td><td class="group">${esc(r.name)}</td></tr>`;
   main.innerHTML = html + `</table>`;
+}
+
+// ---- SQL (docs/sql.md) --------------------------------------------------------
+
+// The cookbook of docs/sql.md (served as /sql.md): [{title, sql}], in order.
+let cookbookCache = null;
+async function cookbook() {
+  if (cookbookCache) return cookbookCache;
+  const r = await fetch("/sql.md");
+  const text = r.ok ? await r.text() : "";
+  const part = text.slice(Math.max(0, text.indexOf("## Cookbook")));
+  const out = [];
+  const re = /### (.+)\n[\s\S]*?```sql\n([\s\S]*?)```/g;
+  for (let m; (m = re.exec(part)) !== null;) out.push({ title: m[1].trim(), sql: m[2].trim() });
+  cookbookCache = out;
+  return out;
+}
+
+// A cell: addresses link to their object; NULL is shown as such.
+function sqlCell(column, v) {
+  if (v === null) return `<td class="muted">NULL</td>`;
+  if (typeof v === "number") {
+    if (/^(address|pointer)$|_address$/.test(column) && v > 0) return `<td>${addrLink("0x" + v.toString(16))}</td>`;
+    return `<td class="num">${esc(v)}</td>`;
+  }
+  if (/^0x[0-9a-f]+$/.test(v)) return `<td>${addrLink(v)}</td>`;
+  return `<td>${esc(v)}</td>`;
+}
+
+// SQL over the heap: the statement in the URL (#/query?q=...), run read-only
+// by /api/sql, with the cookbook's questions as examples.
+async function queryPage(params) {
+  const sql = params.get("q") || "";
+  const [book, status] = await Promise.all([cookbook(), api("status")]);
+  const examples = book.filter((e) => status.has_base || !/\bold[._]/.test(e.sql));
+  main.innerHTML = `<h2>Query</h2>` +
+    `<p class="muted">SQL over the heap's tables (objects, refs, roots, fields, strings, goroutines, frames, globals, types, sites; paths(), subtree(), dominators()): see docs/sql.md. Read-only; Ctrl+Enter runs.</p>` +
+    `<form id="sql-form"><textarea id="sql" spellcheck="false" aria-label="SQL">${esc(sql)}</textarea><p><button type="submit">Run</button> <span id="sql-status" class="muted"></span></p></form>` +
+    `<details${sql ? "" : " open"}><summary>Examples (the cookbook)</summary><ol id="examples">${examples.map((e, i) => `<li><a data-example="${i}">${esc(e.title.replace(/^\d+\.\s*/, ""))}</a></li>`).join("")}</ol></details>` +
+    `<div id="sql-output"></div>`;
+  const area = main.querySelector("#sql");
+  const run = () => go("query", { q: area.value });
+  main.querySelector("#sql-form").onsubmit = (e) => { e.preventDefault(); run(); };
+  area.onkeydown = (e) => { if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) { e.preventDefault(); run(); } };
+  for (const a of main.querySelectorAll("#examples a")) {
+    a.onclick = () => go("query", { q: examples[Number(a.dataset.example)].sql });
+  }
+  if (!sql.trim()) return;
+  const out = main.querySelector("#sql-output");
+  const statusLine = main.querySelector("#sql-status");
+  statusLine.textContent = "running…";
+  let d;
+  try {
+    d = await api("sql?" + new URLSearchParams({ q: sql }));
+  } catch (e) {
+    statusLine.textContent = "";
+    out.innerHTML = `<p class="error" id="sql-error">${esc(e.message)}</p>`;
+    return;
+  }
+  statusLine.textContent = "";
+  let html = "";
+  for (const r of d.results) {
+    html += `<table id="sql-results"><tr>${r.columns.map((c) => `<th>${esc(c)}</th>`).join("")}</tr>`;
+    for (const row of r.rows) html += `<tr>${row.map((v, i) => sqlCell(r.columns[i], v)).join("")}</tr>`;
+    html += `</table><p class="muted">${fmtCount(r.row_count)} rows in ${(r.seconds * 1000).toFixed(1)} ms${r.truncated ? ` (stopped at ${fmtCount(d.max_rows)} rows)` : ""}</p>`;
+  }
+  out.innerHTML = html;
 }

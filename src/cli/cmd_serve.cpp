@@ -54,6 +54,13 @@ CommandSpec serveSpec() {
             "an earlier dump of the same program (a file or an http:// URL): the Diff page "
             "and /api/diff compare DUMP with it (EXE applies to both)")
       .defaultValue("");
+  spec.flag("sql-timeout", "SECONDS",
+            "the Query page and /api/sql stop a statement that runs longer (docs/sql.md)")
+      .kind(ValueKind::Uint)
+      .defaultValue("30");
+  spec.flag("sql-rows", "N", "the most rows an answer of /api/sql holds")
+      .kind(ValueKind::Uint)
+      .defaultValue("10000");
   addCacheFlags(spec);
   spec.example("goheap serve heap.dump", "open http://127.0.0.1:8080/ in a browser");
   spec.example("goheap serve --pid 4242",
@@ -66,6 +73,10 @@ CommandSpec serveSpec() {
                "a running service's heap now (the capture package), against an earlier dump");
   spec.example("curl 'http://127.0.0.1:8080/api/top?by=site&n=5'",
                "the API from a script: the 5 allocation sites retaining most");
+  spec.example(
+      "curl -G http://127.0.0.1:8080/api/sql --data-urlencode "
+      "'q=SELECT type, count(*) FROM objects GROUP BY type ORDER BY 2 DESC LIMIT 5'",
+      "SQL over the heap from a script (read-only)");
   spec.example("goheap serve heap.dump --http 0.0.0.0:8080 --allow-remote",
                "on every interface, for a colleague: open the printed URL with its ?token=");
   spec.example("goheap serve heap.dump --allow-host heapbox.internal",
@@ -103,6 +114,11 @@ int runServe(int argc, const char* const* argv) {
       options.allowed_hosts.assign(hosts.begin(), hosts.end());
     }
     options.answer_cache_bytes = args.getUint("answer-cache");
+    if (args.getUint("sql-timeout") == 0 || args.getUint("sql-rows") == 0) {
+      return fail(args.usageError("--sql-timeout and --sql-rows must be above 0"), kExitUsage);
+    }
+    options.sql_seconds = static_cast<double>(args.getUint("sql-timeout"));
+    options.sql_max_rows = args.getUint("sql-rows");
     options.open = openOptions(args);
     makeRoomForConnections(options.limits.max_connections);
 

@@ -16,6 +16,8 @@
 #include "query/open.h"
 #include "serve/access.h"
 #include "serve/url.h"
+#include "sql/database.h"
+#include "sql/result_json.h"
 #include "util/format.h"
 #include "util/json_writer.h"
 #include "web/web_assets.h"
@@ -87,6 +89,12 @@ struct Server::State : HttpHandler {
   std::string base_path;
   std::shared_ptr<const query::Session> base;
 
+  // /api/sql's tables over the heap (and the base), made with `ready`.
+  std::unique_ptr<sql::SqlHeap> sql_heap, sql_base;
+  double sql_seconds = 30;
+  uint64_t sql_max_rows = 10000;
+  HttpResponse answerSql(const std::vector<std::pair<std::string, std::string>>& query);
+
   std::variant<HttpResponse, Job> route(const HttpRequest& request) override;
   HttpResponse refusal(int status, std::string_view target, const std::string& why) override {
     return errorFor(target.substr(0, target.find('?')), status, why);
@@ -151,6 +159,8 @@ struct Server::State : HttpHandler {
     const query::Session* raw = session.get();
     {
       std::lock_guard lock(mu);
+      sql_heap = std::make_unique<sql::SqlHeap>(session);
+      if (base) sql_base = std::make_unique<sql::SqlHeap>(base);
       owned = std::move(session);
     }
     ready.store(raw);
@@ -195,6 +205,20 @@ std::variant<HttpResponse, HttpHandler::Job> Server::State::route(const HttpRequ
   if (path == "/api/status") return withCookie(jsonAnswer(statusJson()));
   if (!path.starts_with("/api/")) return withCookie(staticFile(path));
 
+  if (path == "/api/sql") {
+    const query::Session* session = ready.load();
+    if (session == nullptr) {
+      std::lock_guard lock(mu);
+      if (load_error) return apiError(500, "the dump could not be loaded: " + *load_error);
+      return apiError(503, "the dump is still loading (" + phase + "); see /api/status");
+    }
+    return Job([this, session, query = std::move(query), withCookie]() {
+      if (auto changed = filesChanged(*session)) return changedOnDisk(*changed);
+      HttpResponse answer = answerSql(query);
+      if (auto changed = filesChanged(*session)) return changedOnDisk(*changed);
+      return withCookie(std::move(answer));
+    });
+  }
   const query::ApiEndpoint* endpoint = query::findApiEndpoint(path.substr(5));
   if (endpoint == nullptr) {
     return apiError(404, "no such endpoint: " + path + " (see docs/web-api.md)");
@@ -222,6 +246,41 @@ std::variant<HttpResponse, HttpHandler::Job> Server::State::route(const HttpRequ
     if (auto changed = filesChanged(*session)) return changedOnDisk(*changed);
     return withCookie(std::move(answer));
   });
+}
+
+// GET /api/sql?q=SQL[&limit=N]: the statements of q, each run read-only
+// under the server's time and row limits, on a connection of its own.
+// Answers `goheap sql --json`'s document; bad SQL, a statement that writes
+// and one stopped at the time limit are 400 with SQLite's message.
+HttpResponse Server::State::answerSql(
+    const std::vector<std::pair<std::string, std::string>>& query) {
+  std::optional<std::string> text;
+  sql::SqlLimits limits{sql_max_rows, sql_seconds};
+  for (const auto& [name, value] : query) {
+    if (name == "q") {
+      text = value;
+    } else if (name == "limit") {
+      Expected<uint64_t> n = parseUint(value);
+      if (!n || *n == 0) return apiError(400, "limit must be a count of rows above 0");
+      limits.max_rows = std::min(*n, sql_max_rows);
+    } else {
+      return apiError(400, "unknown parameter " + name + " (/api/sql takes q and limit)");
+    }
+  }
+  if (!text || text->find_first_not_of(" \t\r\n;") == std::string::npos) {
+    return apiError(400, "q, the SQL to run, is missing: /api/sql?q=SELECT ... (docs/sql.md)");
+  }
+  auto db = sql::HeapDatabase::open(*sql_heap, sql_base.get());
+  if (!db) return apiError(500, db.error().message());
+  auto results = (*db)->run(*text, limits);
+  if (!results) return apiError(400, results.error().message());
+  std::string out;
+  JsonWriter w(out, JsonWriter::Style::Pretty);
+  w.beginObject().field("schema_version", 1).field("max_rows", limits.max_rows);
+  w.key("results").beginArray();
+  for (const sql::SqlResult& r : *results) sql::writeResultJson(w, r);
+  w.endArray().endObject();
+  return jsonAnswer(std::move(out));
 }
 
 // An embedded file, "/" being index.html, or a 404. Range requests are not
@@ -295,6 +354,8 @@ Expected<std::unique_ptr<Server>> Server::start(const HostPort& where,
   auto state = std::make_unique<State>();
   state->open_options = options.open;
   state->open_options.answer_cache_bytes = options.answer_cache_bytes;
+  state->sql_seconds = options.sql_seconds;
+  state->sql_max_rows = options.sql_max_rows;
   state->where = where;
   auto http = HttpServer::listen(where.host, where.port, options.limits);
   if (!http) return http.error();

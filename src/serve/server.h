@@ -45,6 +45,10 @@ struct ServeOptions {
   // --cache-size); its answer_cache_bytes is the one above.
   query::OpenOptions open;
   HttpLimits limits;
+  // /api/sql: each statement's time limit (--sql-timeout) and the rows an
+  // answer holds at most (a request's `limit` may ask for fewer).
+  double sql_seconds = 30;
+  uint64_t sql_max_rows = 10000;
 };
 
 // Why goheap serve will not listen on `host`: an address beyond loopback

@@ -39,6 +39,33 @@ async function diffChecks(page, api) {
   check(counts.every((c, i) => i === 0 || counts[i - 1] >= c), "sorted by count growth after a click");
 }
 
+// The Query page: the cookbook's examples (all twenty with a base), one run
+// shows /api/sql's rows, an address links to its object, bad SQL shows
+// SQLite's message.
+async function queryChecks(page, api) {
+  await page.goto(base + "/#/query");
+  await page.waitForSelector("#examples");
+  const examples = await page.$$eval("#examples a", (as) => as.length);
+  check(examples === 20, "the Query page offers the cookbook's twenty questions");
+  await page.click("#examples li:first-child a");
+  await page.waitForSelector("#sql-results");
+  const sql = await page.inputValue("#sql");
+  const answer = await api("sql?" + new URLSearchParams({ q: sql }));
+  const rows = await page.$$eval("#sql-results tr", (trs) => trs.length - 1);
+  check(rows === answer.results[0].row_count, "the first example shows /api/sql's rows");
+  const firstCell = await page.textContent("#sql-results tr:nth-child(2) td:first-child");
+  check(firstCell === String(answer.results[0].rows[0][0]), "its first cell is the API's");
+  await page.screenshot({ path: outDir + "/query.png", fullPage: true });
+  await page.goto(base + "/#/query?" + new URLSearchParams({ q: "SELECT address, type, retained FROM objects WHERE type = 'main.Session' LIMIT 3" }));
+  await page.waitForSelector("#sql-results a");
+  await page.click("#sql-results a");
+  await page.waitForSelector("#retained");
+  check((await page.evaluate(() => location.hash)).startsWith("#/obj/0x"), "an address in the results opens its object");
+  await page.goto(base + "/#/query?" + new URLSearchParams({ q: "SELEC 1" }));
+  await page.waitForSelector("#sql-error");
+  check((await page.textContent("#sql-error")).includes("syntax error"), "bad SQL shows SQLite's message");
+}
+
 (async () => {
   const browser = await chromium.launch({ executablePath: chromiumPath, args: ["--no-sandbox"] });
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
@@ -47,6 +74,7 @@ async function diffChecks(page, api) {
   const api = (path) => page.evaluate(async (p) => (await fetch("/api/" + p)).json(), path);
   if (mode === "diff") {
     await diffChecks(page, api);
+    await queryChecks(page, api);
     check(errors.length === 0, "no JavaScript errors (" + errors.join("; ") + ")");
     await browser.close();
     console.log("all diff UI checks passed");

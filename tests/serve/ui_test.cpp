@@ -78,7 +78,8 @@ TEST(WebUi, PagesShowTheApisNumbersInChromium) {
   }
 }
 
-// The Diff page, against the leaks program's two dumps served with --base.
+// The Diff and Query pages, against the leaks program's two dumps served
+// with --base.
 TEST(WebUi, DiffPageShowsTheApisRowsInChromium) {
   const std::string dir = std::string(GOHEAP_TESTDUMPS_DIR) + "/go1.24";
   if (!std::filesystem::exists(dir + "/leaks.old.dump")) GTEST_SKIP() << "no leaks dumps";
@@ -91,6 +92,7 @@ TEST(WebUi, DiffPageShowsTheApisRowsInChromium) {
       serveAndCheck(dir + "/leaks.dump", dir + "/leaks", dir + "/leaks.old.dump", "diff");
   ASSERT_FALSE(shots.empty());
   EXPECT_TRUE(std::filesystem::exists(shots + "/diff.png"));
+  EXPECT_TRUE(std::filesystem::exists(shots + "/query.png"));
 }
 
 }  // namespace
