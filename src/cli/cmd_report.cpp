@@ -8,7 +8,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <functional>
 #include <optional>
 #include <string>
@@ -18,6 +20,8 @@
 #include "cli/command.h"
 #include "cli/progress.h"
 #include "query/queries.h"
+#include "sql/database.h"
+#include "sql/result_json.h"
 #include "util/file_identity.h"
 #include "util/format.h"
 #include "util/json_writer.h"
@@ -39,7 +43,11 @@ CommandSpec reportSpec() {
       "OLD and EXE may come in either order: a file that starts like a heap dump is OLD, "
       "anything else is the executable. With --fail-if-growth the exit status is 3 when the "
       "reachable heap grew by more than the given bytes since OLD, so a memory test can fail "
-      "its build and attach the page.");
+      "its build and attach the page.\n\n"
+      "--sql FILE adds the results of a team's saved queries (SQL as `goheap sql` runs it, "
+      "docs/sql.md; with OLD, its tables are the schema old): a section of the page and of the "
+      "JSON per file. With --fail-if-rows the exit status is 3 when any of them returns a row, "
+      "so that a query naming what must not be in the heap is a check.");
   spec.positional("DUMP",
                   "the heap dump to report on (the newer one, with OLD), or an http:// URL that "
                   "serves one (the capture package's /debug/heapdump)");
@@ -57,6 +65,11 @@ CommandSpec reportSpec() {
   spec.flag("fail-if-growth", "BYTES",
             "exit with status 3 when the reachable heap grew by more than BYTES since OLD")
       .kind(ValueKind::ByteSize);
+  spec.flag("sql", "FILE",
+            "a file of SQL statements (separated by ';') whose results the report adds; may "
+            "be given more than once")
+      .repeatable();
+  spec.boolFlag("fail-if-rows", "exit with status 3 when a --sql statement returns any row");
   spec.flag("top", "N", "rows in the top retainers and groups tables")
       .kind(ValueKind::Uint)
       .defaultValue("20");
@@ -69,6 +82,9 @@ CommandSpec reportSpec() {
                "the same, with what grew between the two dumps");
   spec.example("goheap report after.dump before.dump --fail-if-growth 10MB || exit 1",
                "fail a CI step when the heap grew by more than 10 MB");
+  spec.example("goheap report heap.dump ./server --sql checks.sql --fail-if-rows",
+               "fail when a saved query finds something, e.g. SELECT address FROM objects WHERE "
+               "type = 'main.Session' AND retained > 1e6");
   spec.example("goheap report http://127.0.0.1:6060/debug/heapdump before.dump ./server",
                "a running service's heap (the capture package) against an earlier dump");
   return spec;
@@ -131,6 +147,28 @@ Status writeAndCommit(OutputFile& out, std::string_view text) {
   return out.commit();
 }
 
+// Rows a saved query's result keeps in the report.
+constexpr uint64_t kReportSqlRows = 1000;
+
+// A --sql file: its path and its statements.
+struct SqlFile {
+  std::string path;
+  std::string text;
+};
+
+Expected<std::string> readTextFile(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return Error("cannot read --sql " + path + ": " + std::strerror(errno));
+  std::string text;
+  char buf[65536];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
+  const bool failed = std::ferror(f) != 0;
+  std::fclose(f);
+  if (failed) return Error("cannot read --sql " + path);
+  return text;
+}
+
 struct Growth {
   uint64_t old_bytes = 0, new_bytes = 0;
   uint64_t old_objects = 0, new_objects = 0;
@@ -162,6 +200,17 @@ int runReport(int argc, const char* const* argv) {
     if (args.has("fail-if-growth") && !old_path) {
       return fail(args.usageError("--fail-if-growth needs OLD, an earlier dump to compare with"),
                   kExitUsage);
+    }
+    if (args.getBool("fail-if-rows") && args.getStrings("sql").empty()) {
+      return fail(args.usageError("--fail-if-rows needs --sql FILE, the queries to check"),
+                  kExitUsage);
+    }
+    // The saved queries are read now: a missing file is told before the load.
+    std::vector<SqlFile> sql_files;
+    for (const std::string& path : args.getStrings("sql")) {
+      Expected<std::string> text = readTextFile(path);
+      if (!text) return fail(text.error(), kExitUsage);
+      sql_files.push_back({path, text.take()});
     }
     const std::string html_path(args.getString("html"));
     std::string json_path(args.getString("json-file"));
@@ -199,6 +248,34 @@ int runReport(int argc, const char* const* argv) {
     const query::Session& current = **session;
     const analysis::Snapshot& snap = current.snapshot();
     const uint64_t top_n = args.getUint("top");
+
+    // The saved queries first: a mistake in one ends the command before
+    // the long sections.
+    struct SqlSection {
+      std::string file;
+      std::vector<sql::SqlResult> results;
+    };
+    std::vector<SqlSection> sql_sections;
+    uint64_t statements_with_rows = 0;
+    std::string first_with_rows;
+    if (!sql_files.empty()) {
+      Phase p = timer.phase("report: sql", &progress, 0);
+      sql::SqlHeap now_heap(*session);
+      std::unique_ptr<sql::SqlHeap> old_heap;
+      if (base) old_heap = std::make_unique<sql::SqlHeap>(base);
+      auto db = sql::HeapDatabase::open(now_heap, old_heap.get());
+      if (!db) return fail(db.error());
+      for (const SqlFile& f : sql_files) {
+        auto results = (*db)->run(f.text, {kReportSqlRows, 0});
+        if (!results) return fail(Error("--sql " + f.path + ": " + results.error().message()));
+        for (const sql::SqlResult& r : *results) {
+          if (r.rows.empty()) continue;
+          if (statements_with_rows++ == 0) first_with_rows = f.path + ": " + r.sql;
+        }
+        sql_sections.push_back({f.path, results.take()});
+      }
+    }
+    const bool rows_failed = args.getBool("fail-if-rows") && statements_with_rows > 0;
 
     std::string json;
     std::optional<Growth> growth;
@@ -253,6 +330,20 @@ int runReport(int argc, const char* const* argv) {
         diff.limit = top_n;
         section("diff", [&] { return query::diffJson(diff, queryDiff(*base, current, diff)); });
       }
+      if (!sql_files.empty()) {
+        w.key("sql").beginObject();
+        if (args.getBool("fail-if-rows")) {
+          w.field("fail_if_rows", true).field("failed", rows_failed);
+        }
+        w.field("statements_with_rows", statements_with_rows);
+        w.key("files").beginArray();
+        for (const SqlSection& f : sql_sections) {
+          w.beginObject().field("file", f.file).key("results").beginArray();
+          for (const sql::SqlResult& r : f.results) sql::writeResultJson(w, r);
+          w.endArray().endObject();
+        }
+        w.endArray().endObject();
+      }
       w.endObject();
     }
 
@@ -286,13 +377,18 @@ int runReport(int argc, const char* const* argv) {
       std::string t = timer.render(peakRssBytes());
       std::fwrite(t.data(), 1, t.size(), stderr);
     }
+    if (rows_failed) {
+      std::fprintf(stderr,
+                   "goheap: %s of the --sql statements returned rows (--fail-if-rows); the "
+                   "first: %s\n",
+                   formatCount(statements_with_rows).c_str(), first_with_rows.c_str());
+    }
     if (failed) {
       std::fprintf(stderr, "goheap: the reachable heap grew by %s, more than --fail-if-growth %s\n",
                    formatBytes(static_cast<uint64_t>(growth->delta())).c_str(),
                    formatBytes(args.getUint("fail-if-growth")).c_str());
-      return kExitGrowth;
     }
-    return kExitOk;
+    return failed || rows_failed ? kExitCheckFailed : kExitOk;
   });
 }
 

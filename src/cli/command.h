@@ -27,8 +27,10 @@ namespace goheap::cli {
 constexpr int kExitOk = 0;
 constexpr int kExitFailure = 1;
 constexpr int kExitUsage = 2;
-// goheap report --fail-if-growth: the heap grew by more than allowed.
-constexpr int kExitGrowth = 3;
+// goheap report's checks failed: the heap grew by more than
+// --fail-if-growth allows, or a --sql statement returned rows with
+// --fail-if-rows.
+constexpr int kExitCheckFailed = 3;
 
 struct Command {
   const char* name;

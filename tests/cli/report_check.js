@@ -74,6 +74,20 @@ function parseBytes(text) {
     check(Array.isArray(rows), `${t.path} is an array in the JSON`);
     check(t.rows === Math.min(rows.length, 50), `${t.path}: ${t.rows} rows shown of ${rows.length}`);
   }
+  // The saved queries' tables (--sql): the JSON's rows, cell by cell.
+  const sqlTables = await page.$$eval("table[data-sql]", (ts) => ts.map((t) => ({
+    at: t.dataset.sql,
+    cells: [...t.querySelectorAll("tbody tr")].map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent)),
+  })));
+  for (const t of sqlTables) {
+    const [fi, ri] = t.at.split(".").map(Number);
+    const rows = doc.sql.files[fi].results[ri].rows;
+    check(t.cells.length === rows.length, `sql ${t.at}: ${t.cells.length} rows shown of ${rows.length}`);
+    rows.forEach((row, i) => row.forEach((v, j) => {
+      check(t.cells[i][j] === (v === null ? "NULL" : String(v)), `sql ${t.at} row ${i} column ${j}`);
+      checked++;
+    }));
+  }
   const sections = await page.$$eval("main > section", (s) => s.map((x) => x.id));
   await page.screenshot({ path: shot, fullPage: true });
   await browser.close();

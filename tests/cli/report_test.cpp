@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -143,6 +144,49 @@ TEST_P(ReportOnLeaks, EachSectionIsTheDocumentOfItsCommand) {
   }
 }
 
+// A team's saved queries: their rows in the JSON, and --fail-if-rows fails
+// the build when one finds something (the Sessions added since OLD), not
+// when none does.
+TEST_P(ReportOnLeaks, SavedQueriesFailTheBuildWhenTheyFindRows) {
+  const JsonValue oracle = files_.oracle();
+  const std::string found = out("found.sql"), clean = out("clean.sql");
+  testing::writeWholeFile(found,
+                          "-- Sessions added since the base dump\n"
+                          "SELECT addr(address) FROM objects o WHERE type = 'main.Session' AND "
+                          "NOT EXISTS (SELECT 1 FROM old.objects p WHERE p.address = o.address "
+                          "AND p.type = o.type);\n");
+  testing::writeWholeFile(clean, "SELECT id FROM objects WHERE size > 1e12;");
+  const std::string html = out("q.html"), json = out("q.json");
+  RunResult r = testing::runGoheap({"report", files_.new_dump(), files_.old_dump(), files_.exe(),
+                                    "--html", html, "--json-file", json, "--no-progress", "--sql",
+                                    clean, "--sql", found, "--fail-if-rows"});
+  ASSERT_TRUE(r.exited) << r.describe();
+  EXPECT_EQ(r.code, 3) << r.describe();
+  EXPECT_NE(r.err.find("returned rows"), std::string::npos) << r.describe();
+  EXPECT_NE(r.err.find(found), std::string::npos) << r.describe();
+  const JsonValue doc = JsonValue::parse(testing::readWholeFile(json));
+  const JsonValue& sql = doc["sql"];
+  EXPECT_TRUE(sql["failed"].boolean());
+  EXPECT_EQ(sql["statements_with_rows"].u64(), 1u);
+  ASSERT_EQ(sql["files"].size(), 2u);
+  EXPECT_EQ(sql["files"][0]["results"][0]["row_count"].u64(), 0u);
+  const JsonValue& rows = sql["files"][1]["results"][0]["rows"];
+  std::set<uint64_t> got, want;
+  for (const JsonValue& row : rows.items()) got.insert(row[0].hexAddress());
+  for (const JsonValue& a : oracle["sessions"]["new_addrs"].items()) want.insert(a.hexAddress());
+  if (want.size() <= 1000) {  // the report keeps 1,000 rows of each
+    EXPECT_EQ(got, want);
+  } else {
+    EXPECT_TRUE(std::includes(want.begin(), want.end(), got.begin(), got.end()));
+  }
+  // The clean file alone passes.
+  r = testing::runGoheap({"report", files_.new_dump(), files_.exe(), "--html", html, "--json-file",
+                          json, "--no-progress", "--sql", clean, "--fail-if-rows"});
+  ASSERT_TRUE(r.exited) << r.describe();
+  EXPECT_EQ(r.code, 0) << r.describe();
+  EXPECT_FALSE(JsonValue::parse(testing::readWholeFile(json))["sql"]["failed"].boolean());
+}
+
 TEST_P(ReportOnLeaks, MistakesAreUsageErrors) {
   struct Case {
     std::vector<std::string> args;
@@ -158,6 +202,8 @@ TEST_P(ReportOnLeaks, MistakesAreUsageErrors) {
        "cannot create /nonexistent-dir/r.html: No such file or directory",
        1},
       {{"report", "/nonexistent.dump", "--no-progress"}, "/nonexistent.dump", 1},
+      {{"report", files_.new_dump(), "--fail-if-rows"}, "needs --sql", 2},
+      {{"report", files_.new_dump(), "--sql", "/nonexistent.sql"}, "cannot read --sql", 2},
   };
   for (const Case& c : cases) {
     RunResult r = testing::runGoheap(c.args);
@@ -176,9 +222,14 @@ TEST_P(ReportOnLeaks, PageShowsTheJsonsNumbersInChromiumOffline) {
                       "playwright-core is not installed (ctest's install_npm_tools does)");
   GOHEAP_REQUIRE_TOOL(std::filesystem::exists("/usr/bin/chromium"),
                       "chromium is not installed (scripts/install-deps.sh installs it)");
-  const std::string html = out("page.html"), json = out("page.json");
-  RunResult r = testing::runGoheap({"report", files_.new_dump(), files_.old_dump(), files_.exe(),
-                                    "--html", html, "--json-file", json, "--no-progress"});
+  const std::string html = out("page.html"), json = out("page.json"), checks = out("page.sql");
+  testing::writeWholeFile(checks,
+                          "SELECT type, count(*), sum(size) FROM objects WHERE reachable "
+                          "GROUP BY type ORDER BY 3 DESC LIMIT 5;\n"
+                          "SELECT name, address FROM globals WHERE name LIKE 'main.%';\n");
+  RunResult r =
+      testing::runGoheap({"report", files_.new_dump(), files_.old_dump(), files_.exe(), "--html",
+                          html, "--json-file", json, "--no-progress", "--sql", checks});
   ASSERT_TRUE(r.exited && r.code == 0) << r.describe();
   const std::string page = testing::readWholeFile(html);
   EXPECT_EQ(page.find("src=\"http"), std::string::npos);
@@ -198,7 +249,7 @@ TEST_P(ReportOnLeaks, PageShowsTheJsonsNumbersInChromiumOffline) {
   for (size_t i = 0; i < checked["sections"].size(); i++) {
     sections.push_back(checked["sections"][i].str());
   }
-  for (const char* want : {"summary", "top", "suspects", "duplicates", "waste", "diff"}) {
+  for (const char* want : {"summary", "top", "suspects", "duplicates", "waste", "diff", "sql"}) {
     EXPECT_NE(std::find(sections.begin(), sections.end(), want), sections.end()) << want;
   }
 }

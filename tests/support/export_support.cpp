@@ -66,6 +66,12 @@ std::string readWholeFile(const std::string& path) {
   return s.str();
 }
 
+void writeWholeFile(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  if (!out) ADD_FAILURE() << "cannot write " << path;
+}
+
 bool toolsRequired() {
   const char* ci = std::getenv("CI");
   return ci != nullptr && std::string(ci) == "true";

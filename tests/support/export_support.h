@@ -23,6 +23,8 @@ std::string writeFormat(const analysis::Snapshot& s, const std::string& format,
                         const exporting::ConvertOptions& options = {});
 
 std::string readWholeFile(const std::string& path);
+// Writes `text` to `path`, replacing it; a test failure when it cannot.
+void writeWholeFile(const std::string& path, const std::string& text);
 
 // True when CI=true: a missing tool is then a failure, not a skip.
 bool toolsRequired();

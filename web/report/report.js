@@ -263,6 +263,33 @@ function renderWaste() {
   return section("waste", "Waste", ...out);
 }
 
+// The team's saved queries (--sql FILE): each statement's rows, and the
+// --fail-if-rows verdict.
+function renderSql() {
+  const q = report.sql;
+  if (!q) return null;
+  const out = [];
+  if (q.fail_if_rows) {
+    out.push(el("div", { class: "verdict " + (q.failed ? "failed" : "passed"), id: "sql-verdict" },
+      q.failed ? `${fmtCount(q.statements_with_rows)} saved queries returned rows: FAILED`
+               : "No saved query returned a row: passed"));
+  }
+  q.files.forEach((f, fi) => {
+    out.push(el("h3", {}, f.file));
+    f.results.forEach((r, ri) => {
+      out.push(el("pre", { class: "mono sql" }, r.sql));
+      const head = el("tr", {}, r.columns.map(c => el("th", {}, c)));
+      const body = r.rows.map(row => el("tr", {}, row.map(v =>
+        el("td", { class: typeof v === "number" ? "num" : v === null ? "muted" : undefined },
+           v === null ? "NULL" : String(v)))));
+      out.push(el("table", { "data-sql": `${fi}.${ri}` }, el("thead", {}, head), el("tbody", {}, body)));
+      out.push(el("p", { class: "muted" }, `${fmtCount(r.row_count)} rows` +
+        (r.truncated ? " (the first ones; more in the heap)" : "")));
+    });
+  });
+  return section("sql", "Saved queries", ...out);
+}
+
 function render() {
   const main = document.getElementById("report");
   main.textContent = "";
@@ -271,6 +298,7 @@ function render() {
     `${s.file}${report.base ? " against " + report.base : ""} · ${s.go_version || s.format_version} ${s.arch}`;
   main.append(...[
     renderVerdict(),
+    renderSql(),
     renderSummary(),
     renderDiff(),
     renderSuspects(),
