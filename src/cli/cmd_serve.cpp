@@ -8,6 +8,7 @@
 
 #include "cli/command.h"
 #include "serve/server.h"
+#include "util/format.h"
 
 namespace goheap::cli {
 
@@ -61,6 +62,12 @@ CommandSpec serveSpec() {
   spec.flag("sql-rows", "N", "the most rows an answer of /api/sql holds")
       .kind(ValueKind::Uint)
       .defaultValue("10000");
+  spec.flag("sql-memory", "SIZE",
+            "what SQLite may allocate for all SQL queries together (sorts, groups); a query "
+            "that needs more fails (" +
+                std::string(kByteSizeUnitsHelp) + ")")
+      .kind(ValueKind::ByteSize)
+      .defaultValue("1G");
   addCacheFlags(spec);
   spec.example("goheap serve heap.dump", "open http://127.0.0.1:8080/ in a browser");
   spec.example("goheap serve --pid 4242",
@@ -119,6 +126,7 @@ int runServe(int argc, const char* const* argv) {
     }
     options.sql_seconds = static_cast<double>(args.getUint("sql-timeout"));
     options.sql_max_rows = args.getUint("sql-rows");
+    options.sql_memory_bytes = args.getUint("sql-memory");
     options.open = openOptions(args);
     makeRoomForConnections(options.limits.max_connections);
 

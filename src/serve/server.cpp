@@ -355,6 +355,7 @@ Expected<std::unique_ptr<Server>> Server::start(const HostPort& where,
   state->open_options = options.open;
   state->open_options.answer_cache_bytes = options.answer_cache_bytes;
   state->sql_seconds = options.sql_seconds;
+  sql::limitSqlMemory(options.sql_memory_bytes);
   state->sql_max_rows = options.sql_max_rows;
   state->where = where;
   auto http = HttpServer::listen(where.host, where.port, options.limits);

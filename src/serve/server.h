@@ -49,6 +49,9 @@ struct ServeOptions {
   // answer holds at most (a request's `limit` may ask for fewer).
   double sql_seconds = 30;
   uint64_t sql_max_rows = 10000;
+  // What SQLite may allocate for all /api/sql requests together
+  // (--sql-memory; sql::limitSqlMemory); 0: no limit.
+  uint64_t sql_memory_bytes = uint64_t{1} << 30;
 };
 
 // Why goheap serve will not listen on `host`: an address beyond loopback

@@ -54,6 +54,10 @@ std::string_view trimmed(std::string_view s) {
 
 }  // namespace
 
+void limitSqlMemory(uint64_t bytes) {
+  sqlite3_hard_heap_limit64(static_cast<sqlite3_int64>(bytes));
+}
+
 Expected<std::unique_ptr<HeapDatabase>> HeapDatabase::open(const SqlHeap& current,
                                                            const SqlHeap* base) {
   std::unique_ptr<HeapDatabase> d(new HeapDatabase());
@@ -148,8 +152,10 @@ Expected<std::vector<SqlResult>> HeapDatabase::run(std::string_view sql, const S
             "not write, attach files or change settings";
       } else if (why == "no query solution") {
         why =
-            "paths(), subtree() and dominators() need an argument, the node: paths(ID), "
-            "subtree(ID), dominators(ID); ID is objects.id, or object_at(ADDRESS)";
+            "paths(), subtree() and dominators() need their first argument, the node, as a "
+            "value known before they run (a number, object_at(ADDRESS), a column of a table "
+            "before them in FROM, or a subquery of other tables): paths(ID), subtree(ID), "
+            "dominators(ID), where ID is objects.id or a root's node";
       } else if (int offset = sqlite3_error_offset(db_); offset >= 0) {
         why += " at character " + std::to_string(offset - (text.data() - at) + 1);
       }
@@ -222,6 +228,12 @@ Expected<SqlResult> HeapDatabase::step(sqlite3_stmt* stmt, std::string_view text
     if (timed_out_) {
       return statementError(text, "the query was stopped after " + formatDuration(limits.seconds) +
                                       ", its time limit");
+    }
+    if ((rc & 0xff) == SQLITE_NOMEM && sqlite3_hard_heap_limit64(-1) > 0) {
+      return statementError(text,
+                            "the query needed more memory than SQL may use here (" +
+                                formatBytes(static_cast<uint64_t>(sqlite3_hard_heap_limit64(-1))) +
+                                "); ask for fewer rows, or group before sorting");
     }
     return statementError(text, std::string("SQL error: ") + sqlite3_errmsg(db_));
   }

@@ -33,6 +33,12 @@ struct SqlResult {
   double seconds = 0;
 };
 
+// The most SQLite may allocate in this process, for every connection
+// together (sorts, GROUP BY and DISTINCT tables, temporary results); 0 for
+// no limit. Beyond it a statement fails with an error that says so, rather
+// than the process growing until the machine runs out: goheap serve sets it.
+void limitSqlMemory(uint64_t bytes);
+
 class HeapDatabase {
  public:
   // A connection over `current` (schema main) and, when given, `base`

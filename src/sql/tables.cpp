@@ -46,6 +46,11 @@ void resultNode(sqlite3_context* ctx, NodeId n) {
   }
 }
 
+// "object", or the root's kind ("stack frame", "bss segment", ...).
+std::string_view nodeKindName(const analysis::Snapshot& s, NodeId n) {
+  return s.heap.isObject(n) ? std::string_view("object") : graph::rootKindName(s.heap.rootKind(n));
+}
+
 // The heap of a table's schema, or an Error naming it.
 Expected<const SqlHeap*> heapOf(const HeapForSchema& heaps, std::string_view schema) {
   const SqlHeap* h = heaps(schema);
@@ -895,41 +900,78 @@ constexpr ColumnDef kSubtreeColumns[] = {
     {"node", "INTEGER", true}, {"max_depth", "INTEGER", true},
 };
 
-class SubtreeCursor final : public FunctionCursor {
+// subtree() and dominators() stream their rows: on a heap of millions of
+// objects a subtree, or a long chain of dominators, is millions of rows.
+class SubtreeCursor final : public Cursor {
  public:
-  SubtreeCursor(const analysis::Snapshot& s, ScanCounter& counter)
-      : FunctionCursor(counter), s_(s) {}
+  SubtreeCursor(const analysis::Snapshot& s, ScanCounter& counter) : s_(s), counter_(counter) {}
 
- private:
-  Status compute(int plan) override {
-    Expected<NodeId> top = nodeArg(s_, optionalArg(plan, 0), "subtree");
-    if (!top) return top.error();
-    const uint64_t max_depth = optionalArg(plan, 1).value_or(UINT64_MAX);
-    const Csr& children = s_.dominatorChildren();
-    struct Item {
-      NodeId node;
-      uint64_t depth;
-    };
-    std::vector<Item> stack{{*top, 0}};
-    while (!stack.empty()) {
-      const Item it = stack.back();
-      stack.pop_back();
-      const NodeId n = it.node;
-      const bool object = s_.heap.isObject(n);
-      Value dominator;
-      if (s_.dom.idom[n] != kNoNode) dominator = static_cast<int64_t>(s_.dom.idom[n]);
-      rows_.push_back(
-          {static_cast<int64_t>(n), static_cast<int64_t>(it.depth), dominator,
-           static_cast<int64_t>(s_.retained[n]), static_cast<int64_t>(s_.shallowSize(n)),
-           object ? std::string("object") : std::string(graph::rootKindName(s_.heap.rootKind(n)))});
-      if (it.depth >= max_depth) continue;
-      const std::span<const NodeId> kids = children.neighbors(n);
-      // Biggest first in the output: pushed in reverse.
-      for (size_t k = kids.size(); k-- > 0;) stack.push_back({kids[k], it.depth + 1});
+  Status filter(const ScanRequest& r) override {
+    stack_.clear();
+    row_ = 0;
+    const std::optional<uint64_t> top = unsignedArg(r.args[0]);
+    Expected<NodeId> node = nodeArg(s_, top, "subtree");
+    if (!node) return node.error();
+    max_depth_ = UINT64_MAX;
+    if ((r.plan & 1) != 0) {
+      const std::optional<uint64_t> d = unsignedArg(r.args[1]);
+      if (!d) return Error("subtree(): the depth must be a number of levels, 0 or more");
+      max_depth_ = *d;
     }
+    stack_.push_back({*node, 0});
+    counter_.rows++;
     return Status::success();
   }
+  void next() override {
+    const Item it = stack_.back();
+    stack_.pop_back();
+    row_++;
+    if (it.depth < max_depth_) {
+      const std::span<const NodeId> kids = s_.dominatorChildren().neighbors(it.node);
+      // Biggest first: pushed in reverse.
+      for (size_t k = kids.size(); k-- > 0;) stack_.push_back({kids[k], it.depth + 1});
+    }
+    if (!stack_.empty()) counter_.rows++;
+  }
+  bool eof() const override { return stack_.empty(); }
+  int64_t rowid() const override { return static_cast<int64_t>(row_); }
+  void column(sqlite3_context* ctx, int col) override {
+    const Item& it = stack_.back();
+    const NodeId n = it.node;
+    switch (col) {
+      case 0:
+        resultInt(ctx, n);
+        break;
+      case 1:
+        resultInt(ctx, it.depth);
+        break;
+      case 2:
+        resultNode(ctx, s_.dom.idom[n]);
+        break;
+      case 3:
+        resultInt(ctx, s_.retained[n]);
+        break;
+      case 4:
+        resultInt(ctx, s_.shallowSize(n));
+        break;
+      case 5:
+        resultText(ctx, nodeKindName(s_, n), true);
+        break;
+      default:
+        sqlite3_result_null(ctx);  // the hidden arguments
+    }
+  }
+
+ private:
+  struct Item {
+    NodeId node;
+    uint64_t depth;
+  };
   const analysis::Snapshot& s_;
+  ScanCounter& counter_;
+  std::vector<Item> stack_;
+  uint64_t max_depth_ = UINT64_MAX;
+  uint64_t row_ = 0;
 };
 
 constexpr ColumnDef kDominatorsColumns[] = {
@@ -939,26 +981,47 @@ constexpr ColumnDef kDominatorsColumns[] = {
     {"node", "INTEGER", true},
 };
 
-class DominatorsCursor final : public FunctionCursor {
+class DominatorsCursor final : public Cursor {
  public:
-  DominatorsCursor(const analysis::Snapshot& s, ScanCounter& counter)
-      : FunctionCursor(counter), s_(s) {}
+  DominatorsCursor(const analysis::Snapshot& s, ScanCounter& counter) : s_(s), counter_(counter) {}
 
- private:
-  Status compute(int plan) override {
-    Expected<NodeId> start = nodeArg(s_, optionalArg(plan, 0), "dominators");
+  Status filter(const ScanRequest& r) override {
+    Expected<NodeId> start = nodeArg(s_, unsignedArg(r.args[0]), "dominators");
     if (!start) return start.error();
-    NodeId n = s_.dom.idom[*start];
-    for (int64_t depth = 1; n != kNoNode && n != s_.heap.superRoot(); depth++) {
-      const std::string kind = s_.heap.isObject(n)
-                                   ? std::string("object")
-                                   : std::string(graph::rootKindName(s_.heap.rootKind(n)));
-      rows_.push_back({static_cast<int64_t>(n), depth, kind});
-      n = s_.dom.idom[n];
-    }
+    node_ = *start;
+    depth_ = 0;
+    next();
     return Status::success();
   }
+  void next() override {
+    node_ = node_ == kNoNode ? kNoNode : s_.dom.idom[node_];
+    if (node_ == s_.heap.superRoot()) node_ = kNoNode;
+    depth_++;
+    if (node_ != kNoNode) counter_.rows++;
+  }
+  bool eof() const override { return node_ == kNoNode; }
+  int64_t rowid() const override { return static_cast<int64_t>(depth_); }
+  void column(sqlite3_context* ctx, int col) override {
+    switch (col) {
+      case 0:
+        resultInt(ctx, node_);
+        break;
+      case 1:
+        resultInt(ctx, depth_);
+        break;
+      case 2:
+        resultText(ctx, nodeKindName(s_, node_), true);
+        break;
+      default:
+        sqlite3_result_null(ctx);
+    }
+  }
+
+ private:
   const analysis::Snapshot& s_;
+  ScanCounter& counter_;
+  NodeId node_ = kNoNode;
+  uint64_t depth_ = 0;
 };
 
 template <class CursorType>

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "serve/server.h"
+#include "sql/database.h"
 #include "support/http_client.h"
 #include "support/json_value.h"
 #include "support/serve_process.h"
@@ -58,6 +59,7 @@ class ServeSql : public ::testing::Test {
     serve::ServeOptions options;
     options.sql_seconds = 1;
     options.sql_max_rows = 50;
+    options.sql_memory_bytes = 8 << 20;
     options.open.use_cache = false;
     auto server = serve::Server::start({"127.0.0.1", 0}, options);
     ASSERT_TRUE(server) << server.error().message();
@@ -69,6 +71,7 @@ class ServeSql : public ::testing::Test {
   static void TearDownTestSuite() {
     delete server_;
     server_ = nullptr;
+    sql::limitSqlMemory(0);  // the limit is the process's: other tests run SQL too
   }
   void SetUp() override {
     if (server_ == nullptr) GTEST_SKIP() << "no " << kDump << " (make_test_dumps makes it)";
@@ -136,6 +139,16 @@ TEST_F(ServeSql, StopsAnEndlessQueryAndGoesOnAnswering) {
   endless.join();
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(), 60);
   EXPECT_EQ(testing::httpGet("127.0.0.1", server_->where().port, "/api/status").status, 200);
+}
+
+// A sort of every object needs more than the 8 MiB SQL may use here: an
+// error, not a server that grows until the machine runs out.
+TEST_F(ServeSql, StopsAQueryThatNeedsTooMuchMemory) {
+  const testing::HttpAnswer a =
+      sql("SELECT o.*, p.* FROM objects o JOIN objects p ON p.id = o.id ORDER BY random()");
+  EXPECT_EQ(a.status, 400) << a.body.substr(0, 300);
+  EXPECT_NE(a.body.find("more memory"), std::string::npos) << a.body.substr(0, 300);
+  EXPECT_EQ(sql("SELECT count(*) FROM objects").status, 200);
 }
 
 TEST_F(ServeSql, CutsAtTheRowLimit) {
