@@ -7,7 +7,9 @@
 # seeded with fuzz/corpus/core_reader), a fifth for core_model_fuzz (cores
 # read into the dump model with Go 1.24's coreprog, seeded with small cores
 # make_core_model_corpus writes from its DWARF, when build/testdumps has it),
-# the rest for typing_fuzz (the DWARF typing pass over the zoo
+# a tenth for sql_fuzz (goheap sql's tables given arbitrary SQL over
+# examples/leaky.dump, seeded with docs/sql.md's cookbook), the rest for
+# typing_fuzz (the DWARF typing pass over the zoo
 # test program's dumps, mutated, when build/testdumps has them: Go 1.24's,
 # and Go 1.27's with and without GOEXPERIMENT=mapsplitgroup). New inputs go to
 # build-fuzz/corpus/<fuzzer>; the seed corpora in fuzz/corpus are only read.
@@ -22,12 +24,14 @@ index_seconds=$((seconds / 10))
 bin_seconds=$((seconds * 3 / 20))
 core_seconds=$((seconds * 3 / 20))
 model_seconds=$((seconds / 5))
-typing_seconds=$((seconds - dump_seconds - index_seconds - bin_seconds - core_seconds - model_seconds))
+sql_seconds=$((seconds / 10))
+typing_seconds=$((seconds - dump_seconds - index_seconds - bin_seconds - core_seconds - model_seconds - sql_seconds))
 [ "$dump_seconds" -ge 1 ] || dump_seconds=1
 [ "$index_seconds" -ge 1 ] || index_seconds=1
 [ "$bin_seconds" -ge 1 ] || bin_seconds=1
 [ "$core_seconds" -ge 1 ] || core_seconds=1
 [ "$model_seconds" -ge 1 ] || model_seconds=1
+[ "$sql_seconds" -ge 1 ] || sql_seconds=1
 [ "$typing_seconds" -ge 1 ] || typing_seconds=1
 
 if [ ! -f "$build/build.ninja" ]; then
@@ -35,7 +39,7 @@ if [ ! -f "$build/build.ninja" ]; then
     -DGOHEAP_FUZZ=ON -DGOHEAP_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGOHEAP_WERROR=ON
 fi
 ninja -C "$build" -j2 dump_reader_fuzz index_file_fuzz bin_reader_fuzz core_reader_fuzz \
-  core_model_fuzz make_core_model_corpus typing_fuzz
+  core_model_fuzz make_core_model_corpus typing_fuzz sql_fuzz
 
 mkdir -p "$build/corpus/dump_reader" "$build/corpus/index_file" "$build/corpus/bin_reader" \
   "$build/corpus/core_reader" "$build/corpus/typing" "$build/artifacts"
@@ -71,6 +75,16 @@ if [ -f "$coreprog" ]; then
 else
   echo "fuzz/run.sh: build/testdumps/go1.24/coreprog is missing (make-dumps.sh makes it): skipped"
 fi
+# goheap sql, seeded with the cookbook's queries (one file each).
+sql_seed="$build/corpus/sql_seed"
+rm -rf "$sql_seed"
+mkdir -p "$sql_seed" "$build/corpus/sql"
+awk -v dir="$sql_seed" '/^```sql$/ { n++; inside = 1; next } /^```$/ { inside = 0; next }
+  inside { print > (dir "/cookbook-" n ".sql") }' "$root/docs/sql.md"
+"$build/fuzz/sql_fuzz" \
+  -max_total_time="$sql_seconds" -max_len=2048 -rss_limit_mb=2048 -timeout=10 \
+  -dict="$root/fuzz/sql.dict" -print_final_stats=1 -artifact_prefix="$build/artifacts/" \
+  "$build/corpus/sql" "$sql_seed" || status=1
 # The typing pass over the zoo of Go 1.24 and, when make-dumps.sh wrote
 # them, of Go 1.27 (TFlag's direct-interface bit, span metadata) and Go 1.27
 # with GOEXPERIMENT=mapsplitgroup (split map groups), sharing the time.

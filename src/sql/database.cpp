@@ -136,6 +136,10 @@ int HeapDatabase::onProgress(void* self) {
 
 Expected<std::vector<SqlResult>> HeapDatabase::run(std::string_view sql, const SqlLimits& limits) {
   std::vector<SqlResult> results;
+  // SQLite ends a statement at a zero byte, and would stop there for ever.
+  if (const size_t zero = sql.find('\0'); zero != std::string_view::npos) {
+    return Error("the SQL has a zero byte at offset " + std::to_string(zero));
+  }
   const char* at = sql.data();
   const char* end = sql.data() + sql.size();
   while (at < end) {
@@ -162,7 +166,9 @@ Expected<std::vector<SqlResult>> HeapDatabase::run(std::string_view sql, const S
       sqlite3_finalize(stmt);
       return statementError(text, "SQL error: " + why);
     }
-    at = tail ? tail : end;
+    const char* next = tail ? tail : end;
+    if (next <= at) next = end;  // no progress: nothing more SQLite can read
+    at = next;
     if (stmt == nullptr) continue;  // only white space or a comment
     if (!sqlite3_stmt_readonly(stmt)) {
       sqlite3_finalize(stmt);

@@ -311,6 +311,11 @@ TEST_P(Sql, MistakesAndLimits) {
   const auto cut = l->run("SELECT id FROM objects", {7, 0});
   EXPECT_EQ(cut.rows.size(), 7u);
   EXPECT_TRUE(cut.truncated);
+  // A zero byte (SQLite would stop reading there) is an error, not a hang.
+  auto zero = l->db->run(std::string("SELECT 1 FROM objects WHER\0E NOT reachable", 42));
+  ASSERT_FALSE(zero);
+  EXPECT_NE(zero.error().message().find("zero byte at offset 26"), std::string::npos)
+      << zero.error().message();
   // Several statements in one text: one result each.
   auto two = l->db->run("SELECT 1; SELECT 2, 3;");
   ASSERT_TRUE(two);
