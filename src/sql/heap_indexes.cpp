@@ -107,6 +107,11 @@ const std::vector<analysis::Header>& SqlHeap::textHeaders() const {
         out.push_back(h);
       }
     }
+    // By holder, for strings' lookups by holder (findHeaders' order puts the
+    // data segment before bss, whatever their node ids).
+    std::stable_sort(
+        out.begin(), out.end(),
+        [](const analysis::Header& a, const analysis::Header& b) { return a.holder < b.holder; });
     return out;
   });
 }

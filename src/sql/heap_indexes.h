@@ -72,8 +72,8 @@ class SqlHeap {
   // Type (as `top --by type`), Site or Shape.
   const GroupIndex& groups(typing::GroupKind kind) const;
   const BuiltRows& rows(BuiltTable table) const;
-  // The string and []byte headers in typed memory (query::Session's), and
-  // their rows' order by the object holding the bytes.
+  // The string and []byte headers in typed memory (query::Session's), by
+  // holder; and their order by the address of the bytes.
   const std::vector<analysis::Header>& textHeaders() const;
   const std::vector<uint32_t>& textHeadersByTarget() const;
   // The node of the data and bss segments (kNoNode when the heap has none).

@@ -61,6 +61,37 @@ Expected<const SqlHeap*> heapOf(const HeapForSchema& heaps, std::string_view sch
   return h;
 }
 
+// A table searched by equality on some columns (`lookups`), else scanned:
+// refs, fields and strings. `scan_rows` estimates a scan's rows (its cost,
+// for SQLite's planner) from the heap.
+template <class CursorType>
+class LookupTable final : public Table {
+ public:
+  using ScanRows = double (*)(const analysis::Snapshot&);
+  LookupTable(const SqlHeap& heap, ScanCounter& counter, std::span<const ColumnDef> columns,
+              std::vector<Lookup> lookups, ScanRows scan_rows)
+      : heap_(heap),
+        counter_(counter),
+        columns_(columns),
+        lookups_(std::move(lookups)),
+        scan_rows_(scan_rows) {}
+  std::span<const ColumnDef> columns() const override { return columns_; }
+  int plan(sqlite3_index_info& info) const override {
+    planLookup(info, lookups_, scan_rows_(heap_.snapshot()));
+    return SQLITE_OK;
+  }
+  std::unique_ptr<Cursor> open() const override {
+    return std::make_unique<CursorType>(heap_, counter_);
+  }
+
+ private:
+  const SqlHeap& heap_;
+  ScanCounter& counter_;
+  std::span<const ColumnDef> columns_;
+  std::vector<Lookup> lookups_;
+  ScanRows scan_rows_;
+};
+
 // ---- objects ---------------------------------------------------------------
 
 enum ObjectColumn : int {
@@ -122,8 +153,7 @@ class ObjectsCursor final : public Cursor {
         }
         break;
       case kById:
-        if (auto id = unsignedArg(r.args[0]);
-            id && s_.heap.isObject(static_cast<NodeId>(*id)) && *id < s_.heap.objectCount()) {
+        if (auto id = unsignedArg(r.args[0]); id && *id < s_.heap.objectCount()) {
           single_ = static_cast<NodeId>(*id);
         }
         break;
@@ -272,7 +302,7 @@ constexpr ColumnDef kRefColumns[] = {
 
 class RefsCursor final : public Cursor {
  public:
-  RefsCursor(const analysis::Snapshot& s, ScanCounter& counter) : s_(s), counter_(counter) {}
+  RefsCursor(const SqlHeap& heap, ScanCounter& counter) : s_(heap.snapshot()), counter_(counter) {}
 
   Status filter(const ScanRequest& r) override {
     sources_.clear();
@@ -391,24 +421,6 @@ class RefsCursor final : public Cursor {
   uint64_t rowid_ = 0;
 };
 
-class RefsTable final : public Table {
- public:
-  RefsTable(const SqlHeap& heap, ScanCounter& counter) : heap_(heap), counter_(counter) {}
-  std::span<const ColumnDef> columns() const override { return kRefColumns; }
-  int plan(sqlite3_index_info& info) const override {
-    const Lookup lookups[] = {{kRefFrom, 4}, {kRefTo, 4}};
-    planLookup(info, lookups, heap_.snapshot().heap.successors.edgeCount());
-    return SQLITE_OK;
-  }
-  std::unique_ptr<Cursor> open() const override {
-    return std::make_unique<RefsCursor>(heap_.snapshot(), counter_);
-  }
-
- private:
-  const SqlHeap& heap_;
-  ScanCounter& counter_;
-};
-
 // ---- fields ----------------------------------------------------------------
 
 enum FieldColumn : int {
@@ -429,7 +441,8 @@ constexpr size_t kFieldsPerObject = 4096;
 
 class FieldsCursor final : public Cursor {
  public:
-  FieldsCursor(const analysis::Snapshot& s, ScanCounter& counter) : s_(s), counter_(counter) {}
+  FieldsCursor(const SqlHeap& heap, ScanCounter& counter)
+      : s_(heap.snapshot()), counter_(counter) {}
 
   Status filter(const ScanRequest& r) override {
     fields_.clear();
@@ -510,25 +523,6 @@ class FieldsCursor final : public Cursor {
   size_t pos_ = 0;
   NodeId object_ = 0, next_object_ = 0, last_object_ = 0;
   uint64_t rowid_ = 0;
-};
-
-class FieldsTable final : public Table {
- public:
-  FieldsTable(const SqlHeap& heap, ScanCounter& counter) : heap_(heap), counter_(counter) {}
-  std::span<const ColumnDef> columns() const override { return kFieldColumns; }
-  int plan(sqlite3_index_info& info) const override {
-    const Lookup lookups[] = {{kFieldObject, 8}};
-    // Decoding every object's fields costs far more than reading a row.
-    planLookup(info, lookups, 20.0 * heap_.snapshot().heap.objectCount());
-    return SQLITE_OK;
-  }
-  std::unique_ptr<Cursor> open() const override {
-    return std::make_unique<FieldsCursor>(heap_.snapshot(), counter_);
-  }
-
- private:
-  const SqlHeap& heap_;
-  ScanCounter& counter_;
 };
 
 // ---- strings ---------------------------------------------------------------
@@ -656,24 +650,6 @@ class StringsCursor final : public Cursor {
   ScanCounter& counter_;
   std::span<const uint32_t> order_;
   size_t pos_ = 0, end_ = 0;
-};
-
-class StringsTable final : public Table {
- public:
-  StringsTable(const SqlHeap& heap, ScanCounter& counter) : heap_(heap), counter_(counter) {}
-  std::span<const ColumnDef> columns() const override { return kStringColumns; }
-  int plan(sqlite3_index_info& info) const override {
-    const Lookup lookups[] = {{kStrHolder, 4}, {kStrObject, 2}};
-    planLookup(info, lookups, heap_.snapshot().heap.objectCount());
-    return SQLITE_OK;
-  }
-  std::unique_ptr<Cursor> open() const override {
-    return std::make_unique<StringsCursor>(heap_, counter_);
-  }
-
- private:
-  const SqlHeap& heap_;
-  ScanCounter& counter_;
 };
 
 // ---- the built tables (roots, goroutines, frames, globals, types, sites) ----
@@ -1095,11 +1071,28 @@ Status registerHeapModules(sqlite3* db, HeapForSchema heaps, ScanCounter& counte
   ScanCounter* c = &counter;
   Status st =
       table("objects", [c](const SqlHeap& h) { return std::make_unique<ObjectsTable>(h, *c); });
-  if (st) st = table("refs", [c](const SqlHeap& h) { return std::make_unique<RefsTable>(h, *c); });
-  if (st)
-    st = table("fields", [c](const SqlHeap& h) { return std::make_unique<FieldsTable>(h, *c); });
-  if (st)
-    st = table("strings", [c](const SqlHeap& h) { return std::make_unique<StringsTable>(h, *c); });
+  if (st) {
+    st = table("refs", [c](const SqlHeap& h) {
+      return std::make_unique<LookupTable<RefsCursor>>(
+          h, *c, kRefColumns, std::vector<Lookup>{{kRefFrom, 4}, {kRefTo, 4}},
+          [](const analysis::Snapshot& s) { return double(s.heap.successors.edgeCount()); });
+    });
+  }
+  if (st) {
+    st = table("fields", [c](const SqlHeap& h) {
+      // Decoding every object's fields costs far more than reading a row.
+      return std::make_unique<LookupTable<FieldsCursor>>(
+          h, *c, kFieldColumns, std::vector<Lookup>{{kFieldObject, 8}},
+          [](const analysis::Snapshot& s) { return 20.0 * s.heap.objectCount(); });
+    });
+  }
+  if (st) {
+    st = table("strings", [c](const SqlHeap& h) {
+      return std::make_unique<LookupTable<StringsCursor>>(
+          h, *c, kStringColumns, std::vector<Lookup>{{kStrHolder, 4}, {kStrObject, 2}},
+          [](const analysis::Snapshot& s) { return double(s.heap.objectCount()); });
+    });
+  }
   for (size_t t = 0; st && t < static_cast<size_t>(BuiltTable::Count); t++) {
     const auto which = static_cast<BuiltTable>(t);
     st = table(builtTableSpec(which).name, [c, which](const SqlHeap& h) {
