@@ -18,7 +18,7 @@ void printUsage(std::FILE* out) {
                "goheap %.*s: reads Go heap dumps (runtime/debug.WriteHeapDump) and shows what\n"
                "holds the memory: histograms, the dominator tree and retained sizes, paths from\n"
                "GC roots, goroutines, leak suspects, what grew between two dumps, duplicates\n"
-               "and waste.\n\n"
+               "and waste, and SQL over all of it.\n\n"
                "usage: goheap COMMAND DUMP [EXE] [flags]   (goheap bin EXE for an executable)\n\n"
                "EXE, the program's executable, adds Go types, fields, globals and source lines.\n\n"
                "commands:\n",
@@ -35,7 +35,9 @@ void printUsage(std::FILE* out) {
       "  goheap top heap.dump ./server        the Go types retaining most\n"
       "  goheap suspects heap.dump ./server   what looks like a leak, and where it piles up\n"
       "  goheap diff old.dump new.dump        what grew, and what holds the new objects\n"
-      "  goheap report new.dump old.dump      an HTML page and JSON of it all, for CI\n\n"
+      "  goheap report new.dump old.dump      an HTML page and JSON of it all, for CI\n"
+      "  goheap sql heap.dump ./server -e \"SELECT type, count(*) FROM objects GROUP BY type\"\n"
+      "                                       your own question, in SQL (docs/sql.md)\n\n"
       "'goheap COMMAND --help' explains a command and its flags.\n"
       "To write a dump from a Go program:\n"
       "  f, _ := os.Create(\"heap.dump\"); debug.WriteHeapDump(f.Fd()); f.Close()\n");
