@@ -328,7 +328,18 @@ class GoroutineScanner {
     }
     const uint64_t locals_end = varp - sp;
     if (!locals) {
-      for (uint64_t off = child.arglen; off < locals_end; off += ptr_) out_.offsets.push_back(off);
+      // Without a locals map every word of the frame is listed: only when
+      // the core holds the frame, so that a damaged sp or frame size cannot
+      // list more words than there is memory (a fuzzed core asked for 2 GiB).
+      if (mem_.contains(sp, locals_end)) {
+        for (uint64_t off = child.arglen; off < locals_end; off += ptr_) {
+          out_.offsets.push_back(off);
+        }
+      } else {
+        warn(f, pc,
+             "its frame of " + std::to_string(locals_end) + " bytes at sp " + formatHex(sp) +
+                 " is not in the core; its words are not scanned");
+      }
     } else if (locals->n < 0) {
       const uint64_t size = static_cast<uint64_t>(-static_cast<int64_t>(locals->n));
       for (uint64_t off = locals_end - std::min(size, locals_end); off < locals_end; off += ptr_) {
