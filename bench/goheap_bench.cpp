@@ -234,7 +234,7 @@ int main(int argc, char** argv) {
     uint64_t found = 0;
     for (uint64_t o = 0; o < s.heap.objectCount(); o += step) {
       auto r = (*db)->run("SELECT id, size, type FROM objects WHERE address = " +
-                          std::to_string(s.dump.objects.addr[o]));
+                          std::to_string(s.model.objects.addr[o]));
       if (r && !r->empty()) found += r->front().rows.size();
     }
     const uint64_t lookups = (s.heap.objectCount() + step - 1) / step;

@@ -21,7 +21,7 @@
 #include "core/core_file.h"
 #include "core/core_model.h"
 #include "core/executable_match.h"
-#include "dump/dump.h"
+#include "model/heap_model.h"
 #include "util/mapped_file.h"
 
 namespace {
@@ -34,14 +34,15 @@ const goheap::bin::DebugInfo* runtime_types = nullptr;
   std::abort();
 }
 
-bool inRegion(const goheap::dump::Dump& d, const goheap::dump::ByteRange& r) {
+bool inRegion(const goheap::model::HeapModel& d, const goheap::model::ByteRange& r) {
   if (r.region >= d.regionCount()) return false;
   const uint64_t n = d.region(r.region).size();
   return r.offset <= n && r.size <= n - r.offset;
 }
 
 // Every slot of `layout` is a whole word inside `size` bytes.
-void checkSlots(const goheap::dump::Dump& d, uint32_t layout, uint64_t size, const char* what) {
+void checkSlots(const goheap::model::HeapModel& d, uint32_t layout, uint64_t size,
+                const char* what) {
   if (layout >= d.layouts.count()) broken(what);
   const uint64_t ptr = d.params.ptr_size;
   d.forEachSlot(layout, [&](uint64_t off) {
@@ -49,8 +50,8 @@ void checkSlots(const goheap::dump::Dump& d, uint32_t layout, uint64_t size, con
   });
 }
 
-void checkModel(const goheap::dump::Dump& d) {
-  const goheap::dump::Objects& o = d.objects;
+void checkModel(const goheap::model::HeapModel& d) {
+  const goheap::model::Objects& o = d.objects;
   if (o.size.size() != o.count() || o.offset.size() != o.count() || o.layout.size() != o.count()) {
     broken("object columns of different lengths");
   }
@@ -59,15 +60,15 @@ void checkModel(const goheap::dump::Dump& d) {
     if (!inRegion(d, {o.offset[i], o.size[i], region})) broken("an object's bytes outside");
     checkSlots(d, o.layout[i], o.size[i], "an object's slot outside it");
   }
-  for (const goheap::dump::StackFrame& f : d.frames) {
+  for (const goheap::model::StackFrame& f : d.frames) {
     if (!inRegion(d, f.contents)) broken("a frame's bytes outside");
     checkSlots(d, f.layout, f.contents.size, "a frame's slot outside it");
     if (f.goroutine >= d.goroutines.size()) broken("a frame of no goroutine");
   }
-  for (const goheap::dump::Goroutine& g : d.goroutines) {
+  for (const goheap::model::Goroutine& g : d.goroutines) {
     if (uint64_t{g.first_frame} + g.frame_count > d.frames.size()) broken("frames out of range");
   }
-  for (const goheap::dump::Segment* s : {&d.data, &d.bss}) {
+  for (const goheap::model::Segment* s : {&d.data, &d.bss}) {
     if (!s->present) continue;
     if (!inRegion(d, s->contents)) broken("a segment's bytes outside");
     checkSlots(d, s->layout, s->contents.size, "a segment's slot outside it");

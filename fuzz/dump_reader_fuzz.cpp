@@ -21,7 +21,7 @@
 
 namespace {
 
-using goheap::dump::Dump;
+using goheap::model::HeapModel;
 
 [[noreturn]] void fail(const char* what, uint64_t index, uint64_t off, uint64_t size) {
   std::fprintf(stderr, "dump_reader_fuzz: %s %llu: slot at %llu outside %llu bytes\n", what,
@@ -33,7 +33,7 @@ using goheap::dump::Dump;
 // Reads every pointer word of contents whose slots `walk` reports.
 template <class Walk>
 uint64_t touchSlots(const Dump& d, const char* what, uint64_t index,
-                    const goheap::dump::ByteRange& contents, Walk&& walk) {
+                    const goheap::model::ByteRange& contents, Walk&& walk) {
   if (contents.region >= d.regionCount()) std::abort();
   const auto region = d.region(contents.region);
   const uint64_t offset = contents.offset;
@@ -70,8 +70,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   uint64_t sum = 0;
 
   for (size_t i = 0; i < d.objects.count(); ++i) {
-    const goheap::dump::ByteRange contents{d.objects.offset[i], d.objects.size[i],
-                                           d.objects.region.empty() ? 0 : d.objects.region[i]};
+    const goheap::model::ByteRange contents{d.objects.offset[i], d.objects.size[i],
+                                            d.objects.region.empty() ? 0 : d.objects.region[i]};
     if (d.objectData(i) != d.bytes(contents).data()) std::abort();
     sum += touchSlots(d, "object", i, contents, [&](auto fn) { d.forEachObjectSlot(i, fn); });
   }

@@ -69,18 +69,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto snap = goheap::analysis::buildSnapshot(d.take());
   if (!snap) return 0;
   const goheap::analysis::Snapshot& s = **snap;
-  const goheap::bin::BoundExecutable& exe = *bound->original->snapshot().exe;
+  const goheap::binding::BoundExecutable& exe = *bound->original->snapshot().exe;
   const goheap::bin::DebugInfo& dwarf = *exe.debugInfo();
-  goheap::typing::HeapTypes types = goheap::typing::typeHeap(s.dump, s.heap, exe, dwarf);
+  goheap::typing::HeapTypes types = goheap::typing::typeHeap(s.model, s.heap, exe, dwarf);
   uint64_t sum = 0;
   for (goheap::NodeId o = 0; o < s.heap.objectCount(); o++) {
     if (!types.typed(o)) continue;
-    sum += goheap::typing::typeName(types, o, dwarf, exe, s.dump).size();
+    sum += goheap::typing::typeName(types, o, dwarf, exe, s.model).size();
     for (const goheap::typing::FieldValue& f :
-         goheap::typing::decodeFields(s.dump, s.heap, types, dwarf, exe, o, 16)) {
+         goheap::typing::decodeFields(s.model, s.heap, types, dwarf, exe, o, 16)) {
       sum += f.value.size();
     }
-    sum += goheap::typing::slotPath(s.dump, s.heap, types, dwarf, exe, o, 8).size();
+    sum += goheap::typing::slotPath(s.model, s.heap, types, dwarf, exe, o, 8).size();
   }
   if (sum == UINT64_MAX) std::abort();  // keeps the work from being optimized away
 

@@ -218,5 +218,23 @@ TEST(Layering, TheCheckFindsAnIncludeThatRunsBackUp) {
   fs::remove_all(root);
 }
 
+// The shape issue 27 gave the table: the source-neutral heap model sits right
+// above util, with its two readers (dump/ and core/) above it, and the
+// executable's reader (bin/) knows nothing of heaps; the two meet in binding/.
+TEST(Layering, TheModelIsBelowItsReadersAndBinKnowsOnlyUtil) {
+  std::ifstream in(GOHEAP_LAYERS_FILE);
+  ASSERT_TRUE(in);
+  const LayerTable table = parseTable(in);
+  ASSERT_TRUE(table.uses.count("model"));
+  EXPECT_EQ(table.uses.at("model"), std::set<std::string>{"util"});
+  EXPECT_EQ(table.uses.at("bin"), std::set<std::string>{"util"});
+  for (const char* reader : {"dump", "core"}) {
+    EXPECT_TRUE(table.uses.at(reader).count("model")) << reader;
+    EXPECT_FALSE(table.uses.at("model").count(reader)) << reader;
+  }
+  EXPECT_FALSE(table.uses.at("core").count("dump")) << "core reads into the model, not the dump's";
+  EXPECT_TRUE(table.uses.at("binding").count("model") && table.uses.at("binding").count("bin"));
+}
+
 }  // namespace
 }  // namespace goheap

@@ -153,9 +153,9 @@ NewSince newSince(const Snapshot& old_snap, const Snapshot& new_snap, typing::Gr
 
   // A goroutine root's function: its outermost frame's, the one it started
   // in (runtime.goexit, below every goroutine's first frame, says nothing).
-  std::vector<std::string_view> goroutine_function(s.dump.goroutines.size());
-  std::vector<uint64_t> goroutine_depth(s.dump.goroutines.size(), 0);
-  for (const dump::StackFrame& f : s.dump.frames) {
+  std::vector<std::string_view> goroutine_function(s.model.goroutines.size());
+  std::vector<uint64_t> goroutine_depth(s.model.goroutines.size(), 0);
+  for (const model::StackFrame& f : s.model.frames) {
     if (f.goroutine == UINT32_MAX || f.function == "runtime.goexit") continue;
     if (goroutine_function[f.goroutine].empty() || f.depth >= goroutine_depth[f.goroutine]) {
       goroutine_function[f.goroutine] = f.function;
@@ -190,7 +190,7 @@ NewSince newSince(const Snapshot& old_snap, const Snapshot& new_snap, typing::Gr
     if (!h.isObject(holder)) {
       const uint32_t rec = h.rootRecord(holder);
       if (h.rootKind(holder) == graph::RootKind::StackFrame) {
-        function = std::string(s.dump.frames[rec].function);
+        function = std::string(s.model.frames[rec].function);
         key = "frame " + function;
       } else if (h.rootKind(holder) == graph::RootKind::Goroutine &&
                  !goroutine_function[rec].empty()) {
@@ -286,8 +286,8 @@ std::optional<NodeLabel> reachedFrom(const Snapshot& s, NodeId holder) {
 
 std::vector<std::string> diffWarnings(const Snapshot& old_snap, const Snapshot& new_snap) {
   std::vector<std::string> out;
-  const dump::Dump& a = old_snap.dump;
-  const dump::Dump& b = new_snap.dump;
+  const model::HeapModel& a = old_snap.model;
+  const model::HeapModel& b = new_snap.model;
   std::vector<std::string> differences;
   if (a.params.ptr_size != b.params.ptr_size) {
     differences.push_back("pointer size " + std::to_string(a.params.ptr_size) + " vs " +
@@ -302,7 +302,7 @@ std::vector<std::string> diffWarnings(const Snapshot& old_snap, const Snapshot& 
     differences.push_back("Go " + std::string(a.params.go_version) + " vs " +
                           std::string(b.params.go_version));
   }
-  auto segment = [&](const char* name, const dump::Segment& x, const dump::Segment& y) {
+  auto segment = [&](const char* name, const model::Segment& x, const model::Segment& y) {
     if (x.present && y.present && (x.addr != y.addr || x.contents.size != y.contents.size)) {
       differences.push_back(std::string(name) + " segment " + std::to_string(x.contents.size) +
                             " bytes at " + hex(x.addr) + " vs " + std::to_string(y.contents.size) +
@@ -313,11 +313,11 @@ std::vector<std::string> diffWarnings(const Snapshot& old_snap, const Snapshot& 
   segment("bss", a.bss, b.bss);
   // The same function starts at the same PC in the same executable.
   std::unordered_map<std::string_view, uint64_t> entry;
-  for (const dump::StackFrame& f : a.frames) entry.emplace(f.function, f.entry_pc);
+  for (const model::StackFrame& f : a.frames) entry.emplace(f.function, f.entry_pc);
   uint64_t moved = 0;
   std::string example;
   std::unordered_map<std::string_view, bool> seen;
-  for (const dump::StackFrame& f : b.frames) {
+  for (const model::StackFrame& f : b.frames) {
     auto it = entry.find(f.function);
     if (it == entry.end() || it->second == f.entry_pc || !seen.emplace(f.function, true).second) {
       continue;

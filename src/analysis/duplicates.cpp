@@ -34,7 +34,7 @@ DupKind kindOf(uint64_t cls) {
   return static_cast<DupKind>(cls >> 56);
 }
 
-bool pointerFree(const dump::Dump& d, NodeId o) {
+bool pointerFree(const model::HeapModel& d, NodeId o) {
   bool any = false;
   d.forEachObjectSlot(o, [&](uint64_t) { any = true; });
   return !any;
@@ -83,7 +83,7 @@ Duplicates findDuplicates(const Snapshot& s, const DupOptions& options,
     headers = &headers_found;
   }
   Duplicates out;
-  const dump::Dump& d = s.dump;
+  const model::HeapModel& d = s.model;
   const uint32_t n_objects = s.heap.objectCount();
   std::vector<Entry> entries;  // strings and []byte, through their headers
   auto contents = [&](const Entry& e) { return d.objectData(e.node) + e.start; };

@@ -14,7 +14,7 @@ namespace {
 std::string rootFrame(const Snapshot& s, NodeId n) {
   switch (s.heap.rootKind(n)) {
     case graph::RootKind::StackFrame:
-      return "frame " + std::string(s.dump.frames[s.heap.rootRecord(n)].function);
+      return "frame " + std::string(s.model.frames[s.heap.rootRecord(n)].function);
     case graph::RootKind::Goroutine:
       return "goroutine";
     case graph::RootKind::DataSegment:
@@ -64,7 +64,7 @@ Flame buildFlame(const Snapshot& s, uint32_t max_depth) {
       at = it->second;
     }
     if (s.heap.isObject(c)) {
-      f.nodes[at].self += s.dump.objects.size[c];
+      f.nodes[at].self += s.model.objects.size[c];
       f.nodes[at].count++;
     }
     stack.push_back({c, children.begin[c], at, at == parent ? depth : depth + 1});

@@ -14,7 +14,7 @@ namespace {
 
 constexpr size_t kTargetsShown = 10;
 
-bool inSegment(const dump::Segment& seg, uint64_t addr) {
+bool inSegment(const model::Segment& seg, uint64_t addr) {
   return seg.present && addr >= seg.addr && addr - seg.addr < seg.contents.size;
 }
 
@@ -24,7 +24,7 @@ std::vector<GlobalInfo> findGlobals(const Snapshot& s, std::string_view filter, 
   std::vector<GlobalInfo> out;
   if (!s.exe) return out;
   const uint64_t bias = s.exe->loadBias();
-  const dump::Dump& d = s.dump;
+  const model::HeapModel& d = s.model;
   auto wanted = [&](std::string_view name, uint64_t addr) {
     return (inSegment(d.data, addr) || inSegment(d.bss, addr)) &&
            containsIgnoringCase(name, filter);

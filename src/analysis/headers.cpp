@@ -37,7 +37,7 @@ struct Leaf {
 class Finder {
  public:
   Finder(const Snapshot& s, std::vector<Header>& out)
-      : dw_(*s.exe->debugInfo()), words_(s.dump.words()), out_(out) {}
+      : dw_(*s.exe->debugInfo()), words_(s.model.words()), out_(out) {}
 
   // Scans `count` values of type t at `offset` in the holder's bytes.
   void scan(NodeId holder, const uint8_t* bytes, uint64_t size, uint64_t base, uint64_t offset,
@@ -161,7 +161,7 @@ std::vector<Header> findHeaders(const Snapshot& s, unsigned threads) {
   std::vector<Header> out;
   if (!s.types || !s.exe || s.exe->debugInfo() == nullptr) return out;
   const typing::HeapTypes& t = *s.types;
-  const dump::Dump& d = s.dump;
+  const model::HeapModel& d = s.model;
   // The objects in contiguous ranges, one per thread, each with its own
   // finder (its layouts are a cache); the ranges' headers in order.
   std::vector<std::vector<Header>> found(std::max(1u, threads));
@@ -182,7 +182,7 @@ std::vector<Header> findHeaders(const Snapshot& s, unsigned threads) {
   for (NodeId n = s.heap.objectCount(); n < s.heap.nodeCount(); n++) {
     const graph::RootKind kind = s.heap.rootKind(n);
     if (kind != graph::RootKind::DataSegment && kind != graph::RootKind::BssSegment) continue;
-    const dump::Segment& seg = kind == graph::RootKind::DataSegment ? d.data : d.bss;
+    const model::Segment& seg = kind == graph::RootKind::DataSegment ? d.data : d.bss;
     if (!seg.present) continue;
     for (const bin::GlobalVariable& g : dw.globals()) {
       const uint64_t addr = g.address + bias;
@@ -196,8 +196,8 @@ std::vector<Header> findHeaders(const Snapshot& s, unsigned threads) {
 
 uint64_t slotPointingInto(const Snapshot& s, NodeId from, NodeId target) {
   if (from == kNoNode || !s.heap.isObject(target)) return 0;
-  const uint64_t lo = s.dump.objects.addr[target];
-  const uint64_t hi = lo + std::max<uint64_t>(s.dump.objects.size[target], 1);
+  const uint64_t lo = s.model.objects.addr[target];
+  const uint64_t hi = lo + std::max<uint64_t>(s.model.objects.size[target], 1);
   uint64_t found = 0;
   forEachNodeSlot(s, from, [&](uint64_t, uint64_t word, uint64_t slot) {
     if (found == 0 && word >= lo && word < hi) found = slot;
@@ -211,7 +211,7 @@ std::string describeHolder(const Snapshot& s, NodeId holder, uint64_t slot_addre
   std::string name = labelNode(s, holder).name;
   if (slot_address != 0 && s.types) {
     const std::string field =
-        slotField(s, holder, slot_address - s.dump.objects.addr[holder], slot_address);
+        slotField(s, holder, slot_address - s.model.objects.addr[holder], slot_address);
     if (!field.empty() && field.front() != '[') name += field;
   }
   // One step up: what holds the holder (its first referrer).

@@ -26,9 +26,15 @@ uint64_t held(const Csr& c) {
 
 }  // namespace
 
+uint64_t go13Columns(const model::HeapModel& m) {
+  if (!m.heap_dump) return 0;
+  const model::HeapDumpFacts& f = *m.heap_dump;
+  return held(f.object_type_addr) + held(f.object_type_index) + held(f.object_kind);
+}
+
 std::vector<HeldArray> heldArrays(const Snapshot& s) {
-  const dump::Objects& o = s.dump.objects;
-  const dump::PointerLayouts& l = s.dump.layouts;
+  const model::Objects& o = s.model.objects;
+  const model::PointerLayouts& l = s.model.layouts;
   const graph::Heap& h = s.heap;
   std::vector<HeldArray> arrays = {
       {"objects.addr", held(o.addr)},
@@ -36,16 +42,14 @@ std::vector<HeldArray> heldArrays(const Snapshot& s) {
       {"objects.offset", o.offset.ownedBytes()},
       {"objects.region", held(o.region)},
       {"objects.layout", held(o.layout)},
-      {"objects.type_addr", held(o.type_addr)},
-      {"objects.type_index", held(o.type_index)},
-      {"objects.kind", held(o.kind)},
+      {"heap dump's go1.3 object columns", go13Columns(s.model)},
       {"objects.span_metadata", held(o.span_metadata)},
       {"pointer layouts", held(l.begin) + held(l.offsets) + held(l.stride) + held(l.repeats)},
       {"records (goroutines, frames, types...)",
-       held(s.dump.types) + held(s.dump.itabs) + held(s.dump.other_roots) +
-           held(s.dump.goroutines) + held(s.dump.frames) + held(s.dump.finalizers) +
-           held(s.dump.threads) + held(s.dump.defers) + held(s.dump.panics) + held(s.dump.buckets) +
-           held(s.dump.profile_frames) + held(s.dump.alloc_samples)},
+       held(s.model.types) + held(s.model.itabs) + held(s.model.other_roots) +
+           held(s.model.goroutines) + held(s.model.frames) + held(s.model.finalizers) +
+           held(s.model.threads) + held(s.model.defers) + held(s.model.panics) +
+           held(s.model.buckets) + held(s.model.profile_frames) + held(s.model.alloc_samples)},
       {"graph.successors", held(h.successors)},
       {"graph.predecessors",
        h.predecessorsIfComputed() != nullptr ? held(*h.predecessorsIfComputed()) : 0},

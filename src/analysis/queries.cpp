@@ -28,9 +28,9 @@ std::optional<std::pair<uint64_t, uint64_t>> slotPointingTo(const Snapshot& s, N
   }
   // A frame's edge may come from a stack object, whose words its field list
   // does not name (graph::BuildOptions::conservative_stacks): look at them all.
-  const dump::StackFrame& f = s.dump.frames[s.heap.rootRecord(from)];
-  const WordReader words = s.dump.words();
-  const uint8_t* base = s.dump.bytes(f.contents).data();
+  const model::StackFrame& f = s.model.frames[s.heap.rootRecord(from)];
+  const WordReader words = s.model.words();
+  const uint8_t* base = s.model.bytes(f.contents).data();
   for (uint64_t off = 0; off + words.ptrSize() <= f.contents.size; off += words.ptrSize()) {
     uint64_t value = words.read(base + off);
     if (value != 0 && s.heap.addresses().find(value) == to) return std::make_pair(off, f.sp + off);
@@ -69,7 +69,7 @@ std::string functionName(const Snapshot& s, uint64_t pc) {
   return "fn pc " + hex(pc);
 }
 
-std::string goroutineTitle(const dump::Goroutine& g) {
+std::string goroutineTitle(const model::Goroutine& g) {
   std::string state = g.wait_reason.empty() ? std::string(goroutineStatusName(g.status))
                                             : std::string(g.wait_reason);
   return "goroutine " + std::to_string(g.goid) + " (" + state + ")";
@@ -89,10 +89,10 @@ NodeLabel labelNode(const Snapshot& s, NodeId n) {
     l.kind = "object";
     l.name = s.namer().name(n, &source);
     l.source = std::string(typing::nameSourceName(source));
-    l.address = s.dump.objects.addr[n];
+    l.address = s.model.objects.addr[n];
     return l;
   }
-  const dump::Dump& d = s.dump;
+  const model::HeapModel& d = s.model;
   const uint32_t rec = s.heap.rootRecord(n);
   const graph::RootKind kind = s.heap.rootKind(n);
   l.kind = std::string(graph::rootKindName(kind));
@@ -111,7 +111,7 @@ NodeLabel labelNode(const Snapshot& s, NodeId n) {
       l.name = goroutineTitle(d.goroutines[rec]);
       break;
     case graph::RootKind::StackFrame: {
-      const dump::StackFrame& f = d.frames[rec];
+      const model::StackFrame& f = d.frames[rec];
       l.name = std::string(f.function);
       if (s.exe) {
         if (std::string where = s.exe->describeReturnAddress(f.pc); !where.empty()) l.name = where;
@@ -131,7 +131,7 @@ NodeLabel labelNode(const Snapshot& s, NodeId n) {
                functionName(s, d.finalizers[rec].fn_pc) + ")";
       break;
     case graph::RootKind::Defer: {
-      const dump::Defer& df = d.defers[rec];
+      const model::Defer& df = d.defers[rec];
       l.name = "defer " + functionName(s, df.fn_pc);
       std::string where = s.exe ? s.exe->describeReturnAddress(df.pc) : "";
       l.name += " in " + (where.empty() ? "pc " + hex(df.pc) : where);
@@ -152,7 +152,7 @@ NodeLabel labelHolder(const Snapshot& s, NodeId n, uint64_t slot_address) {
   if (!s.exe || s.heap.isObject(n) || n == kNoNode) return l;
   const graph::RootKind kind = s.heap.rootKind(n);
   if (kind != graph::RootKind::DataSegment && kind != graph::RootKind::BssSegment) return l;
-  std::optional<bin::GlobalSymbol> g = s.exe->globalAt(slot_address);
+  std::optional<binding::GlobalSymbol> g = s.exe->globalAt(slot_address);
   if (!g) return l;
   l.global = std::string(g->name);
   l.name = "global " + l.global;
@@ -164,9 +164,9 @@ NodeLabel labelHolder(const Snapshot& s, NodeId n, uint64_t slot_address) {
 std::string slotField(const Snapshot& s, NodeId n, uint64_t offset, uint64_t slot_address) {
   if (!s.types || n == kNoNode) return {};
   const bin::DebugInfo& dwarf = *s.exe->debugInfo();
-  const uint32_t ptr = s.dump.params.ptr_size;
+  const uint32_t ptr = s.model.params.ptr_size;
   if (s.heap.isObject(n)) {
-    return typing::slotPath(s.dump, s.heap, *s.types, dwarf, *s.exe, n, offset);
+    return typing::slotPath(s.model, s.heap, *s.types, dwarf, *s.exe, n, offset);
   }
   const uint64_t bias = s.exe->loadBias();
   switch (s.heap.rootKind(n)) {
@@ -178,7 +178,7 @@ std::string slotField(const Snapshot& s, NodeId n, uint64_t offset, uint64_t slo
              typing::fieldPathAt(dwarf, g->type, slot_address - bias - g->address, ptr);
     }
     case graph::RootKind::StackFrame: {
-      const dump::StackFrame& f = s.dump.frames[s.heap.rootRecord(n)];
+      const model::StackFrame& f = s.model.frames[s.heap.rootRecord(n)];
       const uint64_t pc = f.pc - bias;
       const bin::Function* fn = dwarf.functionAt(f.pc == f.entry_pc ? pc : pc - 1);
       if (fn == nullptr) return {};
@@ -202,13 +202,11 @@ std::string slotField(const Snapshot& s, NodeId n, uint64_t offset, uint64_t slo
 // ---- summary ---------------------------------------------------------------
 
 Summary summarize(const Snapshot& s, size_t top_n) {
-  const dump::Dump& d = s.dump;
+  const model::HeapModel& d = s.model;
   Summary sum;
   sum.file = d.name();
   sum.file_size = d.file().size();
-  sum.format_version = d.source == dump::SourceKind::CoreFile
-                           ? std::string("core")
-                           : std::string(dump::formatVersionName(d.version));
+  sum.format_version = std::string(d.format);
   sum.go_version = std::string(d.params.go_version);
   sum.arch = std::string(d.params.arch);
   sum.ptr_size = d.params.ptr_size;
@@ -227,7 +225,7 @@ Summary summarize(const Snapshot& s, size_t top_n) {
   sum.stack_frames = d.frames.size();
   sum.finalizers = d.finalizers.size();
   sum.roots = s.heap.nodeCount() - s.heap.objectCount();
-  const dump::MemStats& m = d.memstats;
+  const model::MemStats& m = d.memstats;
   sum.have_memstats = m.present;
   sum.heap_alloc = m.heap_alloc;
   sum.heap_sys = m.heap_sys;
@@ -309,9 +307,9 @@ Histogram computeGroups(const Snapshot& s, typing::GroupKind by) {
     if (!s.reachable(o)) continue;
     HistogramRow& r = rows[g.group_of[o]];
     r.count++;
-    r.shallow += s.dump.objects.size[o];
+    r.shallow += s.model.objects.size[o];
     h.total_count++;
-    h.total_shallow += s.dump.objects.size[o];
+    h.total_shallow += s.model.objects.size[o];
   }
   // A member's retained size counts unless another member of its group
   // dominates it: walk the dominator tree keeping, per group, how many
@@ -475,7 +473,7 @@ std::optional<NodeId> objectAt(const Snapshot& s, uint64_t address) {
 ObjectInfo objectInfo(const Snapshot& s, NodeId o, size_t max_referrers, size_t max_fields) {
   ObjectInfo info;
   info.label = labelNode(s, o);
-  info.size = s.dump.objects.size[o];
+  info.size = s.model.objects.size[o];
   info.reachable = s.reachable(o);
   info.runtime_metadata = s.isRuntimeMetadata(o);
   info.retained = info.reachable ? s.retained[o] : 0;
@@ -499,7 +497,7 @@ ObjectInfo objectInfo(const Snapshot& s, NodeId o, size_t max_referrers, size_t 
   if (s.types && s.types->typed(o)) {
     info.type = s.namer().typeName(o);
     info.fields =
-        typing::decodeFields(s.dump, s.heap, *s.types, *s.exe->debugInfo(), *s.exe, o, max_fields);
+        typing::decodeFields(s.model, s.heap, *s.types, *s.exe->debugInfo(), *s.exe, o, max_fields);
   }
   auto preds = s.heap.predecessors().neighbors(o);
   info.referrer_count = preds.size();
@@ -517,18 +515,18 @@ ObjectInfo objectInfo(const Snapshot& s, NodeId o, size_t max_referrers, size_t 
   }
   int64_t b = s.namer().bucketOf(o);
   if (b >= 0) {
-    const dump::ProfileBucket& bucket = s.dump.buckets[static_cast<size_t>(b)];
+    const model::ProfileBucket& bucket = s.model.buckets[static_cast<size_t>(b)];
     // Since Go 1.26 the stack starts in the allocator (runtime.mallocgc,
     // runtime.newobject); the stack shown starts where the program
     // allocated, as the site's name does, unless it is all runtime.
     uint32_t first = 0;
     while (first < bucket.frame_count &&
-           typing::isRuntimeFunction(s.dump.profile_frames[bucket.first_frame + first].function)) {
+           typing::isRuntimeFunction(s.model.profile_frames[bucket.first_frame + first].function)) {
       first++;
     }
     if (first == bucket.frame_count) first = 0;
     for (uint32_t i = first; i < bucket.frame_count; i++) {
-      const dump::ProfileFrame& pf = s.dump.profile_frames[bucket.first_frame + i];
+      const model::ProfileFrame& pf = s.model.profile_frames[bucket.first_frame + i];
       AllocFrame f{pf.function, pf.file, pf.line, 0};
       if (s.exe) {
         f.function = s.exe->inlinedName(pf.function, pf.file, static_cast<int64_t>(pf.line));
@@ -546,11 +544,11 @@ ObjectInfo objectInfo(const Snapshot& s, NodeId o, size_t max_referrers, size_t 
 // ---- goroutines ------------------------------------------------------------
 
 std::vector<GoroutineInfo> goroutines(const Snapshot& s) {
-  const dump::Dump& d = s.dump;
+  const model::HeapModel& d = s.model;
   std::vector<GoroutineInfo> out;
   out.reserve(d.goroutines.size());
   for (uint32_t i = 0; i < d.goroutines.size(); i++) {
-    const dump::Goroutine& g = d.goroutines[i];
+    const model::Goroutine& g = d.goroutines[i];
     GoroutineInfo info;
     const bool is_main = g.goid == 1;  // the runtime names no creator for it
     info.id = g.goid;
@@ -563,7 +561,7 @@ std::vector<GoroutineInfo> goroutines(const Snapshot& s) {
     info.retained = s.retained[s.heap.goroutineNode(i)];
     for (uint32_t f = 0; f < g.frame_count; f++) {
       const uint32_t fi = g.first_frame + f;
-      const dump::StackFrame& fr = d.frames[fi];
+      const model::StackFrame& fr = d.frames[fi];
       FrameInfo frame;
       frame.function = std::string(fr.function);
       frame.pc = fr.pc;

@@ -76,9 +76,9 @@ struct Summary {
   bool have_memstats = false;
   uint64_t heap_alloc = 0, heap_sys = 0, heap_inuse = 0, heap_objects = 0, sys = 0;
   uint64_t stack_inuse = 0, next_gc = 0, num_gc = 0, pause_total_ns = 0;
-  // Which memstats a core could not give (dump::MemStats::known).
-  uint32_t memstats_known = dump::MemStats::kAllKnown;
-  bool memstatKnown(dump::MemStat f) const { return dump::memStatKnown(memstats_known, f); }
+  // Which memstats a core could not give (model::MemStats::known).
+  uint32_t memstats_known = model::MemStats::kAllKnown;
+  bool memstatKnown(model::MemStat f) const { return model::memStatKnown(memstats_known, f); }
   std::vector<Retainer> top_retainers;
   std::vector<std::string> warnings;
   std::optional<ExecutableSummary> executable;  // when one was given

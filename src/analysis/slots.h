@@ -14,7 +14,7 @@ namespace goheap::analysis {
 // their pointers in record fields and have no slots.
 template <class Fn>
 inline void forEachNodeSlot(const Snapshot& s, NodeId n, Fn&& fn) {
-  const dump::Dump& d = s.dump;
+  const model::HeapModel& d = s.model;
   const WordReader words = d.words();
   if (s.heap.isObject(n)) {
     const uint8_t* contents = d.objectData(n);
@@ -22,7 +22,7 @@ inline void forEachNodeSlot(const Snapshot& s, NodeId n, Fn&& fn) {
     d.forEachObjectSlot(n, [&](uint64_t off) { fn(off, words.read(contents + off), base + off); });
     return;
   }
-  auto range = [&](dump::ByteRange contents, uint32_t layout, uint64_t base) {
+  auto range = [&](model::ByteRange contents, uint32_t layout, uint64_t base) {
     const uint8_t* p = d.bytes(contents).data();
     d.forEachSlot(layout, [&](uint64_t off) { fn(off, words.read(p + off), base + off); });
   };
@@ -34,7 +34,7 @@ inline void forEachNodeSlot(const Snapshot& s, NodeId n, Fn&& fn) {
       range(d.bss.contents, d.bss.layout, d.bss.addr);
       break;
     case graph::RootKind::StackFrame: {
-      const dump::StackFrame& f = d.frames[s.heap.rootRecord(n)];
+      const model::StackFrame& f = d.frames[s.heap.rootRecord(n)];
       range(f.contents, f.layout, f.sp);
       break;
     }

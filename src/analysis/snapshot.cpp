@@ -2,9 +2,9 @@
 
 #include <future>
 
-#include "bin/dump_binding.h"
-#include "dump/object_order.h"
-#include "dump/span_metadata.h"
+#include "binding/bound_executable.h"
+#include "model/object_order.h"
+#include "model/span_metadata.h"
 
 namespace goheap::analysis {
 
@@ -26,21 +26,17 @@ auto phase(const LoadHooks& hooks, std::string_view name, Fn&& work) {
 }  // namespace
 
 Status Snapshot::checkFilesUnchanged() const {
-  if (Status s = dump.file().checkUnchanged(); !s) return s;
+  if (Status s = model.file().checkUnchanged(); !s) return s;
   if (exe) return exe->binary().file().checkUnchanged();
   return Status::success();
 }
 
 class SnapshotBuilder {
  public:
-  static void attachExecutable(Snapshot& s, const std::string& path) {
-    s.exe_path = path;
-    Expected<bin::BoundExecutable> b = bin::openBoundExecutable(path, s.dump);
-    if (!b) {
-      s.exe_problem = b.error().message();
-      return;
-    }
-    s.exe = std::make_shared<const bin::BoundExecutable>(b.take());
+  static void attachExecutable(Snapshot& s, const Executable& exe) {
+    s.exe_path = exe.path;
+    s.exe = exe.bound;
+    s.exe_problem = exe.problem;
   }
 
   static void typeObjects(Snapshot& s) {
@@ -49,7 +45,8 @@ class SnapshotBuilder {
       s.types_problem = s.exe->debugInfoProblem();
       return;
     }
-    s.types = std::make_unique<typing::HeapTypes>(typing::typeHeap(s.dump, s.heap, *s.exe, *dwarf));
+    s.types =
+        std::make_unique<typing::HeapTypes>(typing::typeHeap(s.model, s.heap, *s.exe, *dwarf));
   }
 
   static void index(Snapshot& s) {
@@ -57,7 +54,7 @@ class SnapshotBuilder {
     indexDominators(s);
   }
   static void nameObjects(Snapshot& s) {
-    s.namer_ = std::make_unique<typing::ObjectNamer>(s.dump, s.heap, s.exe.get(), s.types.get());
+    s.namer_ = std::make_unique<typing::ObjectNamer>(s.model, s.heap, s.exe.get(), s.types.get());
   }
   // The children replace the preorder: what needs parents before children
   // walks them (suspects), and the snapshot keeps 4 bytes less per node.
@@ -66,7 +63,7 @@ class SnapshotBuilder {
     s.dom.preorder = {};
   }
   static void indexRestored(Snapshot& s, Csr children) {
-    s.namer_ = std::make_unique<typing::ObjectNamer>(s.dump, s.heap, s.exe.get(), s.types.get());
+    s.namer_ = std::make_unique<typing::ObjectNamer>(s.model, s.heap, s.exe.get(), s.types.get());
     s.children_ = std::move(children);
   }
   static const Csr& children(const Snapshot& s) { return s.children_; }
@@ -75,14 +72,14 @@ class SnapshotBuilder {
 namespace {
 
 void sortObjects(Snapshot& s) {
-  dump::sortObjectsByAddress(s.dump);
-  dump::markSpanMetadata(s.dump);
-  dump::packObjectColumns(s.dump);
+  model::sortObjectsByAddress(s.model);
+  model::markSpanMetadata(s.model);
+  model::packObjectColumns(s.model);
 }
 
 void countObjects(Snapshot& s) {
   for (NodeId o = 0; o < s.heap.objectCount(); o++) {
-    const uint64_t size = s.dump.objects.size[o];
+    const uint64_t size = s.model.objects.size[o];
     if (s.reachable(o)) {
       s.reachable_objects++;
       s.reachable_bytes += size;
@@ -151,7 +148,31 @@ std::string typesProblem(const typing::HeapTypes& types, uint64_t object_count,
 
 }  // namespace
 
-Expected<std::unique_ptr<Snapshot>> buildSnapshot(dump::Dump d, const LoadHooks& hooks,
+Executable bindExecutable(std::string path, Expected<bin::Binary> binary,
+                          const model::HeapModel& model, std::optional<uint64_t> known_bias) {
+  Executable exe;
+  exe.path = std::move(path);
+  if (!binary) {
+    exe.problem = binary.error().message();
+    return exe;
+  }
+  Expected<binding::BoundExecutable> bound =
+      binding::BoundExecutable::bind(binary.take(), model, known_bias);
+  if (!bound) {
+    exe.problem = bound.error().inFile(exe.path).message();
+    return exe;
+  }
+  exe.bound = std::make_shared<const binding::BoundExecutable>(bound.take());
+  return exe;
+}
+
+Executable bindExecutable(std::string path, const model::HeapModel& model) {
+  if (path.empty()) return {};
+  Expected<bin::Binary> binary = bin::Binary::open(path);
+  return bindExecutable(std::move(path), std::move(binary), model);
+}
+
+Expected<std::unique_ptr<Snapshot>> buildSnapshot(model::HeapModel d, const LoadHooks& hooks,
                                                   const LoadOptions& options) {
   auto snap = std::make_unique<Snapshot>(std::move(d));
   Snapshot& s = *snap;
@@ -160,23 +181,20 @@ Expected<std::unique_ptr<Snapshot>> buildSnapshot(dump::Dump d, const LoadHooks&
     graph::BuildOptions build;
     build.threads = options.threads;
     build.conservative_stacks = options.conservative_stacks;
-    return graph::buildHeap(s.dump, build);
+    return graph::buildHeap(s.model, build);
   });
   if (!heap) return heap.error();
   s.heap = heap.take();
-  if (!options.exe_path.empty()) {
-    phase(hooks, "read executable",
-          [&] { SnapshotBuilder::attachExecutable(s, options.exe_path); });
-  }
+  SnapshotBuilder::attachExecutable(s, options.executable);
   const auto dominators = [&s] {
     s.dom = computeDominators(s.heap.successors, s.heap.superRoot());
   };
   const auto retained = [&s] {
-    s.retained = computeRetainedSizes(s.dom, s.dump.objects.size.view());
+    s.retained = computeRetainedSizes(s.dom, s.model.objects.size.view());
     countObjects(s);
   };
   if (s.exe && options.type_objects && options.threads > 1) {
-    // Typing reads the graph and the dump, not the dominators: the two
+    // Typing reads the graph and the model, not the dominators: the two
     // longest phases after the graph run side by side, each on one core.
     phase(hooks, "type objects + dominators, retained sizes", [&] {
       std::future<void> tree = std::async(std::launch::async, [&] {
@@ -198,25 +216,25 @@ Expected<std::unique_ptr<Snapshot>> buildSnapshot(dump::Dump d, const LoadHooks&
   return snap;
 }
 
-Expected<std::unique_ptr<Snapshot>> restoreSnapshot(dump::Dump& dump, ComputedParts parts,
+Expected<std::unique_ptr<Snapshot>> restoreSnapshot(model::HeapModel& model, ComputedParts parts,
                                                     std::shared_ptr<const void> backing,
                                                     const LoadHooks& hooks,
                                                     const LoadOptions& options,
                                                     bool objects_prepared) {
-  auto snap = std::make_unique<Snapshot>(std::move(dump));
+  auto snap = std::make_unique<Snapshot>(std::move(model));
   Snapshot& s = *snap;
-  // Hands the dump back, for buildSnapshot, when the parts do not fit.
+  // Hands the model back, for buildSnapshot, when the parts do not fit.
   auto refuse = [&](const std::string& what) {
-    dump = std::move(s.dump);
+    model = std::move(s.model);
     return Error(what);
   };
   s.backing = std::move(backing);
   if (!objects_prepared) phase(hooks, "sort objects", [&] { sortObjects(s); });
   // The dominator tree is checked beside the graph: both checks read every
   // node, and together they were most of a cache hit's time. The graph's
-  // node count and super-root follow from the dump and the roots; if the
+  // node count and super-root follow from the model and the roots; if the
   // graph is refused, so is everything.
-  const uint64_t objects = s.dump.objects.count();
+  const uint64_t objects = s.model.objects.count();
   const uint64_t nodes = objects + parts.heap.root_kind.size();
   auto tree_problem = [&]() -> std::string {
     if (std::string p = csrProblem(parts.dominator_children, nodes, nodes); !p.empty()) {
@@ -233,16 +251,13 @@ Expected<std::unique_ptr<Snapshot>> restoreSnapshot(dump::Dump& dump, ComputedPa
   std::future<std::string> tree_checked =
       std::async(options.threads >= 2 ? std::launch::async : std::launch::deferred, tree_problem);
   auto heap = phase(hooks, "restore graph",
-                    [&] { return graph::restoreHeap(s.dump, std::move(parts.heap)); });
+                    [&] { return graph::restoreHeap(s.model, std::move(parts.heap)); });
   const std::string tree_refused = tree_checked.get();
   if (!heap) return refuse(heap.error().message());
   s.heap = heap.take();
   if (!tree_refused.empty()) return refuse(tree_refused);
   if (parts.retained.size() != nodes) return refuse("the retained sizes do not fit the heap");
-  if (!options.exe_path.empty()) {
-    phase(hooks, "read executable",
-          [&] { SnapshotBuilder::attachExecutable(s, options.exe_path); });
-  }
+  SnapshotBuilder::attachExecutable(s, options.executable);
   if (parts.types) {
     const bin::DebugInfo* dwarf = s.exe ? s.exe->debugInfo() : nullptr;
     if (dwarf == nullptr) return refuse("types without the executable's DWARF");

@@ -17,9 +17,9 @@
 #include <vector>
 
 #include "analysis/dominators.h"
-#include "bin/dump_binding.h"
-#include "dump/dump.h"
+#include "binding/bound_executable.h"
 #include "graph/heap.h"
+#include "model/heap_model.h"
 #include "typing/names.h"
 #include "util/column.h"
 #include "util/error.h"
@@ -32,13 +32,30 @@ struct LoadHooks {
   std::function<void()> end_phase;
 };
 
+// The program's executable as a heap is analysed with it: bound to the heap
+// by whoever opened both (query::open opens it once, and the readers, the
+// cache key and the typing share that one Binary), or, when it was given but
+// cannot be used, why not.
+struct Executable {
+  std::string path;  // as given; empty for none
+  std::shared_ptr<const binding::BoundExecutable> bound;
+  std::string problem;  // when `path` is given but `bound` is null
+};
+
+// `binary` (opened from `path`, or the Error opening it) bound to `model`,
+// with the load bias when the reader found it already (binding::BoundExecutable::bind).
+Executable bindExecutable(std::string path, Expected<bin::Binary> binary,
+                          const model::HeapModel& model,
+                          std::optional<uint64_t> known_bias = std::nullopt);
+// The same for the executable at `path` (tests, the fuzzers); empty `path`: none.
+Executable bindExecutable(std::string path, const model::HeapModel& model);
+
 struct LoadOptions {
   unsigned threads = 2;             // for the graph build; 2 or more types beside the dominators
   bool conservative_stacks = true;  // see graph::BuildOptions
-  // The program's executable; empty for none. When it cannot be read or
-  // does not match the heap, the snapshot is built without it and says why
-  // (Snapshot::exe_problem).
-  std::string exe_path;
+  // The program's executable, if any. When it could not be bound to the
+  // heap, the snapshot is built without it and says why (Snapshot::exe_problem).
+  Executable executable;
   // Type the objects from the executable's DWARF (tests of the names an
   // untyped heap gets turn it off).
   bool type_objects = true;
@@ -46,28 +63,28 @@ struct LoadOptions {
 
 class Snapshot {
  public:
-  explicit Snapshot(dump::Dump d) : dump(std::move(d)) {}
+  explicit Snapshot(model::HeapModel m) : model(std::move(m)) {}
   Snapshot(const Snapshot&) = delete;
   Snapshot& operator=(const Snapshot&) = delete;
 
-  dump::Dump dump;
+  model::HeapModel model;
   graph::Heap heap;
   DominatorTree dom;      // over heap's nodes, rooted at the super-root
   PackedColumn retained;  // per node
 
   bool reachable(NodeId n) const { return dom.idom[n] != kNoNode; }
   // A record over the runtime's own bytes at the end of a span, which the
-  // dump writes as an object (dump/span_metadata.h): neither reachable nor
+  // heap holds as an object (model/span_metadata.h): neither reachable nor
   // garbage, and in no object count.
   bool isRuntimeMetadata(NodeId n) const {
-    return heap.isObject(n) && dump.objects.isSpanMetadata(n);
+    return heap.isObject(n) && model.objects.isSpanMetadata(n);
   }
   // An object no root reaches, which the next collection frees.
   bool isGarbage(NodeId n) const {
-    return heap.isObject(n) && !reachable(n) && !dump.objects.isSpanMetadata(n);
+    return heap.isObject(n) && !reachable(n) && !model.objects.isSpanMetadata(n);
   }
-  uint64_t shallowSize(NodeId n) const { return heap.isObject(n) ? dump.objects.size[n] : 0; }
-  uint64_t address(NodeId n) const { return heap.isObject(n) ? dump.objects.addr[n] : 0; }
+  uint64_t shallowSize(NodeId n) const { return heap.isObject(n) ? model.objects.size[n] : 0; }
+  uint64_t address(NodeId n) const { return heap.isObject(n) ? model.objects.addr[n] : 0; }
 
   uint64_t reachable_objects = 0, reachable_bytes = 0;
   uint64_t garbage_objects = 0, garbage_bytes = 0;
@@ -75,9 +92,9 @@ class Snapshot {
 
   // The program's executable, when one was given and it matches the dump;
   // it names frames, globals and functions.
-  std::shared_ptr<const bin::BoundExecutable> exe;  // shared: a fuzzer lends one to many heaps
-  std::string exe_path;                             // as given, even when it could not be used
-  std::string exe_problem;                          // why it is not used; empty when it is
+  std::shared_ptr<const binding::BoundExecutable> exe;  // shared: a fuzzer lends one to many heaps
+  std::string exe_path;                                 // as given, even when it could not be used
+  std::string exe_problem;                              // why it is not used; empty when it is
   // Types from the executable's DWARF; null without.
   std::unique_ptr<typing::HeapTypes> types;
   std::string types_problem;  // with an executable but no types: why
@@ -116,23 +133,24 @@ struct ComputedParts {
 };
 
 // Every stage after the reader, in order: sort the objects by address, build
-// the graph, dominators, retained sizes; then the executable (when
-// options.exe_path is given: its symbols, then the objects' DWARF types), and
-// the indexes queries read (object names, dominator children). Only a heap
+// the graph, dominators, retained sizes; with options.executable, the
+// objects' DWARF types; and the indexes queries read (object names,
+// dominator children). Only a heap
 // that cannot be analysed at all is an error.
-Expected<std::unique_ptr<Snapshot>> buildSnapshot(dump::Dump dump, const LoadHooks& hooks = {},
+Expected<std::unique_ptr<Snapshot>> buildSnapshot(model::HeapModel model,
+                                                  const LoadHooks& hooks = {},
                                                   const LoadOptions& options = {});
 
-// The Snapshot buildSnapshot(dump, hooks, options) made, from the parts it
+// The Snapshot buildSnapshot(model, hooks, options) made, from the parts it
 // computed then (`parts`, whose columns may be views of `backing`). Only
 // the cheap stages run again: sorting the objects (not when
 // `objects_prepared`: the model comes from the cache too, sorted and with
 // its span metadata marked), the executable's symbols, the names. On
-// success `dump` has moved into the Snapshot. Parts that do not fit this
-// dump and executable (sizes, node and type ids out of range, a dominator
-// tree with a cycle) are an Error, and `dump` is left as it was (its objects
+// success `model` has moved into the Snapshot. Parts that do not fit this
+// heap and executable (sizes, node and type ids out of range, a dominator
+// tree with a cycle) are an Error, and `model` is left as it was (its objects
 // sorted), for the caller to build afresh with buildSnapshot.
-Expected<std::unique_ptr<Snapshot>> restoreSnapshot(dump::Dump& dump, ComputedParts parts,
+Expected<std::unique_ptr<Snapshot>> restoreSnapshot(model::HeapModel& model, ComputedParts parts,
                                                     std::shared_ptr<const void> backing,
                                                     const LoadHooks& hooks = {},
                                                     const LoadOptions& options = {},

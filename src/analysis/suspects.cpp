@@ -183,7 +183,7 @@ std::string holderKind(const Snapshot& s, NodeId entry) {
   if (entry == s.heap.superRoot()) return "several roots";
   switch (s.heap.rootKind(entry)) {
     case graph::RootKind::StackFrame:
-      return "stack frames of " + std::string(s.dump.frames[s.heap.rootRecord(entry)].function);
+      return "stack frames of " + std::string(s.model.frames[s.heap.rootRecord(entry)].function);
     case graph::RootKind::Goroutine:
       return "goroutines";
     case graph::RootKind::DataSegment:

@@ -35,7 +35,7 @@ void sortAndCut(std::vector<Row>& rows, size_t limit, Less less) {
 void sizeClassRounding(const Snapshot& s, const WasteOptions& options, Waste& w) {
   const typing::HeapTypes& t = *s.types;
   const bin::DebugInfo& dw = *s.exe->debugInfo();
-  const uint32_t ptr = s.dump.params.ptr_size;
+  const uint32_t ptr = s.model.params.ptr_size;
   struct Key {
     TypeId layout;
     uint32_t count;
@@ -60,7 +60,7 @@ void sizeClassRounding(const Snapshot& s, const WasteOptions& options, Waste& w)
     if (form != typing::TypeForm::Value && form != typing::TypeForm::Array) continue;
     if (!s.reachable(o)) continue;
     const bool array = form == typing::TypeForm::Array;
-    const Key key{t.layout(o), array ? t.count(o) : 1, s.dump.objects.size[o], array};
+    const Key key{t.layout(o), array ? t.count(o) : 1, s.model.objects.size[o], array};
     auto [it, inserted] = rows.try_emplace(key, Acc{o, {}});
     RoundingRow& r = it->second.row;
     if (inserted) {
@@ -92,7 +92,7 @@ void sizeClassRounding(const Snapshot& s, const WasteOptions& options, Waste& w)
 
 void hiddenArrays(const Snapshot& s, const std::vector<Header>& headers,
                   const WasteOptions& options, Waste& w) {
-  const dump::Dump& d = s.dump;
+  const model::HeapModel& d = s.model;
   struct Seen {
     NodeId object;
     uint64_t lo, hi;  // the visible part, in the object
@@ -201,7 +201,8 @@ void hiddenArrays(const Snapshot& s, const std::vector<Header>& headers,
 // Reads the runtime's map structures by their DWARF field names.
 class MapReader {
  public:
-  explicit MapReader(const Snapshot& s) : s_(s), dw_(*s.exe->debugInfo()), words_(s.dump.words()) {}
+  explicit MapReader(const Snapshot& s)
+      : s_(s), dw_(*s.exe->debugInfo()), words_(s.model.words()) {}
 
   bool isMap(TypeId layout) const {
     const TypeId r = dw_.resolve(layout);
@@ -216,7 +217,7 @@ class MapReader {
     const typing::HeapTypes& t = *s_.types;
     const TypeId layout = dw_.resolve(t.layout(o));
     const uint64_t base = t.dataOffset(o);
-    r.storage = s_.dump.objects.size[o];
+    r.storage = s_.model.objects.size[o];
     if (const bin::Field* count = field(layout, "count")) {  // Go 1.19-1.23 hmap
       r.len = uintAt(o, base + count->offset, size(count->type));
       const bin::Field* b = field(layout, "B");
@@ -244,9 +245,9 @@ class MapReader {
     const NodeId dir_obj = s_.heap.addresses().find(dir_ptr);
     if (dir_obj == kNoNode) return;
     std::vector<uint64_t> tables;
-    const uint64_t at = dir_ptr - s_.dump.objects.addr[dir_obj];
+    const uint64_t at = dir_ptr - s_.model.objects.addr[dir_obj];
     for (uint64_t i = 0; i < n && i < 4096; i++) {
-      if (at + (i + 1) * words_.ptrSize() > s_.dump.objects.size[dir_obj]) break;
+      if (at + (i + 1) * words_.ptrSize() > s_.model.objects.size[dir_obj]) break;
       tables.push_back(ptrAt(dir_obj, at + i * words_.ptrSize()));
     }
     std::sort(tables.begin(), tables.end());
@@ -255,8 +256,8 @@ class MapReader {
       const NodeId tab = s_.heap.addresses().find(tp);
       if (tab == kNoNode || t.form(tab) != typing::TypeForm::Value) continue;
       const TypeId tl = dw_.resolve(t.layout(tab));
-      const uint64_t tb = tp - s_.dump.objects.addr[tab];
-      r.storage += s_.dump.objects.size[tab];
+      const uint64_t tb = tp - s_.model.objects.addr[tab];
+      r.storage += s_.model.objects.size[tab];
       if (const bin::Field* cap = field(tl, "capacity")) {
         r.capacity += uintAt(tab, tb + cap->offset, size(cap->type));
       }
@@ -276,13 +277,13 @@ class MapReader {
     return nullptr;
   }
   uint64_t size(TypeId t) const { return typing::typeSize(dw_, t, words_.ptrSize()); }
-  const uint8_t* bytes(NodeId o) const { return s_.dump.objectData(o); }
+  const uint8_t* bytes(NodeId o) const { return s_.model.objectData(o); }
   uint64_t ptrAt(NodeId o, uint64_t off) const {
-    if (off + words_.ptrSize() > s_.dump.objects.size[o]) return 0;
+    if (off + words_.ptrSize() > s_.model.objects.size[o]) return 0;
     return words_.read(bytes(o) + off);
   }
   uint64_t uintAt(NodeId o, uint64_t off, uint64_t n) const {
-    if (n == 0 || n > 8 || off + n > s_.dump.objects.size[o]) return 0;
+    if (n == 0 || n > 8 || off + n > s_.model.objects.size[o]) return 0;
     uint64_t v = 0;
     const uint8_t* p = bytes(o) + off;
     for (uint64_t i = 0; i < n; i++) v = v << 8 | p[words_.bigEndian() ? i : n - 1 - i];
@@ -290,7 +291,7 @@ class MapReader {
   }
   uint64_t objectSize(uint64_t ptr) const {
     const NodeId o = ptr == 0 ? kNoNode : s_.heap.addresses().find(ptr);
-    return o == kNoNode ? 0 : s_.dump.objects.size[o];
+    return o == kNoNode ? 0 : s_.model.objects.size[o];
   }
 
   const Snapshot& s_;
@@ -321,7 +322,7 @@ void sparseMaps(const Snapshot& s, const std::vector<Header>& headers, const Was
       w.sparse_storage += r.storage;
     }
     r.type = s.namer().typeName(o);
-    const uint64_t addr = s.dump.objects.addr[o] + t.dataOffset(o);
+    const uint64_t addr = s.model.objects.addr[o] + t.dataOffset(o);
     if (auto it = held.find(addr); it != held.end()) {
       r.holder = describeHolder(s, it->second->holder, it->second->slot_address);
     } else if (const auto preds = s.heap.predecessors().neighbors(o); !preds.empty()) {
@@ -332,7 +333,7 @@ void sparseMaps(const Snapshot& s, const std::vector<Header>& headers, const Was
   sortAndCut(w.maps, options.limit, [&](const MapRow& a, const MapRow& b) {
     if (a.sparse != b.sparse) return a.sparse;
     if (a.storage != b.storage) return a.storage > b.storage;
-    return s.dump.objects.addr[a.map] < s.dump.objects.addr[b.map];
+    return s.model.objects.addr[a.map] < s.model.objects.addr[b.map];
   });
 }
 
@@ -344,9 +345,9 @@ void garbage(const Snapshot& s, const WasteOptions& options, Waste& w) {
     if (!s.isGarbage(o)) continue;
     GarbageRow& r = rows[g.group_of[o]];
     r.count++;
-    r.bytes += s.dump.objects.size[o];
+    r.bytes += s.model.objects.size[o];
     w.garbage_objects++;
-    w.garbage_bytes += s.dump.objects.size[o];
+    w.garbage_bytes += s.model.objects.size[o];
   }
   for (size_t i = 0; i < rows.size(); i++) {
     if (rows[i].count == 0) continue;

@@ -90,6 +90,24 @@ int64_t Binary::startLine(const Func& f) const {
   return loc ? loc->line : 0;
 }
 
+const DebugInfo* Binary::debugInfo() const {
+  std::call_once(dwarf_->once, [this] {
+    dwarf_->reads++;
+    Expected<DebugInfo> d = DebugInfo::read(container_);
+    if (d) {
+      dwarf_->info = std::make_unique<DebugInfo>(d.take());
+    } else {
+      dwarf_->problem = d.error().message();
+    }
+  });
+  return dwarf_->info.get();
+}
+
+const std::string& Binary::debugInfoProblem() const {
+  debugInfo();
+  return dwarf_->problem;
+}
+
 Expected<Binary> Binary::open(const std::string& path) {
   Expected<MappedFile> file = MappedFile::open(path);
   if (!file) return file.error();

@@ -3,12 +3,14 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "bin/buildinfo.h"
 #include "bin/container.h"
+#include "bin/debug_info.h"
 #include "bin/inline.h"
 #include "bin/pclntab.h"
 #include "bin/symbols.h"
@@ -79,7 +81,23 @@ class Binary {
   // The mapped file itself, to ask whether it changed on disk.
   const MappedFile& file() const { return *file_; }
 
+  // The executable's DWARF, parsed once, on first use, by whichever stage
+  // asks first (the core reader for the runtime's layouts, the typing for
+  // the objects' types); null when the file has none or it cannot be read,
+  // and debugInfoProblem() says why. Safe to call from several threads.
+  const DebugInfo* debugInfo() const;
+  const std::string& debugInfoProblem() const;
+  // How many times this Binary parsed its DWARF: 0 or 1 (tests).
+  int debugInfoReads() const { return dwarf_->reads; }
+
  private:
+  struct LazyDebugInfo {
+    std::once_flag once;
+    std::unique_ptr<DebugInfo> info;
+    std::string problem;
+    int reads = 0;
+  };
+
   Binary() = default;
   static Expected<Binary> build(std::unique_ptr<MappedFile> file);
   // The MappedFile lives on the heap so views into it survive moves of Binary.
@@ -94,6 +112,8 @@ class Binary {
   std::optional<BuildInfo> build_info_;
   std::string build_info_error_;
   std::string build_id_;
+  // On the heap, so that a moved Binary keeps what it read.
+  std::unique_ptr<LazyDebugInfo> dwarf_ = std::make_unique<LazyDebugInfo>();
 };
 
 // The module layout from the runtime's range symbols (runtime.data,

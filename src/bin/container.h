@@ -1,7 +1,8 @@
 // What goheap needs from an executable file, whatever its container format:
 // sections, symbols, loaded segments, the target's architecture, byte order
-// and pointer size. ELF is read by elf.cpp; Mach-O and PE readers will fill
-// the same struct, so pclntab, buildinfo and DWARF code never see the format.
+// and pointer size. elf.cpp, macho.cpp (fat.cpp for universal files) and
+// pe.cpp each fill the same struct, so pclntab, buildinfo and DWARF code
+// never see the format.
 //
 // A Container does not own the bytes: it holds views into the caller's
 // mapping (bin::Binary keeps both together).

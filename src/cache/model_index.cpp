@@ -1,5 +1,7 @@
 #include "cache/model_index.h"
 
+#include "dump/format.h"
+
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -65,7 +67,7 @@ struct ModelHeader {
   uint64_t heap_start = 0, heap_end = 0, ncpu = 0, hchan_size = 0, thechar = 0;
   StringRef arch, go_version, experiment;
   uint64_t total_field_entries = 0;
-  std::array<uint64_t, dump::kTagCount> record_counts{};
+  std::array<uint64_t, model::kDumpTagCount> record_counts{};
 };
 static_assert(std::is_trivially_copyable_v<ModelHeader>);
 
@@ -160,7 +162,7 @@ Status readRecords(const IndexFile& index, uint32_t id, uint32_t strings_id, std
 
 // The bytes past its start that a value of pointer layout k may be read
 // at: its last slot's end. Per layout.
-std::vector<uint64_t> layoutExtents(const dump::PointerLayouts& l, uint32_t ptr_size) {
+std::vector<uint64_t> layoutExtents(const model::PointerLayouts& l, uint32_t ptr_size) {
   std::vector<uint64_t> out(l.count(), 0);
   for (uint32_t k = 0; k < l.count(); k++) {
     const std::span<const uint64_t> pattern = l.pattern(k);
@@ -178,16 +180,16 @@ std::vector<uint64_t> layoutExtents(const dump::PointerLayouts& l, uint32_t ptr_
 }
 
 // Why `d` does not fit its file or itself, or empty.
-std::string modelProblem(const dump::Dump& d) {
+std::string modelProblem(const model::HeapModel& d) {
   const uint64_t file_size = d.region(0).size();
-  const dump::Objects& o = d.objects;
+  const model::Objects& o = d.objects;
   const size_t n = o.addr.size();
   if (d.params.ptr_size != 4 && d.params.ptr_size != 8) return "its pointer size";
   if (o.size.size() != n || o.offset.size() != n || o.layout.size() != n ||
       (!o.span_metadata.empty() && o.span_metadata.size() != n)) {
     return "the object columns' lengths";
   }
-  const dump::PointerLayouts& l = d.layouts;
+  const model::PointerLayouts& l = d.layouts;
   if (l.begin.size() != l.stride.size() + 1 || l.repeats.size() != l.stride.size() ||
       l.begin.empty() || l.begin[0] != 0 || l.begin.back() != l.offsets.size()) {
     return "the pointer layouts";
@@ -199,7 +201,7 @@ std::string modelProblem(const dump::Dump& d) {
   auto fits = [&](uint32_t layout, uint64_t size) {
     return layout < l.count() && extent[layout] <= size;
   };
-  auto inFile = [&](const dump::ByteRange& r) {
+  auto inFile = [&](const model::ByteRange& r) {
     return r.region == 0 && r.offset <= file_size && r.size <= file_size - r.offset;
   };
   for (size_t i = 0; i < n; i++) {
@@ -210,26 +212,26 @@ std::string modelProblem(const dump::Dump& d) {
   for (size_t i = 1; i < n; i++) {
     if (o.addr[i] < o.addr[i - 1]) return "objects out of order";
   }
-  for (const dump::TypeRecord& t : d.types) {
+  for (const model::TypeRecord& t : d.types) {
     if (t.layout >= l.count()) return "a type's pointer layout";
   }
-  for (const dump::Goroutine& g : d.goroutines) {
+  for (const model::Goroutine& g : d.goroutines) {
     if (g.first_frame > d.frames.size() || g.frame_count > d.frames.size() - g.first_frame) {
       return "a goroutine's frames";
     }
   }
-  for (const dump::StackFrame& f : d.frames) {
+  for (const model::StackFrame& f : d.frames) {
     if (!inFile(f.contents) || !fits(f.layout, f.contents.size)) return "a frame's contents";
     if (f.goroutine != UINT32_MAX && f.goroutine >= d.goroutines.size()) {
       return "a frame's goroutine";
     }
   }
-  for (const dump::Segment* s : {&d.data, &d.bss}) {
+  for (const model::Segment* s : {&d.data, &d.bss}) {
     if (s->present && (!inFile(s->contents) || !fits(s->layout, s->contents.size))) {
       return "a segment's contents";
     }
   }
-  for (const dump::ProfileBucket& b : d.buckets) {
+  for (const model::ProfileBucket& b : d.buckets) {
     if (b.first_frame > d.profile_frames.size() ||
         b.frame_count > d.profile_frames.size() - b.first_frame) {
       return "a profile bucket's frames";
@@ -240,51 +242,50 @@ std::string modelProblem(const dump::Dump& d) {
 
 }  // namespace
 
-bool modelIsCacheable(const dump::Dump& model) {
-  return model.source == dump::SourceKind::HeapDump && model.regionCount() == 1 &&
-         model.objects.region.empty();
+bool modelIsCacheable(const model::HeapModel& model) {
+  return model.heap_dump.has_value() && model.regionCount() == 1 && model.objects.region.empty();
 }
 
-void addModelSections(const dump::Dump& d, IndexWriter& writer) {
+void addModelSections(const model::HeapModel& d, IndexWriter& writer) {
   if (!modelIsCacheable(d)) return;
   const std::span<const uint8_t> file = d.region(0);
   // The strings first: a model with one outside the file adds nothing.
   std::vector<OwnedSection> strings;
   ModelHeader h;
-  h.version = static_cast<uint32_t>(d.version);
+  h.version = static_cast<uint32_t>(d.heap_dump->version);
   h.ptr_size = d.params.ptr_size;
   h.big_endian = d.params.big_endian ? 1 : 0;
   h.stack_objects_in_layouts = d.stack_objects_in_layouts ? 1 : 0;
   h.heap_start = d.params.heap_start;
   h.heap_end = d.params.heap_end;
   h.ncpu = d.params.ncpu;
-  h.hchan_size = d.params.hchan_size;
-  h.thechar = d.params.thechar;
+  h.hchan_size = d.heap_dump->hchan_size;
+  h.thechar = d.heap_dump->thechar;
   h.total_field_entries = d.total_field_entries;
-  h.record_counts = d.record_counts;
+  h.record_counts = d.heap_dump->record_counts;
   if (!refOf(d.params.arch, file, h.arch) || !refOf(d.params.go_version, file, h.go_version) ||
       !refOf(d.params.experiment, file, h.experiment) ||
-      !addRecords(strings, kTypes, kTypeStrings, d.types, file, &dump::TypeRecord::name) ||
+      !addRecords(strings, kTypes, kTypeStrings, d.types, file, &model::TypeRecord::name) ||
       !addRecords(strings, kOtherRoots, kOtherRootStrings, d.other_roots, file,
-                  &dump::OtherRoot::description) ||
+                  &model::OtherRoot::description) ||
       !addRecords(strings, kGoroutines, kGoroutineStrings, d.goroutines, file,
-                  &dump::Goroutine::wait_reason) ||
-      !addRecords(strings, kFrames, kFrameStrings, d.frames, file, &dump::StackFrame::function) ||
+                  &model::Goroutine::wait_reason) ||
+      !addRecords(strings, kFrames, kFrameStrings, d.frames, file, &model::StackFrame::function) ||
       !addRecords(strings, kProfileFrames, kProfileFrameStrings, d.profile_frames, file,
-                  &dump::ProfileFrame::function, &dump::ProfileFrame::file)) {
+                  &model::ProfileFrame::function, &model::ProfileFrame::file)) {
     return;
   }
   for (OwnedSection& section : strings) {
     writer.addOwned(section.id, section.element_size, std::move(section.bytes));
   }
   writer.addOwned(kModelHeader, sizeof h, bytesOf(std::span<const ModelHeader>(&h, 1)));
-  writer.addOwned(kMemStats, sizeof(dump::MemStats),
-                  bytesOf(std::span<const dump::MemStats>(&d.memstats, 1)));
-  const std::array<dump::Segment, 2> segments{d.data, d.bss};
-  writer.addOwned(kSegments, sizeof(dump::Segment),
-                  bytesOf(std::span<const dump::Segment>(segments)));
+  writer.addOwned(kMemStats, sizeof(model::MemStats),
+                  bytesOf(std::span<const model::MemStats>(&d.memstats, 1)));
+  const std::array<model::Segment, 2> segments{d.data, d.bss};
+  writer.addOwned(kSegments, sizeof(model::Segment),
+                  bytesOf(std::span<const model::Segment>(segments)));
 
-  const dump::Objects& o = d.objects;
+  const model::Objects& o = d.objects;
   writer.addPacked(kObjectAddr, kObjectAddrPacking, o.addr);
   writer.addPacked(kObjectSize, kObjectSizePacking, o.size);
   writer.addArray(kObjectOffsetLow, o.offset.lowHalves().span());
@@ -295,13 +296,13 @@ void addModelSections(const dump::Dump& d, IndexWriter& writer) {
   writer.addArray(kLayoutOffsets, std::span<const uint64_t>(d.layouts.offsets));
   writer.addArray(kLayoutStride, std::span<const uint64_t>(d.layouts.stride));
   writer.addArray(kLayoutRepeats, std::span<const uint64_t>(d.layouts.repeats));
-  writer.addArray(kItabs, std::span<const dump::ItabRecord>(d.itabs));
-  writer.addArray(kFinalizers, std::span<const dump::Finalizer>(d.finalizers));
-  writer.addArray(kThreads, std::span<const dump::OsThread>(d.threads));
-  writer.addArray(kDefers, std::span<const dump::Defer>(d.defers));
-  writer.addArray(kPanics, std::span<const dump::Panic>(d.panics));
-  writer.addArray(kBuckets, std::span<const dump::ProfileBucket>(d.buckets));
-  writer.addArray(kAllocSamples, std::span<const dump::AllocSample>(d.alloc_samples));
+  writer.addArray(kItabs, std::span<const model::ItabRecord>(d.itabs));
+  writer.addArray(kFinalizers, std::span<const model::Finalizer>(d.finalizers));
+  writer.addArray(kThreads, std::span<const model::OsThread>(d.threads));
+  writer.addArray(kDefers, std::span<const model::Defer>(d.defers));
+  writer.addArray(kPanics, std::span<const model::Panic>(d.panics));
+  writer.addArray(kBuckets, std::span<const model::ProfileBucket>(d.buckets));
+  writer.addArray(kAllocSamples, std::span<const model::AllocSample>(d.alloc_samples));
   std::vector<uint8_t> warnings;
   for (const std::string& w : d.warnings) {
     warnings.insert(warnings.end(), w.begin(), w.end());
@@ -314,38 +315,39 @@ bool hasModel(const IndexFile& index) {
   return index.has(kModelHeader);
 }
 
-Expected<dump::Dump> readModelSections(const IndexFile& index, MappedFile file) {
-  dump::Dump d(std::move(file));
+Expected<model::HeapModel> readModelSections(const IndexFile& index, MappedFile file) {
+  model::HeapModel d(std::move(file));
   const std::span<const uint8_t> bytes = d.region(0);
   Expected<std::span<const ModelHeader>> header = index.array<ModelHeader>(kModelHeader);
   if (!header) return header.error();
   if (header->size() != 1) return Error("the model's header");
   const ModelHeader& h = (*header)[0];
-  if (h.version > static_cast<uint32_t>(dump::FormatVersion::Go17)) {
+  if (h.version > static_cast<uint32_t>(model::FormatVersion::Go17)) {
     return Error("the model's format version");
   }
-  d.source = dump::SourceKind::HeapDump;
-  d.version = static_cast<dump::FormatVersion>(h.version);
+  model::HeapDumpFacts& facts = d.heap_dump.emplace();
+  facts.version = static_cast<model::FormatVersion>(h.version);
+  d.format = dump::formatVersionName(facts.version);
   d.params.ptr_size = h.ptr_size;
   d.params.big_endian = h.big_endian != 0;
   d.params.heap_start = h.heap_start;
   d.params.heap_end = h.heap_end;
   d.params.ncpu = h.ncpu;
-  d.params.hchan_size = h.hchan_size;
-  d.params.thechar = h.thechar;
+  facts.hchan_size = h.hchan_size;
+  facts.thechar = h.thechar;
   if (!viewOf(h.arch, bytes, d.params.arch) || !viewOf(h.go_version, bytes, d.params.go_version) ||
       !viewOf(h.experiment, bytes, d.params.experiment)) {
     return Error("the model's parameters lie outside the dump");
   }
   d.stack_objects_in_layouts = h.stack_objects_in_layouts != 0;
   d.total_field_entries = h.total_field_entries;
-  d.record_counts = h.record_counts;
+  facts.record_counts = h.record_counts;
 
-  std::vector<dump::MemStats> memstats;
-  std::vector<dump::Segment> segments;
+  std::vector<model::MemStats> memstats;
+  std::vector<model::Segment> segments;
   Column<uint32_t> offset_low;
   Column<uint16_t> offset_high;
-  dump::Objects& o = d.objects;
+  model::Objects& o = d.objects;
   for (Status s :
        {readArray(index, kMemStats, memstats),
         readArray(index, kSegments, segments),
@@ -359,20 +361,20 @@ Expected<dump::Dump> readModelSections(const IndexFile& index, MappedFile file) 
         readArray(index, kLayoutOffsets, d.layouts.offsets),
         readArray(index, kLayoutStride, d.layouts.stride),
         readArray(index, kLayoutRepeats, d.layouts.repeats),
-        readRecords(index, kTypes, kTypeStrings, d.types, bytes, &dump::TypeRecord::name),
+        readRecords(index, kTypes, kTypeStrings, d.types, bytes, &model::TypeRecord::name),
         readArray(index, kItabs, d.itabs),
         readRecords(index, kOtherRoots, kOtherRootStrings, d.other_roots, bytes,
-                    &dump::OtherRoot::description),
+                    &model::OtherRoot::description),
         readRecords(index, kGoroutines, kGoroutineStrings, d.goroutines, bytes,
-                    &dump::Goroutine::wait_reason),
-        readRecords(index, kFrames, kFrameStrings, d.frames, bytes, &dump::StackFrame::function),
+                    &model::Goroutine::wait_reason),
+        readRecords(index, kFrames, kFrameStrings, d.frames, bytes, &model::StackFrame::function),
         readArray(index, kFinalizers, d.finalizers),
         readArray(index, kThreads, d.threads),
         readArray(index, kDefers, d.defers),
         readArray(index, kPanics, d.panics),
         readArray(index, kBuckets, d.buckets),
         readRecords(index, kProfileFrames, kProfileFrameStrings, d.profile_frames, bytes,
-                    &dump::ProfileFrame::function, &dump::ProfileFrame::file),
+                    &model::ProfileFrame::function, &model::ProfileFrame::file),
         readArray(index, kAllocSamples, d.alloc_samples)}) {
     if (!s) return s.error();
   }
@@ -384,7 +386,7 @@ Expected<dump::Dump> readModelSections(const IndexFile& index, MappedFile file) 
   if (!offset_high.empty() && offset_high.size() != offset_low.size()) {
     return Error("the objects' offsets");
   }
-  o.offset = dump::OffsetColumn::fromHalves(std::move(offset_low), std::move(offset_high));
+  o.offset = model::OffsetColumn::fromHalves(std::move(offset_low), std::move(offset_high));
   Expected<std::span<const uint8_t>> warnings = index.bytes(kWarnings);
   if (!warnings) return warnings.error();
   std::string_view text(reinterpret_cast<const char*>(warnings->data()), warnings->size());

@@ -1,4 +1,4 @@
-// The model a heap dump's reader made (dump::Dump: objects, pointer
+// The model a heap dump's reader made (model::HeapModel: objects, pointer
 // layouts, goroutines, frames, types, roots, memstats, the profile), in an
 // index file, and back, so that a second open of the same dump neither
 // parses it nor sorts its objects.
@@ -16,19 +16,19 @@
 #pragma once
 
 #include "cache/index_file.h"
-#include "dump/dump.h"
+#include "model/heap_model.h"
 #include "util/error.h"
 #include "util/mapped_file.h"
 
 namespace goheap::cache {
 
 // Whether addModelSections can keep `model`: a heap dump's, one region.
-bool modelIsCacheable(const dump::Dump& model);
+bool modelIsCacheable(const model::HeapModel& model);
 
 // Adds `model`'s sections to `writer` (the big columns written from where
 // they are: keep `model` alive until the writer has written). A model that
 // is not cacheable, or a string of it outside its file, adds nothing.
-void addModelSections(const dump::Dump& model, IndexWriter& writer);
+void addModelSections(const model::HeapModel& model, IndexWriter& writer);
 
 // Whether `index` holds a model.
 bool hasModel(const IndexFile& index);
@@ -38,6 +38,6 @@ bool hasModel(const IndexFile& index);
 // Everything that indexes one table by another, or the file by an offset,
 // is checked first: a model that does not fit the file or itself is an
 // Error, never a model that reads out of bounds.
-Expected<dump::Dump> readModelSections(const IndexFile& index, MappedFile file);
+Expected<model::HeapModel> readModelSections(const IndexFile& index, MappedFile file);
 
 }  // namespace goheap::cache

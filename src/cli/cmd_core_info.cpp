@@ -108,7 +108,7 @@ HeapSummary walkHeap(const core::MemoryImage& mem, const bin::Container& exe,
     h.heap = types.error();
     return h;
   }
-  const bin::DebugInfo* dwarf = &types->info;
+  const bin::DebugInfo* dwarf = &types->info();
   auto layout = core::readRuntimeLayout(*dwarf, exe.ptr_size);
   if (!layout) {
     h.heap = layout.error();
@@ -443,7 +443,7 @@ int runCoreInfo(int argc, const char* const* argv) {
       if (args.getBool("goroutines")) {
         if (!types) return fail(types.error().inFile(exe));
         Expected<core::Goroutines> gs =
-            core::readGoroutines(*c, mem, *binary, types->info, match->bias);
+            core::readGoroutines(*c, mem, *binary, types->info(), match->bias);
         if (!gs) return fail(gs.error().inFile(c->path()));
         goroutines.emplace(std::move(*gs));
         view = {&*goroutines, &*binary, match->bias};

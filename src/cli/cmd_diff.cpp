@@ -43,16 +43,16 @@ CommandSpec diffSpec() {
   spec.boolFlag("csv", "print the group table as CSV");
   spec.boolFlag("timings", "print each phase's time and the peak memory on stderr");
   spec.boolFlag("no-progress", "no progress line on stderr (it shows only on a terminal)");
-  spec.example("goheap diff before.dump after.dump ./server",
+  spec.example("goheap diff before.model after.model ./server",
                "the Go types that grew most, and what holds the new objects");
-  spec.example("goheap diff before.dump after.dump --by site --sort count",
+  spec.example("goheap diff before.model after.model --by site --sort count",
                "the allocation sites whose object count grew most");
-  spec.example("goheap diff before.dump after.dump --filter session -n 5",
+  spec.example("goheap diff before.model after.model --filter session -n 5",
                "only the groups named like *session*");
-  spec.example("goheap diff before.dump after.dump --json > growth.json",
+  spec.example("goheap diff before.model after.model --json > growth.json",
                "the same as JSON, for scripts");
-  spec.example("goheap diff before.dump http://127.0.0.1:6060/debug/heapdump ./server",
-               "what grew in a running service since before.dump (the capture package)");
+  spec.example("goheap diff before.model http://127.0.0.1:6060/debug/heapdump ./server",
+               "what grew in a running service since before.model (the capture package)");
   return spec;
 }
 

@@ -66,7 +66,7 @@ int runObj(int argc, const char* const* argv) {
           return kExitOk;
         }
         const uint64_t shown = std::min(info.size, q.bytes);
-        auto contents = snap.dump.objectBytes(info.label.node).first(shown);
+        auto contents = snap.model.objectBytes(info.label.node).first(shown);
         std::string out = query::labelText(info.label) + "\n";
         if (!info.type.empty()) out += "  type        " + info.type + " (from DWARF)\n";
         out += "  size        " + formatBytes(info.size) + " (" + info.shape + ")\n";

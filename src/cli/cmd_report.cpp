@@ -78,14 +78,14 @@ CommandSpec reportSpec() {
   spec.boolFlag("timings", "print each phase's time and the peak memory on stderr");
   spec.boolFlag("no-progress", "no progress line on stderr (it shows only on a terminal)");
   spec.example("goheap report heap.dump ./server", "goheap-report.html and .json for one dump");
-  spec.example("goheap report after.dump before.dump ./server --html leak.html",
+  spec.example("goheap report after.model before.model ./server --html leak.html",
                "the same, with what grew between the two dumps");
-  spec.example("goheap report after.dump before.dump --fail-if-growth 10MB || exit 1",
+  spec.example("goheap report after.model before.model --fail-if-growth 10MB || exit 1",
                "fail a CI step when the heap grew by more than 10 MB");
   spec.example("goheap report heap.dump ./server --sql checks.sql --fail-if-rows",
                "fail when a saved query finds something, e.g. SELECT address FROM objects WHERE "
                "type = 'main.Session' AND retained > 1e6");
-  spec.example("goheap report http://127.0.0.1:6060/debug/heapdump before.dump ./server",
+  spec.example("goheap report http://127.0.0.1:6060/debug/heapdump before.model ./server",
                "a running service's heap (the capture package) against an earlier dump");
   return spec;
 }

@@ -92,7 +92,7 @@ void writeText(const analysis::Summary& s) {
                     " stack frames, " + formatCount(s.finalizers) + " finalizers, data and bss");
   if (s.have_memstats) {
     // A core may not give every field: "unknown" rather than a wrong 0.
-    using dump::MemStat;
+    using model::MemStat;
     const auto stat = [&](MemStat f, std::string text) {
       return s.memstatKnown(f) ? text : std::string("unknown");
     };

@@ -28,8 +28,7 @@ std::span<const Command> allCommands() {
        runDiff},
       {"dups", "duplicate strings, []byte and identical objects, by bytes wasted", runDups},
       {"waste", "size-class rounding, arrays kept by small slices, sparse maps, garbage", runWaste},
-      {"sql", "SQL over the heap: objects, references, roots, fields, strings as tables",
-       runSql},
+      {"sql", "SQL over the heap: objects, references, roots, fields, strings as tables", runSql},
       {"report", "one self-contained HTML page and JSON of all of the above, for CI", runReport},
       {"convert", "the heap in another tool's format: JSON Lines, Graphviz, ...", runConvert},
       {"serve", "a web UI and JSON API over HTTP for a dump (and a base dump to diff with)",
@@ -176,7 +175,7 @@ namespace {
 // the snapshot's arrays hold it, per object, so that a change to a column's
 // width shows up where it is made.
 std::string renderMemoryUse(const analysis::Snapshot& s, uint64_t anonymous_peak) {
-  const uint64_t objects = std::max<uint64_t>(s.dump.objects.count(), 1);
+  const uint64_t objects = std::max<uint64_t>(s.model.objects.count(), 1);
   auto perObject = [&](uint64_t bytes) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.1f B",

@@ -50,11 +50,11 @@ bool isSystemGoroutine(std::string_view start) {
 class ModelBuilder {
  public:
   ModelBuilder(const CoreFile& core, const MemoryImage& mem, const bin::Binary& exe, uint64_t bias,
-               dump::Dump& out)
+               model::HeapModel& out)
       : core_(core), mem_(mem), exe_(exe), bias_(bias), out_(out), layouts_(out.layouts) {}
 
   void params() {
-    dump::Params& p = out_.params;
+    model::Params& p = out_.params;
     p.big_endian = core_.bigEndian();
     p.ptr_size = core_.ptrSize();
     p.arch = keep(core_.arch());
@@ -65,7 +65,7 @@ class ModelBuilder {
     // The masks' layouts come first, so that their ids stay valid; the
     // builder adds the frames' and segments' after them.
     out_.layouts = std::move(masks.layouts);
-    dump::Objects& o = out_.objects;
+    model::Objects& o = out_.objects;
     o.addr.reserve(heap.count());
     o.size.reserve(heap.count());
     o.layout.reserve(heap.count());
@@ -75,7 +75,7 @@ class ModelBuilder {
     for (size_t i = 0; i < heap.count(); i++) {
       // An object may straddle two segments: a snap core splits memory
       // where a run of zero pages starts.
-      const std::optional<dump::ByteRange> r = inOrCopied(heap.addr[i], heap.size[i]);
+      const std::optional<model::ByteRange> r = inOrCopied(heap.addr[i], heap.size[i]);
       if (!r) {
         if (missing++ == 0) first_missing = heap.addr[i];
         continue;
@@ -101,7 +101,6 @@ class ModelBuilder {
       out_.params.heap_start = o.addr.front();
       out_.params.heap_end = o.addr.back() + o.size.back();
     }
-    out_.record_counts[static_cast<size_t>(dump::Tag::Object)] = o.count();
   }
 
   // The goroutines with their frames: with `scan`, one frame per physical
@@ -112,7 +111,7 @@ class ModelBuilder {
     size_t next_scanned = 0;  // scan frames are grouped by goroutine, in order
     for (uint32_t gi = 0; gi < list.goroutines.size(); gi++) {
       const Goroutine& g = list.goroutines[gi];
-      dump::Goroutine d;
+      model::Goroutine d;
       d.addr = g.address;
       d.sp = g.sched_sp;
       d.goid = g.goid;
@@ -146,15 +145,13 @@ class ModelBuilder {
       out_.warnings.push_back(std::to_string(unreadable_frames_) +
                               " stack frames are not in the core; their pointers are not followed");
     }
-    out_.record_counts[static_cast<size_t>(dump::Tag::Goroutine)] = out_.goroutines.size();
-    out_.record_counts[static_cast<size_t>(dump::Tag::StackFrame)] = out_.frames.size();
   }
 
   void dataRoots(const DataRoots& roots) {
     for (const std::string& w : roots.warnings) out_.warnings.push_back(w);
     if (roots.modules.empty()) return;
-    segment(roots.modules[0].data, out_.data, dump::Tag::Data);
-    segment(roots.modules[0].bss, out_.bss, dump::Tag::Bss);
+    segment(roots.modules[0].data, out_.data);
+    segment(roots.modules[0].bss, out_.bss);
     if (roots.modules.size() > 1) {
       out_.warnings.push_back(std::to_string(roots.modules.size() - 1) +
                               " more modules (plugins) have data and bss that are not read as "
@@ -166,7 +163,7 @@ class ModelBuilder {
     for (const std::string& w : specials.warnings) out_.warnings.push_back(w);
     for (size_t i = 0; i < specials.count(); i++) {
       if (specials.kind[i] == SpecialKind::Finalizer) {
-        dump::Finalizer f;
+        model::Finalizer f;
         f.obj = specials.obj[i];
         f.fn_val = specials.fn_val[i];
         f.fn_pc = specials.fn_pc[i];
@@ -179,8 +176,6 @@ class ModelBuilder {
         out_.other_roots.push_back({keep(what), specials.fn_val[i]});
       }
     }
-    out_.record_counts[static_cast<size_t>(dump::Tag::Finalizer)] = out_.finalizers.size();
-    out_.record_counts[static_cast<size_t>(dump::Tag::OtherRoot)] = out_.other_roots.size();
   }
 
   // The memory profile as runtime/heapdump.go's dumpmemprof writes it: each
@@ -194,7 +189,7 @@ class ModelBuilder {
     out_.buckets.reserve(prof.count());
     out_.profile_frames.reserve(prof.pcs.size());
     for (size_t i = 0; i < prof.count(); i++) {
-      dump::ProfileBucket b;
+      model::ProfileBucket b;
       b.id = prof.addr[i];
       b.size = prof.size[i];
       b.allocs = prof.allocs[i];
@@ -210,8 +205,6 @@ class ModelBuilder {
     for (size_t i = 0; i < specials.sample_obj.size(); i++) {
       out_.alloc_samples.push_back({specials.sample_obj[i], specials.sample_bucket[i]});
     }
-    out_.record_counts[static_cast<size_t>(dump::Tag::MemProf)] = out_.buckets.size();
-    out_.record_counts[static_cast<size_t>(dump::Tag::AllocSample)] = out_.alloc_samples.size();
   }
 
   void itabs(const Itabs& itabs) {
@@ -220,31 +213,28 @@ class ModelBuilder {
     for (size_t i = 0; i < itabs.addr.size(); i++) {
       out_.itabs.push_back({itabs.addr[i], itabs.type[i], false});
     }
-    out_.record_counts[static_cast<size_t>(dump::Tag::Itab)] = out_.itabs.size();
   }
 
   // What ReadMemStats would have said; the fields not derived stay unknown.
   void memStats(const CoreMemStats& m) {
     for (const std::string& w : m.warnings) out_.warnings.push_back(w);
     out_.memstats = m.stats;
-    out_.record_counts[static_cast<size_t>(dump::Tag::MemStats)] = 1;
   }
 
   void threads() {
     for (const Thread& t : core_.threads()) {
       out_.threads.push_back({0, out_.threads.size(), t.tid});
     }
-    out_.record_counts[static_cast<size_t>(dump::Tag::OsThread)] = out_.threads.size();
   }
 
  private:
   // A frame of goroutine `goroutine` over [sp, fp), its pointer words at
   // `offsets` from sp.
-  void addFrame(dump::StackFrame fr, uint64_t fp, std::span<const uint64_t> offsets) {
+  void addFrame(model::StackFrame fr, uint64_t fp, std::span<const uint64_t> offsets) {
     // A frame may be empty: runtime.goexit's on a machine with a link
     // register.
-    const std::optional<dump::ByteRange> r =
-        fp == fr.sp ? std::optional<dump::ByteRange>(dump::ByteRange{})
+    const std::optional<model::ByteRange> r =
+        fp == fr.sp ? std::optional<model::ByteRange>(model::ByteRange{})
         : fp > fr.sp && fp - fr.sp <= kMaxFrameBytes ? inOrCopied(fr.sp, fp - fr.sp)
                                                      : std::nullopt;
     if (r) {
@@ -274,7 +264,7 @@ class ModelBuilder {
     std::vector<uint64_t> offsets;
     for (size_t k = begin; k < end; k++) {
       const StackScanFrame& f = scan.frames[k];
-      dump::StackFrame fr;
+      model::StackFrame fr;
       fr.sp = f.sp;
       fr.depth = f.depth;
       fr.child_sp = k == begin ? 0 : scan.frames[k - 1].sp;
@@ -311,7 +301,7 @@ class ModelBuilder {
       const StackFrame& f = source[physical[j]];
       // The frame runs up to its caller's sp; the outermost to the stack's top.
       const uint64_t fp = j + 1 < physical.size() ? source[physical[j + 1]].sp : g.stack_hi;
-      dump::StackFrame fr;
+      model::StackFrame fr;
       fr.sp = f.sp;
       fr.depth = j;
       fr.child_sp = j == 0 ? 0 : source[physical[j - 1]].sp;
@@ -344,11 +334,9 @@ class ModelBuilder {
       if (out_.goroutines[p.goroutine].top_panic == 0)
         out_.goroutines[p.goroutine].top_panic = p.addr;
     }
-    out_.record_counts[static_cast<size_t>(dump::Tag::Defer)] = out_.defers.size();
-    out_.record_counts[static_cast<size_t>(dump::Tag::Panic)] = out_.panics.size();
   }
 
-  dump::ProfileFrame profileFrame(const bin::Pclntab& tab, uint64_t pc, bool return_address) {
+  model::ProfileFrame profileFrame(const bin::Pclntab& tab, uint64_t pc, bool return_address) {
     const bin::Func* f = pc >= bias_ ? tab.funcAt(pc - bias_) : nullptr;
     if (f == nullptr) {
       // Appended, not "(" + ...: GCC 12 at -O3 warns (-Wrestrict) on that form.
@@ -366,13 +354,13 @@ class ModelBuilder {
 
   // Where the `n` bytes at `addr` lie in region 0 (the core file), when one
   // of the core's segments holds them all.
-  std::optional<dump::ByteRange> inCore(uint64_t addr, uint64_t n) const {
+  std::optional<model::ByteRange> inCore(uint64_t addr, uint64_t n) const {
     if (mem_.sourceOf(addr) != MemorySource::Core) return std::nullopt;
     auto bytes = mem_.read(addr, n);
     if (!bytes) return std::nullopt;
     const std::span<const uint8_t> file = core_.file().bytes();
     if (bytes->data() >= file.data() && bytes->data() < file.data() + file.size()) {
-      return dump::ByteRange{static_cast<uint64_t>(bytes->data() - file.data()), n, 0};
+      return model::ByteRange{static_cast<uint64_t>(bytes->data() - file.data()), n, 0};
     }
     // A snap core's memory, assembled where it was split: a region each.
     const auto& assembled = core_.assembled();
@@ -381,16 +369,16 @@ class ModelBuilder {
       if (bytes->data() < range.data() || bytes->data() >= range.data() + range.size()) continue;
       auto [it, added] = assembled_regions_.try_emplace(a, 0);
       if (added) it->second = out_.addSharedRegion(assembled[a], range);
-      return dump::ByteRange{static_cast<uint64_t>(bytes->data() - range.data()), n, it->second};
+      return model::ByteRange{static_cast<uint64_t>(bytes->data() - range.data()), n, it->second};
     }
     return std::nullopt;
   }
 
   // A data or bss segment, in the core (see inOrCopied) or, where the core
   // lacks some of it, copied with the missing bytes read as zero.
-  void segment(const RootSegment& seg, dump::Segment& into, dump::Tag tag) {
+  void segment(const RootSegment& seg, model::Segment& into) {
     if (seg.size == 0) return;
-    if (std::optional<dump::ByteRange> r = inOrCopied(seg.addr, seg.size)) {
+    if (std::optional<model::ByteRange> r = inOrCopied(seg.addr, seg.size)) {
       into.contents = *r;
     } else if (seg.size <= core_.file().bytes().size()) {
       uint64_t missing = 0;
@@ -407,7 +395,6 @@ class ModelBuilder {
     into.addr = seg.addr;
     into.layout = layouts_.add(seg.offsets);
     into.present = true;
-    out_.record_counts[static_cast<size_t>(tag)] = 1;
   }
 
   // The `n` bytes at `addr`: where one of the core's segments holds them
@@ -415,8 +402,8 @@ class ModelBuilder {
   // mapping as several, a data segment may run from a file-backed mapping
   // into the anonymous one after it), a copy in a region of their own.
   // Nothing when the core lacks any of them.
-  std::optional<dump::ByteRange> inOrCopied(uint64_t addr, uint64_t n) {
-    if (std::optional<dump::ByteRange> r = inCore(addr, n)) return r;
+  std::optional<model::ByteRange> inOrCopied(uint64_t addr, uint64_t n) {
+    if (std::optional<model::ByteRange> r = inCore(addr, n)) return r;
     if (n > core_.file().bytes().size() || missingBytes(addr, n) != 0) return std::nullopt;
     uint64_t missing = 0;
     return copied(addr, n, missing);
@@ -446,7 +433,7 @@ class ModelBuilder {
 
   // A copy of the `n` bytes at `addr`, page by page, those the core lacks
   // zero and counted in `missing`.
-  dump::ByteRange copied(uint64_t addr, uint64_t n, uint64_t& missing) {
+  model::ByteRange copied(uint64_t addr, uint64_t n, uint64_t& missing) {
     // More than the core holds cannot be in it: nothing is allocated for it.
     if (n > core_.file().bytes().size()) {
       missing = n;
@@ -479,8 +466,8 @@ class ModelBuilder {
   const MemoryImage& mem_;
   const bin::Binary& exe_;
   uint64_t bias_;
-  dump::Dump& out_;
-  dump::PointerLayoutBuilder layouts_;
+  model::HeapModel& out_;
+  model::PointerLayoutBuilder layouts_;
   mutable std::map<size_t, uint32_t> assembled_regions_;  // see inCore
   std::unordered_map<std::string_view, std::string_view> kept_;
   uint64_t unreadable_frames_ = 0;
@@ -488,7 +475,7 @@ class ModelBuilder {
 
 // Adds `part`'s error as a warning and says whether it was read.
 template <class T>
-bool readOrWarn(Expected<T>& part, std::string_view what, dump::Dump& out) {
+bool readOrWarn(Expected<T>& part, std::string_view what, model::HeapModel& out) {
   if (part) return true;
   out.warnings.push_back("no " + std::string(what) + ": " + part.error().message());
   return false;
@@ -496,18 +483,20 @@ bool readOrWarn(Expected<T>& part, std::string_view what, dump::Dump& out) {
 
 }  // namespace
 
-Expected<dump::Dump> readCoreModel(const CoreFile& core, MappedFile file, const bin::Binary& exe,
-                                   uint64_t bias, const CoreModelHooks& hooks) {
+Expected<model::HeapModel> readCoreModel(const CoreFile& core, MappedFile file,
+                                         const bin::Binary& exe, uint64_t bias,
+                                         const CoreModelHooks& hooks) {
   // The runtime's struct layouts and globals: the executable's DWARF, or for
   // a stripped one the committed table and a search of memory.
   Expected<RuntimeTypes> types = runtimeTypes(exe, MemoryImage(core, exe.container(), bias));
   if (!types) return types.error().inFile(exe.path());
-  return readCoreModel(core, std::move(file), exe, bias, types->info, hooks);
+  return readCoreModel(core, std::move(file), exe, bias, types->info(), hooks);
 }
 
-Expected<dump::Dump> readCoreModel(const CoreFile& core, MappedFile file, const bin::Binary& exe,
-                                   uint64_t bias, const bin::DebugInfo& runtime_types,
-                                   const CoreModelHooks& hooks) {
+Expected<model::HeapModel> readCoreModel(const CoreFile& core, MappedFile file,
+                                         const bin::Binary& exe, uint64_t bias,
+                                         const bin::DebugInfo& runtime_types,
+                                         const CoreModelHooks& hooks) {
   if (file.bytes().size() != core.file().bytes().size()) {
     return Error("the core file changed while it was read");
   }
@@ -519,8 +508,8 @@ Expected<dump::Dump> readCoreModel(const CoreFile& core, MappedFile file, const 
   auto bits = readHeapBitsLayout(*dwarf, c.ptr_size, c.arch);
   if (!bits) return bits.error().inFile(exe.path());
 
-  dump::Dump out(std::move(file));
-  out.source = dump::SourceKind::CoreFile;
+  model::HeapModel out(std::move(file));
+  out.format = "core";
   // The core's first warning says it is cut short; the others that memory
   // is left out by design, which the executable makes up for.
   if (core.truncatedBytes() > 0) out.warnings.push_back(core.warnings().front());

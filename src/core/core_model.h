@@ -1,5 +1,5 @@
 // core::readCoreModel: a core file read into the same source-neutral model
-// a heap dump fills (dump/dump.h), so that nothing after the reader knows
+// a heap dump fills (model/heap_model.h), so that nothing after the reader knows
 // which it came from. Region 0 is the core file itself: an object's, a
 // frame's or the data segment's bytes are views into it at their file
 // offset, never copies.
@@ -18,7 +18,7 @@
 //  - params from the core (word size, byte order, GOARCH) and the
 //    executable (the Go version).
 //
-// Every part the core cannot give whole is a warning in Dump::warnings with
+// Every part the core cannot give whole is a warning in HeapModel::warnings with
 // a count, never an error; only a core whose heap cannot be found at all is.
 #pragma once
 
@@ -28,7 +28,7 @@
 #include "bin/binary.h"
 #include "bin/debug_info.h"
 #include "core/core_file.h"
-#include "dump/dump.h"
+#include "model/heap_model.h"
 #include "util/error.h"
 #include "util/mapped_file.h"
 
@@ -44,13 +44,15 @@ struct CoreModelHooks {
 // it, core/executable_match.h) was loaded at its link-time addresses plus
 // `bias`. `file` maps the same bytes as `core` and becomes the model's
 // region 0, so that the model keeps them mapped.
-Expected<dump::Dump> readCoreModel(const CoreFile& core, MappedFile file, const bin::Binary& exe,
-                                   uint64_t bias, const CoreModelHooks& hooks = {});
+Expected<model::HeapModel> readCoreModel(const CoreFile& core, MappedFile file,
+                                         const bin::Binary& exe, uint64_t bias,
+                                         const CoreModelHooks& hooks = {});
 // The same with the runtime's layouts and globals already read
 // (core/runtime_types.h), for a caller that reads many cores of one
 // executable (the fuzzer).
-Expected<dump::Dump> readCoreModel(const CoreFile& core, MappedFile file, const bin::Binary& exe,
-                                   uint64_t bias, const bin::DebugInfo& runtime_types,
-                                   const CoreModelHooks& hooks = {});
+Expected<model::HeapModel> readCoreModel(const CoreFile& core, MappedFile file,
+                                         const bin::Binary& exe, uint64_t bias,
+                                         const bin::DebugInfo& runtime_types,
+                                         const CoreModelHooks& hooks = {});
 
 }  // namespace goheap::core

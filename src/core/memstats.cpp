@@ -10,7 +10,7 @@
 namespace goheap::core {
 namespace {
 
-using dump::MemStat;
+using model::MemStat;
 using Value = std::optional<uint64_t>;
 
 // Where a field lies in the process, and its type.
@@ -183,7 +183,7 @@ Value heapGoal(Value gc_percent_goal, Value sweep_dist_min_trigger, Value trigge
   return goal;
 }
 
-void set(dump::MemStats& m, MemStat f, uint64_t& into, Value v) {
+void set(model::MemStats& m, MemStat f, uint64_t& into, Value v) {
   if (v) {
     into = *v;
   } else {
@@ -205,7 +205,7 @@ Expected<CoreMemStats> readMemStats(const MemoryImage& mem, const bin::DebugInfo
 
   const Value num_gc = r.field(ms, "numgc");
   if (!num_gc) return Error("runtime.memstats.numgc cannot be read");
-  dump::MemStats& m = out.stats;
+  model::MemStats& m = out.stats;
   m.present = true;
   m.num_gc = *num_gc;
   set(m, MemStat::PauseTotalNs, m.pause_total_ns, r.field(ms, "pause_total_ns"));

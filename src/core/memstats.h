@@ -30,13 +30,13 @@
 #include "bin/debug_info.h"
 #include "core/heap_walk.h"
 #include "core/memory_image.h"
-#include "dump/dump.h"
+#include "model/heap_model.h"
 #include "util/error.h"
 
 namespace goheap::core {
 
 struct CoreMemStats {
-  dump::MemStats stats;  // `known` says which fields were derived
+  model::MemStats stats;  // `known` says which fields were derived
   // One line per runtime field that could not be read, naming it.
   std::vector<std::string> warnings;
 };

@@ -255,7 +255,7 @@ PointerMasks readPointerMasks(const MemoryImage& mem, const RuntimeLayout& layou
                               const HeapBitsLayout& bits, const HeapObjects& heap) {
   PointerMasks out;
   out.layout.reserve(heap.count());
-  dump::PointerLayoutBuilder builder(out.layouts);
+  model::PointerLayoutBuilder builder(out.layouts);
   MaskReader reader(mem, layout, bits, out);
   std::vector<uint64_t> offs;
   for (size_t i = 0; i < heap.count(); ++i) {

@@ -12,7 +12,7 @@
 //    or the span's largeType, whose GC mask covers PtrBytes of each Size_
 //    bytes, tiled over the rest of the object.
 //
-// The offsets go into deduplicated dump::PointerLayouts, one layout id per
+// The offsets go into deduplicated model::PointerLayouts, one layout id per
 // object, as the heap dump reader fills them. Metadata the core lacks or that
 // does not fit together (an object in no arena, a type whose mask is a GC
 // program or not built yet) is counted per reason and leaves the object with
@@ -26,12 +26,12 @@
 #include "core/heap_walk.h"
 #include "core/memory_image.h"
 #include "core/runtime_layout.h"
-#include "dump/pointer_layouts.h"
+#include "model/pointer_layouts.h"
 
 namespace goheap::core {
 
 struct PointerMasks {
-  dump::PointerLayouts layouts;
+  model::PointerLayouts layouts;
   std::vector<uint32_t> layout;  // per object of the HeapObjects, into layouts
 
   uint64_t objects_with_pointers = 0;

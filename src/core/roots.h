@@ -8,7 +8,7 @@
 // may hold a pointer (gcdatamask, gcbssmask, which the runtime builds from
 // the linker's GC programs at start-up and the heap dump writer also reads).
 // The pointer words are kept as byte offsets into their segment, the form
-// dump::PointerLayouts takes for a dump's data and bss, with the value the
+// model::PointerLayouts takes for a dump's data and bss, with the value the
 // core holds at each: data and bss are writable, so the executable's bytes
 // say nothing about them, and a word the core lacks is listed as missing.
 //

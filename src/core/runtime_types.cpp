@@ -104,8 +104,7 @@ bin::DebugInfo tableDebugInfo(const RuntimeTable& t, const RuntimeGlobals& g, ui
 }
 
 Expected<RuntimeTypes> runtimeTypes(const bin::Binary& exe, const MemoryImage& mem) {
-  auto dwarf = bin::DebugInfo::read(exe.container());
-  if (dwarf) return RuntimeTypes{std::move(*dwarf), "DWARF"};
+  if (const bin::DebugInfo* dwarf = exe.debugInfo()) return RuntimeTypes{"DWARF", dwarf, nullptr};
   const std::string& arch = exe.container().arch;
   const GoVersion v = parseGoVersion(exe.goVersion());
   if (!v.experiments.empty()) {
@@ -114,13 +113,14 @@ Expected<RuntimeTypes> runtimeTypes(const bin::Binary& exe, const MemoryImage& m
   }
   const RuntimeTable* table = runtimeTableFor(exe.goVersion(), arch);
   if (table == nullptr) {
-    return Error("the executable has no DWARF (" + dwarf.error().message() +
+    return Error("the executable has no DWARF (" + exe.debugInfoProblem() +
                  "), and goheap has no runtime layouts for " + exe.goVersion() + " " + arch);
   }
   auto globals = findRuntimeGlobals(exe, mem, *table);
   if (!globals) return globals.error();
-  return RuntimeTypes{tableDebugInfo(*table, *globals, exe.container().ptr_size),
-                      "layout table " + std::string(table->go_version) + " " + arch};
+  return RuntimeTypes{"layout table " + std::string(table->go_version) + " " + arch, nullptr,
+                      std::make_shared<const bin::DebugInfo>(
+                          tableDebugInfo(*table, *globals, exe.container().ptr_size))};
 }
 
 }  // namespace goheap::core

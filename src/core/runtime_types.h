@@ -12,6 +12,9 @@
 #include <cstdint>
 #include <string>
 
+#include <memory>
+#include <string>
+
 #include "bin/binary.h"
 #include "bin/debug_info.h"
 #include "core/memory_image.h"
@@ -22,9 +25,13 @@
 namespace goheap::core {
 
 struct RuntimeTypes {
-  bin::DebugInfo info;
+  // The types: the executable's DWARF (which the Binary keeps, parsed once
+  // for every stage that reads it), or the layout table's.
+  const bin::DebugInfo& info() const { return dwarf != nullptr ? *dwarf : *from_table; }
   // "DWARF", or "layout table go1.24 amd64" for a stripped executable.
   std::string source;
+  const bin::DebugInfo* dwarf = nullptr;
+  std::shared_ptr<const bin::DebugInfo> from_table;
 };
 
 // The executable's DWARF, else the table's types with the globals found in

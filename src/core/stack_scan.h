@@ -65,7 +65,7 @@ struct StackObject {
   uint32_t first_offset = 0, offset_count = 0;
 };
 
-// A g._defer record, as the heap dumper writes it (dump::Defer).
+// A g._defer record, as the heap dumper writes it (model::Defer).
 struct StackDefer {
   uint32_t goroutine = 0;
   uint64_t addr = 0, sp = 0, pc = 0;
@@ -73,7 +73,7 @@ struct StackDefer {
   uint64_t link = 0;
 };
 
-// A g._panic record, as the heap dumper writes it (dump::Panic).
+// A g._panic record, as the heap dumper writes it (model::Panic).
 struct StackPanic {
   uint32_t goroutine = 0;
   uint64_t addr = 0;

@@ -13,11 +13,14 @@
 #include <unordered_map>
 #include <utility>
 
+#include "dump/format.h"
 #include "dump/varint.h"
 #include "util/enum_names.h"
 #include "util/large_vector.h"
 
 namespace goheap::dump {
+
+using namespace model;  // the reader fills the model's records
 
 constexpr std::array<std::string_view, 4> kFormatVersionNames = {"go1.3", "go1.4", "go1.5",
                                                                  "go1.7"};
@@ -229,7 +232,7 @@ constexpr uint64_t kObjectHeadSlack = 17;
 
 // --- field lists into pointer layouts -------------------------------------
 //
-// Every field list becomes a layout of Dump::layouts (dump/pointer_layouts.h),
+// Every field list becomes a layout of HeapModel::layouts (model/pointer_layouts.h),
 // so that nothing after the reader decodes one. Objects of one type write
 // the same bytes as their field list: a list's layout is found by its bytes,
 // and decoded only the first time they are seen.
@@ -601,11 +604,12 @@ void decodePiecesFromTheEnd(std::stop_token stop, const uint8_t* base, const uin
   }
 }
 
-// Decodes records into a Dump. One method per record kind; each reads exactly
+// Decodes records into a heap model. One method per record kind; each reads exactly
 // the fields its version writes.
 class RecordReader {
  public:
-  RecordReader(Dump& dump, Cursor& cur) : dump_(dump), cur_(cur) {}
+  RecordReader(model::HeapModel& dump, Cursor& cur)
+      : dump_(dump), facts_(*dump.heap_dump), cur_(cur) {}
 
   Status run(const ReadOptions& options);
 
@@ -630,7 +634,7 @@ class RecordReader {
   uint32_t rangeLayout(const uint8_t* list, uint64_t limit);
   // Object i's layout from its go1.3 type and kind.
   uint32_t go13Layout(size_t i);
-  // Layout k of the second thread's, as a layout of the Dump's.
+  // Layout k of the second thread's, as a layout of the model's.
   uint32_t secondLayout(uint32_t k);
 
   void params();
@@ -654,7 +658,8 @@ class RecordReader {
   void resolveGo13Types();
   void reserveObjects(uint64_t file_size);
 
-  Dump& dump_;
+  model::HeapModel& dump_;
+  model::HeapDumpFacts& facts_;  // *dump_.heap_dump
   Cursor& cur_;
   bool have_params_ = false;
   bool warned_frame_fields_ = false;
@@ -670,7 +675,7 @@ class RecordReader {
   std::vector<Piece> pieces_;
   std::unique_ptr<PieceOwners> owners_;
   SecondColumns second_;
-  // The Dump's id of each of second_.layouts taken so far, or UINT32_MAX.
+  // The model's id of each of second_.layouts taken so far, or UINT32_MAX.
   std::vector<uint32_t> second_layout_ids_;
   // Set once the params give the pointer size.
   std::optional<FieldLists> lists_;
@@ -683,7 +688,7 @@ const uint8_t* RecordReader::fieldList(uint64_t limit, bool strict, uint64_t& sl
   const uint8_t* start = cur_.pos();
   bool first = true;
   uint64_t previous = 0;
-  const uint64_t max_kind = maxFieldKind(dump_.version);
+  const uint64_t max_kind = maxFieldKind(facts_.version);
   const uint32_t ptr = dump_.params.ptr_size;
   for (;;) {
     uint64_t at = cur_.offset();
@@ -702,7 +707,7 @@ const uint8_t* RecordReader::fieldList(uint64_t limit, bool strict, uint64_t& sl
     }
     first = false;
     previous = off;
-    FieldKind k = normalizeFieldKind(dump_.version, kind);
+    FieldKind k = normalizeFieldKind(facts_.version, kind);
     uint64_t words = (k == FieldKind::Iface || k == FieldKind::Eface) ? 2 : 1;
     bool fits = limit >= words * ptr && off <= limit - words * ptr;
     if (!fits) {
@@ -745,10 +750,10 @@ void RecordReader::params() {
     return;
   }
   p.ptr_size = static_cast<uint32_t>(ptr);
-  if (dump_.version == FormatVersion::Go13) p.hchan_size = cur_.uvarint();
+  if (facts_.version == FormatVersion::Go13) facts_.hchan_size = cur_.uvarint();
   p.heap_start = cur_.uvarint();
   p.heap_end = cur_.uvarint();
-  if (dump_.version == FormatVersion::Go17) {
+  if (facts_.version == FormatVersion::Go17) {
     p.arch = cur_.string("GOARCH");
     std::string_view second = cur_.string("Go version");
     // Early go1.7-era dumps wrote GOEXPERIMENT here; current Go writes its version.
@@ -758,13 +763,13 @@ void RecordReader::params() {
       p.experiment = second;
     }
   } else {
-    p.thechar = cur_.uvarint();
-    p.arch = archFromTheChar(p.thechar);
+    facts_.thechar = cur_.uvarint();
+    p.arch = archFromTheChar(facts_.thechar);
     p.experiment = cur_.string("GOEXPERIMENT");
   }
   p.ncpu = cur_.uvarint();
   have_params_ = !cur_.failed();
-  if (have_params_) lists_.emplace(dump_.version, p.ptr_size, dump_.layouts);
+  if (have_params_) lists_.emplace(facts_.version, p.ptr_size, dump_.layouts);
 }
 
 uint32_t RecordReader::rangeLayout(const uint8_t* list, uint64_t limit) {
@@ -788,7 +793,7 @@ void RecordReader::fastObjects(uint64_t stop) {
         batch.fill(base, p, base + stop, cur_.end(), dump_.params.ptr_size, *lists_);
     const size_t taken = batch.count;
     batch.appendTo(o);
-    dump_.record_counts[static_cast<size_t>(Tag::Object)] += taken;
+    facts_.record_counts[static_cast<size_t>(Tag::Object)] += taken;
     p = next;
     if (taken < ObjectBatch::kCapacity) break;
   }
@@ -799,7 +804,7 @@ void RecordReader::fastObjects(uint64_t stop) {
 void RecordReader::object() {
   Objects& o = dump_.objects;
   uint64_t addr = cur_.uvarint();
-  if (dump_.version == FormatVersion::Go13) {
+  if (facts_.version == FormatVersion::Go13) {
     uint64_t type_addr = cur_.uvarint();
     uint64_t at = cur_.offset();
     uint64_t kind = cur_.uvarint();
@@ -808,8 +813,8 @@ void RecordReader::object() {
     }
     ByteRange contents = cur_.range("object contents");
     if (cur_.failed()) return;
-    o.type_addr.push_back(type_addr);
-    o.kind.push_back(static_cast<uint8_t>(kind));
+    facts_.object_type_addr.push_back(type_addr);
+    facts_.object_kind.push_back(static_cast<uint8_t>(kind));
     o.addr.push_back(addr);
     o.offset.push_back(contents.offset);
     o.size.push_back(contents.size);
@@ -833,7 +838,7 @@ void RecordReader::type() {
   t.size = cur_.uvarint();
   t.name = cur_.string("type name");
   t.data_is_pointer = cur_.boolean();
-  if (dump_.version == FormatVersion::Go13) {
+  if (facts_.version == FormatVersion::Go13) {
     uint64_t slots = 0;
     const uint8_t* list = fieldList(t.size, /*strict=*/true, slots, /*increasing=*/true);
     if (!cur_.failed()) t.layout = rangeLayout(list, t.size);
@@ -844,7 +849,7 @@ void RecordReader::type() {
 void RecordReader::itab() {
   ItabRecord it;
   it.addr = cur_.uvarint();
-  if (dump_.version == FormatVersion::Go13) {
+  if (facts_.version == FormatVersion::Go13) {
     it.data_is_pointer = cur_.boolean();
   } else {
     it.type_addr = cur_.uvarint();
@@ -1015,25 +1020,25 @@ void RecordReader::resolveGo13Types() {
   std::unordered_map<uint64_t, uint32_t> index;
   index.reserve(dump_.types.size());
   for (uint32_t i = 0; i < dump_.types.size(); i++) index.emplace(dump_.types[i].addr, i);
-  o.type_index.assign(o.count(), kUnknownType);
+  facts_.object_type_index.assign(o.count(), kUnknownType);
   uint64_t unknown = 0;
   for (size_t i = 0; i < o.count(); i++) {
-    if (o.kind[i] == 127) continue;
-    if (o.type_addr[i] == 0) {
-      if (o.kind[i] == 0) o.type_index[i] = kNoPointerType;
+    if (facts_.object_kind[i] == 127) continue;
+    if (facts_.object_type_addr[i] == 0) {
+      if (facts_.object_kind[i] == 0) facts_.object_type_index[i] = kNoPointerType;
       continue;
     }
-    auto it = index.find(o.type_addr[i]);
+    auto it = index.find(facts_.object_type_addr[i]);
     if (it == index.end()) {
       unknown++;
       continue;
     }
     const TypeRecord& t = dump_.types[it->second];
-    if (o.kind[i] == 0 && t.size > o.size[i]) {
+    if (facts_.object_kind[i] == 0 && t.size > o.size[i]) {
       unknown++;  // scanned conservatively
       continue;
     }
-    o.type_index[i] = it->second;
+    facts_.object_type_index[i] = it->second;
   }
   if (unknown > 0) {
     dump_.warnings.push_back(std::to_string(unknown) +
@@ -1057,8 +1062,8 @@ uint32_t RecordReader::go13Layout(size_t i) {
   const Objects& o = dump_.objects;
   const uint64_t size = o.size[i];
   const uint32_t ptr = dump_.params.ptr_size;
-  const uint8_t kind = o.kind[i];
-  const uint32_t ti = o.type_index[i];
+  const uint8_t kind = facts_.object_kind[i];
+  const uint32_t ti = facts_.object_type_index[i];
   PointerLayoutBuilder& builder = lists_->builder();
   if (ti == kNoPointerType) return PointerLayouts::kNoPointers;
   if (kind == 127 || ti == kUnknownType) {
@@ -1069,7 +1074,7 @@ uint32_t RecordReader::go13Layout(size_t i) {
   const TypeRecord& type = dump_.types[ti];
   if (kind == 0) return type.layout;
   // Elements from `first` for as long as whole ones fit.
-  const uint64_t first = kind == 2 ? dump_.params.hchan_size : 0;
+  const uint64_t first = kind == 2 ? facts_.hchan_size : 0;
   const uint64_t stride = type.size;
   if (stride == 0 || first > size || size - first < stride) return PointerLayouts::kNoPointers;
   go13_element_.clear();
@@ -1091,9 +1096,9 @@ void RecordReader::reserveObjects(uint64_t file_size) {
   o.offset.reserve(guess);
   reserveLarge(o.size.unpacked(), guess);
   reserveLarge(o.layout.unpacked(), guess);
-  if (dump_.version == FormatVersion::Go13) {
-    reserveLarge(o.type_addr, guess);
-    reserveLarge(o.kind, guess);
+  if (facts_.version == FormatVersion::Go13) {
+    reserveLarge(facts_.object_type_addr, guess);
+    reserveLarge(facts_.object_kind, guess);
   }
 }
 
@@ -1116,7 +1121,7 @@ void RecordReader::startSecondHalf(const ReadOptions& options) {
   split_from_ = pieces_[1].search_from;
   const uint8_t* base = cur_.pos() - here;
   second_thread_ =
-      std::jthread(decodePiecesFromTheEnd, base, cur_.end(), dump_.version, dump_.params,
+      std::jthread(decodePiecesFromTheEnd, base, cur_.end(), facts_.version, dump_.params,
                    std::ref(pieces_), std::ref(*owners_), std::ref(second_));
   if (options.stats != nullptr) options.stats->split = true;
 }
@@ -1156,7 +1161,7 @@ void RecordReader::reachPiece(ReadStats* stats) {
     for (size_t j = piece.first; j < piece.first + piece.count; j++) {
       o.layout.push_back(secondLayout(second_.layout[j]));
     }
-    dump_.record_counts[static_cast<size_t>(Tag::Object)] += piece.count;
+    facts_.record_counts[static_cast<size_t>(Tag::Object)] += piece.count;
     dump_.total_field_entries += piece.slots;
     if (stats != nullptr) {
       stats->second_objects += piece.count;
@@ -1191,7 +1196,7 @@ Status RecordReader::records(const ReadOptions& options) {
   const uint64_t file_size = cur_.offset() + cur_.remaining();
   reserveObjects(file_size);
   for (;;) {
-    if (have_params_ && dump_.version != FormatVersion::Go13) {
+    if (have_params_ && facts_.version != FormatVersion::Go13) {
       if (!split_considered_) {
         split_considered_ = true;
         startSecondHalf(options);
@@ -1279,7 +1284,7 @@ Status RecordReader::records(const ReadOptions& options) {
           std::string(tagName(tag)) + " record at byte offset " + std::to_string(record_start);
       return Error::atOffset(cur_.failOffset(), context, cur_.failWhat());
     }
-    dump_.record_counts[tag]++;
+    facts_.record_counts[tag]++;
     if (t == Tag::Eof) break;
   }
   if (!have_params_) return Error::atOffset(cur_.offset(), "", "the dump has no params record");
@@ -1287,16 +1292,16 @@ Status RecordReader::records(const ReadOptions& options) {
     dump_.warnings.push_back(std::to_string(cur_.remaining()) +
                              " bytes after the EOF record were ignored");
   }
-  if (dump_.version == FormatVersion::Go13) resolveGo13Types();
+  if (facts_.version == FormatVersion::Go13) resolveGo13Types();
   return Status::success();
 }
 
 }  // namespace
 
-Expected<Dump> readDump(MappedFile file, const ReadOptions& options) {
+Expected<model::HeapModel> readDump(MappedFile file, const ReadOptions& options) {
   const std::string path = file.path();
   std::span<const uint8_t> bytes = file.bytes();
-  Dump dump(std::move(file));
+  model::HeapModel dump(std::move(file));
   const Header* header = nullptr;
   for (const Header& h : kHeaders) {
     if (bytes.size() >= h.text.size() &&
@@ -1317,7 +1322,8 @@ Expected<Dump> readDump(MappedFile file, const ReadOptions& options) {
                    shown + "\"")
         .inFile(path);
   }
-  dump.version = header->version;
+  dump.heap_dump.emplace().version = header->version;
+  dump.format = formatVersionName(header->version);
   Cursor cur(bytes.data(), bytes.data() + bytes.size());
   cur.skip(header->text.size());
   RecordReader reader(dump, cur);
@@ -1332,7 +1338,7 @@ Expected<Dump> readDump(MappedFile file, const ReadOptions& options) {
   return dump;
 }
 
-Expected<Dump> readDumpFile(const std::string& path, const ReadOptions& options) {
+Expected<model::HeapModel> readDumpFile(const std::string& path, const ReadOptions& options) {
   auto file = MappedFile::open(path);
   if (!file) return file.error();
   return readDump(file.take(), options);

@@ -7,8 +7,10 @@
 #include <functional>
 #include <string>
 
-#include "dump/dump.h"
+#include "dump/format.h"
+#include "model/heap_model.h"
 #include "util/error.h"
+#include "util/mapped_file.h"
 
 namespace goheap::dump {
 
@@ -38,7 +40,7 @@ struct ReadOptions {
   ReadStats* stats = nullptr;  // filled in when given
 };
 
-Expected<Dump> readDump(MappedFile file, const ReadOptions& options = {});
-Expected<Dump> readDumpFile(const std::string& path, const ReadOptions& options = {});
+Expected<model::HeapModel> readDump(MappedFile file, const ReadOptions& options = {});
+Expected<model::HeapModel> readDumpFile(const std::string& path, const ReadOptions& options = {});
 
 }  // namespace goheap::dump

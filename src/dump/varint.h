@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "dump/dump.h"
+#include "model/heap_model.h"
 
 namespace goheap::dump {
 

@@ -192,9 +192,9 @@ void writeData(const analysis::Snapshot& s, NodeId n, Output& out) {
   }
   const typing::TypeForm form = s.types ? s.types->form(n) : typing::TypeForm::None;
   if (form == typing::TypeForm::StringBytes) {
-    const uint64_t size = s.dump.objects.size[n];
+    const uint64_t size = s.model.objects.size[n];
     const uint64_t kept = std::min(size, kMaxStringBytes);
-    const uint8_t* p = s.dump.objectData(n);
+    const uint8_t* p = s.model.objectData(n);
     if (std::all_of(p, p + kept, [](uint8_t b) { return b < 0x80; })) {
       uleb(out, kLatin1Data);
       uleb(out, size);
@@ -236,7 +236,7 @@ void writeObject(const analysis::Snapshot& s, const ClassTable& classes, NodeId 
 // Nonzero (zero means "none"), the same for an object in every snapshot of
 // one process: from its address.
 uint32_t identityHash(const analysis::Snapshot& s, NodeId n) {
-  uint64_t x = s.heap.isObject(n) ? s.dump.objects.addr[n] : n;
+  uint64_t x = s.heap.isObject(n) ? s.model.objects.addr[n] : n;
   x ^= x >> 33;
   x *= 0xff51afd7ed558ccdull;
   x ^= x >> 33;
@@ -252,15 +252,15 @@ Status writeDartHeap(const analysis::Snapshot& s, const ConvertOptions& options,
   ClassTable classes(s, groups);
   classes.build();
   uint64_t shallow = 0;
-  for (NodeId o = 0; o < h.objectCount(); o++) shallow += s.dump.objects.size[o];
+  for (NodeId o = 0; o < h.objectCount(); o++) shallow += s.model.objects.size[o];
 
   out.text("dartheap");
   uleb(out, 0);  // flags
-  utf8(out,
-       "go heap " + std::string(s.dump.params.go_version) + " " + std::string(s.dump.params.arch));
+  utf8(out, "go heap " + std::string(s.model.params.go_version) + " " +
+                std::string(s.model.params.arch));
   uleb(out, shallow);
-  uleb(out, std::max(shallow, s.dump.memstats.heap_sys));  // capacity
-  uleb(out, 0);                                            // external size
+  uleb(out, std::max(shallow, s.model.memstats.heap_sys));  // capacity
+  uleb(out, 0);                                             // external size
   writeClasses(classes, out);
   uleb(out, classes.references());
   uleb(out, h.nodeCount());

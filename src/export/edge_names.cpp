@@ -39,7 +39,7 @@ SlotName EdgeNamer::slotName(NodeId n, uint64_t offset, uint64_t slot_address) c
   if (s_.heap.isObject(n)) {
     if (!s_.types || !s_.types->typed(n)) return offsetName(offset);
     return fromFieldPath(typing::objectFieldPath(*s_.types, *s_.exe->debugInfo(), n, offset,
-                                                 s_.dump.params.ptr_size),
+                                                 s_.model.params.ptr_size),
                          offset);
   }
   if (std::string field = analysis::slotField(s_, n, offset, slot_address); !field.empty()) {
@@ -49,7 +49,7 @@ SlotName EdgeNamer::slotName(NodeId n, uint64_t offset, uint64_t slot_address) c
   const bool segment = kind == graph::RootKind::DataSegment || kind == graph::RootKind::BssSegment;
   if (segment && s_.exe) {
     // Symbols without DWARF still name the global variable.
-    if (std::optional<bin::GlobalSymbol> g = s_.exe->globalAt(slot_address)) {
+    if (std::optional<binding::GlobalSymbol> g = s_.exe->globalAt(slot_address)) {
       std::string name(g->name);
       if (g->offset != 0) name += formatOffset(g->offset);
       return {std::move(name), false, 0};
@@ -78,9 +78,9 @@ const std::vector<NamedEdge>& EdgeNamer::edges(NodeId n) {
   if (unset > 0 && !s_.heap.isObject(n) && s_.heap.rootKind(n) == graph::RootKind::StackFrame) {
     // Stack objects: words the frame's field list does not name
     // (graph::BuildOptions::conservative_stacks).
-    const dump::StackFrame& f = s_.dump.frames[s_.heap.rootRecord(n)];
-    const WordReader words = s_.dump.words();
-    const uint8_t* base = s_.dump.bytes(f.contents).data();
+    const model::StackFrame& f = s_.model.frames[s_.heap.rootRecord(n)];
+    const WordReader words = s_.model.words();
+    const uint8_t* base = s_.model.bytes(f.contents).data();
     for (uint64_t off = 0; off + words.ptrSize() <= f.contents.size; off += words.ptrSize()) {
       note(off, words.read(base + off), f.sp + off);
     }

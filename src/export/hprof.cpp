@@ -171,7 +171,7 @@ std::string instanceClassName(std::string name) {
 class HprofWriter {
  public:
   HprofWriter(const analysis::Snapshot& s, const ConvertOptions& options, Output& out)
-      : s_(s), d_(s.dump), options_(options), out_(out), ptr_(d_.params.ptr_size) {
+      : s_(s), d_(s.model), options_(options), out_(out), ptr_(d_.params.ptr_size) {
     // 32-bit dumps use 4-byte ids: VisualVM then takes references (object
     // array elements) to be 4 bytes, as the Go pointers are.
     id_size_ = ptr_ == 4 ? 4 : 8;
@@ -544,7 +544,7 @@ class HprofWriter {
     return {std::string("go.") + seg, "+" + formatHex(addr - seg_addr)};
   }
 
-  void segmentStatics(const dump::Segment& seg, const char* name, NodeId node) {
+  void segmentStatics(const model::Segment& seg, const char* name, NodeId node) {
     if (!seg.present || node == kNoNode) return;
     const uint8_t* base = d_.bytes(seg.contents).data();
     const WordReader words = d_.words();
@@ -610,7 +610,7 @@ class HprofWriter {
     };
     for (size_t gi = 0; gi < gs.size() && gi < d_.goroutines.size(); gi++) {
       const analysis::GoroutineInfo& g = gs[gi];
-      const dump::Goroutine& dg = d_.goroutines[gi];
+      const model::Goroutine& dg = d_.goroutines[gi];
       std::vector<uint64_t> ids;
       for (size_t fi = 0; fi < g.frames.size(); fi++) {
         const analysis::FrameInfo& f = g.frames[fi];
@@ -921,7 +921,7 @@ class HprofWriter {
   }
 
   const analysis::Snapshot& s_;
-  const dump::Dump& d_;
+  const model::HeapModel& d_;
   const ConvertOptions& options_;
   Output& out_;
   const uint32_t ptr_;

@@ -31,7 +31,7 @@ void writeIdom(JsonWriter& w, const analysis::Snapshot& s, NodeId n) {
 }  // namespace
 
 Status writeJsonLines(const analysis::Snapshot& s, const ConvertOptions& options, Output& out) {
-  const dump::Dump& d = s.dump;
+  const model::HeapModel& d = s.model;
   const uint32_t objects = s.heap.objectCount();
   const uint32_t nodes = s.heap.nodeCount();
   std::string line;

@@ -23,8 +23,8 @@ namespace {
 constexpr uint32_t kNoLocation = 0;
 
 void describeDump(const analysis::Snapshot& s, ProfileWriter& w, std::string_view what) {
-  std::string c = "goheap: " + std::string(what) + " of " + s.dump.name();
-  if (!s.dump.params.go_version.empty()) c += " (" + std::string(s.dump.params.go_version) + ")";
+  std::string c = "goheap: " + std::string(what) + " of " + s.model.name();
+  if (!s.model.params.go_version.empty()) c += " (" + std::string(s.model.params.go_version) + ")";
   w.comment(c);
 }
 
@@ -68,20 +68,20 @@ void walkDominatorTree(const analysis::Snapshot& s, State root_state, Visit&& vi
 class AllocStacks {
  public:
   AllocStacks(const analysis::Snapshot& s, ProfileWriter& w, uint64_t mapping)
-      : s_(s), w_(w), mapping_(mapping), first_(s.dump.buckets.size(), UINT32_MAX) {}
+      : s_(s), w_(w), mapping_(mapping), first_(s.model.buckets.size(), UINT32_MAX) {}
 
   std::span<const uint64_t> of(size_t bucket) {
     if (first_[bucket] == UINT32_MAX) build(bucket);
-    const uint32_t n = s_.dump.buckets[bucket].frame_count;
+    const uint32_t n = s_.model.buckets[bucket].frame_count;
     return {locations_.data() + first_[bucket], n};
   }
 
  private:
   void build(size_t bucket) {
-    const dump::ProfileBucket& b = s_.dump.buckets[bucket];
+    const model::ProfileBucket& b = s_.model.buckets[bucket];
     first_[bucket] = static_cast<uint32_t>(locations_.size());
     for (uint32_t i = 0; i < b.frame_count; i++) {
-      const dump::ProfileFrame& pf = s_.dump.profile_frames[b.first_frame + i];
+      const model::ProfileFrame& pf = s_.model.profile_frames[b.first_frame + i];
       const auto line = static_cast<int64_t>(pf.line);
       std::string_view function = pf.function;
       int64_t start_line = 0;
@@ -189,10 +189,10 @@ std::unordered_map<NodeId, std::string> globalsHolding(const analysis::Snapshot&
   for (NodeId r = s.heap.objectCount(); r < s.heap.nodeCount(); r++) {
     const graph::RootKind kind = s.heap.rootKind(r);
     if (kind != graph::RootKind::DataSegment && kind != graph::RootKind::BssSegment) continue;
-    const dump::Segment& seg = kind == graph::RootKind::DataSegment ? s.dump.data : s.dump.bss;
-    const WordReader words = s.dump.words();
-    const uint8_t* contents = s.dump.bytes(seg.contents).data();
-    s.dump.forEachSlot(seg.layout, [&](uint64_t off) {
+    const model::Segment& seg = kind == graph::RootKind::DataSegment ? s.model.data : s.model.bss;
+    const WordReader words = s.model.words();
+    const uint8_t* contents = s.model.bytes(seg.contents).data();
+    s.model.forEachSlot(seg.layout, [&](uint64_t off) {
       const uint64_t value = words.read(contents + off);
       if (value == 0) return;
       const NodeId o = s.heap.addresses().find(value);
@@ -208,7 +208,7 @@ std::unordered_map<NodeId, std::string> globalsHolding(const analysis::Snapshot&
 // frame, which hangs below its goroutine, is named by its function alone.
 std::string rootFrameName(const analysis::Snapshot& s, NodeId n) {
   if (s.heap.rootKind(n) == graph::RootKind::StackFrame) {
-    const dump::StackFrame& f = s.dump.frames[s.heap.rootRecord(n)];
+    const model::StackFrame& f = s.model.frames[s.heap.rootRecord(n)];
     if (f.goroutine != UINT32_MAX) {
       if (s.exe) {
         if (std::string where = s.exe->describeReturnAddress(f.pc); !where.empty()) return where;
@@ -248,7 +248,7 @@ Status writePprof(const analysis::Snapshot& s, const ConvertOptions& options, Ou
             uint64_t{group} << 32 | static_cast<uint64_t>(s.namer().bucketOf(c) + 1);
         SiteSample& sample = samples[key];
         sample.objects++;
-        sample.bytes += s.dump.objects.size[c];
+        sample.bytes += s.model.objects.size[c];
         if (on_path[group]++ == 0) sample.retained += s.retained[c];
         return state;
       },
@@ -315,7 +315,7 @@ Status writePprofRetention(const analysis::Snapshot& s, const ConvertOptions& op
         const uint32_t group = g.group_of[c];
         if (group_location[group] == kNoLocation) group_location[group] = frame(g.names[group]);
         const uint32_t t = trie.extend(holder, group_location[group]);
-        trie.add(t, s.dump.objects.size[c]);
+        trie.add(t, s.model.objects.size[c]);
         return ChainState{t};
       },
       options);

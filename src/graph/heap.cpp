@@ -33,7 +33,7 @@ struct EdgeChunk {
 // metadata (dump/span_metadata.h) is not a pointer to an object.
 class EdgeSink {
  public:
-  EdgeSink(const AddressIndex& index, const dump::Objects& objects, EdgeChunk& chunk)
+  EdgeSink(const AddressIndex& index, const model::Objects& objects, EdgeChunk& chunk)
       : index_(index), objects_(objects), chunk_(chunk) {}
 
   void beginNode(NodeId self) {
@@ -69,14 +69,14 @@ class EdgeSink {
 
  private:
   const AddressIndex& index_;
-  const dump::Objects& objects_;
+  const model::Objects& objects_;
   EdgeChunk& chunk_;
   NodeId self_ = kNoNode;
   size_t start_ = 0;
 };
 
-void objectEdges(const dump::Dump& dump, const AddressIndex& index, uint32_t first, uint32_t last,
-                 EdgeChunk& chunk) {
+void objectEdges(const model::HeapModel& dump, const AddressIndex& index, uint32_t first,
+                 uint32_t last, EdgeChunk& chunk) {
   const WordReader words = dump.words();
   EdgeSink sink(index, dump.objects, chunk);
   reserveLarge(chunk.degree, last - first);
@@ -98,7 +98,7 @@ void objectEdges(const dump::Dump& dump, const AddressIndex& index, uint32_t fir
 // Root nodes and their edges; appended after the objects.
 class RootBuilder {
  public:
-  RootBuilder(const dump::Dump& dump, const AddressIndex& index, Heap& heap, EdgeChunk& chunk,
+  RootBuilder(const model::HeapModel& dump, const AddressIndex& index, Heap& heap, EdgeChunk& chunk,
               bool conservative_stacks)
       : dump_(dump),
         heap_(heap),
@@ -152,7 +152,7 @@ class RootBuilder {
 
     heap_.goroutine_node.resize(dump_.goroutines.size());
     for (uint32_t g = 0; g < dump_.goroutines.size(); g++) {
-      const dump::Goroutine& gr = dump_.goroutines[g];
+      const model::Goroutine& gr = dump_.goroutines[g];
       heap_.goroutine_node[g] = goroutines_begin + g;
       add(RootKind::Goroutine, g);
       sink_.beginNode(goroutines_begin + g);
@@ -165,7 +165,7 @@ class RootBuilder {
 
     heap_.frame_node.resize(dump_.frames.size());
     for (uint32_t f = 0; f < dump_.frames.size(); f++) {
-      const dump::StackFrame& fr = dump_.frames[f];
+      const model::StackFrame& fr = dump_.frames[f];
       heap_.frame_node[f] = frames_begin + f;
       add(RootKind::StackFrame, f);
       sink_.beginNode(frames_begin + f);
@@ -177,7 +177,7 @@ class RootBuilder {
     }
 
     for (uint32_t i = 0; i < dump_.finalizers.size(); i++) {
-      const dump::Finalizer& fin = dump_.finalizers[i];
+      const model::Finalizer& fin = dump_.finalizers[i];
       add(fin.queued ? RootKind::QueuedFinalizer : RootKind::Finalizer, i);
       sink_.beginNode(finalizers_begin + i);
       sink_.pointer(fin.fn_val);
@@ -219,13 +219,13 @@ class RootBuilder {
     for (uint64_t p : pointers) sink_.pointer(p);
     sink_.endNode();
   }
-  void segment(RootKind kind, const dump::Segment& seg) {
+  void segment(RootKind kind, const model::Segment& seg) {
     add(kind, 0);
     sink_.beginNode(object_count_ + static_cast<uint32_t>(heap_.root_kind.size()) - 1);
     slots(seg.contents, seg.layout);
     sink_.endNode();
   }
-  void slots(dump::ByteRange contents, uint32_t layout) {
+  void slots(model::ByteRange contents, uint32_t layout) {
     const uint8_t* base = dump_.bytes(contents).data();
     dump_.forEachSlot(layout, [&](uint64_t off) { sink_.pointer(words_.read(base + off)); });
   }
@@ -234,8 +234,8 @@ class RootBuilder {
   // or through another stack object), and the words after them up to
   // kStackObjectWords, leaving out words the field list names already.
   void stackObjects(uint32_t f) {
-    const dump::StackFrame& frame = dump_.frames[f];
-    const dump::Goroutine& g = dump_.goroutines[frame.goroutine];
+    const model::StackFrame& frame = dump_.frames[f];
+    const model::Goroutine& g = dump_.goroutines[frame.goroutine];
     const uint32_t ptr = words_.ptrSize();
     const uint64_t lo = frame.sp;
     const uint64_t hi = frame.sp + frame.contents.size;
@@ -258,7 +258,7 @@ class RootBuilder {
     // Pointers into this frame from the listed words of every frame of the
     // goroutine (callees hold pointers to their callers' locals).
     for (uint32_t k = 0; k < g.frame_count; k++) {
-      const dump::StackFrame& other = dump_.frames[g.first_frame + k];
+      const model::StackFrame& other = dump_.frames[g.first_frame + k];
       const uint8_t* base = dump_.bytes(other.contents).data();
       dump_.forEachSlot(other.layout, [&](uint64_t off) { mark(words_.read(base + off)); });
     }
@@ -285,7 +285,7 @@ class RootBuilder {
     dump_.forEachObjectSlot(o, [&](uint64_t off) { sink_.pointer(words_.read(contents + off)); });
   }
 
-  const dump::Dump& dump_;
+  const model::HeapModel& dump_;
   Heap& heap_;
   EdgeSink sink_;
   WordReader words_;
@@ -296,7 +296,7 @@ class RootBuilder {
 
 }  // namespace
 
-Expected<Heap> buildHeap(const dump::Dump& dump, const BuildOptions& options) {
+Expected<Heap> buildHeap(const model::HeapModel& dump, const BuildOptions& options) {
   const auto& objects = dump.objects;
   if (objects.count() >= UINT32_MAX / 2) {
     return Error("the dump holds " + std::to_string(objects.count()) +
@@ -382,7 +382,7 @@ const Csr& Heap::predecessors() const {
   return predecessors_->csr;
 }
 
-Expected<Heap> restoreHeap(const dump::Dump& dump, HeapParts parts) {
+Expected<Heap> restoreHeap(const model::HeapModel& dump, HeapParts parts) {
   const auto& objects = dump.objects;
   if (objects.count() >= UINT32_MAX / 2) return Error("too many objects for a graph");
   const uint64_t object_count = objects.count();

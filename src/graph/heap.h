@@ -1,7 +1,7 @@
 // The object graph: one node per heap object (dense ids in address order),
 // then one node per root (goroutine, stack frame, data and bss segment,
 // finalizer, defer, panic, other root), then a super-root that points at
-// every root. Edges are CSR in both directions. Built from a dump::Dump whose
+// every root. Edges are CSR in both directions. Built from a model::HeapModel whose
 // objects are sorted by address; reads its columns, never its file format.
 #pragma once
 
@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "dump/dump.h"
 #include "graph/address_index.h"
 #include "graph/csr.h"
+#include "model/heap_model.h"
 #include "util/column.h"
 #include "util/error.h"
 
@@ -112,8 +112,8 @@ class Heap : public HeapParts {
     std::atomic<bool> ready{false};
     Csr csr;
   };
-  friend Expected<Heap> buildHeap(const dump::Dump& dump, const BuildOptions& options);
-  friend Expected<Heap> restoreHeap(const dump::Dump& dump, HeapParts parts);
+  friend Expected<Heap> buildHeap(const model::HeapModel& dump, const BuildOptions& options);
+  friend Expected<Heap> restoreHeap(const model::HeapModel& dump, HeapParts parts);
   uint32_t object_count_ = 0;
   NodeId super_root_ = kNoNode;
   AddressIndex index_;
@@ -121,13 +121,13 @@ class Heap : public HeapParts {
   std::unique_ptr<Predecessors> predecessors_ = std::make_unique<Predecessors>();
 };
 
-// `dump`'s objects must be sorted by address (dump::sortObjectsByAddress).
-Expected<Heap> buildHeap(const dump::Dump& dump, const BuildOptions& options = {});
+// `dump`'s objects must be sorted by address (model::sortObjectsByAddress).
+Expected<Heap> buildHeap(const model::HeapModel& dump, const BuildOptions& options = {});
 
 // The Heap buildHeap made from this `dump` (sorted likewise), from its parts.
 // Every part is checked against the dump and against each other (sizes, CSR
 // offsets, node ids in range, the super-root's place), so parts from another
 // heap or damaged on disk are an Error, never a Heap that reads out of bounds.
-Expected<Heap> restoreHeap(const dump::Dump& dump, HeapParts parts);
+Expected<Heap> restoreHeap(const model::HeapModel& dump, HeapParts parts);
 
 }  // namespace goheap::graph

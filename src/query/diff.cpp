@@ -49,8 +49,8 @@ DiffResult queryDiff(const Session& old_session, const Session& new_session, con
   if (q.sort == "shallow") sort = analysis::SortKey::Shallow;
   if (q.sort == "count") sort = analysis::SortKey::Count;
 
-  r.old_file = old_snap.dump.name();
-  r.new_file = new_snap.dump.name();
+  r.old_file = old_snap.model.name();
+  r.new_file = new_snap.model.name();
   r.old_count = old_snap.reachable_objects;
   r.old_bytes = old_snap.reachable_bytes;
   r.new_count = new_snap.reachable_objects;

@@ -50,6 +50,46 @@ const std::string& displayName(const Source& source) {
   return source.origin.empty() ? source.dump_path : source.origin;
 }
 
+// The program's executable, opened once per open(): the cache key, the core
+// reader (the runtime's layouts from its DWARF) and the typing all use this
+// one Binary, which parses its DWARF once (bin::Binary::debugInfo). It is
+// bound to the heap the first time a model is at hand; a heap read twice
+// (the cache entry's model refused, then the dump read) keeps that binding,
+// which depends only on what both models hold alike.
+class ExecutableOnce {
+ public:
+  ExecutableOnce(std::string path, const std::string& suffix, LoadObserver& observer)
+      : path_(std::move(path)) {
+    if (path_.empty()) return;
+    observer.beginPhase("read executable" + suffix, 0);
+    binary_.emplace(bin::Binary::open(path_));
+    observer.endPhase();
+  }
+  // An executable found for the heap (a core's) and already open.
+  ExecutableOnce(std::string path, bin::Binary binary)
+      : path_(std::move(path)), binary_(std::in_place, std::move(binary)) {}
+
+  const std::string& path() const { return path_; }
+  // The open executable; null when none was given or it cannot be opened
+  // (binding then says why), or once it is bound.
+  const bin::Binary* binary() const { return binary_ && *binary_ ? &**binary_ : nullptr; }
+  // Bound to `model` by the first call; later calls give the same.
+  const analysis::Executable& boundTo(const model::HeapModel& model,
+                                      std::optional<uint64_t> known_bias = std::nullopt) {
+    if (!bound_) {
+      bound_ = binary_ ? analysis::bindExecutable(path_, std::move(*binary_), model, known_bias)
+                       : analysis::Executable{};
+      binary_.reset();
+    }
+    return *bound_;
+  }
+
+ private:
+  std::string path_;
+  std::optional<Expected<bin::Binary>> binary_;
+  std::optional<analysis::Executable> bound_;
+};
+
 // The index cache for one heap: its folder, its key, and the entry once
 // looked up and verified (null when there is none, or it did not read).
 struct CacheSlot {
@@ -63,7 +103,9 @@ struct CacheSlot {
 // The cache slot of a heap in a file the user gave (a temporary copy, made
 // from a URL or a live process, is never seen again, so it is not cached),
 // or nothing when caching is off or the heap cannot be told apart.
-// `executable` is the one the heap is read with, when already open.
+// `executable`: the one the heap is read with, opened once by open(); an
+// executable that was given (`exe_path`) but cannot be opened is not worth
+// a cache entry (the warning says why).
 std::optional<CacheSlot> cacheSlotFor(const Source& source, const std::string& exe_path,
                                       const bin::Binary* executable, LoadObserver& observer,
                                       const OpenOptions& options, bool temporary_input) {
@@ -81,15 +123,8 @@ std::optional<CacheSlot> cacheSlotFor(const Source& source, const std::string& e
   if (!heap) return std::nullopt;
   inputs.heap = *heap;
   if (!exe_path.empty()) {
-    if (executable != nullptr) {
-      inputs.executable = cache::fingerprintOf(*executable);
-    } else {
-      // The snapshot opens it again; an executable that cannot be opened
-      // gives a warning there, and is not worth a cache entry.
-      Expected<bin::Binary> exe = bin::Binary::open(exe_path);
-      if (!exe) return std::nullopt;
-      inputs.executable = cache::fingerprintOf(*exe);
-    }
+    if (executable == nullptr) return std::nullopt;
+    inputs.executable = cache::fingerprintOf(*executable);
   }
   inputs.options.conservative_stacks = options.conservative_stacks;
   inputs.options.type_objects = options.type_objects;
@@ -124,7 +159,7 @@ void lookUp(CacheSlot& slot, LoadObserver& observer, const std::string& suffix,
 // The snapshot of `model` from the slot's entry, when it has one that fits;
 // otherwise null, with `model` as it was and the entry refused.
 // `model_from_entry`: the model came from the entry too, sorted already.
-std::unique_ptr<analysis::Snapshot> restoreFromEntry(CacheSlot& slot, dump::Dump& model,
+std::unique_ptr<analysis::Snapshot> restoreFromEntry(CacheSlot& slot, model::HeapModel& model,
                                                      bool model_from_entry,
                                                      const analysis::LoadHooks& hooks,
                                                      const analysis::LoadOptions& load,
@@ -150,12 +185,12 @@ Status storeInCache(CacheSlot& slot, const analysis::Snapshot& s, const Source& 
   const analysis::ComputedParts parts = analysis::computedPartsOf(s);
   cache::IndexWriter writer;
   cache::addSnapshotSections(parts, writer);
-  cache::addModelSections(s.dump, writer);
+  cache::addModelSections(s.model, writer);
   cache::EntryDescription description;
   std::error_code ec;
   const std::filesystem::path absolute = std::filesystem::absolute(source.dump_path, ec);
   description.input_path = ec ? source.dump_path : absolute.lexically_normal().string();
-  description.input_size = s.dump.file().size();
+  description.input_size = s.model.file().size();
   description.input_mtime_ns = slot.heap_mtime_ns;
   if (!exe_path.empty()) {
     const std::filesystem::path exe = std::filesystem::absolute(exe_path, ec);
@@ -170,9 +205,9 @@ Status storeInCache(CacheSlot& slot, const analysis::Snapshot& s, const Source& 
 }
 
 // How a model read from `source` is analysed: the phases reported to
-// `observer`, the options of the executable at `exe_path`.
+// `observer`, with `executable`.
 struct Analysis {
-  Analysis(const Source& source, const std::string& exe_path, LoadObserver& observer,
+  Analysis(const Source& source, analysis::Executable executable, LoadObserver& observer,
            const OpenOptions& options)
       : suffix(source.label.empty() ? std::string() : " (" + source.label + ")") {
     hooks.begin_phase = [this, &observer](std::string_view name) {
@@ -182,7 +217,7 @@ struct Analysis {
     hooks.end_phase = [&observer] { observer.endPhase(); };
     load.threads = options.threads;
     load.conservative_stacks = options.conservative_stacks;
-    load.exe_path = exe_path;
+    load.executable = std::move(executable);
     load.type_objects = options.type_objects;
   }
   std::string suffix;
@@ -190,7 +225,7 @@ struct Analysis {
   analysis::LoadOptions load;
 };
 
-void reportModelWarnings(dump::Dump& model, const Source& source, LoadObserver& observer) {
+void reportModelWarnings(model::HeapModel& model, const Source& source, LoadObserver& observer) {
   for (const std::string& w : model.warnings) {
     std::string text = displayName(source);
     observer.warning(text.append(": ").append(w));
@@ -230,15 +265,15 @@ std::shared_ptr<const Session> finish(std::unique_ptr<analysis::Snapshot> snapsh
   return session;
 }
 
-// Analyses a model read from `source`, with the executable at `exe_path`
-// (empty for none), through the index cache when `slot` has this heap, and
-// into it when not.
-Expected<std::shared_ptr<const Session>> analyse(dump::Dump model, const Source& source,
-                                                 const std::string& exe_path,
+// Analyses a model read from `source`, with `executable`, through the
+// index cache when `slot` has this heap, and into it when not.
+Expected<std::shared_ptr<const Session>> analyse(model::HeapModel model, const Source& source,
+                                                 const analysis::Executable& executable,
                                                  LoadObserver& observer, const OpenOptions& options,
                                                  std::unique_ptr<TemporaryFile> input,
                                                  std::optional<CacheSlot> slot) {
-  const Analysis a(source, exe_path, observer, options);
+  const std::string exe_path = executable.path;
+  const Analysis a(source, executable, observer, options);
   reportModelWarnings(model, source, observer);
   std::unique_ptr<analysis::Snapshot> restored;
   if (slot) {
@@ -258,21 +293,23 @@ Expected<std::shared_ptr<const Session>> analyse(dump::Dump model, const Source&
 // dump is mapped, not read. Null when the entry has no model or it does not
 // fit (then the entry is refused, and the dump is read as without it).
 std::shared_ptr<const Session> openFromEntry(CacheSlot& slot, const Source& source,
-                                             LoadObserver& observer, const OpenOptions& options) {
-  const Analysis a(source, source.exe_path, observer, options);
-  lookUp(slot, observer, a.suffix, options);
+                                             ExecutableOnce& executable, LoadObserver& observer,
+                                             const OpenOptions& options) {
+  const std::string suffix = source.label.empty() ? std::string() : " (" + source.label + ")";
+  lookUp(slot, observer, suffix, options);
   if (!slot.index || !cache::hasModel(*slot.index)) return nullptr;
   Expected<MappedFile> file = MappedFile::open(source.dump_path);
   if (!file) return nullptr;  // the reader says why
-  Expected<dump::Dump> model = cache::readModelSections(*slot.index, file.take());
+  Expected<model::HeapModel> model = cache::readModelSections(*slot.index, file.take());
   if (!model) {
     refuseEntry(slot, model.error(), observer);
     return nullptr;
   }
+  const Analysis a(source, executable.boundTo(*model), observer, options);
   std::unique_ptr<analysis::Snapshot> restored =
       restoreFromEntry(slot, *model, true, a.hooks, a.load, observer);
   if (!restored) return nullptr;
-  reportModelWarnings(restored->dump, source, observer);
+  reportModelWarnings(restored->model, source, observer);
   return finish(std::move(restored), source, observer, options, nullptr);
 }
 
@@ -296,9 +333,11 @@ Expected<std::shared_ptr<const Session>> openCore(const Source& source, LoadObse
                              "\n(a core holds the process's memory but not its program: give the "
                              "executable after the core, as in `goheap summary CORE EXE`)");
   }
-  Expected<bin::Binary> exe = bin::Binary::open(found->path);
-  if (!exe) return exe.error();
-  const core::ExecutableMatch match = core::checkExecutable(*core, exe->container(), found->path);
+  Expected<bin::Binary> opened = bin::Binary::open(found->path);
+  if (!opened) return opened.error();
+  ExecutableOnce exe(found->path, opened.take());
+  const core::ExecutableMatch match =
+      core::checkExecutable(*core, exe.binary()->container(), found->path);
   Expected<MappedFile> file = in_memory
                                   ? Expected<MappedFile>(MappedFile::borrow(source.dump_bytes))
                                   : MappedFile::open(source.dump_path);
@@ -309,16 +348,17 @@ Expected<std::shared_ptr<const Session>> openCore(const Source& source, LoadObse
     observer.beginPhase(std::string(phase) + suffix, 0);
   };
   hooks.end_phase = [&] { observer.endPhase(); };
-  Expected<dump::Dump> model = core::readCoreModel(*core, file.take(), *exe, match.bias, hooks);
+  Expected<model::HeapModel> model =
+      core::readCoreModel(*core, file.take(), *exe.binary(), match.bias, hooks);
   if (!model) return model.error().inFile(name);
   if (found->from != "the command line") {
     observer.note(name + ": using the executable " + found->path + " (found through " +
                   found->from + ")");
   }
   std::optional<CacheSlot> slot =
-      cacheSlotFor(source, found->path, &*exe, observer, options, input != nullptr);
-  return analyse(model.take(), source, found->path, observer, options, std::move(input),
-                 std::move(slot));
+      cacheSlotFor(source, found->path, exe.binary(), observer, options, input != nullptr);
+  const analysis::Executable& bound = exe.boundTo(*model, match.bias);
+  return analyse(model.take(), source, bound, observer, options, std::move(input), std::move(slot));
 }
 
 // A dump or core in a file (or in memory); `input` is that file when
@@ -327,14 +367,16 @@ Expected<std::shared_ptr<const Session>> openFile(const Source& source, LoadObse
                                                   const OpenOptions& options,
                                                   std::unique_ptr<TemporaryFile> input) {
   if (looksLikeCore(source)) return openCore(source, observer, options, std::move(input));
+  const std::string suffix = source.label.empty() ? std::string() : " (" + source.label + ")";
+  ExecutableOnce exe(source.exe_path, suffix, observer);
   std::optional<CacheSlot> slot =
-      cacheSlotFor(source, source.exe_path, nullptr, observer, options, input != nullptr);
+      cacheSlotFor(source, exe.path(), exe.binary(), observer, options, input != nullptr);
   if (slot) {
-    if (std::shared_ptr<const Session> cached = openFromEntry(*slot, source, observer, options)) {
+    if (std::shared_ptr<const Session> cached =
+            openFromEntry(*slot, source, exe, observer, options)) {
       return cached;
     }
   }
-  const std::string suffix = source.label.empty() ? std::string() : " (" + source.label + ")";
   const bool in_memory = source.dump_path.empty();
   std::error_code size_error;
   const uint64_t size = in_memory ? source.dump_bytes.size()
@@ -343,13 +385,13 @@ Expected<std::shared_ptr<const Session>> openFile(const Source& source, LoadObse
   observer.beginPhase("read dump" + suffix, size_error ? 0 : size);
   dump::ReadOptions read;
   read.progress = [&](uint64_t done, uint64_t) { observer.progress(done); };
-  Expected<dump::Dump> dump = in_memory
-                                  ? dump::readDump(MappedFile::borrow(source.dump_bytes), read)
-                                  : dump::readDumpFile(source.dump_path, read);
+  Expected<model::HeapModel> dump =
+      in_memory ? dump::readDump(MappedFile::borrow(source.dump_bytes), read)
+                : dump::readDumpFile(source.dump_path, read);
   observer.endPhase();
   if (!dump) return dump.error();
-  return analyse(dump.take(), source, source.exe_path, observer, options, std::move(input),
-                 std::move(slot));
+  const analysis::Executable& bound = exe.boundTo(*dump);
+  return analyse(dump.take(), source, bound, observer, options, std::move(input), std::move(slot));
 }
 
 // `error` with every mention of goheap's temporary copy of a heap (which is

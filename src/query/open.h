@@ -1,8 +1,9 @@
 // The one way into a heap: from a source (a heap dump or an ELF core file,
-// told apart by content, and the program's executable, optional for a dump;
-// next a live process or a cached index) to a finished, immutable Session. Every front end (the
-// commands, the server, the report, the benchmark and the fuzzers) opens heaps here, so a new
-// source or a cache is added once.
+// told apart by content, a URL that serves one, or a live process, with the
+// program's executable, optional for a dump) to a finished, immutable
+// Session, through the index cache. Every front end (the commands, the
+// server, the report, the benchmark and the fuzzers) opens heaps here, so a
+// new source is added once.
 #pragma once
 
 #include <cstdint>

@@ -81,7 +81,7 @@ std::string summaryJson(const analysis::Summary& s) {
   w.key("memstats");
   if (s.have_memstats) {
     // A field a core could not give is null.
-    using dump::MemStat;
+    using model::MemStat;
     const auto stat = [&](std::string_view key, MemStat f, uint64_t v) {
       w.key(key);
       if (s.memstatKnown(f)) {
@@ -351,7 +351,7 @@ std::string pathsJson(const analysis::Snapshot& snap, const PathsResult& r) {
 std::string objJson(const analysis::Snapshot& snap, const analysis::ObjectInfo& info,
                     uint64_t max_bytes) {
   const uint64_t shown = std::min(info.size, max_bytes);
-  auto contents = snap.dump.objectBytes(info.label.node).first(shown);
+  auto contents = snap.model.objectBytes(info.label.node).first(shown);
   std::string out;
   JsonWriter w(out, JsonWriter::Style::Pretty);
   w.beginObject();

@@ -80,7 +80,7 @@ BuiltRows buildFrames(const SqlHeap& heap) {
       if (f.line != 0) line = f.line;
       out.rows.push_back({integer(g.id), integer(k), f.function, file, line, integer(f.pc),
                           integer(f.frame_size), integer(f.retained),
-                          integer(s.heap.frameNode(s.dump.goroutines[i].first_frame + k)),
+                          integer(s.heap.frameNode(s.model.goroutines[i].first_frame + k)),
                           textOrNull(inlined)});
     }
   }
@@ -90,7 +90,7 @@ BuiltRows buildFrames(const SqlHeap& heap) {
 BuiltRows buildGlobals(const SqlHeap& heap) {
   const analysis::Snapshot& s = heap.snapshot();
   BuiltRows out;
-  const dump::Dump& d = s.dump;
+  const model::HeapModel& d = s.model;
   for (const analysis::GlobalInfo& g : analysis::findGlobals(s, "", SIZE_MAX)) {
     const bool in_data = g.address >= d.data.addr && g.address - d.data.addr < d.data.contents.size;
     const NodeId root = in_data ? heap.dataNode() : heap.bssNode();
@@ -114,14 +114,14 @@ BuiltRows buildTypes(const SqlHeap& heap) {
 
 BuiltRows buildSites(const SqlHeap& heap) {
   const analysis::Snapshot& s = heap.snapshot();
-  const dump::Dump& d = s.dump;
+  const model::HeapModel& d = s.model;
   BuiltRows out;
   for (uint32_t b = 0; b < d.buckets.size(); b++) {
-    const dump::ProfileBucket& bucket = d.buckets[b];
+    const model::ProfileBucket& bucket = d.buckets[b];
     std::string stack;
     Value function, file, line;
     for (uint32_t i = 0; i < bucket.frame_count; i++) {
-      const dump::ProfileFrame& f = d.profile_frames[bucket.first_frame + i];
+      const model::ProfileFrame& f = d.profile_frames[bucket.first_frame + i];
       if (!stack.empty()) stack += '\n';
       stack += std::string(f.function) + " " + std::string(f.file) + ":" + std::to_string(f.line);
       if (std::holds_alternative<std::monostate>(function) &&

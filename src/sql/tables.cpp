@@ -16,14 +16,14 @@ namespace {
 // data. Null when neither the dump nor the executable has them (a stack,
 // freed memory). They live as long as the Snapshot.
 const uint8_t* bytesAt(const analysis::Snapshot& s, uint64_t address, uint64_t length) {
-  const dump::Dump& d = s.dump;
+  const model::HeapModel& d = s.model;
   const NodeId o = s.heap.addresses().find(address);
   if (o != kNoNode) {
     const uint64_t start = d.objects.addr[o], size = d.objects.size[o];
     if (length > size - (address - start)) return nullptr;
     return d.objectData(o) + (address - start);
   }
-  for (const dump::Segment* seg : {&d.data, &d.bss}) {
+  for (const model::Segment* seg : {&d.data, &d.bss}) {
     if (!seg->present || address < seg->addr) continue;
     const uint64_t off = address - seg->addr;
     if (off > seg->contents.size || length > seg->contents.size - off) continue;
@@ -160,7 +160,7 @@ class ObjectsCursor final : public Cursor {
       case kByAddress:
         if (auto a = unsignedArg(r.args[0])) {
           const NodeId o = s_.heap.addresses().find(*a);
-          if (o != kNoNode && s_.dump.objects.addr[o] == *a) single_ = o;
+          if (o != kNoNode && s_.model.objects.addr[o] == *a) single_ = o;
         }
         break;
       case kByDominator:
@@ -196,10 +196,10 @@ class ObjectsCursor final : public Cursor {
         resultInt(ctx, o);
         break;
       case kObjAddress:
-        resultInt(ctx, s_.dump.objects.addr[o]);
+        resultInt(ctx, s_.model.objects.addr[o]);
         break;
       case kObjSize:
-        resultInt(ctx, s_.dump.objects.size[o]);
+        resultInt(ctx, s_.model.objects.size[o]);
         break;
       case kObjType:
       case kObjSource:
@@ -230,7 +230,7 @@ class ObjectsCursor final : public Cursor {
         sqlite3_result_int(ctx, s_.types && s_.types->typed(o) ? 1 : 0);
         break;
       case kObjContents:
-        resultBlob(ctx, s_.dump.objectData(o), s_.dump.objects.size[o], true);
+        resultBlob(ctx, s_.model.objectData(o), s_.model.objects.size[o], true);
         break;
       default:
         sqlite3_result_null(ctx);
@@ -508,7 +508,7 @@ class FieldsCursor final : public Cursor {
       fields_.clear();
       pos_ = 0;
       if (!s_.types->typed(object_) || s_.isRuntimeMetadata(object_)) continue;
-      fields_ = typing::decodeFields(s_.dump, s_.heap, *s_.types, *s_.exe->debugInfo(), *s_.exe,
+      fields_ = typing::decodeFields(s_.model, s_.heap, *s_.types, *s_.exe->debugInfo(), *s_.exe,
                                      object_, kFieldsPerObject);
     }
     if (pos_ < fields_.size()) {
@@ -567,7 +567,7 @@ class StringsCursor final : public Cursor {
       case 2:  // object: the headers whose bytes are in it
         if (auto o = unsignedArg(r.args[0]); o && *o < s_.heap.objectCount()) {
           const std::vector<uint32_t>& by_target = heap_.textHeadersByTarget();
-          const uint64_t lo = s_.dump.objects.addr[*o], hi = lo + s_.dump.objects.size[*o];
+          const uint64_t lo = s_.model.objects.addr[*o], hi = lo + s_.model.objects.size[*o];
           auto first =
               std::lower_bound(by_target.begin(), by_target.end(), lo,
                                [&](uint32_t i, uint64_t a) { return headers[i].data < a; });

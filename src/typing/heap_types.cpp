@@ -68,7 +68,7 @@ struct AssignmentHash {
 
 class Typer {
  public:
-  Typer(const dump::Dump& d, const graph::Heap& h, const bin::BoundExecutable& exe,
+  Typer(const model::HeapModel& d, const graph::Heap& h, const binding::BoundExecutable& exe,
         const bin::DebugInfo& dw, HeapTypes& out)
       : d_(d), heap_(h), exe_(exe), dw_(dw), out_(out), words_(d.words()) {
     const size_t n = h.objectCount();
@@ -77,7 +77,7 @@ class Typer {
     assignment_index_.emplace(TypeAssignment{}, 0);
     has_pointers_.assign(dw.types().size(), -1);
     special_.assign(dw.types().size(), -1);
-    for (const dump::ItabRecord& it : d.itabs) itab_type_.emplace(it.addr, it.type_addr);
+    for (const model::ItabRecord& it : d.itabs) itab_type_.emplace(it.addr, it.type_addr);
     if (const auto& m = exe.binary().moduleLayout()) types_base_ = m->types;
     // The dump's version, which a bound executable shares; the executable's
     // for dumps too old to say.
@@ -180,9 +180,9 @@ class Typer {
   // Gives o the assignment `a`, shared with every object that has it.
   void reassign(NodeId o, const TypeAssignment& a);
 
-  const dump::Dump& d_;
+  const model::HeapModel& d_;
   const graph::Heap& heap_;
-  const bin::BoundExecutable& exe_;
+  const binding::BoundExecutable& exe_;
   const bin::DebugInfo& dw_;
   HeapTypes& out_;
   WordReader words_;
@@ -791,7 +791,7 @@ void Typer::seedMallocHeaders() {
 }
 
 void Typer::seedGlobals() {
-  for (const dump::Segment* seg : {&d_.data, &d_.bss}) {
+  for (const model::Segment* seg : {&d_.data, &d_.bss}) {
     if (!seg->present) continue;
     const Memory m{d_.bytes(seg->contents).data(), seg->addr, seg->contents.size, nullptr, {}};
     for (const bin::GlobalVariable& g : dw_.globals()) {
@@ -804,7 +804,7 @@ void Typer::seedGlobals() {
 
 void Typer::seedFrames() {
   std::vector<uint64_t> live;
-  for (const dump::StackFrame& fr : d_.frames) {
+  for (const model::StackFrame& fr : d_.frames) {
     const uint64_t pc = fr.pc - exe_.loadBias();
     const bin::Function* fn = dw_.functionAt(fr.pc == fr.entry_pc ? pc : pc - 1);
     if (fn == nullptr) continue;
@@ -887,7 +887,7 @@ void Typer::scanPiece(const Memory& m, uint64_t addr, TypeId t, uint64_t offset,
 }
 
 void Typer::seedFinalizersAndPanics() {
-  for (const dump::Finalizer& f : d_.finalizers) {
+  for (const model::Finalizer& f : d_.finalizers) {
     // ot is the *T the finalizer was set on.
     const TypeId ot = typeAtRuntimeAddress(f.obj_type);
     const TypeId r = dw_.resolve(ot);
@@ -896,7 +896,7 @@ void Typer::seedFinalizersAndPanics() {
     }
     assignWeak(f.fn_val, TypeForm::Closure);
   }
-  for (const dump::Panic& p : d_.panics) {
+  for (const model::Panic& p : d_.panics) {
     const TypeId t = typeAtRuntimeAddress(p.eface_type);
     if (t == kNoType) continue;
     if (!directIface(p.eface_type, t)) {
@@ -998,8 +998,8 @@ std::string goTypeName(std::string_view n) {
   return std::string(n);
 }
 
-HeapTypes typeHeap(const dump::Dump& dump, const graph::Heap& heap, const bin::BoundExecutable& exe,
-                   const bin::DebugInfo& dwarf) {
+HeapTypes typeHeap(const model::HeapModel& dump, const graph::Heap& heap,
+                   const binding::BoundExecutable& exe, const bin::DebugInfo& dwarf) {
   HeapTypes out;
   Typer typer(dump, heap, exe, dwarf, out);
   typer.seedMallocHeaders();
@@ -1009,7 +1009,7 @@ HeapTypes typeHeap(const dump::Dump& dump, const graph::Heap& heap, const bin::B
 }
 
 std::string typeName(const HeapTypes& t, NodeId o, const bin::DebugInfo& dwarf,
-                     const bin::BoundExecutable& exe, const dump::Dump& dump) {
+                     const binding::BoundExecutable& exe, const model::HeapModel& dump) {
   switch (t.form(o)) {
     case TypeForm::None:
       return {};

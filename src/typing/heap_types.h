@@ -19,9 +19,9 @@
 #include <vector>
 
 #include "bin/debug_info.h"
-#include "bin/dump_binding.h"
-#include "dump/dump.h"
+#include "binding/bound_executable.h"
 #include "graph/heap.h"
+#include "model/heap_model.h"
 #include "util/column.h"
 #include "util/packed_column.h"
 
@@ -76,13 +76,13 @@ struct HeapTypes {
 };
 
 // Runs the typing pass. `exe` must have DWARF (exe.debugInfo() != null).
-HeapTypes typeHeap(const dump::Dump& dump, const graph::Heap& heap, const bin::BoundExecutable& exe,
-                   const bin::DebugInfo& dwarf);
+HeapTypes typeHeap(const model::HeapModel& dump, const graph::Heap& heap,
+                   const binding::BoundExecutable& exe, const bin::DebugInfo& dwarf);
 
 // "main.Session", "[8]main.Point", "map[string]int", "string",
 // "closure main.worker.func1"; empty for an untyped object.
 std::string typeName(const HeapTypes& t, NodeId o, const bin::DebugInfo& dwarf,
-                     const bin::BoundExecutable& exe, const dump::Dump& dump);
+                     const binding::BoundExecutable& exe, const model::HeapModel& dump);
 
 // Go's kind of a DWARF type: its DW_AT_go_kind, else (the runtime's
 // synthesized types carry none) what its tag says, through typedefs.

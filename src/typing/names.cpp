@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <unordered_map>
 
-#include "dump/span_metadata.h"
+#include "model/span_metadata.h"
 #include "util/enum_names.h"
 #include "util/large_vector.h"
 
@@ -53,7 +53,7 @@ struct ObjectNamer::SiteFrame {
 // inlined call, with the inlined function's file and line): with the
 // executable, the frame gets the inlined function's name.
 ObjectNamer::SiteFrame ObjectNamer::siteFrame(
-    const dump::ProfileFrame& f, std::unordered_map<std::string, std::string_view>& cache) const {
+    const model::ProfileFrame& f, std::unordered_map<std::string, std::string_view>& cache) const {
   SiteFrame sf{f.function, f.file, f.line, false};
   if (exe_ != nullptr) {
     std::string key =
@@ -78,8 +78,8 @@ const typename Pairs::value_type* findByObject(const Pairs& pairs, NodeId object
 
 }  // namespace
 
-ObjectNamer::ObjectNamer(const dump::Dump& dump, const graph::Heap& heap,
-                         const bin::BoundExecutable* exe, const HeapTypes* types)
+ObjectNamer::ObjectNamer(const model::HeapModel& dump, const graph::Heap& heap,
+                         const binding::BoundExecutable* exe, const HeapTypes* types)
     : dump_(dump), heap_(heap), exe_(exe), types_(exe != nullptr ? types : nullptr) {
   if (exe != nullptr) {
     std::span<const bin::Func> funcs = exe->binary().pclntab().funcs();
@@ -94,7 +94,7 @@ ObjectNamer::ObjectNamer(const dump::Dump& dump, const graph::Heap& heap,
   bucket_index.reserve(dump.buckets.size());
   site_names_.reserve(dump.buckets.size());
   for (uint32_t b = 0; b < dump.buckets.size(); b++) {
-    const dump::ProfileBucket& bucket = dump.buckets[b];
+    const model::ProfileBucket& bucket = dump.buckets[b];
     bucket_index.emplace(bucket.id, b);
     std::optional<SiteFrame> chosen;
     for (uint32_t i = 0; i < bucket.frame_count; i++) {
@@ -114,7 +114,7 @@ ObjectNamer::ObjectNamer(const dump::Dump& dump, const graph::Heap& heap,
     }
   }
   samples_.reserve(dump.alloc_samples.size());
-  for (const dump::AllocSample& s : dump.alloc_samples) {
+  for (const model::AllocSample& s : dump.alloc_samples) {
     NodeId o = heap.addresses().find(s.addr);
     auto b = bucket_index.find(s.bucket_id);
     if (o != kNoNode && b != bucket_index.end()) samples_.emplace_back(o, b->second);
@@ -128,12 +128,12 @@ ObjectNamer::ObjectNamer(const dump::Dump& dump, const graph::Heap& heap,
     type_index.emplace(dump.types[t].addr, t);
     type_of_word_.emplace(dump.types[t].addr, t);
   }
-  for (const dump::ItabRecord& it : dump.itabs) {
+  for (const model::ItabRecord& it : dump.itabs) {
     auto t = type_index.find(it.type_addr);
     if (t != type_index.end()) type_of_word_[it.addr] = t->second;
   }
   type_names_.reserve(dump.types.size());
-  for (const dump::TypeRecord& t : dump.types) {
+  for (const model::TypeRecord& t : dump.types) {
     type_names_.push_back(pointeeName(t.name, t.size, dump.params.ptr_size));
   }
   // Itabs and type descriptors sit together in the executable's read-only
@@ -176,20 +176,20 @@ void ObjectNamer::scanInterfaces() const {
   if (iface_scanned_.load(std::memory_order_acquire)) return;
   std::lock_guard lock(iface_mutex_);
   if (iface_scanned_.load(std::memory_order_relaxed)) return;
-  const dump::Dump& dump = dump_;
+  const model::HeapModel& dump = dump_;
   uint32_t none = UINT32_MAX;
   for (uint32_t i = 0; i < heap_.objectCount(); i++) {
     forEachInterface(
         dump.objectData(i), [&](auto&& fn) { dump.forEachObjectSlot(i, fn); }, kNoNode, none);
   }
-  auto scan_range = [&](dump::ByteRange contents, uint32_t layout) {
+  auto scan_range = [&](model::ByteRange contents, uint32_t layout) {
     forEachInterface(
         dump.bytes(contents).data(), [&](auto&& fn) { dump.forEachSlot(layout, fn); }, kNoNode,
         none);
   };
   if (dump.data.present) scan_range(dump.data.contents, dump.data.layout);
   if (dump.bss.present) scan_range(dump.bss.contents, dump.bss.layout);
-  for (const dump::StackFrame& f : dump.frames) scan_range(f.contents, f.layout);
+  for (const model::StackFrame& f : dump.frames) scan_range(f.contents, f.layout);
   std::stable_sort(iface_types_.begin(), iface_types_.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   iface_types_.erase(std::unique(iface_types_.begin(), iface_types_.end(),
@@ -205,14 +205,14 @@ void ObjectNamer::scanInterfaces() const {
 // so visiting the object itself at its place among them, and the referrers
 // whose slots the full scan reads, finds the same first interface.
 uint32_t ObjectNamer::interfaceTypeFromReferrers(NodeId object) const {
-  const dump::Dump& dump = dump_;
+  const model::HeapModel& dump = dump_;
   uint32_t found = UINT32_MAX;
   auto scan_object = [&](NodeId o) {
     referrer_work_ += dump.objects.size[o] / dump.params.ptr_size + 1;
     forEachInterface(
         dump.objectData(o), [&](auto&& fn) { dump.forEachObjectSlot(o, fn); }, object, found);
   };
-  auto scan_range = [&](dump::ByteRange contents, uint32_t layout) {
+  auto scan_range = [&](model::ByteRange contents, uint32_t layout) {
     referrer_work_ += contents.size / dump.params.ptr_size + 1;
     forEachInterface(
         dump.bytes(contents).data(), [&](auto&& fn) { dump.forEachSlot(layout, fn); }, object,
@@ -245,7 +245,7 @@ uint32_t ObjectNamer::interfaceTypeFromReferrers(NodeId object) const {
         scan_range(dump.bss.contents, dump.bss.layout);
         break;
       case graph::RootKind::StackFrame: {
-        const dump::StackFrame& f = dump.frames[heap_.rootRecord(p)];
+        const model::StackFrame& f = dump.frames[heap_.rootRecord(p)];
         scan_range(f.contents, f.layout);
         break;
       }
@@ -326,7 +326,7 @@ std::string ObjectNamer::typeName(NodeId object) const {
 std::string ObjectNamer::name(NodeId object, NameSource* source) const {
   if (dump_.objects.isSpanMetadata(object)) {
     if (source) *source = NameSource::Runtime;
-    return std::string(dump::spanMetadataName(dump_.objects.span_metadata[object]));
+    return std::string(model::spanMetadataName(dump_.objects.span_metadata[object]));
   }
   if (std::string t = typeName(object); !t.empty()) {
     if (source) *source = NameSource::Type;
@@ -375,7 +375,7 @@ Grouping ObjectNamer::group(GroupKind kind) const {
       const uint8_t bits = dump_.objects.span_metadata[o];
       auto [it, inserted] = metadata_group.try_emplace(bits, 0);
       if (inserted) {
-        it->second = new_group(std::string(dump::spanMetadataName(bits)), NameSource::Runtime);
+        it->second = new_group(std::string(model::spanMetadataName(bits)), NameSource::Runtime);
       }
       g.group_of[o] = it->second;
       continue;

@@ -14,9 +14,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "bin/dump_binding.h"
-#include "dump/dump.h"
+#include "binding/bound_executable.h"
 #include "graph/heap.h"
+#include "model/heap_model.h"
 #include "typing/heap_types.h"
 
 namespace goheap::typing {
@@ -48,8 +48,8 @@ class ObjectNamer {
  public:
   // `exe` (may be null) names closures by their function; `types` (may be
   // null; needs `exe`) gives typed objects their type's name first.
-  ObjectNamer(const dump::Dump& dump, const graph::Heap& heap,
-              const bin::BoundExecutable* exe = nullptr, const HeapTypes* types = nullptr);
+  ObjectNamer(const model::HeapModel& dump, const graph::Heap& heap,
+              const binding::BoundExecutable* exe = nullptr, const HeapTypes* types = nullptr);
 
   // The DWARF type's name of a typed object ("main.Session", "[8]int"), or
   // empty.
@@ -83,7 +83,7 @@ class ObjectNamer {
 
  private:
   struct SiteFrame;
-  SiteFrame siteFrame(const dump::ProfileFrame& f,
+  SiteFrame siteFrame(const model::ProfileFrame& f,
                       std::unordered_map<std::string, std::string_view>& cache) const;
   uint64_t shapeHash(NodeId object) const;
   // Type record of the first interface (in the global scan's order) whose
@@ -96,9 +96,9 @@ class ObjectNamer {
   void forEachInterface(const uint8_t* contents, Fn&& for_each_slot, NodeId only_target,
                         uint32_t& found) const;
 
-  const dump::Dump& dump_;
+  const model::HeapModel& dump_;
   const graph::Heap& heap_;
-  const bin::BoundExecutable* exe_;
+  const binding::BoundExecutable* exe_;
   const HeapTypes* types_;
   uint64_t text_lo_ = 1, text_hi_ = 0;  // run-time code addresses, for a quick range check
   std::vector<std::pair<NodeId, uint32_t>> samples_;  // (object, bucket), by object

@@ -22,8 +22,8 @@ constexpr int kMaxDepth = 16;
 
 class Decoder {
  public:
-  Decoder(const dump::Dump& d, const graph::Heap& h, const HeapTypes& types,
-          const bin::DebugInfo& dw, const bin::BoundExecutable& exe, NodeId o, size_t limit)
+  Decoder(const model::HeapModel& d, const graph::Heap& h, const HeapTypes& types,
+          const bin::DebugInfo& dw, const binding::BoundExecutable& exe, NodeId o, size_t limit)
       : d_(d), heap_(h), types_(types), dw_(dw), exe_(exe), limit_(limit) {
     bytes_ = d.objectData(o);
     size_ = d.objects.size[o];
@@ -52,11 +52,11 @@ class Decoder {
                     is_string, points_to});
   }
 
-  const dump::Dump& d_;
+  const model::HeapModel& d_;
   const graph::Heap& heap_;
   const HeapTypes& types_;
   const bin::DebugInfo& dw_;
-  const bin::BoundExecutable& exe_;
+  const binding::BoundExecutable& exe_;
   size_t limit_;
   const uint8_t* bytes_ = nullptr;
   uint64_t size_ = 0;
@@ -197,9 +197,10 @@ void Decoder::value(uint64_t off, TypeId t, const std::string& path, int depth) 
 
 }  // namespace
 
-std::vector<FieldValue> decodeFields(const dump::Dump& dump, const graph::Heap& heap,
+std::vector<FieldValue> decodeFields(const model::HeapModel& dump, const graph::Heap& heap,
                                      const HeapTypes& types, const bin::DebugInfo& dwarf,
-                                     const bin::BoundExecutable& exe, NodeId object, size_t limit) {
+                                     const binding::BoundExecutable& exe, NodeId object,
+                                     size_t limit) {
   Decoder dec(dump, heap, types, dwarf, exe, object, limit);
   const uint64_t start = types.dataOffset(object);
   const TypeId t = types.layout(object);
@@ -342,9 +343,9 @@ bool within(uint64_t x, uint64_t start, uint64_t size) {
 
 }  // namespace
 
-std::string slotPath(const dump::Dump& dump, const graph::Heap& heap, const HeapTypes& types,
-                     const bin::DebugInfo& dwarf, const bin::BoundExecutable& exe, NodeId object,
-                     uint64_t offset) {
+std::string slotPath(const model::HeapModel& dump, const graph::Heap& heap, const HeapTypes& types,
+                     const bin::DebugInfo& dwarf, const binding::BoundExecutable& exe,
+                     NodeId object, uint64_t offset) {
   std::string path = objectFieldPath(types, dwarf, object, offset, dump.params.ptr_size);
   if (types.form(object) != TypeForm::Value && types.form(object) != TypeForm::Array) return path;
   const uint32_t ptr = dump.params.ptr_size;

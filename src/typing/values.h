@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "bin/debug_info.h"
-#include "bin/dump_binding.h"
-#include "dump/dump.h"
+#include "binding/bound_executable.h"
 #include "graph/heap.h"
+#include "model/heap_model.h"
 #include "typing/heap_types.h"
 
 namespace goheap::typing {
@@ -28,9 +28,10 @@ struct FieldValue {
 
 // The leaf fields of a typed object, in offset order, at most `limit`
 // (arrays show their first elements). Empty for an untyped object.
-std::vector<FieldValue> decodeFields(const dump::Dump& dump, const graph::Heap& heap,
+std::vector<FieldValue> decodeFields(const model::HeapModel& dump, const graph::Heap& heap,
                                      const HeapTypes& types, const bin::DebugInfo& dwarf,
-                                     const bin::BoundExecutable& exe, NodeId object, size_t limit);
+                                     const binding::BoundExecutable& exe, NodeId object,
+                                     size_t limit);
 
 // The field path at `offset` in a value of type `t`: ".User.Tags",
 // "[3].Next", "" at offset 0 of a type with no field there.
@@ -44,8 +45,8 @@ std::string objectFieldPath(const HeapTypes& types, const bin::DebugInfo& dwarf,
 // objectFieldPath, except that a slot of a map's bucket (Go 1.19-1.23) or
 // group (Go 1.24+) reads as the key it holds: `["s12"]`, `[42]`, then the
 // path inside the value (`["s12"].User`); `["s12"] (key)` inside the key.
-std::string slotPath(const dump::Dump& dump, const graph::Heap& heap, const HeapTypes& types,
-                     const bin::DebugInfo& dwarf, const bin::BoundExecutable& exe, NodeId object,
-                     uint64_t offset);
+std::string slotPath(const model::HeapModel& dump, const graph::Heap& heap, const HeapTypes& types,
+                     const bin::DebugInfo& dwarf, const binding::BoundExecutable& exe,
+                     NodeId object, uint64_t offset);
 
 }  // namespace goheap::typing

@@ -131,7 +131,7 @@ TEST_P(Snap, ALiveProcessIsReadAndRunsOn) {
   const analysis::Snapshot& s = **snap;
   EXPECT_EQ(s.exe_path, zooOf(GetParam()));
   std::string warnings;
-  for (const std::string& w : s.dump.warnings) warnings += w + "\n";
+  for (const std::string& w : s.model.warnings) warnings += w + "\n";
   EXPECT_EQ(warnings, "");
   ASSERT_TRUE(testing::typesOf(s).ok()) << testing::typesOf(s).error().message();
 
@@ -185,14 +185,14 @@ TEST_P(Snap, AnAllocatingProcessGivesAConsistentHeap) {
     ASSERT_TRUE(testing::typesOf(s).ok());
     uint64_t nodes = 0, pointers = 0, dangling_count = 0;
     std::string dangling;
-    const uint64_t heap_start = s.dump.params.heap_start, heap_end = s.dump.params.heap_end;
+    const uint64_t heap_start = s.model.params.heap_start, heap_end = s.model.params.heap_end;
     for (NodeId o = 0; o < s.heap.objectCount(); o++) {
       if (!s.reachable(o) || s.namer().typeName(o) != "main.churnNode") continue;
       nodes++;
       // The words the collector takes for pointers (the heap's own
       // metadata, not goheap's typing): each into the heap is an object.
-      const std::span<const uint8_t> bytes = s.dump.objectBytes(o);
-      s.dump.layouts.forEachOffset(s.dump.objects.layout[o], [&](uint64_t offset) {
+      const std::span<const uint8_t> bytes = s.model.objectBytes(o);
+      s.model.layouts.forEachOffset(s.model.objects.layout[o], [&](uint64_t offset) {
         if (offset + 8 > bytes.size()) return;
         uint64_t p = 0;
         std::memcpy(&p, bytes.data() + offset, 8);

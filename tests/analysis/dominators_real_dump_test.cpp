@@ -97,7 +97,7 @@ TEST_P(RealDumpDominators, AgreeWithBruteForce) {
   ASSERT_EQ(snap.retained.size(), n);
 
   const auto started = std::chrono::steady_clock::now();
-  const BruteForce brute = bruteForce(heap.successors, heap.superRoot(), snap.dump.objects.size);
+  const BruteForce brute = bruteForce(heap.successors, heap.superRoot(), snap.model.objects.size);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   // The whole graph is affordable; if a fixture grows so that it is not,

@@ -322,7 +322,7 @@ TEST(SymbolIndex, NamesTheGlobalsThatHoldTheReportedStructures) {
     const std::string dir = std::string(GOHEAP_TESTDUMPS_DIR) + "/" + v;
     Expected<bin::Binary> b = bin::Binary::open(dir + "/retention");
     ASSERT_TRUE(b.ok()) << b.error().message();
-    Expected<dump::Dump> d = dump::readDumpFile(dir + "/retention.dump");
+    Expected<model::HeapModel> d = dump::readDumpFile(dir + "/retention.dump");
     ASSERT_TRUE(d.ok()) << d.error().message();
     const JsonValue report = JsonValue::parseFile(dir + "/retention.json");
     size_t checked = 0;
@@ -332,7 +332,7 @@ TEST(SymbolIndex, NamesTheGlobalsThatHoldTheReportedStructures) {
       if (b->pclntab().funcAt(b->container().symbol(holder)->value) != nullptr) continue;
       const uint64_t root = s["root_addr"].hexAddress();
       std::vector<std::string> names;
-      for (const dump::Segment* seg : {&d->data, &d->bss}) {
+      for (const model::Segment* seg : {&d->data, &d->bss}) {
         const auto bytes = d->bytes(seg->contents);
         for (uint64_t off = 0; off + 8 <= bytes.size(); off += 8) {
           if (d->words().read(bytes.data() + off) != root) continue;

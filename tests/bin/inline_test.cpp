@@ -338,10 +338,10 @@ TEST(SpDelta, EqualsTheFrameSizesOfTheDump) {
     const std::string dir = std::string(GOHEAP_TESTDUMPS_DIR) + "/" + v;
     Expected<bin::Binary> b = bin::Binary::open(dir + "/retention");
     ASSERT_TRUE(b.ok()) << b.error().message();
-    Expected<dump::Dump> d = dump::readDumpFile(dir + "/retention.dump");
+    Expected<model::HeapModel> d = dump::readDumpFile(dir + "/retention.dump");
     ASSERT_TRUE(d.ok()) << d.error().message();
     size_t checked = 0;
-    for (const dump::StackFrame& fr : d->frames) {
+    for (const model::StackFrame& fr : d->frames) {
       Expected<int64_t> delta = b->pclntab().spDelta(fr.pc);
       ASSERT_TRUE(delta.ok()) << fr.function << ": " << delta.error().message();
       EXPECT_EQ(static_cast<uint64_t>(*delta) + 8, fr.contents.size)

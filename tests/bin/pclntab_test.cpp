@@ -206,10 +206,10 @@ TEST_P(FramesOfRealDump, EveryFrameSymbolizesToItsRecordedFunction) {
   }
   Expected<bin::Binary> b = bin::Binary::open(GetParam().exe);
   ASSERT_TRUE(b.ok()) << b.error().message();
-  Expected<dump::Dump> d = dump::readDumpFile(GetParam().dump);
+  Expected<model::HeapModel> d = dump::readDumpFile(GetParam().dump);
   ASSERT_TRUE(d.ok()) << d.error().message();
   ASSERT_GT(d->frames.size(), 10u);
-  for (const dump::StackFrame& fr : d->frames) {
+  for (const model::StackFrame& fr : d->frames) {
     Expected<bin::Location> loc = b->pclntab().lookup(fr.pc);
     ASSERT_TRUE(loc.ok()) << fr.function << " pc " << fr.pc << ": " << loc.error().message();
     EXPECT_EQ(loc->func->name, fr.function) << "depth " << fr.depth << " pc " << fr.pc;

@@ -61,9 +61,10 @@ class SnapshotIndex : public ::testing::TestWithParam<std::string> {
     exe_ = dir + "/zoo";
     other_dump_ = dir + "/leaks.dump";
   }
-  analysis::LoadOptions load() const {
+  // The executable bound to `model`, as query::open binds it.
+  analysis::LoadOptions load(const model::HeapModel& model) const {
     analysis::LoadOptions o;
-    o.exe_path = exe_;
+    o.executable = analysis::bindExecutable(exe_, model);
     return o;
   }
   std::string dump_, exe_, other_dump_;
@@ -81,7 +82,7 @@ TEST_P(SnapshotIndex, RestoresEveryColumnAsAViewOfTheFile) {
   ASSERT_TRUE(parts.ok()) << parts.error().message();
   auto model = dump::readDumpFile(dump_);
   ASSERT_TRUE(model.ok()) << model.error().message();
-  auto restored = analysis::restoreSnapshot(*model, parts.take(), index, {}, load());
+  auto restored = analysis::restoreSnapshot(*model, parts.take(), index, {}, load(*model));
   ASSERT_TRUE(restored.ok()) << restored.error().message();
   const analysis::Snapshot& r = **restored;
 
@@ -140,13 +141,14 @@ TEST_P(SnapshotIndex, AnotherHeapsIndexIsRefusedAndTheDumpStillBuilds) {
   auto model = dump::readDumpFile(dump_);
   ASSERT_TRUE(model.ok());
   const size_t objects = model->objects.count();
-  auto refused = analysis::restoreSnapshot(*model, parts.take(), index, {}, load());
+  auto refused = analysis::restoreSnapshot(*model, parts.take(), index, {}, load(*model));
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.error().message().find("does not fit"), std::string::npos)
       << refused.error().message();
   // The dump is handed back whole: built from it, it is the heap it was.
   ASSERT_EQ(model->objects.count(), objects);
-  auto rebuilt = analysis::buildSnapshot(model.take(), {}, load());
+  analysis::LoadOptions options = load(*model);
+  auto rebuilt = analysis::buildSnapshot(model.take(), {}, options);
   ASSERT_TRUE(rebuilt.ok());
   auto fresh = testing::openSnapshot(dump_, exe_);
   ASSERT_TRUE(fresh.ok());
@@ -161,7 +163,7 @@ TEST_P(SnapshotIndex, AnotherHeapsIndexIsRefusedAndTheDumpStillBuilds) {
 TEST_P(SnapshotIndex, TheModelComesBackAsTheReaderMadeIt) {
   auto built = testing::openSnapshot(dump_, exe_);
   ASSERT_TRUE(built.ok()) << built.error().message();
-  const dump::Dump& want = (**built).dump;
+  const model::HeapModel& want = (**built).model;
   ASSERT_TRUE(cache::modelIsCacheable(want));
   cache::IndexWriter writer;
   cache::addModelSections(want, writer);
@@ -175,9 +177,11 @@ TEST_P(SnapshotIndex, TheModelComesBackAsTheReaderMadeIt) {
   ASSERT_TRUE(file.ok());
   auto got = cache::readModelSections(**index, file.take());
   ASSERT_TRUE(got.ok()) << got.error().message();
-  const dump::Dump& d = *got;
+  const model::HeapModel& d = *got;
 
-  EXPECT_EQ(d.version, want.version);
+  ASSERT_TRUE(d.heap_dump && want.heap_dump);
+  EXPECT_EQ(d.heap_dump->version, want.heap_dump->version);
+  EXPECT_EQ(d.format, want.format);
   EXPECT_EQ(d.params.arch, want.params.arch);
   EXPECT_EQ(d.params.go_version, want.params.go_version);
   EXPECT_EQ(d.params.ptr_size, want.params.ptr_size);
@@ -221,7 +225,7 @@ TEST_P(SnapshotIndex, TheModelComesBackAsTheReaderMadeIt) {
   EXPECT_EQ(d.memstats.pause_ns, want.memstats.pause_ns);
   EXPECT_EQ(d.data.contents.offset, want.data.contents.offset);
   EXPECT_EQ(d.bss.layout, want.bss.layout);
-  EXPECT_EQ(d.record_counts, want.record_counts);
+  EXPECT_EQ(d.heap_dump->record_counts, want.heap_dump->record_counts);
   EXPECT_EQ(d.warnings, want.warnings);
   // Views of the index, not copies.
   EXPECT_EQ(d.objects.addr.ownedBytes(), 0u);
@@ -233,7 +237,7 @@ TEST_P(SnapshotIndex, AModelOverAnotherFileIsRefused) {
   auto built = testing::openSnapshot(dump_, exe_);
   ASSERT_TRUE(built.ok());
   cache::IndexWriter writer;
-  cache::addModelSections((**built).dump, writer);
+  cache::addModelSections((**built).model, writer);
   const std::string path =
       testing::scratch().file("model-other-" + testing::testName(GetParam()) + ".ghx");
   ASSERT_TRUE(writer.write(path, testKey(4)).ok());
@@ -268,8 +272,6 @@ TEST(SnapshotIndexChecks, DamagedPartsAreRefused) {
   auto built = testing::openSnapshot(dir + "/zoo.dump", dir + "/zoo");
   ASSERT_TRUE(built.ok()) << built.error().message();
   const analysis::Snapshot& b = **built;
-  analysis::LoadOptions load;
-  load.exe_path = dir + "/zoo";
   struct Damage {
     const char* what;
     std::function<void(analysis::ComputedParts&)> apply;
@@ -331,6 +333,8 @@ TEST(SnapshotIndexChecks, DamagedPartsAreRefused) {
     d.apply(parts);
     auto model = dump::readDumpFile(dir + "/zoo.dump");
     ASSERT_TRUE(model.ok());
+    analysis::LoadOptions load;
+    load.executable = analysis::bindExecutable(dir + "/zoo", *model);
     auto restored = analysis::restoreSnapshot(*model, std::move(parts), nullptr, {}, load);
     EXPECT_FALSE(restored.ok());
     EXPECT_GT(model->objects.count(), 0u);

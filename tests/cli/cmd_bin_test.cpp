@@ -88,11 +88,11 @@ TEST_P(BinCommand, JsonFuncsEqualTheOracle) {
 // Each distinct frame pc of the dump, given as --pc, names the function
 // the frame record names (frames' pcs are return addresses).
 TEST_P(BinCommand, PcNamesTheFunctionsOfTheDumpsFrames) {
-  Expected<dump::Dump> d = dump::readDumpFile(exe(GetParam()) + ".dump");
+  Expected<model::HeapModel> d = dump::readDumpFile(exe(GetParam()) + ".dump");
   ASSERT_TRUE(d.ok()) << d.error().message();
   std::vector<std::string> args = {"bin", exe(GetParam()), "--json"};
   std::vector<std::string> names;
-  for (const dump::StackFrame& f : d->frames) {
+  for (const model::StackFrame& f : d->frames) {
     if (names.size() == 40) break;
     args.push_back("--pc");
     args.push_back(std::to_string(f.pc));

@@ -69,7 +69,7 @@ std::map<uint64_t, std::pair<uint64_t, bool>> objectsOf(const analysis::Snapshot
   std::map<uint64_t, std::pair<uint64_t, bool>> out;
   for (NodeId o = 0; o < s.heap.objectCount(); o++) {
     if (s.isRuntimeMetadata(o)) continue;  // a dump's span bitmaps, no objects
-    out[s.dump.objects.addr[o]] = {s.dump.objects.size[o], s.reachable(o)};
+    out[s.model.objects.addr[o]] = {s.model.objects.size[o], s.reachable(o)};
   }
   return out;
 }
@@ -84,12 +84,13 @@ void expectCoreHoldsTheDump(const std::string& core_path, const std::string& dum
   auto dump = open(dump_path, exe);
   auto core = open(core_path);  // the executable through NT_FILE or AT_EXECFN
   ASSERT_TRUE(dump && core);
-  EXPECT_EQ(core->dump.source, dump::SourceKind::CoreFile);
+  EXPECT_EQ(core->model.format, "core");
+  EXPECT_FALSE(core->model.heap_dump.has_value());
   EXPECT_EQ(core->exe_path, exe);
   EXPECT_TRUE(core->exe) << core->exe_problem;
   // Without DWARF objects are named by shape, as for a dump.
   EXPECT_EQ(core->types != nullptr, !stripped) << core->types_problem;
-  for (const std::string& w : core->dump.warnings) {
+  for (const std::string& w : core->model.warnings) {
     // The layout table has no memstats layouts: a stripped core has none;
     // nor runtime.mbuckets: only the sampled objects' buckets are read.
     if (stripped && w.starts_with("no memstats")) continue;
@@ -128,18 +129,18 @@ void expectCoreHoldsTheDump(const std::string& core_path, const std::string& dum
 
   // The roots are there: goroutines with frames, data and bss, and the
   // finalizers the program set (the dump's own file adds one to the dump).
-  EXPECT_TRUE(core->dump.data.present && core->dump.bss.present);
-  EXPECT_GE(core->dump.goroutines.size() + 1, dump->dump.goroutines.size());
-  EXPECT_FALSE(core->dump.frames.empty());
+  EXPECT_TRUE(core->model.data.present && core->model.bss.present);
+  EXPECT_GE(core->model.goroutines.size() + 1, dump->model.goroutines.size());
+  EXPECT_FALSE(core->model.frames.empty());
   const JsonValue report = JsonValue::parseFile(report_path);
   std::set<uint64_t> finalized;
-  for (const dump::Finalizer& f : core->dump.finalizers) finalized.insert(f.obj);
+  for (const model::Finalizer& f : core->model.finalizers) finalized.insert(f.obj);
   for (const JsonValue& f : report["finalizers"].items()) {
     EXPECT_TRUE(finalized.contains(f["addr"].hexAddress())) << f["addr"].str();
   }
   // Its cleanups (runtime.AddCleanup, Go 1.24+): exactly the ones reported.
   std::set<std::string> cleaned, reported;
-  for (const dump::OtherRoot& r : core->dump.other_roots) {
+  for (const model::OtherRoot& r : core->model.other_roots) {
     if (r.description.starts_with("cleanup for ")) {
       const std::string_view rest = r.description.substr(12);
       cleaned.insert(std::string(rest.substr(0, rest.find(' '))));
@@ -215,17 +216,17 @@ void expectSessionGrowth(const analysis::Snapshot& old_snap, const analysis::Sna
 // An object's allocation site: its bucket's size and stack.
 using Site = std::tuple<uint64_t, std::vector<std::tuple<std::string, std::string, uint64_t>>>;
 
-std::map<uint64_t, Site> sitesOf(const dump::Dump& d) {
-  std::map<uint64_t, const dump::ProfileBucket*> buckets;
-  for (const dump::ProfileBucket& b : d.buckets) buckets[b.id] = &b;
+std::map<uint64_t, Site> sitesOf(const model::HeapModel& d) {
+  std::map<uint64_t, const model::ProfileBucket*> buckets;
+  for (const model::ProfileBucket& b : d.buckets) buckets[b.id] = &b;
   std::map<uint64_t, Site> out;
-  for (const dump::AllocSample& s : d.alloc_samples) {
+  for (const model::AllocSample& s : d.alloc_samples) {
     auto it = buckets.find(s.bucket_id);
     if (it == buckets.end()) continue;
     Site& site = out[s.addr];
     std::get<0>(site) = it->second->size;
     for (uint32_t k = 0; k < it->second->frame_count; k++) {
-      const dump::ProfileFrame& f = d.profile_frames[it->second->first_frame + k];
+      const model::ProfileFrame& f = d.profile_frames[it->second->first_frame + k];
       std::get<1>(site).emplace_back(std::string(f.function), std::string(f.file), f.line);
     }
   }
@@ -238,8 +239,8 @@ std::map<uint64_t, Site> sitesOf(const dump::Dump& d) {
 void expectSitesOfTheDump(const std::string& exe, const analysis::Snapshot& dump,
                           const analysis::Snapshot& core, const std::string& core_path,
                           const std::string& release) {
-  const std::map<uint64_t, Site> want = sitesOf(dump.dump);
-  const std::map<uint64_t, Site> got = sitesOf(core.dump);
+  const std::map<uint64_t, Site> want = sitesOf(dump.model);
+  const std::map<uint64_t, Site> got = sitesOf(core.model);
   // MemProfileRate is 1: every object of the dump has its site.
   ASSERT_GT(want.size(), 1000u);
   size_t both = 0, same = 0;
@@ -284,7 +285,7 @@ TEST_P(CoreModel, DiffFromADumpToACoreFindsTheLeakedSessions) {
   std::set<uint64_t> got;
   for (const auto& r : added.rows) {
     if (r.group != sessions["type"].str()) continue;
-    for (NodeId o : r.members) got.insert(core->dump.objects.addr[o]);
+    for (NodeId o : r.members) got.insert(core->model.objects.addr[o]);
   }
   std::set<uint64_t> want;
   for (const JsonValue& a : sessions["new_addrs"].items()) want.insert(a.hexAddress());
@@ -334,11 +335,11 @@ TEST_P(CoreModel, MemStatsMatchTheDump) {
   auto dump = open(run.dir.path + "/heap.dump", exe);
   auto core = open(run.core, exe);
   ASSERT_TRUE(dump && core);
-  const dump::MemStats& want = dump->dump.memstats;
-  const dump::MemStats& got = core->dump.memstats;
+  const model::MemStats& want = dump->model.memstats;
+  const model::MemStats& got = core->model.memstats;
   ASSERT_TRUE(want.present);
   ASSERT_TRUE(got.present);
-  using dump::MemStat;
+  using model::MemStat;
   // What a core cannot give without the mcaches' flush, and only that.
   for (MemStat f : {MemStat::TotalAlloc, MemStat::Mallocs, MemStat::Frees}) {
     EXPECT_FALSE(got.has(f)) << static_cast<int>(f);
@@ -346,7 +347,7 @@ TEST_P(CoreModel, MemStatsMatchTheDump) {
   EXPECT_EQ(got.known | 1u << static_cast<uint32_t>(MemStat::TotalAlloc) |
                 1u << static_cast<uint32_t>(MemStat::Mallocs) |
                 1u << static_cast<uint32_t>(MemStat::Frees),
-            dump::MemStats::kAllKnown);
+            model::MemStats::kAllKnown);
 
   EXPECT_EQ(got.num_gc, want.num_gc);
   EXPECT_EQ(got.pause_total_ns, want.pause_total_ns);

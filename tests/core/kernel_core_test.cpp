@@ -164,9 +164,9 @@ void expectHeapMatchesDump(const core::CoreFile& core, const std::string& exe,
   dump_objects = 0;
   dump_bytes = 0;
   uint64_t reachable = 0, reachable_found = 0;
-  for (size_t n = 0; n < s.dump.objects.count(); ++n) {
-    if (s.dump.objects.isSpanMetadata(n)) continue;
-    const uint64_t addr = s.dump.objects.addr[n], size = s.dump.objects.size[n];
+  for (size_t n = 0; n < s.model.objects.count(); ++n) {
+    if (s.model.objects.isSpanMetadata(n)) continue;
+    const uint64_t addr = s.model.objects.addr[n], size = s.model.objects.size[n];
     ++dump_objects;
     dump_bytes += size;
     if (!s.reachable(static_cast<NodeId>(n))) continue;
@@ -200,16 +200,16 @@ void expectHeapMatchesDump(const core::CoreFile& core, const std::string& exe,
   uint64_t& with_pointers = dump_with_pointers;
   with_pointers = 0;
   std::vector<uint64_t> want, got;
-  for (size_t n = 0; n < s.dump.objects.count(); ++n) {
-    if (s.dump.objects.isSpanMetadata(n)) continue;
-    const int64_t i = objectHolding(*heap, s.dump.objects.addr[n]);
-    if (i < 0 || heap->addr[i] != s.dump.objects.addr[n] ||
-        heap->size[i] != s.dump.objects.size[n]) {
+  for (size_t n = 0; n < s.model.objects.count(); ++n) {
+    if (s.model.objects.isSpanMetadata(n)) continue;
+    const int64_t i = objectHolding(*heap, s.model.objects.addr[n]);
+    if (i < 0 || heap->addr[i] != s.model.objects.addr[n] ||
+        heap->size[i] != s.model.objects.size[n]) {
       continue;
     }
     want.clear();
     got.clear();
-    s.dump.forEachObjectSlot(n, [&](uint64_t off) { want.push_back(off); });
+    s.model.forEachObjectSlot(n, [&](uint64_t off) { want.push_back(off); });
     masks.layouts.forEachOffset(masks.layout[i], [&](uint64_t off) { got.push_back(off); });
     ++compared;
     with_pointers += want.empty() ? 0 : 1;

@@ -34,7 +34,7 @@ namespace {
 using testing::JsonValue;
 
 // One data or bss segment of the core against the dump's.
-void expectSegmentMatches(const dump::Dump& d, const dump::Segment& want,
+void expectSegmentMatches(const model::HeapModel& d, const model::Segment& want,
                           const core::RootSegment& got, const char* name,
                           const std::string& release) {
   ASSERT_TRUE(want.present) << name;
@@ -82,7 +82,7 @@ TEST_P(CoreRoots, MatchTheHeapDump) {
   const core::MemoryImage mem(*core, c, core::checkExecutable(*core, c, exe).bias);
   auto read = dump::readDumpFile(dump_path);
   ASSERT_TRUE(read) << read.error().message();
-  const dump::Dump& d = *read;
+  const model::HeapModel& d = *read;
 
   // Data and bss.
   auto roots = core::readDataRoots(mem, *dwarf);
@@ -109,7 +109,7 @@ TEST_P(CoreRoots, MatchTheHeapDump) {
       ++cleanups;
     }
   }
-  for (const dump::Finalizer& f : d.finalizers) {
+  for (const model::Finalizer& f : d.finalizers) {
     if (!f.queued) dump_fins.insert({f.obj, f.fn_pc});
   }
   // The dump has one more: the file it was written to, closed (and its

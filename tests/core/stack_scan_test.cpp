@@ -49,11 +49,11 @@ struct FrameCounts {
 
 // Whether goroutine `gi` of the scan has the frames (sp and pc) of dump
 // goroutine `dg`, no more and no fewer.
-bool sameFrames(const dump::Dump& d, const dump::Goroutine& dg, const core::StackScan& scan,
+bool sameFrames(const model::HeapModel& d, const model::Goroutine& dg, const core::StackScan& scan,
                 uint32_t gi) {
   std::set<std::pair<uint64_t, uint64_t>> in_dump, in_core;
   for (uint32_t k = 0; k < dg.frame_count; ++k) {
-    const dump::StackFrame& f = d.frames[dg.first_frame + k];
+    const model::StackFrame& f = d.frames[dg.first_frame + k];
     in_dump.insert({f.sp, f.pc});
   }
   for (const core::StackScanFrame& f : scan.frames) {
@@ -63,11 +63,11 @@ bool sameFrames(const dump::Dump& d, const dump::Goroutine& dg, const core::Stac
 }
 
 // Compares goroutine `g`'s scanned frames with dump goroutine `dg`'s.
-void compareFrames(const dump::Dump& d, const dump::Goroutine& dg, const core::StackScan& scan,
-                   uint32_t gi, FrameCounts& counts) {
-  std::map<std::pair<uint64_t, uint64_t>, const dump::StackFrame*> by_sp_pc;
+void compareFrames(const model::HeapModel& d, const model::Goroutine& dg,
+                   const core::StackScan& scan, uint32_t gi, FrameCounts& counts) {
+  std::map<std::pair<uint64_t, uint64_t>, const model::StackFrame*> by_sp_pc;
   for (uint32_t k = 0; k < dg.frame_count; ++k) {
-    const dump::StackFrame& f = d.frames[dg.first_frame + k];
+    const model::StackFrame& f = d.frames[dg.first_frame + k];
     by_sp_pc[{f.sp, f.pc}] = &f;
   }
   for (const core::StackScanFrame& f : scan.frames) {
@@ -75,7 +75,7 @@ void compareFrames(const dump::Dump& d, const dump::Goroutine& dg, const core::S
     ++counts.frames;
     const auto it = by_sp_pc.find({f.sp, f.pc});
     if (it == by_sp_pc.end()) continue;
-    const dump::StackFrame& want = *it->second;
+    const model::StackFrame& want = *it->second;
     ++counts.compared;
     std::vector<uint64_t> want_offsets;
     d.forEachSlot(want.layout, [&](uint64_t off) { want_offsets.push_back(off); });
@@ -111,10 +111,10 @@ void expectStacksMatchDump(const testing::KernelCoreRun& run, const std::string&
   for (const std::string& w : scan->warnings) ADD_FAILURE() << w;
   auto read = dump::readDumpFile(dump_path);
   ASSERT_TRUE(read) << read.error().message();
-  const dump::Dump& d = *read;
+  const model::HeapModel& d = *read;
 
-  std::map<uint64_t, const dump::Goroutine*> dump_by_id;
-  for (const dump::Goroutine& g : d.goroutines) dump_by_id[g.goid] = &g;
+  std::map<uint64_t, const model::Goroutine*> dump_by_id;
+  for (const model::Goroutine& g : d.goroutines) dump_by_id[g.goid] = &g;
   FrameCounts counts;
   std::map<uint64_t, uint32_t> same_g;  // g address -> core goroutine, for defers and panics
   for (uint32_t gi = 0; gi < gs->goroutines.size(); ++gi) {
@@ -172,7 +172,7 @@ void expectStacksMatchDump(const testing::KernelCoreRun& run, const std::string&
   uint64_t defers_compared = 0, panics_compared = 0;
   std::map<uint64_t, const core::StackDefer*> core_defers;
   for (const core::StackDefer& x : scan->defers) core_defers[x.addr] = &x;
-  for (const dump::Defer& want : d.defers) {
+  for (const model::Defer& want : d.defers) {
     if (!same_g.contains(want.goroutine)) continue;
     ++defers_compared;
     const auto it = core_defers.find(want.addr);
@@ -187,7 +187,7 @@ void expectStacksMatchDump(const testing::KernelCoreRun& run, const std::string&
   }
   std::map<uint64_t, const core::StackPanic*> core_panics;
   for (const core::StackPanic& x : scan->panics) core_panics[x.addr] = &x;
-  for (const dump::Panic& want : d.panics) {
+  for (const model::Panic& want : d.panics) {
     if (!same_g.contains(want.goroutine)) continue;
     ++panics_compared;
     const auto it = core_panics.find(want.addr);

@@ -80,18 +80,18 @@ TEST_P(StrippedCore, ReadsAsTheUnstrippedTwin) {
   for (const char* name : {"runtime.mheap_", "runtime.allgs", "runtime.firstmoduledata",
                            "runtime.waitReasonStrings", "runtime.itabTable"}) {
     uint64_t want = 0, got = 0;
-    for (const bin::GlobalVariable& g : dwarf->info.globals())
+    for (const bin::GlobalVariable& g : dwarf->info().globals())
       want = g.name == name ? g.address : want;
-    for (const bin::GlobalVariable& g : table->info.globals())
+    for (const bin::GlobalVariable& g : table->info().globals())
       got = g.name == name ? g.address : got;
     EXPECT_NE(want, 0u) << name;
     EXPECT_EQ(got, want) << name;
   }
 
   // The layouts.
-  auto l = core::readRuntimeLayout(dwarf->info, c.ptr_size);
+  auto l = core::readRuntimeLayout(dwarf->info(), c.ptr_size);
   ASSERT_TRUE(l) << l.error().message();
-  auto sl = core::readRuntimeLayout(table->info, sc.ptr_size);
+  auto sl = core::readRuntimeLayout(table->info(), sc.ptr_size);
   ASSERT_TRUE(sl) << sl.error().message();
   EXPECT_EQ(sl->mheap_addr, l->mheap_addr);
   EXPECT_EQ(sl->mheap_allspans, l->mheap_allspans);
@@ -103,9 +103,9 @@ TEST_P(StrippedCore, ReadsAsTheUnstrippedTwin) {
   expectSameSlots(sl->span_alloc_bits, l->span_alloc_bits, "allocBits");
   expectSameSlots(sl->span_elemsize, l->span_elemsize, "elemsize");
   expectSameSlots(sl->span_state, l->span_state, "state");
-  auto b = core::readHeapBitsLayout(dwarf->info, c.ptr_size, c.arch);
+  auto b = core::readHeapBitsLayout(dwarf->info(), c.ptr_size, c.arch);
   ASSERT_TRUE(b) << b.error().message();
-  auto sb = core::readHeapBitsLayout(table->info, sc.ptr_size, sc.arch);
+  auto sb = core::readHeapBitsLayout(table->info(), sc.ptr_size, sc.arch);
   ASSERT_TRUE(sb) << sb.error().message();
   EXPECT_EQ(sb->format, b->format);
   EXPECT_EQ(sb->mheap_arenas, b->mheap_arenas);
@@ -124,9 +124,9 @@ TEST_P(StrippedCore, ReadsAsTheUnstrippedTwin) {
   expectSameSlots(sb->type_gcdata, b->type_gcdata, "GCData");
   EXPECT_EQ(sb->type_struct_size, b->type_struct_size);
   EXPECT_EQ(sb->inline_mark_bits_size, b->inline_mark_bits_size);
-  auto gl = core::GoroutineLayout::fromDwarf(dwarf->info);
+  auto gl = core::GoroutineLayout::fromDwarf(dwarf->info());
   ASSERT_TRUE(gl) << gl.error().message();
-  auto sgl = core::GoroutineLayout::fromDwarf(table->info);
+  auto sgl = core::GoroutineLayout::fromDwarf(table->info());
   ASSERT_TRUE(sgl) << sgl.error().message();
   for (auto field :
        {&core::GoroutineLayout::g_size,       &core::GoroutineLayout::goid,
@@ -155,9 +155,9 @@ TEST_P(StrippedCore, ReadsAsTheUnstrippedTwin) {
   EXPECT_EQ(smasks.pointer_words, masks.pointer_words);
   EXPECT_EQ(smasks.objects_with_pointers, masks.objects_with_pointers);
 
-  auto gs = core::readGoroutines(*core, mem, *full, dwarf->info, bias);
+  auto gs = core::readGoroutines(*core, mem, *full, dwarf->info(), bias);
   ASSERT_TRUE(gs) << gs.error().message();
-  auto sgs = core::readGoroutines(*core, smem, *stripped, table->info, bias);
+  auto sgs = core::readGoroutines(*core, smem, *stripped, table->info(), bias);
   ASSERT_TRUE(sgs) << sgs.error().message();
   EXPECT_EQ(sgs->wait_reason_names, gs->wait_reason_names);
   ASSERT_EQ(sgs->goroutines.size(), gs->goroutines.size());
@@ -173,9 +173,9 @@ TEST_P(StrippedCore, ReadsAsTheUnstrippedTwin) {
     }
   }
 
-  auto roots = core::readDataRoots(mem, dwarf->info);
+  auto roots = core::readDataRoots(mem, dwarf->info());
   ASSERT_TRUE(roots) << roots.error().message();
-  auto sroots = core::readDataRoots(smem, table->info);
+  auto sroots = core::readDataRoots(smem, table->info());
   ASSERT_TRUE(sroots) << sroots.error().message();
   ASSERT_EQ(sroots->modules.size(), roots->modules.size());
   for (size_t i = 0; i < roots->modules.size(); ++i) {
@@ -184,10 +184,10 @@ TEST_P(StrippedCore, ReadsAsTheUnstrippedTwin) {
     EXPECT_EQ(sroots->modules[i].bss.offsets, roots->modules[i].bss.offsets);
     EXPECT_EQ(sroots->modules[i].bss.values, roots->modules[i].bss.values);
   }
-  auto specials = core::readSpecials(mem, *l, dwarf->info, full->pclntab(), full->goVersion());
+  auto specials = core::readSpecials(mem, *l, dwarf->info(), full->pclntab(), full->goVersion());
   ASSERT_TRUE(specials) << specials.error().message();
   auto sspecials =
-      core::readSpecials(smem, *sl, table->info, stripped->pclntab(), stripped->goVersion());
+      core::readSpecials(smem, *sl, table->info(), stripped->pclntab(), stripped->goVersion());
   ASSERT_TRUE(sspecials) << sspecials.error().message();
   EXPECT_EQ(sspecials->obj, specials->obj);
   EXPECT_EQ(sspecials->fn_pc, specials->fn_pc);
@@ -198,9 +198,9 @@ TEST_P(StrippedCore, ReadsAsTheUnstrippedTwin) {
   // The memory profile: the table does not name runtime.mbuckets, so the
   // stripped reading has the buckets the samples point at, each as the
   // DWARF reading (the whole list) has it.
-  auto prof = core::readMemProfile(mem, dwarf->info, *specials);
+  auto prof = core::readMemProfile(mem, dwarf->info(), *specials);
   ASSERT_TRUE(prof) << prof.error().message();
-  auto sprof = core::readMemProfile(smem, table->info, *sspecials);
+  auto sprof = core::readMemProfile(smem, table->info(), *sspecials);
   ASSERT_TRUE(sprof) << sprof.error().message();
   std::set<uint64_t> sampled(specials->sample_bucket.begin(), specials->sample_bucket.end());
   EXPECT_EQ(sprof->count(), sampled.size());

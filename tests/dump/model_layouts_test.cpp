@@ -15,6 +15,8 @@
 #include "support/param_names.h"
 
 namespace goheap::dump {
+
+using namespace model;
 namespace {
 
 // A uvarint as encoding/binary writes it.
@@ -40,7 +42,7 @@ std::vector<uint64_t> fieldListWords(std::span<const uint8_t> file, uint64_t at,
   }
 }
 
-std::vector<uint64_t> slotsOf(const Dump& d, uint32_t layout) {
+std::vector<uint64_t> slotsOf(const model::HeapModel& d, uint32_t layout) {
   std::vector<uint64_t> out;
   d.forEachSlot(layout, [&](uint64_t off) { out.push_back(off); });
   return out;
@@ -62,7 +64,8 @@ TEST_P(ModelLayouts, ObjectSlotsAreTheFieldListsTheDumpWrote) {
   ASSERT_TRUE(std::filesystem::exists(path)) << path << " is missing (make-dumps.sh makes it)";
   auto d = readDumpFile(path);
   ASSERT_TRUE(d.ok()) << d.error().message();
-  ASSERT_NE(d->version, FormatVersion::Go13);
+  ASSERT_TRUE(d->heap_dump);
+  ASSERT_NE(d->heap_dump->version, FormatVersion::Go13);
   const std::span<const uint8_t> file = d->file().bytes();
   const uint32_t ptr = d->params.ptr_size;
   // A dump's objects lie in its file, region 0, each followed by its list.

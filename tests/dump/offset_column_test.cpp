@@ -2,9 +2,11 @@
 
 #include <vector>
 
-#include "dump/dump.h"
+#include "model/heap_model.h"
 
 namespace goheap::dump {
+
+using namespace model;
 namespace {
 
 std::vector<uint64_t> values(const OffsetColumn& c) {

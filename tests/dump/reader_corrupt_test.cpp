@@ -10,6 +10,8 @@
 #include "support/sample_dumps.h"
 
 namespace goheap::dump {
+
+using namespace model;
 namespace {
 
 using testsupport::DumpBuilder;
@@ -17,11 +19,11 @@ using testsupport::DumpShape;
 
 // Reads an exact-size heap copy, so a read past the end is a real overflow
 // that sanitizers see.
-Expected<Dump> readCopy(std::span<const uint8_t> bytes) {
+Expected<model::HeapModel> readCopy(std::span<const uint8_t> bytes) {
   std::vector<uint8_t> copy(bytes.begin(), bytes.end());
   auto r = readDump(MappedFile::borrow(std::span<const uint8_t>(copy.data(), copy.size())), {});
   if (r.ok()) {
-    // The Dump views into `copy`, which is about to go: only report success.
+    // The model views into `copy`, which is about to go: only report success.
     return Error("(read succeeded)");
   }
   return r.error();
@@ -29,7 +31,7 @@ Expected<Dump> readCopy(std::span<const uint8_t> bytes) {
 
 // Reads and expects failure; returns the message.
 std::string expectError(std::span<const uint8_t> bytes) {
-  Expected<Dump> r = [&]() -> Expected<Dump> {
+  Expected<model::HeapModel> r = [&]() -> Expected<model::HeapModel> {
     std::vector<uint8_t> copy(bytes.begin(), bytes.end());
     return readDump(MappedFile::borrow(std::span<const uint8_t>(copy.data(), copy.size())), {});
   }();
@@ -44,7 +46,7 @@ bool contains(const std::string& s, const std::string& part) {
   return s.find(part) != std::string::npos;
 }
 
-std::string joinWarnings(const Dump& d) {
+std::string joinWarnings(const model::HeapModel& d) {
   std::string all;
   for (const std::string& w : d.warnings) all += w + "\n";
   return all;

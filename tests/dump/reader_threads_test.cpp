@@ -15,13 +15,15 @@
 #include "support/sample_dumps.h"
 
 namespace goheap::dump {
+
+using namespace model;
 namespace {
 
 using testsupport::DumpBuilder;
 using testsupport::DumpShape;
 
-Expected<Dump> readWith(const std::vector<uint8_t>& bytes, unsigned threads,
-                        uint64_t split_search_from = 0, ReadStats* stats = nullptr) {
+Expected<model::HeapModel> readWith(const std::vector<uint8_t>& bytes, unsigned threads,
+                                    uint64_t split_search_from = 0, ReadStats* stats = nullptr) {
   ReadOptions options;
   options.threads = threads;
   options.split_search_from = split_search_from;
@@ -41,7 +43,7 @@ std::vector<uint8_t> fileBytes(const std::string& path) {
 }
 
 // Everything the reader decodes that a thread could change.
-void expectSameDump(const Dump& a, const Dump& b) {
+void expectSameDump(const model::HeapModel& a, const model::HeapModel& b) {
   const Objects& x = a.objects;
   const Objects& y = b.objects;
   ASSERT_EQ(x.count(), y.count());
@@ -54,11 +56,12 @@ void expectSameDump(const Dump& a, const Dump& b) {
   EXPECT_TRUE(a.layouts.stride == b.layouts.stride);
   EXPECT_TRUE(a.layouts.repeats == b.layouts.repeats);
   EXPECT_TRUE(x.size == y.size);
-  EXPECT_TRUE(x.type_addr == y.type_addr);
-  EXPECT_TRUE(x.type_index == y.type_index);
-  EXPECT_TRUE(x.kind == y.kind);
+  ASSERT_TRUE(a.heap_dump && b.heap_dump);
+  EXPECT_TRUE(a.heap_dump->object_type_addr == b.heap_dump->object_type_addr);
+  EXPECT_TRUE(a.heap_dump->object_type_index == b.heap_dump->object_type_index);
+  EXPECT_TRUE(a.heap_dump->object_kind == b.heap_dump->object_kind);
   EXPECT_EQ(a.total_field_entries, b.total_field_entries);
-  EXPECT_EQ(a.record_counts, b.record_counts);
+  EXPECT_EQ(a.heap_dump->record_counts, b.heap_dump->record_counts);
   EXPECT_EQ(a.warnings, b.warnings);
   EXPECT_EQ(a.types.size(), b.types.size());
   EXPECT_EQ(a.itabs.size(), b.itabs.size());

@@ -12,13 +12,15 @@
 #include "support/sample_dumps.h"
 
 namespace goheap::dump {
+
+using namespace model;
 namespace {
 
 using testsupport::DumpBuilder;
 using testsupport::DumpShape;
 using testsupport::SampleDump;
 
-Expected<Dump> readBytes(const std::vector<uint8_t>& bytes) {
+Expected<model::HeapModel> readBytes(const std::vector<uint8_t>& bytes) {
   return readDump(MappedFile::borrow(std::span<const uint8_t>(bytes.data(), bytes.size())), {});
 }
 
@@ -43,13 +45,16 @@ class ReaderVersions : public ::testing::TestWithParam<DumpShape> {
   bool go13() const { return sample_.version == FormatVersion::Go13; }
 
   SampleDump sample_;
-  std::optional<Dump> dump_;
+  std::optional<model::HeapModel> dump_;
 };
 
 TEST_P(ReaderVersions, VersionAndParams) {
-  const Dump& d = *dump_;
+  const model::HeapModel& d = *dump_;
   const auto& p = sample_.params;
-  EXPECT_EQ(d.version, sample_.version);
+  ASSERT_TRUE(d.heap_dump);
+  const model::HeapDumpFacts& f = *d.heap_dump;
+  EXPECT_EQ(f.version, sample_.version);
+  EXPECT_EQ(d.format, formatVersionName(sample_.version));
   EXPECT_EQ(d.params.big_endian, sample_.big_endian);
   EXPECT_EQ(d.params.ptr_size, sample_.ptr_size);
   EXPECT_EQ(d.params.heap_start, p.heap_start);
@@ -58,19 +63,19 @@ TEST_P(ReaderVersions, VersionAndParams) {
   EXPECT_EQ(d.words().ptrSize(), sample_.ptr_size);
   EXPECT_EQ(d.words().bigEndian(), sample_.big_endian);
   if (go13()) {
-    EXPECT_EQ(d.params.hchan_size, p.hchan_size);
+    EXPECT_EQ(f.hchan_size, p.hchan_size);
   }
   if (sample_.version == FormatVersion::Go17) {
     EXPECT_EQ(d.params.arch, p.arch);
     EXPECT_EQ(d.params.go_version, p.second_string);  // "go1.19.8"
   } else {
-    EXPECT_EQ(d.params.thechar, p.thechar);
+    EXPECT_EQ(f.thechar, p.thechar);
     EXPECT_EQ(d.params.experiment, p.second_string);
   }
 }
 
 TEST_P(ReaderVersions, Types) {
-  const Dump& d = *dump_;
+  const model::HeapModel& d = *dump_;
   ASSERT_EQ(d.types.size(), sample_.types.size());
   for (size_t i = 0; i < d.types.size(); ++i) {
     SCOPED_TRACE("type " + std::to_string(i));
@@ -97,7 +102,7 @@ TEST_P(ReaderVersions, Types) {
 }
 
 TEST_P(ReaderVersions, Itabs) {
-  const Dump& d = *dump_;
+  const model::HeapModel& d = *dump_;
   ASSERT_EQ(d.itabs.size(), sample_.itabs.size());
   for (size_t i = 0; i < d.itabs.size(); ++i) {
     SCOPED_TRACE("itab " + std::to_string(i));
@@ -112,7 +117,7 @@ TEST_P(ReaderVersions, Itabs) {
 }
 
 TEST_P(ReaderVersions, Objects) {
-  const Dump& d = *dump_;
+  const model::HeapModel& d = *dump_;
   ASSERT_EQ(d.objects.count(), sample_.objects.size());
   ASSERT_EQ(d.objects.offset.size(), sample_.objects.size());
   EXPECT_TRUE(d.objects.region.empty());  // a dump's objects are all in its file, region 0
@@ -130,23 +135,25 @@ TEST_P(ReaderVersions, Objects) {
     EXPECT_TRUE(std::equal(bytes.begin(), bytes.end(), o.contents.begin(), o.contents.end()));
     EXPECT_EQ(bytes.data(), d.file().data() + sample_.object_pos[i].contents);
     if (go13()) {
-      ASSERT_EQ(d.objects.type_addr.size(), d.objects.count());
-      ASSERT_EQ(d.objects.kind.size(), d.objects.count());
-      ASSERT_EQ(d.objects.type_index.size(), d.objects.count());
-      EXPECT_EQ(d.objects.type_addr[i], o.type_addr);
-      EXPECT_EQ(d.objects.kind[i], o.kind);
+      ASSERT_TRUE(d.heap_dump);
+      const model::HeapDumpFacts& f = *d.heap_dump;
+      ASSERT_EQ(f.object_type_addr.size(), d.objects.count());
+      ASSERT_EQ(f.object_kind.size(), d.objects.count());
+      ASSERT_EQ(f.object_type_index.size(), d.objects.count());
+      EXPECT_EQ(f.object_type_addr[i], o.type_addr);
+      EXPECT_EQ(f.object_kind[i], o.kind);
       if (o.type_addr == 0) {
-        EXPECT_EQ(d.objects.type_index[i], UINT32_MAX);
+        EXPECT_EQ(f.object_type_index[i], UINT32_MAX);
       } else {
-        ASSERT_LT(d.objects.type_index[i], d.types.size());
-        EXPECT_EQ(d.types[d.objects.type_index[i]].addr, o.type_addr);
+        ASSERT_LT(f.object_type_index[i], d.types.size());
+        EXPECT_EQ(d.types[f.object_type_index[i]].addr, o.type_addr);
       }
     }
   }
 }
 
 TEST_P(ReaderVersions, ObjectSlots) {
-  const Dump& d = *dump_;
+  const model::HeapModel& d = *dump_;
   ASSERT_EQ(d.objects.count(), sample_.objects.size());
   for (size_t i = 0; i < d.objects.count(); ++i) {
     SCOPED_TRACE("object " + std::to_string(i));
@@ -157,7 +164,7 @@ TEST_P(ReaderVersions, ObjectSlots) {
 }
 
 TEST_P(ReaderVersions, ObjectWordsDecodeInDumpByteOrder) {
-  const Dump& d = *dump_;
+  const model::HeapModel& d = *dump_;
   ASSERT_GE(d.objects.count(), 2u);
   // Object 0's first word points at object 1, whatever the version.
   auto bytes = d.objectBytes(0);
@@ -166,7 +173,7 @@ TEST_P(ReaderVersions, ObjectWordsDecodeInDumpByteOrder) {
 }
 
 TEST_P(ReaderVersions, OtherRoots) {
-  const Dump& d = *dump_;
+  const model::HeapModel& d = *dump_;
   ASSERT_EQ(d.other_roots.size(), sample_.other_roots.size());
   for (size_t i = 0; i < d.other_roots.size(); ++i) {
     EXPECT_EQ(d.other_roots[i].description, sample_.other_roots[i].description);
@@ -175,7 +182,7 @@ TEST_P(ReaderVersions, OtherRoots) {
 }
 
 TEST_P(ReaderVersions, GoroutinesAndFrames) {
-  const Dump& d = *dump_;
+  const model::HeapModel& d = *dump_;
   ASSERT_EQ(d.goroutines.size(), sample_.goroutines.size());
   ASSERT_EQ(d.frames.size(), sample_.frames.size());
   for (size_t i = 0; i < d.goroutines.size(); ++i) {
@@ -226,7 +233,7 @@ TEST_P(ReaderVersions, GoroutinesAndFrames) {
 }
 
 TEST_P(ReaderVersions, Finalizers) {
-  const Dump& d = *dump_;
+  const model::HeapModel& d = *dump_;
   ASSERT_EQ(d.finalizers.size(), sample_.finalizers.size() + sample_.queued_finalizers.size());
   size_t reg = 0, queued = 0;
   for (const Finalizer& f : d.finalizers) {
@@ -243,7 +250,7 @@ TEST_P(ReaderVersions, Finalizers) {
 }
 
 TEST_P(ReaderVersions, OsThreads) {
-  const Dump& d = *dump_;
+  const model::HeapModel& d = *dump_;
   ASSERT_EQ(d.threads.size(), sample_.threads.size());
   for (size_t i = 0; i < d.threads.size(); ++i) {
     EXPECT_EQ(d.threads[i].addr, sample_.threads[i].addr);
@@ -253,7 +260,7 @@ TEST_P(ReaderVersions, OsThreads) {
 }
 
 TEST_P(ReaderVersions, DataAndBss) {
-  const Dump& d = *dump_;
+  const model::HeapModel& d = *dump_;
   struct Case {
     const char* name;
     const Segment& got;
@@ -274,7 +281,7 @@ TEST_P(ReaderVersions, DataAndBss) {
 }
 
 TEST_P(ReaderVersions, DefersAndPanics) {
-  const Dump& d = *dump_;
+  const model::HeapModel& d = *dump_;
   ASSERT_EQ(d.defers.size(), sample_.defers.size());
   for (size_t i = 0; i < d.defers.size(); ++i) {
     const auto& w = sample_.defers[i];
@@ -315,7 +322,7 @@ TEST_P(ReaderVersions, MemStats) {
 }
 
 TEST_P(ReaderVersions, ProfileBucketsAndSamples) {
-  const Dump& d = *dump_;
+  const model::HeapModel& d = *dump_;
   ASSERT_EQ(d.buckets.size(), sample_.buckets.size());
   for (size_t i = 0; i < d.buckets.size(); ++i) {
     SCOPED_TRACE("bucket " + std::to_string(i));
@@ -346,10 +353,11 @@ TEST_P(ReaderVersions, ValidDumpGivesNoWarnings) {
 }
 
 TEST_P(ReaderVersions, RecordCounts) {
-  const Dump& d = *dump_;
+  const model::HeapModel& d = *dump_;
+  ASSERT_TRUE(d.heap_dump);
   // Every tag but EOF (whether EOF is counted is the reader's business).
   for (size_t t = 1; t < kTagCount; ++t) {
-    EXPECT_EQ(d.record_counts[t], sample_.record_counts[t]) << "tag " << t;
+    EXPECT_EQ(d.heap_dump->record_counts[t], sample_.record_counts[t]) << "tag " << t;
   }
 }
 
@@ -504,7 +512,8 @@ TEST(ReaderGo15, Go16HeaderReadsAsGo15) {
   b.eof();
   auto r = readDump(MappedFile::borrow(b.bytes()), {});
   ASSERT_TRUE(r.ok()) << r.error().message();
-  EXPECT_EQ(r->version, FormatVersion::Go15);
+  ASSERT_TRUE(r->heap_dump);
+  EXPECT_EQ(r->heap_dump->version, FormatVersion::Go15);
   EXPECT_EQ(r->objects.count(), 1u);
 }
 

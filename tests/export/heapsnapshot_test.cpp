@@ -138,7 +138,7 @@ TEST_P(HeapSnapshotFile, MemlabComputesGoheapsRetainedSizes) {
   const MemlabView m = runMemlab(testing::writeFormat(s, "heapsnapshot"));
   EXPECT_EQ(m.nodes, s.heap.nodeCount());
   uint64_t self = 0;
-  for (NodeId o = 0; o < s.heap.objectCount(); o++) self += s.dump.objects.size[o];
+  for (NodeId o = 0; o < s.heap.objectCount(); o++) self += s.model.objects.size[o];
   EXPECT_EQ(m.self, self);
 
   // The 20 objects retaining most, by goheap.

@@ -56,8 +56,8 @@ TEST_P(JsonLinesFile, ReadsBackAsTheHeapGraph) {
       if (kind == "object") {
         objects++;
         bytes += v["size"].u64();
-        EXPECT_EQ(v["size"].u64(), s.dump.objects.size[n]);
-        EXPECT_EQ(v["address"].hexAddress(), s.dump.objects.addr[n]);
+        EXPECT_EQ(v["size"].u64(), s.model.objects.size[n]);
+        EXPECT_EQ(v["address"].hexAddress(), s.model.objects.addr[n]);
         EXPECT_EQ(v["reachable"].boolean(), s.reachable(n));
         EXPECT_EQ(v["name"].str(), s.namer().name(n));
       } else {
@@ -77,9 +77,9 @@ TEST_P(JsonLinesFile, ReadsBackAsTheHeapGraph) {
   EXPECT_EQ(objects, h.objectCount());
   EXPECT_EQ(roots, h.nodeCount() - h.objectCount());
   EXPECT_GT(types, 0u);
-  EXPECT_EQ(goroutines, s.dump.goroutines.size());
+  EXPECT_EQ(goroutines, s.model.goroutines.size());
   uint64_t total = 0;
-  for (NodeId o = 0; o < h.objectCount(); o++) total += s.dump.objects.size[o];
+  for (NodeId o = 0; o < h.objectCount(); o++) total += s.model.objects.size[o];
   EXPECT_EQ(bytes, total);
 }
 

@@ -79,7 +79,7 @@ class ExecutableOnRealDump : public ::testing::TestWithParam<ExeDumpCase> {
 };
 
 TEST_P(ExecutableOnRealDump, BindsAtTheLoadBiasAndEveryFrameMatches) {
-  const bin::BoundExecutable& exe = *snap_->exe;
+  const binding::BoundExecutable& exe = *snap_->exe;
   if (GetParam().pie) {
     EXPECT_NE(exe.loadBias(), 0u);
     EXPECT_EQ(exe.loadBias() % 4096, 0u);  // the loader maps whole pages
@@ -91,7 +91,7 @@ TEST_P(ExecutableOnRealDump, BindsAtTheLoadBiasAndEveryFrameMatches) {
 }
 
 TEST_P(ExecutableOnRealDump, EveryFrameSymbolizesToTheFunctionItsRecordNames) {
-  for (const dump::StackFrame& fr : snap_->dump.frames) {
+  for (const model::StackFrame& fr : snap_->model.frames) {
     SCOPED_TRACE(std::string(fr.function));
     Expected<std::vector<bin::SourceFrame>> fs = snap_->exe->frames(fr.pc);
     ASSERT_TRUE(fs.ok()) << fs.error().message();
@@ -315,7 +315,7 @@ TEST_P(FuncsProgram, FinalizersAndDefersNameTheirFunctions) {
   for (NodeId n = snap_->heap.superRoot(); n < snap_->heap.nodeCount(); n++) {
     const graph::RootKind kind = snap_->heap.rootKind(n);
     if (kind != graph::RootKind::Finalizer && kind != graph::RootKind::QueuedFinalizer) continue;
-    const dump::Finalizer& f = snap_->dump.finalizers[snap_->heap.rootRecord(n)];
+    const model::Finalizer& f = snap_->model.finalizers[snap_->heap.rootRecord(n)];
     auto it = finalizer_of.find(f.obj);
     if (it == finalizer_of.end()) continue;  // the runtime's own (os.File)
     seen++;

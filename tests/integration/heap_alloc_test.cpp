@@ -11,7 +11,7 @@
 #include <filesystem>
 
 #include "analysis/snapshot.h"
-#include "dump/span_metadata.h"
+#include "model/span_metadata.h"
 #include "support/open_heap.h"
 #include "support/param_names.h"
 
@@ -38,14 +38,14 @@ class HeapAlloc : public ::testing::TestWithParam<Expectation> {
     auto snap = goheap::testing::openSnapshot(path);
     ASSERT_TRUE(snap.ok()) << snap.error().message();
     snap_ = snap.take();
-    ASSERT_TRUE(snap_->dump.memstats.present);
+    ASSERT_TRUE(snap_->model.memstats.present);
   }
   goheap::testing::SnapshotPtr snap_;
 };
 
 TEST_P(HeapAlloc, ObjectBytesWithoutMetadataAreHeapAlloc) {
   const uint64_t objects = snap_->reachable_bytes + snap_->garbage_bytes;
-  const uint64_t heap_alloc = snap_->dump.memstats.heap_alloc;
+  const uint64_t heap_alloc = snap_->model.memstats.heap_alloc;
   const uint64_t diff = objects > heap_alloc ? objects - heap_alloc : heap_alloc - objects;
   EXPECT_LE(diff * 100, heap_alloc * 2)
       << "objects " << objects << " B (" << snap_->reachable_bytes << " reachable, "
@@ -53,7 +53,7 @@ TEST_P(HeapAlloc, ObjectBytesWithoutMetadataAreHeapAlloc) {
       << " B of span metadata left out) vs HeapAlloc " << heap_alloc << " B";
   // HeapObjects counts the same slots.
   const uint64_t count = snap_->reachable_objects + snap_->garbage_objects;
-  const uint64_t heap_objects = snap_->dump.memstats.heap_objects;
+  const uint64_t heap_objects = snap_->model.memstats.heap_objects;
   const uint64_t count_diff = count > heap_objects ? count - heap_objects : heap_objects - count;
   EXPECT_LE(count_diff * 100, heap_objects * 2)
       << count << " objects vs HeapObjects " << heap_objects << " (" << snap_->metadata_objects
@@ -64,8 +64,8 @@ TEST_P(HeapAlloc, ObjectBytesWithoutMetadataAreHeapAlloc) {
 
 TEST_P(HeapAlloc, InlineMarkBitsOnlyWithGreenTea) {
   uint64_t with_marks = 0;
-  for (uint8_t bits : snap_->dump.objects.span_metadata) {
-    if ((bits & dump::kSpanInlineMarkBits) != 0) with_marks++;
+  for (uint8_t bits : snap_->model.objects.span_metadata) {
+    if ((bits & model::kSpanInlineMarkBits) != 0) with_marks++;
   }
   if (GetParam().inline_mark_bits) {
     EXPECT_GT(with_marks, 0u);

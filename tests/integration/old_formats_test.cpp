@@ -197,7 +197,8 @@ class OldFormatPipeline : public ::testing::TestWithParam<DumpShape> {
     auto d =
         dump::readDump(MappedFile::borrow(std::span<const uint8_t>(bytes_.data(), bytes_.size())));
     ASSERT_TRUE(d.ok()) << d.error().message();
-    EXPECT_EQ(d->version, GetParam().version);
+    ASSERT_TRUE(d->heap_dump);
+    EXPECT_EQ(d->heap_dump->version, GetParam().version);
     EXPECT_TRUE(d->warnings.empty()) << d->warnings.front();
     auto s = analysis::buildSnapshot(d.take());
     ASSERT_TRUE(s.ok()) << s.error().message();

@@ -72,7 +72,7 @@ class RetentionDump : public ::testing::TestWithParam<DumpCase> {
 };
 
 TEST_P(RetentionDump, ParamsAgreeWithTheProgram) {
-  const dump::Params& p = snap_->dump.params;
+  const model::Params& p = snap_->model.params;
   EXPECT_EQ(p.ptr_size, report_["ptr_size"].u64());
   EXPECT_EQ(p.big_endian, report_["big_endian"].boolean());
   EXPECT_EQ(std::string(p.arch), report_["goarch"].str());
@@ -148,8 +148,8 @@ TEST_P(RetentionDump, PathFromGlobalToChainEndHasTheReportedHops) {
 }
 
 TEST_P(RetentionDump, GoroutinesMatchTheProgramsTraceback) {
-  std::map<uint64_t, const dump::Goroutine*> by_id;
-  for (const dump::Goroutine& g : snap_->dump.goroutines) by_id[g.goid] = &g;
+  std::map<uint64_t, const model::Goroutine*> by_id;
+  for (const model::Goroutine& g : snap_->model.goroutines) by_id[g.goid] = &g;
   for (const JsonValue& g : report_["goroutines"].items()) {
     auto it = by_id.find(g["id"].u64());
     ASSERT_NE(it, by_id.end()) << "goroutine " << g["id"].u64() << " missing";
@@ -167,7 +167,7 @@ TEST_P(RetentionDump, GoroutineStackAloneRetainsItsBuffer) {
   NodeId d = snap_->dom.idom[b];
   ASSERT_FALSE(snap_->heap.isObject(d));
   ASSERT_EQ(snap_->heap.rootKind(d), graph::RootKind::StackFrame);
-  const dump::StackFrame& f = snap_->dump.frames[snap_->heap.rootRecord(d)];
+  const model::StackFrame& f = snap_->model.frames[snap_->heap.rootRecord(d)];
   EXPECT_EQ(std::string(f.function), buf["holder"].str());
   // And its goroutine's stack retains at least the buffer.
   uint64_t goid = 0;
@@ -197,7 +197,7 @@ TEST_P(RetentionDump, GarbageMadeAfterTheLastGcIsCountedAsGarbage) {
 
 TEST_P(RetentionDump, FinalizersNameTheProgramsObjects) {
   std::set<uint64_t> objs;
-  for (const dump::Finalizer& f : snap_->dump.finalizers) objs.insert(f.obj);
+  for (const model::Finalizer& f : snap_->model.finalizers) objs.insert(f.obj);
   for (const JsonValue& a : report_["finalizers"].items()) {
     EXPECT_TRUE(objs.count(a.hexAddress())) << a.str();
   }

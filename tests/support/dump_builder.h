@@ -12,7 +12,8 @@
 #include <string_view>
 #include <vector>
 
-#include "dump/dump.h"
+#include "dump/format.h"
+#include "model/heap_model.h"
 
 namespace goheap::testsupport {
 

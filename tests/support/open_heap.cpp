@@ -17,7 +17,7 @@ Expected<SnapshotPtr> openSnapshot(const std::string& dump, const std::string& e
 }
 
 Status reopenWithExecutable(SnapshotPtr& snap, const std::string& exe, bool types) {
-  Expected<SnapshotPtr> reopened = openSnapshot(snap->dump.file().path(), exe, types);
+  Expected<SnapshotPtr> reopened = openSnapshot(snap->model.file().path(), exe, types);
   if (!reopened) return reopened.error();
   snap = reopened.take();
   if (snap->exe == nullptr) return Error(snap->exe_problem);

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "dump/dump.h"
+#include "model/heap_model.h"
 #include "support/dump_builder.h"
 
 namespace goheap::testsupport {

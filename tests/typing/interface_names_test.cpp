@@ -24,12 +24,12 @@ TEST_P(InterfaceNames, ReferrerLookupAgreesWithTheFullScan) {
   ASSERT_TRUE(loaded.ok()) << loaded.error().message();
   const analysis::Snapshot& snap = **loaded;
 
-  ObjectNamer scanned(snap.dump, snap.heap);
+  ObjectNamer scanned(snap.model, snap.heap);
   scanned.group(GroupKind::Name);  // runs the full scan
   uint32_t named = 0;
   for (NodeId o = 0; o < snap.heap.objectCount(); o++) {
     // A fresh namer per object, so that each lookup goes through referrers.
-    const ObjectNamer fresh(snap.dump, snap.heap);
+    const ObjectNamer fresh(snap.model, snap.heap);
     const std::string_view expected = scanned.interfaceTypeOf(o);
     EXPECT_EQ(fresh.interfaceTypeOf(o), expected) << "object " << o;
     if (!expected.empty()) named++;

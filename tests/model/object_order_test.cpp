@@ -1,4 +1,4 @@
-#include "dump/object_order.h"
+#include "model/object_order.h"
 
 #include <gtest/gtest.h>
 
@@ -6,13 +6,13 @@
 #include <numeric>
 #include <random>
 
-namespace goheap::dump {
+namespace goheap::model {
 namespace {
 
-// A Dump with only object columns; offset carries the original
+// A HeapModel with only object columns; offset carries the original
 // index so the permutation can be checked.
-Dump objectsAt(const std::vector<uint64_t>& addrs) {
-  Dump d(MappedFile::borrow({}, "test"));
+HeapModel objectsAt(const std::vector<uint64_t>& addrs) {
+  HeapModel d(MappedFile::borrow({}, "test"));
   for (size_t i = 0; i < addrs.size(); i++) {
     d.objects.addr.push_back(addrs[i]);
     d.objects.offset.push_back(i);
@@ -22,7 +22,7 @@ Dump objectsAt(const std::vector<uint64_t>& addrs) {
 }
 
 void expectSortedLikeStdSort(const std::vector<uint64_t>& addrs) {
-  Dump d = objectsAt(addrs);
+  HeapModel d = objectsAt(addrs);
   sortObjectsByAddress(d);
   std::vector<size_t> expected(addrs.size());
   std::iota(expected.begin(), expected.end(), size_t{0});
@@ -78,4 +78,4 @@ TEST(ObjectOrder, WideAddressRangesAndDuplicatesSort) {
 }
 
 }  // namespace
-}  // namespace goheap::dump
+}  // namespace goheap::model

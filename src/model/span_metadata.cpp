@@ -1,8 +1,8 @@
-#include "dump/span_metadata.h"
+#include "model/span_metadata.h"
 
 #include "util/go_version.h"
 
-namespace goheap::dump {
+namespace goheap::model {
 
 namespace {
 
@@ -33,7 +33,7 @@ bool looksLikeOneSpan(const Objects& o, const PageObjects& p, uint64_t page_size
   return true;
 }
 
-bool anyHasPointers(const Dump& d, const PageObjects& p) {
+bool anyHasPointers(const HeapModel& d, const PageObjects& p) {
   for (size_t i = p.first; i < p.last; i++) {
     if (d.objectHasPointers(i)) return true;
   }
@@ -45,7 +45,7 @@ bool anyHasPointers(const Dump& d, const PageObjects& p) {
 // span with pointers but no object left shows its tail alone: exactly the
 // slots from its nelems to the end. (A span without pointers would show that
 // only with its last few slots in use and every one before them free.)
-bool spanHasPointers(const Dump& d, const SpanTailLayout& l, const PageObjects& p) {
+bool spanHasPointers(const HeapModel& d, const SpanTailLayout& l, const PageObjects& p) {
   if (anyHasPointers(d, p)) return true;
   const uint64_t nelems = (l.page_size - l.reserved(p.size, true)) / p.size;
   const uint64_t slots = l.page_size / p.size;
@@ -65,7 +65,7 @@ uint8_t coveredBits(const SpanTailLayout& l, uint64_t size, bool has_pointers, u
   return bits;
 }
 
-void markPage(Dump& d, const SpanTailLayout& l, const PageObjects& p) {
+void markPage(HeapModel& d, const SpanTailLayout& l, const PageObjects& p) {
   Objects& o = d.objects;
   if (p.size == 0 || p.size > l.heap_bits_max_size || !looksLikeOneSpan(o, p, l.page_size)) return;
   // Nothing can be metadata below the smaller nelems (that of a span with
@@ -118,10 +118,11 @@ std::optional<SpanTailLayout> spanTailLayout(const Params& params) {
   return l;
 }
 
-void markSpanMetadata(Dump& dump) {
+void markSpanMetadata(HeapModel& dump) {
   Objects& o = dump.objects;
   o.span_metadata.clear();
-  if (dump.version != FormatVersion::Go17 || o.count() == 0) return;
+  if (o.count() == 0) return;
+  // Dumps before go1.7 name no Go version, and so no span tail layout.
   const std::optional<SpanTailLayout> layout = spanTailLayout(dump.params);
   if (!layout) return;
   o.span_metadata.assign(o.count(), 0);
@@ -134,4 +135,4 @@ void markSpanMetadata(Dump& dump) {
   }
 }
 
-}  // namespace goheap::dump
+}  // namespace goheap::model

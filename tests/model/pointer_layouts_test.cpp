@@ -1,11 +1,11 @@
-#include "dump/pointer_layouts.h"
+#include "model/pointer_layouts.h"
 
 #include <gtest/gtest.h>
 
 #include <random>
 #include <vector>
 
-namespace goheap::dump {
+namespace goheap::model {
 namespace {
 
 std::vector<uint64_t> slotsOf(const PointerLayouts& l, uint32_t k) {
@@ -175,4 +175,4 @@ TEST(PointerLayouts, ListsReadSlotBySlotGetTheIdsOfWholeLists) {
 }
 
 }  // namespace
-}  // namespace goheap::dump
+}  // namespace goheap::model

@@ -1,4 +1,4 @@
-#include "dump/object_order.h"
+#include "model/object_order.h"
 
 #include <algorithm>
 #include <bit>
@@ -9,7 +9,7 @@
 
 #include "util/large_vector.h"
 
-namespace goheap::dump {
+namespace goheap::model {
 
 namespace {
 
@@ -147,7 +147,7 @@ void OffsetColumn::permute(const std::vector<uint32_t>& order) {
   applyPermutation(high_, order);
 }
 
-void sortObjectsByAddress(Dump& dump) {
+void sortObjectsByAddress(HeapModel& dump) {
   Objects& o = dump.objects;
   o.addr.unpack();
   o.size.unpack();
@@ -171,16 +171,18 @@ void sortObjectsByAddress(Dump& dump) {
   applyPermutation(o.size.unpacked(), order);
   applyPermutation(o.region, order);
   applyPermutation(o.layout.unpacked(), order);
-  applyPermutation(o.type_addr, order);
-  applyPermutation(o.type_index, order);
-  applyPermutation(o.kind, order);
+  if (dump.heap_dump) {
+    applyPermutation(dump.heap_dump->object_type_addr, order);
+    applyPermutation(dump.heap_dump->object_type_index, order);
+    applyPermutation(dump.heap_dump->object_kind, order);
+  }
   applyPermutation(o.span_metadata, order);
 }
 
-void packObjectColumns(Dump& dump) {
+void packObjectColumns(HeapModel& dump) {
   dump.objects.addr.pack();
   dump.objects.size.pack();
   dump.objects.layout.pack();
 }
 
-}  // namespace goheap::dump
+}  // namespace goheap::model

@@ -2,17 +2,17 @@
 // them ids. The runtime writes them span by span, which is not address order.
 #pragma once
 
-#include "dump/dump.h"
+#include "model/heap_model.h"
 
-namespace goheap::dump {
+namespace goheap::model {
 
 // Permutes every object column. Radix sort on the address; a no-op when the
 // objects are already sorted.
-void sortObjectsByAddress(Dump& dump);
+void sortObjectsByAddress(HeapModel& dump);
 
 // Stores the objects' addresses and sizes in 4 bytes each, and their
 // layouts in 2, where they allow it (util/packed_column.h). For once the columns are complete and
 // sorted: appending or sorting unpacks them again.
-void packObjectColumns(Dump& dump);
+void packObjectColumns(HeapModel& dump);
 
-}  // namespace goheap::dump
+}  // namespace goheap::model

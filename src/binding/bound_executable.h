@@ -1,4 +1,5 @@
-// An executable bound to the heap dump its program wrote. Binding finds the
+// An executable bound to the heap model of its program (a heap dump or a
+// core the program wrote), where the model meets the executable. Binding finds the
 // load bias (a position-independent executable runs at another address than
 // it was linked at) and checks that the two belong together: architecture,
 // Go version, the data and bss segments, and the functions the dump's own
@@ -17,10 +18,10 @@
 
 #include "bin/binary.h"
 #include "bin/debug_info.h"
-#include "dump/dump.h"
+#include "model/heap_model.h"
 #include "util/error.h"
 
-namespace goheap::bin {
+namespace goheap::binding {
 
 // A global variable holding an address: its symbol and where in it.
 struct GlobalSymbol {
@@ -34,9 +35,13 @@ class BoundExecutable {
  public:
   // Binds `exe` to `dump`. An Error says why they do not belong together
   // ("the executable is go1.19.8 but the dump was written by go1.24.4").
-  static Expected<BoundExecutable> bind(Binary exe, const dump::Dump& dump);
+  // `known_bias`: the load bias when the reader already found it (a core's,
+  // from its entry point: core/executable_match.h); else it is found here,
+  // from the dump's frames and data segment.
+  static Expected<BoundExecutable> bind(bin::Binary exe, const model::HeapModel& dump,
+                                        std::optional<uint64_t> known_bias = std::nullopt);
 
-  const Binary& binary() const { return *exe_; }
+  const bin::Binary& binary() const { return *exe_; }
   // Run-time address minus link-time address (0 unless position-independent).
   uint64_t loadBias() const { return bias_; }
   // How many of the dump's stack frames were checked, and how many named the
@@ -46,46 +51,45 @@ class BoundExecutable {
 
   // The source frames at a run-time return address, innermost first
   // (inlined calls, then the physical function).
-  Expected<std::vector<SourceFrame>> frames(uint64_t pc) const;
+  Expected<std::vector<bin::SourceFrame>> frames(uint64_t pc) const;
   // "main.worker (main.go:42)": the physical function at a return address and
   // the line it is at; empty when the PC is not in the executable.
   std::string describeReturnAddress(uint64_t pc) const;
   // The function whose entry is exactly this run-time address (a closure's
   // or finalizer's code pointer), or null.
-  const Func* functionEntry(uint64_t addr) const;
+  const bin::Func* functionEntry(uint64_t addr) const;
   // The function holding this run-time code address, or null.
-  const Func* functionAt(uint64_t addr) const;
+  const bin::Func* functionAt(uint64_t addr) const;
   // The function of this name (as the dump's frames and profile spell it).
-  const Func* functionNamed(std::string_view name) const;
+  const bin::Func* functionNamed(std::string_view name) const;
   // The source frames at the instruction of `function` that its line table
   // gives `file`:`line`, innermost first; empty when there is none.
-  std::vector<SourceFrame> framesOfLine(std::string_view function, std::string_view file,
-                                        int64_t line) const;
+  std::vector<bin::SourceFrame> framesOfLine(std::string_view function, std::string_view file,
+                                             int64_t line) const;
   // An allocation-stack frame as the dump records it: the physical function
   // with the file and line of the instruction. The runtime lists an inlined
   // call as a frame of its own but names it by the function it is inlined
   // into; this gives the inlined function's name (else `function`).
   std::string_view inlinedName(std::string_view function, std::string_view file,
                                int64_t line) const;
-  // The executable's DWARF, read on first use; null when it has none (a
-  // stripped build) or it cannot be read, and debugInfoProblem() says why.
-  const DebugInfo* debugInfo() const;
-  const std::string& debugInfoProblem() const;
+  // The executable's DWARF (bin::Binary::debugInfo: read once, on first
+  // use); null when it has none (a stripped build) or it cannot be read, and
+  // debugInfoProblem() says why.
+  const bin::DebugInfo* debugInfo() const { return exe_->debugInfo(); }
+  const std::string& debugInfoProblem() const { return exe_->debugInfoProblem(); }
   // The global variable holding a run-time data or bss address.
   std::optional<GlobalSymbol> globalAt(uint64_t addr) const;
 
  private:
   BoundExecutable() = default;
-  std::unique_ptr<Binary> exe_;
-  std::unordered_map<std::string_view, const Func*> by_name_;
-  mutable std::unique_ptr<DebugInfo> dwarf_;
-  mutable std::string dwarf_problem_;
-  mutable bool dwarf_read_ = false;
+  std::unique_ptr<bin::Binary> exe_;
+  std::unordered_map<std::string_view, const bin::Func*> by_name_;
   uint64_t bias_ = 0;
   uint64_t frames_checked_ = 0, frames_matched_ = 0;
 };
 
 // Opens `path` and binds it to `dump`: the one call the commands make.
-Expected<BoundExecutable> openBoundExecutable(const std::string& path, const dump::Dump& dump);
+Expected<BoundExecutable> openBoundExecutable(const std::string& path,
+                                              const model::HeapModel& dump);
 
-}  // namespace goheap::bin
+}  // namespace goheap::binding

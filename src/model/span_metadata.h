@@ -17,9 +17,9 @@
 #include <optional>
 #include <string_view>
 
-#include "dump/dump.h"
+#include "model/heap_model.h"
 
-namespace goheap::dump {
+namespace goheap::model {
 
 // What a metadata slot covers (bits of Objects::span_metadata).
 enum SpanMetadataBits : uint8_t {
@@ -57,6 +57,6 @@ std::optional<SpanTailLayout> spanTailLayout(const Params& params);
 // Sets objects.span_metadata for the dump's metadata slots. The objects must
 // be sorted by address (sortObjectsByAddress). A no-op for releases without
 // span tails.
-void markSpanMetadata(Dump& dump);
+void markSpanMetadata(HeapModel& dump);
 
-}  // namespace goheap::dump
+}  // namespace goheap::model

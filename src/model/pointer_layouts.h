@@ -20,7 +20,7 @@
 #include <unordered_map>
 #include <vector>
 
-namespace goheap::dump {
+namespace goheap::model {
 
 class PointerLayouts {
  public:
@@ -125,4 +125,4 @@ uint32_t PointerLayoutBuilder::addFrom(Next&& next) {
   return add(slots);
 }
 
-}  // namespace goheap::dump
+}  // namespace goheap::model

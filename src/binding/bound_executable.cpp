@@ -1,11 +1,13 @@
-#include "bin/dump_binding.h"
+#include "binding/bound_executable.h"
 
 #include <algorithm>
 #include <map>
 
 #include "util/format.h"
 
-namespace goheap::bin {
+namespace goheap::binding {
+
+using namespace bin;  // this file reads the executable throughout
 
 namespace {
 
@@ -25,7 +27,7 @@ std::string range(uint64_t begin, uint64_t size) {
 }
 
 // Compares one of the dump's segments with the executable's range for it.
-Status checkSegment(std::string_view name, const dump::Segment& seg, uint64_t lo, uint64_t hi,
+Status checkSegment(std::string_view name, const model::Segment& seg, uint64_t lo, uint64_t hi,
                     uint64_t bias) {
   if (!seg.present || hi <= lo) return Status::success();
   if (seg.addr - bias == lo && seg.contents.size == hi - lo) return Status::success();
@@ -39,11 +41,11 @@ Status checkSegment(std::string_view name, const dump::Segment& seg, uint64_t lo
 // The load bias the dump's frames vote for: each frame's function entry at
 // run time minus the executable's entry of the function of that name.
 std::optional<uint64_t> biasFromFrames(
-    const std::unordered_map<std::string_view, const Func*>& by_name, const dump::Dump& d) {
+    const std::unordered_map<std::string_view, const Func*>& by_name, const model::HeapModel& d) {
   std::map<uint64_t, uint64_t> votes;
   uint64_t named = 0;
   for (size_t i = 0; i < d.frames.size() && i < kMaxFramesChecked; ++i) {
-    const dump::StackFrame& fr = d.frames[i];
+    const model::StackFrame& fr = d.frames[i];
     if (fr.function.empty() || fr.entry_pc == 0) continue;
     named++;
     auto it = by_name.find(fr.function);
@@ -60,9 +62,10 @@ std::optional<uint64_t> biasFromFrames(
 
 }  // namespace
 
-Expected<BoundExecutable> BoundExecutable::bind(Binary exe, const dump::Dump& d) {
+Expected<BoundExecutable> BoundExecutable::bind(Binary exe, const model::HeapModel& d,
+                                                std::optional<uint64_t> known_bias) {
   const Container& c = exe.container();
-  const dump::Params& p = d.params;
+  const model::Params& p = d.params;
   if (p.ptr_size != c.ptr_size || p.big_endian != c.big_endian) {
     return Error("the executable is for " + std::to_string(c.ptr_size * 8) + "-bit " +
                  (c.big_endian ? "big" : "little") + "-endian machines but the dump is from a " +
@@ -83,7 +86,7 @@ Expected<BoundExecutable> BoundExecutable::bind(Binary exe, const dump::Dump& d)
   b.by_name_.reserve(b.exe_->pclntab().funcs().size());
   for (const Func& f : b.exe_->pclntab().funcs()) b.by_name_.emplace(f.name, &f);
   const std::optional<ModuleLayout>& layout = b.exe_->moduleLayout();
-  std::optional<uint64_t> bias = biasFromFrames(b.by_name_, d);
+  std::optional<uint64_t> bias = known_bias ? known_bias : biasFromFrames(b.by_name_, d);
   if (!bias && !d.frames.empty()) {
     return Error(
         "the functions the dump's stack frames name are not where the executable has them");
@@ -103,7 +106,7 @@ Expected<BoundExecutable> BoundExecutable::bind(Binary exe, const dump::Dump& d)
   }
 
   for (size_t i = 0; i < d.frames.size() && i < kMaxFramesChecked; ++i) {
-    const dump::StackFrame& fr = d.frames[i];
+    const model::StackFrame& fr = d.frames[i];
     if (fr.function.empty()) continue;
     b.frames_checked_++;
     Expected<Location> loc = b.exe_->pclntab().lookup(fr.pc - b.bias_);
@@ -169,31 +172,14 @@ std::string_view BoundExecutable::inlinedName(std::string_view function, std::st
   return frames.empty() ? function : frames.front().function;
 }
 
-const DebugInfo* BoundExecutable::debugInfo() const {
-  if (!dwarf_read_) {
-    dwarf_read_ = true;
-    Expected<DebugInfo> d = DebugInfo::read(exe_->container());
-    if (d) {
-      dwarf_ = std::make_unique<DebugInfo>(d.take());
-    } else {
-      dwarf_problem_ = d.error().message();
-    }
-  }
-  return dwarf_.get();
-}
-
-const std::string& BoundExecutable::debugInfoProblem() const {
-  debugInfo();
-  return dwarf_problem_;
-}
-
 std::optional<GlobalSymbol> BoundExecutable::globalAt(uint64_t addr) const {
   const Symbol* s = exe_->symbols().containing(addr - bias_);
   if (s == nullptr) return std::nullopt;
   return GlobalSymbol{s->name, s->value + bias_, s->size, addr - bias_ - s->value};
 }
 
-Expected<BoundExecutable> openBoundExecutable(const std::string& path, const dump::Dump& dump) {
+Expected<BoundExecutable> openBoundExecutable(const std::string& path,
+                                              const model::HeapModel& dump) {
   Expected<Binary> exe = Binary::open(path);
   if (!exe) return exe.error();
   Expected<BoundExecutable> b = BoundExecutable::bind(exe.take(), dump);
@@ -201,4 +187,4 @@ Expected<BoundExecutable> openBoundExecutable(const std::string& path, const dum
   return b;
 }
 
-}  // namespace goheap::bin
+}  // namespace goheap::binding

@@ -1,8 +1,8 @@
-#include "dump/pointer_layouts.h"
+#include "model/pointer_layouts.h"
 
 #include <algorithm>
 
-namespace goheap::dump {
+namespace goheap::model {
 
 namespace {
 
@@ -101,4 +101,4 @@ uint32_t PointerLayoutBuilder::intern(std::span<const uint64_t> pattern, uint64_
   return k;
 }
 
-}  // namespace goheap::dump
+}  // namespace goheap::model

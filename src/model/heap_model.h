@@ -1,62 +1,32 @@
-// The heap a reader found, as columns: objects, roots, types and the rest,
-// with their bytes in regions the Dump owns. Nothing here knows about the
-// object graph, nor, past the reader, where the model came from: an object
-// is an address, a size, the location of its bytes (a region and an offset
-// in it) and a pointer layout (dump/pointer_layouts.h). A heap dump fills it
-// with one region, the mapped file; a core file's reader would add one
-// region per loaded segment. Strings are views into a region too.
+// The heap a reader found, source-neutral, as columns: objects, roots,
+// goroutines, frames and the rest, with their bytes in regions the model
+// owns. dump/ (a heap dump file) and core/ (an ELF core file) are its two
+// readers; nothing here knows about the object graph, nor, past the reader,
+// where the model came from: an object is an address, a size, the location
+// of its bytes (a region and an offset in it) and a pointer layout
+// (model/pointer_layouts.h). A heap dump fills it with one region, the mapped
+// file; a core adds one region per run of loaded segments. Strings are views
+// into a region too.
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "dump/pointer_layouts.h"
+#include "model/heap_dump_facts.h"
+#include "model/pointer_layouts.h"
 #include "util/column.h"
 #include "util/mapped_file.h"
 #include "util/packed_column.h"
 #include "util/word_reader.h"
 
-namespace goheap::dump {
-
-// The header line selects the record layouts (see docs/dump-format.md).
-enum class FormatVersion : uint8_t { Go13, Go14, Go15, Go17 };
-std::string_view formatVersionName(FormatVersion v);  // "go1.3" ...
-
-enum class Tag : uint8_t {
-  Eof = 0,
-  Object = 1,
-  OtherRoot = 2,
-  Type = 3,
-  Goroutine = 4,
-  StackFrame = 5,
-  Params = 6,
-  Finalizer = 7,
-  Itab = 8,
-  OsThread = 9,
-  MemStats = 10,
-  QueuedFinalizer = 11,
-  Data = 12,
-  Bss = 13,
-  Defer = 14,
-  Panic = 15,
-  MemProf = 16,
-  AllocSample = 17,
-};
-constexpr uint64_t kTagCount = 18;
-std::string_view tagName(uint64_t tag);  // "object", "stack frame", ... or "unknown"
-
-// What the model was read from. Nothing after the reader depends on it; it
-// is for the user, who should be told which file they gave.
-enum class SourceKind : uint8_t { HeapDump, CoreFile };
-
-// Field kinds, normalised across versions (go1.3 numbers them differently).
-enum class FieldKind : uint8_t { Ptr = 1, String, Slice, Iface, Eface };
+namespace goheap::model {
 
 // Bytes the model holds: `size` bytes from `offset` in region `region`.
 struct ByteRange {
@@ -70,19 +40,11 @@ struct Params {
   uint32_t ptr_size = 8;
   uint64_t heap_start = 0;
   uint64_t heap_end = 0;
-  std::string_view arch;        // GOARCH (go1.7), or derived from thechar before
+  std::string_view arch;        // GOARCH
   std::string_view go_version;  // go1.7 header: "go1.24.4" in recent Go; empty if unknown
   std::string_view experiment;  // GOEXPERIMENT, when the dump says it
   uint64_t ncpu = 0;
-  uint64_t hchan_size = 0;  // go1.3 only
-  uint64_t thechar = 0;     // before go1.7: '6' amd64, '8' 386, '5' arm, ...
 };
-
-// go1.3 objects' type_index when the type record is missing or unusable
-// (every word may be a pointer), or when the runtime gave no type because the
-// object holds no pointers (type address 0, kind 0).
-constexpr uint32_t kUnknownType = UINT32_MAX;
-constexpr uint32_t kNoPointerType = UINT32_MAX - 1;
 
 // Byte offsets into regions, one an object. Four bytes each while every
 // offset is below 4 GiB (any dump smaller than that), six beyond: a region
@@ -134,7 +96,7 @@ class OffsetColumn {
 };
 
 // Objects in the order the source gave them (the graph sorts them by
-// address). Dump::objectBytes gives an object's bytes.
+// address). HeapModel::objectBytes gives an object's bytes.
 struct Objects {
   // Both packed to 4 bytes an object once sorted (packObjectColumns).
   PackedColumn addr;
@@ -143,16 +105,9 @@ struct Objects {
   // The region of each object's contents; empty when all are in region 0
   // (a heap dump's), so that such a model spends no memory on it.
   Column<uint32_t> region;
-  // Into Dump::layouts: the words of the contents that may hold pointers.
+  // Into HeapModel::layouts: the words of the contents that may hold pointers.
   // Packed to 2 bytes an object once sorted, when under 65536 layouts.
   PackedIds layout;
-  // go1.3 only: the type record's address and the object kind
-  // (0 plain, 1 array, 2 channel, 127 conservative), from which the reader
-  // made the object's layout.
-  Column<uint64_t> type_addr;
-  // Into Dump::types; kUnknownType (scan every word) or kNoPointerType.
-  Column<uint32_t> type_index;
-  Column<uint8_t> kind;
   // Per object in address order, set by markSpanMetadata (span_metadata.h):
   // non-zero for a record over the runtime's own bytes at the end of a span
   // (its SpanMetadataBits), not an object. Empty when the dump has none.
@@ -168,7 +123,7 @@ struct TypeRecord {
   std::string_view name;
   bool data_is_pointer = false;  // an interface holding this type stores a pointer
   // go1.3 only: the pointer slots of one value (its field list), into
-  // Dump::layouts.
+  // HeapModel::layouts.
   uint32_t layout = PointerLayouts::kNoPointers;
 };
 
@@ -197,7 +152,7 @@ struct Goroutine {
   uint64_t m_addr = 0;
   uint64_t top_defer = 0;
   uint64_t top_panic = 0;
-  uint32_t first_frame = 0;  // index into Dump::frames
+  uint32_t first_frame = 0;  // index into HeapModel::frames
   uint32_t frame_count = 0;
 };
 
@@ -210,10 +165,11 @@ struct StackFrame {
   uint64_t pc = 0;
   uint64_t continpc = 0;
   std::string_view function;
-  // Into Dump::layouts: its live pointer words (the stack map), within
+  // Into HeapModel::layouts: its live pointer words (the stack map), within
   // the contents.
   uint32_t layout = PointerLayouts::kNoPointers;
-  uint32_t goroutine = UINT32_MAX;  // index into Dump::goroutines; frames follow their goroutine
+  uint32_t goroutine =
+      UINT32_MAX;  // index into HeapModel::goroutines; frames follow their goroutine
 };
 
 struct Finalizer {
@@ -235,7 +191,7 @@ struct OsThread {
 struct Segment {
   uint64_t addr = 0;
   ByteRange contents;
-  uint32_t layout = PointerLayouts::kNoPointers;  // into Dump::layouts, within the contents
+  uint32_t layout = PointerLayouts::kNoPointers;  // into HeapModel::layouts, within the contents
   bool present = false;
 };
 
@@ -322,7 +278,7 @@ struct ProfileFrame {
 struct ProfileBucket {
   uint64_t id = 0;  // the bucket's address, referenced by alloc samples
   uint64_t size = 0;
-  uint32_t first_frame = 0;  // index into Dump::profile_frames
+  uint32_t first_frame = 0;  // index into HeapModel::profile_frames
   uint32_t frame_count = 0;
   uint64_t allocs = 0;
   uint64_t frees = 0;
@@ -333,12 +289,12 @@ struct AllocSample {
   uint64_t bucket_id = 0;
 };
 
-class Dump {
+class HeapModel {
  public:
   // A model whose region 0 is `file`, all of it.
-  explicit Dump(MappedFile file) : file_(std::move(file)), regions_{file_.bytes()} {}
-  Dump(Dump&&) = default;
-  Dump& operator=(Dump&&) = default;
+  explicit HeapModel(MappedFile file) : file_(std::move(file)), regions_{file_.bytes()} {}
+  HeapModel(HeapModel&&) = default;
+  HeapModel& operator=(HeapModel&&) = default;
 
   // The file the model was read from: for its identity (checkUnchanged) and
   // name. Its bytes are region 0; read them through the accessors below.
@@ -348,10 +304,10 @@ class Dump {
   const std::string& name() const { return origin.empty() ? file_.path() : origin; }
 
   // The byte regions the model's contents lie in, each mapped for as long
-  // as the Dump lives.
+  // as the HeapModel lives.
   uint32_t regionCount() const { return static_cast<uint32_t>(regions_.size()); }
   std::span<const uint8_t> region(uint32_t r) const { return regions_[r]; }
-  // For readers: adds a region of memory the Dump owns (a part of its file).
+  // For readers: adds a region of memory the HeapModel owns (a part of its file).
   uint32_t addRegion(std::span<const uint8_t> bytes) {
     regions_.push_back(bytes);
     return regionCount() - 1;
@@ -359,11 +315,11 @@ class Dump {
 
   // For readers whose bytes or strings are in no mapped file (a core's
   // function names are the executable's; its data segment may straddle two
-  // of the core's segments): the Dump keeps them, at a stable address.
+  // of the core's segments): the HeapModel keeps them, at a stable address.
   uint32_t addOwnedRegion(std::vector<uint8_t> bytes) {
     return addRegion(owned_bytes_.emplace_back(std::move(bytes)));
   }
-  // Bytes `owner` keeps mapped (a snap core's zero pages): the Dump keeps the
+  // Bytes `owner` keeps mapped (a snap core's zero pages): the HeapModel keeps the
   // owner alive with the region.
   uint32_t addSharedRegion(std::shared_ptr<const void> owner, std::span<const uint8_t> bytes) {
     shared_owners_.push_back(std::move(owner));
@@ -404,11 +360,12 @@ class Dump {
     return objects.layout[i] != PointerLayouts::kNoPointers;
   }
 
-  SourceKind source = SourceKind::HeapDump;
+  // The format the heap was read from, as the summary names it: a heap
+  // dump's header version ("go1.7"), or "core". For the user only.
+  std::string_view format;
   // Where the heap came from when file() is goheap's own temporary copy of
   // it: the URL it was downloaded from. Empty for a file the user gave.
   std::string origin;
-  FormatVersion version = FormatVersion::Go17;  // of a heap dump; Go17 for a core
   Params params;
   Objects objects;
   PointerLayouts layouts;
@@ -432,7 +389,10 @@ class Dump {
   std::vector<ProfileBucket> buckets;
   std::vector<ProfileFrame> profile_frames;
   std::vector<AllocSample> alloc_samples;
-  std::array<uint64_t, kTagCount> record_counts{};
+  // What only a heap dump says of itself (its header version, record
+  // counts, go1.3's type columns); absent for any other source. Kept for the
+  // index cache and the reader's tests: nothing that analyses the heap reads it.
+  std::optional<HeapDumpFacts> heap_dump;
   // Oddities that did not stop the read (a frame's field beyond its contents...).
   std::vector<std::string> warnings;
 
@@ -447,4 +407,4 @@ class Dump {
   std::deque<std::string> kept_strings_;
 };
 
-}  // namespace goheap::dump
+}  // namespace goheap::model

@@ -1,8 +1,8 @@
-#include "dump/dump.h"
+#include "model/heap_model.h"
 
 #include "util/large_vector.h"
 
-namespace goheap::dump {
+namespace goheap::model {
 
 void OffsetColumn::widen() {
   wide_ = true;
@@ -34,4 +34,4 @@ void OffsetColumn::reserve(size_t n) {
   if (wide_) reserveLarge(high_, n);
 }
 
-}  // namespace goheap::dump
+}  // namespace goheap::model

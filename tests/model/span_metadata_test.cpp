@@ -4,16 +4,16 @@
 // each, checked slot by slot against the runtime's own arithmetic (mheap.go's
 // nelems, mbitmap.go's spanHeapBitsRange). Real dumps are checked in
 // tests/integration/heap_alloc_test.cpp.
-#include "dump/span_metadata.h"
+#include "model/span_metadata.h"
 
 #include <gtest/gtest.h>
 
 #include "analysis/snapshot.h"
-#include "dump/object_order.h"
 #include "dump/reader.h"
+#include "model/object_order.h"
 #include "support/dump_builder.h"
 
-namespace goheap::dump {
+namespace goheap::model {
 namespace {
 
 using testsupport::DumpBuilder;
@@ -50,12 +50,12 @@ class SpanDump {
     }
     return *this;
   }
-  Dump read() {
+  HeapModel read() {
     b_.eof();
     bytes_ = b_.take();
-    Expected<Dump> d = readDump(MappedFile::borrow(std::span<const uint8_t>(bytes_)));
+    Expected<HeapModel> d = dump::readDump(MappedFile::borrow(std::span<const uint8_t>(bytes_)));
     EXPECT_TRUE(d.ok()) << d.error().message();
-    Dump out = d.take();
+    HeapModel out = d.take();
     sortObjectsByAddress(out);
     markSpanMetadata(out);
     return out;
@@ -78,7 +78,7 @@ std::vector<uint64_t> concat(std::vector<uint64_t> a, const std::vector<uint64_t
 }
 
 // The metadata bits of the record at slot `slot` of a page of `size` slots.
-uint8_t bitsAt(const Dump& d, uint64_t page, uint64_t size, uint64_t slot) {
+uint8_t bitsAt(const HeapModel& d, uint64_t page, uint64_t size, uint64_t slot) {
   for (size_t i = 0; i < d.objects.count(); i++) {
     if (d.objects.addr[i] == page + slot * size) {
       return d.objects.span_metadata.empty() ? 0 : d.objects.span_metadata[i];
@@ -90,9 +90,9 @@ uint8_t bitsAt(const Dump& d, uint64_t page, uint64_t size, uint64_t slot) {
 
 TEST(SpanMetadata, HeapBitsEndASpanWithPointersSinceGo122) {
   // 8192 - 128 bytes of heap bits leave 504 slots of 16 bytes; 512 fit.
-  Dump d = SpanDump("go1.24.4")
-               .span({.slots = concat({0, 1, 503}, range(504, 512)), .pointers = true})
-               .read();
+  HeapModel d = SpanDump("go1.24.4")
+                    .span({.slots = concat({0, 1, 503}, range(504, 512)), .pointers = true})
+                    .read();
   EXPECT_EQ(bitsAt(d, kPage, 16, 0), 0);
   EXPECT_EQ(bitsAt(d, kPage, 16, 503), 0);
   for (uint64_t slot = 504; slot < 512; slot++) {
@@ -101,13 +101,13 @@ TEST(SpanMetadata, HeapBitsEndASpanWithPointersSinceGo122) {
 }
 
 TEST(SpanMetadata, ASpanWithoutPointersHasNoTailBeforeGreenTea) {
-  Dump d = SpanDump("go1.25.12").span({.slots = range(500, 512)}).read();
+  HeapModel d = SpanDump("go1.25.12").span({.slots = range(500, 512)}).read();
   for (uint64_t slot = 500; slot < 512; slot++) EXPECT_EQ(bitsAt(d, kPage, 16, slot), 0) << slot;
 }
 
 TEST(SpanMetadata, GreenTeaKeepsMarkBitsInEverySmallSpan) {
   // 128 bytes of spanInlineMarkBits, pointers or not.
-  Dump d = SpanDump("go1.26.11").span({.slots = concat({0}, range(503, 512))}).read();
+  HeapModel d = SpanDump("go1.26.11").span({.slots = concat({0}, range(503, 512))}).read();
   EXPECT_EQ(bitsAt(d, kPage, 16, 503), 0);
   for (uint64_t slot = 504; slot < 512; slot++) {
     EXPECT_EQ(bitsAt(d, kPage, 16, slot), kSpanInlineMarkBits) << slot;
@@ -117,34 +117,35 @@ TEST(SpanMetadata, GreenTeaKeepsMarkBitsInEverySmallSpan) {
 TEST(SpanMetadata, GreenTeaHeapBitsComeBeforeTheMarkBits) {
   // 48-byte objects with pointers: 256 reserved bytes leave 165 slots;
   // heap bits are [7936, 8064), mark bits [8064, 8192).
-  Dump d = SpanDump("go1.27.4")
-               .span({.size = 48, .slots = concat({0, 164}, range(165, 170)), .pointers = true})
-               .read();
+  HeapModel d =
+      SpanDump("go1.27.4")
+          .span({.size = 48, .slots = concat({0, 164}, range(165, 170)), .pointers = true})
+          .read();
   EXPECT_EQ(bitsAt(d, kPage, 48, 164), 0);
   EXPECT_EQ(bitsAt(d, kPage, 48, 165), kSpanHeapBits);  // [7920, 7968): padding, heap bits
   EXPECT_EQ(bitsAt(d, kPage, 48, 167), kSpanHeapBits);  // [8016, 8064)
   EXPECT_EQ(bitsAt(d, kPage, 48, 168), kSpanInlineMarkBits);
   EXPECT_EQ(bitsAt(d, kPage, 48, 169), kSpanInlineMarkBits);
   // A slot across both: 80-byte objects, 93 slots; slot 100 is [8000, 8080).
-  Dump d80 = SpanDump("go1.27.4")
-                 .span({.size = 80, .slots = concat({0}, range(99, 102)), .pointers = true})
-                 .read();
+  HeapModel d80 = SpanDump("go1.27.4")
+                      .span({.size = 80, .slots = concat({0}, range(99, 102)), .pointers = true})
+                      .read();
   EXPECT_EQ(bitsAt(d80, kPage, 80, 100), kSpanHeapBits | kSpanInlineMarkBits);
   EXPECT_EQ(spanMetadataName(kSpanHeapBits | kSpanInlineMarkBits),
             "runtime metadata (span heap bits and inline mark bits)");
 }
 
 TEST(SpanMetadata, NoGreenTeaExperimentMeansHeapBitsOnly) {
-  Dump d = SpanDump("go1.27.4-X:nogreenteagc").span({.slots = range(500, 512)}).read();
+  HeapModel d = SpanDump("go1.27.4-X:nogreenteagc").span({.slots = range(500, 512)}).read();
   for (uint64_t slot = 500; slot < 512; slot++) EXPECT_EQ(bitsAt(d, kPage, 16, slot), 0) << slot;
-  Dump opt_in = SpanDump("go1.25.12 X:greenteagc").span({.slots = range(503, 512)}).read();
+  HeapModel opt_in = SpanDump("go1.25.12 X:greenteagc").span({.slots = range(503, 512)}).read();
   EXPECT_EQ(bitsAt(opt_in, kPage, 16, 504), kSpanInlineMarkBits);
 }
 
 TEST(SpanMetadata, AnEmptySpanWithPointersShowsItsTailAlone) {
   // No object left, so no pointer slot says the span has heap bits; its
   // records are exactly the slots past nelems.
-  Dump d = SpanDump("go1.24.4").span({.slots = range(504, 512)}).read();
+  HeapModel d = SpanDump("go1.24.4").span({.slots = range(504, 512)}).read();
   for (uint64_t slot = 504; slot < 512; slot++) {
     EXPECT_EQ(bitsAt(d, kPage, 16, slot), kSpanHeapBits) << slot;
   }
@@ -152,28 +153,29 @@ TEST(SpanMetadata, AnEmptySpanWithPointersShowsItsTailAlone) {
 
 TEST(SpanMetadata, ThirtyTwoBitSpansReserveMoreHeapBits) {
   // 4-byte words: 256 bytes of heap bits, and Green Tea's 128: 488 slots.
-  Dump d = SpanDump("go1.27.4", 4)
-               .span({.page = kPage32, .slots = concat({487}, range(488, 512)), .pointers = true})
-               .read();
+  HeapModel d =
+      SpanDump("go1.27.4", 4)
+          .span({.page = kPage32, .slots = concat({487}, range(488, 512)), .pointers = true})
+          .read();
   EXPECT_EQ(bitsAt(d, kPage32, 16, 487), 0);
   EXPECT_EQ(bitsAt(d, kPage32, 16, 488), kSpanHeapBits);
   EXPECT_EQ(bitsAt(d, kPage32, 16, 511), kSpanInlineMarkBits);
   // Objects over 128 bytes have malloc headers on 32-bit: no tail.
-  Dump big =
+  HeapModel big =
       SpanDump("go1.27.4", 4).span({.page = kPage32, .size = 144, .slots = range(54, 56)}).read();
   EXPECT_EQ(bitsAt(big, kPage32, 144, 55), 0);
 }
 
 TEST(SpanMetadata, OlderReleasesAndOtherPagesAreLeftAlone) {
-  Dump old = SpanDump("go1.21.5").span({.slots = range(500, 512), .pointers = true}).read();
+  HeapModel old = SpanDump("go1.21.5").span({.slots = range(500, 512), .pointers = true}).read();
   EXPECT_TRUE(old.objects.span_metadata.empty());
   // Over 512 bytes (malloc headers), or a page that is not one span's.
-  Dump big = SpanDump("go1.27.4").span({.size = 576, .slots = range(12, 14)}).read();
+  HeapModel big = SpanDump("go1.27.4").span({.size = 576, .slots = range(12, 14)}).read();
   EXPECT_EQ(bitsAt(big, kPage, 576, 13), 0);
-  Dump mixed = SpanDump("go1.27.4")
-                   .span({.size = 32, .slots = {0}})
-                   .span({.size = 16, .slots = range(504, 512)})
-                   .read();
+  HeapModel mixed = SpanDump("go1.27.4")
+                        .span({.size = 32, .slots = {0}})
+                        .span({.size = 16, .slots = range(504, 512)})
+                        .read();
   EXPECT_EQ(bitsAt(mixed, kPage, 16, 511), 0);
 }
 
@@ -199,7 +201,7 @@ TEST(SpanMetadata, TheSnapshotCountsThemApart) {
   }
   b.eof();
   const std::vector<uint8_t> bytes = b.take();
-  Expected<Dump> d = readDump(MappedFile::borrow(std::span<const uint8_t>(bytes)));
+  Expected<HeapModel> d = dump::readDump(MappedFile::borrow(std::span<const uint8_t>(bytes)));
   ASSERT_TRUE(d.ok()) << d.error().message();
   auto s = analysis::buildSnapshot(d.take());
   ASSERT_TRUE(s.ok()) << s.error().message();
@@ -220,4 +222,4 @@ TEST(SpanMetadata, TheSnapshotCountsThemApart) {
 }
 
 }  // namespace
-}  // namespace goheap::dump
+}  // namespace goheap::model
