@@ -10,6 +10,7 @@
 #include "cli/table.h"
 #include "sql/database.h"
 #include "sql/result_json.h"
+#include "sql/schema.h"
 #include "util/format.h"
 #include "util/json_writer.h"
 #include "util/process_memory.h"
@@ -25,7 +26,7 @@ CommandSpec sqlSpec() {
       "allocation site is a row of a table (objects, refs, roots, goroutines, frames, globals, "
       "types, sites), as are the typed fields of each object (fields) and the bytes of every "
       "string and []byte (strings); paths(ID), subtree(ID) and dominators(ID) are table-valued "
-      "functions. docs/sql.md has the schema and a cookbook of questions.\n\n"
+      "functions. docs/sql.md has the schema (--schema prints it) and a cookbook of questions.\n\n"
       "The queries are the -e flags, in order, else the statements read from standard input "
       "(separated by ';'). --base OLD opens an earlier heap of the same program as the schema "
       "`old` (old.objects, old.refs, ...), to compare the two. The SQL is SQLite's; it only "
@@ -42,6 +43,9 @@ CommandSpec sqlSpec() {
   spec.flag("timeout", "SECONDS", "stop a query that runs longer (0: never)")
       .kind(ValueKind::Uint)
       .defaultValue("0");
+  spec.boolFlag("schema",
+                "print every table's and function's columns as markdown (the schema section of "
+                "docs/sql.md), without opening a heap");
   spec.example(
       "goheap sql heap.dump ./server -e \"SELECT type, count(*), sum(size) FROM objects "
       "WHERE reachable GROUP BY type ORDER BY 3 DESC LIMIT 10\"",
@@ -58,6 +62,7 @@ CommandSpec sqlSpec() {
       "objects WHERE address NOT IN (SELECT address FROM old.objects) GROUP BY type\"",
       "what the newer heap allocated since the older one, by type");
   spec.example("goheap sql heap.dump --csv < checks.sql > out.csv", "queries from a file, as CSV");
+  spec.example("goheap sql --schema", "the tables and their columns");
   return spec;
 }
 
@@ -108,6 +113,10 @@ void printCsv(const sql::SqlResult& r, bool first) {
 
 int runSql(int argc, const char* const* argv) {
   return runParsed(sqlSpec(), argc, argv, [](const ParsedArgs& args) {
+    if (args.getBool("schema")) {
+      print(sql::schemaMarkdown());
+      return kExitOk;
+    }
     const Expected<OutputFormat> chosen = outputFormat(args);
     if (!chosen) return fail(chosen.error(), kExitUsage);
     const OutputFormat format = *chosen;

@@ -3,6 +3,7 @@
 #include <array>
 #include <cstring>
 
+#include "sql/schema.h"
 #include "util/format.h"
 
 namespace goheap::sql {
@@ -102,14 +103,15 @@ Expected<std::unique_ptr<HeapDatabase>> HeapDatabase::open(const SqlHeap& curren
   // preparing a call (not running it) makes them now.
   for (const std::string_view prefix : {"", "old_"}) {
     if (prefix == "old_" && base == nullptr) continue;
-    for (const std::string_view function : {"paths", "subtree", "dominators"}) {
+    for (const TableSchema* function : kSqlSchema) {
+      if (!function->function) continue;
       const std::string call =
-          "SELECT * FROM " + std::string(prefix) + std::string(function) + "(0)";
+          "SELECT * FROM " + std::string(prefix) + std::string(function->name) + "(0)";
       sqlite3_stmt* stmt = nullptr;
       const int rc = sqlite3_prepare_v2(db, call.c_str(), -1, &stmt, nullptr);
       sqlite3_finalize(stmt);
       if (rc != SQLITE_OK) {
-        return Error("cannot create the SQL function " + std::string(function) + ": " +
+        return Error("cannot create the SQL function " + std::string(function->name) + ": " +
                      sqlite3_errmsg(db));
       }
     }

@@ -72,7 +72,7 @@ const BuiltRows& SqlHeap::rows(BuiltTable table) const {
     const BuiltTableSpec& spec = builtTableSpec(table);
     BuiltRows built = spec.build(*this);
     for (int column : spec.indexed) {
-      const bool text = std::string_view(spec.columns[static_cast<size_t>(column)].type) == "TEXT";
+      const bool text = spec.schema.columns[static_cast<size_t>(column)].type == SqlType::Text;
       if (text) {
         auto& index =
             built.text_index.emplace_back(column, std::unordered_multimap<std::string, uint32_t>{})

@@ -5,6 +5,8 @@
 
 #include "analysis/queries.h"
 #include "sql/built_tables.h"
+#include "sql/schema.h"
+#include "sql/virtual_table.h"
 #include "typing/values.h"
 
 namespace goheap::sql {
@@ -61,6 +63,21 @@ Expected<const SqlHeap*> heapOf(const HeapForSchema& heaps, std::string_view sch
   return h;
 }
 
+// True when `lookups` search exactly the columns `table` declares Indexed
+// (what docs/sql.md says reads an index).
+constexpr bool searchesIndexedColumns(std::span<const Lookup> lookups, const TableSchema& table) {
+  size_t indexed = 0;
+  for (const Column& c : table.columns) indexed += c.use == ColumnUse::Indexed ? 1 : 0;
+  if (lookups.size() != indexed) return false;
+  for (const Lookup& l : lookups) {
+    if (l.column < 0 || static_cast<size_t>(l.column) >= table.columns.size() ||
+        table.columns[static_cast<size_t>(l.column)].use != ColumnUse::Indexed) {
+      return false;
+    }
+  }
+  return true;
+}
+
 // A table searched by equality on some columns (`lookups`), else scanned:
 // refs, fields and strings. `scan_rows` estimates a scan's rows (its cost,
 // for SQLite's planner) from the heap.
@@ -68,14 +85,10 @@ template <class CursorType>
 class LookupTable final : public Table {
  public:
   using ScanRows = double (*)(const analysis::Snapshot&);
-  LookupTable(const SqlHeap& heap, ScanCounter& counter, std::span<const ColumnDef> columns,
-              std::vector<Lookup> lookups, ScanRows scan_rows)
-      : heap_(heap),
-        counter_(counter),
-        columns_(columns),
-        lookups_(std::move(lookups)),
-        scan_rows_(scan_rows) {}
-  std::span<const ColumnDef> columns() const override { return columns_; }
+  LookupTable(const SqlHeap& heap, ScanCounter& counter, const TableSchema& schema,
+              std::span<const Lookup> lookups, ScanRows scan_rows)
+      : heap_(heap), counter_(counter), schema_(schema), lookups_(lookups), scan_rows_(scan_rows) {}
+  const TableSchema& schema() const override { return schema_; }
   int plan(sqlite3_index_info& info) const override {
     planLookup(info, lookups_, scan_rows_(heap_.snapshot()));
     return SQLITE_OK;
@@ -87,36 +100,20 @@ class LookupTable final : public Table {
  private:
   const SqlHeap& heap_;
   ScanCounter& counter_;
-  std::span<const ColumnDef> columns_;
-  std::vector<Lookup> lookups_;
+  const TableSchema& schema_;
+  std::span<const Lookup> lookups_;
   ScanRows scan_rows_;
 };
 
 // ---- objects ---------------------------------------------------------------
 
-enum ObjectColumn : int {
-  kObjId,
-  kObjAddress,
-  kObjSize,
-  kObjType,
-  kObjSource,
-  kObjSite,
-  kObjShape,
-  kObjRetained,
-  kObjDominator,
-  kObjReachable,
-  kObjTyped,
-  kObjContents,
-};
-constexpr ColumnDef kObjectColumns[] = {
-    {"id", "INTEGER"},        {"address", "INTEGER"},  {"size", "INTEGER"},
-    {"type", "TEXT"},         {"source", "TEXT"},      {"site", "TEXT"},
-    {"shape", "TEXT"},        {"retained", "INTEGER"}, {"dominator", "INTEGER"},
-    {"reachable", "INTEGER"}, {"typed", "INTEGER"},    {"contents", "BLOB"},
-};
-
 // The lookups plan() may choose, numbered as in kObjectLookups (idxNum - 1).
 enum ObjectLookup : int { kById, kByAddress, kByDominator, kByType, kBySite, kByShape };
+constexpr Lookup kObjectLookups[] = {
+    {kObjId, 1},      {kObjAddress, 1}, {kObjDominator, 4},
+    {kObjType, 1000}, {kObjSite, 1000}, {kObjShape, 2000},
+};
+static_assert(searchesIndexedColumns(kObjectLookups, kObjectsTable));
 // idxNum bits 8 and up: a scan in the order of a grouping's names.
 constexpr int kOrderShift = 8;
 
@@ -263,15 +260,11 @@ class ObjectsCursor final : public Cursor {
 class ObjectsTable final : public Table {
  public:
   ObjectsTable(const SqlHeap& heap, ScanCounter& counter) : heap_(heap), counter_(counter) {}
-  std::span<const ColumnDef> columns() const override { return kObjectColumns; }
+  const TableSchema& schema() const override { return kObjectsTable; }
 
   int plan(sqlite3_index_info& info) const override {
     const double objects = heap_.snapshot().heap.objectCount();
-    const Lookup lookups[] = {
-        {kObjId, 1},      {kObjAddress, 1}, {kObjDominator, 4},
-        {kObjType, 1000}, {kObjSite, 1000}, {kObjShape, 2000},
-    };
-    const int chosen = planLookup(info, lookups, objects);
+    const int chosen = planLookup(info, kObjectLookups, objects);
     // A scan can come in name order of the type, site or shape: what GROUP
     // BY and ORDER BY on that column read without sorting.
     if (chosen < 0 && info.nOrderBy == 1 && !info.aOrderBy[0].desc) {
@@ -294,11 +287,8 @@ class ObjectsTable final : public Table {
 
 // ---- refs ------------------------------------------------------------------
 
-enum RefColumn : int { kRefFrom, kRefTo, kRefOffset, kRefAddress, kRefField };
-constexpr ColumnDef kRefColumns[] = {
-    {"from", "INTEGER"},    {"to", "INTEGER"}, {"offset", "INTEGER"},
-    {"address", "INTEGER"}, {"field", "TEXT"},
-};
+constexpr Lookup kRefLookups[] = {{kRefFrom, 4}, {kRefTo, 4}};
+static_assert(searchesIndexedColumns(kRefLookups, kRefsTable));
 
 class RefsCursor final : public Cursor {
  public:
@@ -423,19 +413,10 @@ class RefsCursor final : public Cursor {
 
 // ---- fields ----------------------------------------------------------------
 
-enum FieldColumn : int {
-  kFieldObject,
-  kFieldName,
-  kFieldType,
-  kFieldOffset,
-  kFieldValue,
-  kFieldPointer,
-  kFieldTarget,
-};
-constexpr ColumnDef kFieldColumns[] = {
-    {"object", "INTEGER"}, {"name", "TEXT"},       {"type", "TEXT"},      {"offset", "INTEGER"},
-    {"value", "TEXT"},     {"pointer", "INTEGER"}, {"target", "INTEGER"},
-};
+// Decoding every object's fields costs far more than reading a row.
+constexpr Lookup kFieldLookups[] = {{kFieldObject, 8}};
+static_assert(searchesIndexedColumns(kFieldLookups, kFieldsTable));
+
 // Fields decoded per object at most: an array's first elements.
 constexpr size_t kFieldsPerObject = 4096;
 
@@ -527,20 +508,8 @@ class FieldsCursor final : public Cursor {
 
 // ---- strings ---------------------------------------------------------------
 
-enum StringColumn : int {
-  kStrHolder,
-  kStrOffset,
-  kStrField,
-  kStrKind,
-  kStrAddress,
-  kStrLength,
-  kStrObject,
-  kStrValue,
-};
-constexpr ColumnDef kStringColumns[] = {
-    {"holder", "INTEGER"},  {"offset", "INTEGER"}, {"field", "TEXT"},     {"kind", "TEXT"},
-    {"address", "INTEGER"}, {"length", "INTEGER"}, {"object", "INTEGER"}, {"value", "BLOB"},
-};
+constexpr Lookup kStringLookups[] = {{kStrHolder, 4}, {kStrObject, 2}};
+static_assert(searchesIndexedColumns(kStringLookups, kStringsTable));
 
 class StringsCursor final : public Cursor {
  public:
@@ -716,7 +685,7 @@ class BuiltRowsTable final : public Table {
  public:
   BuiltRowsTable(const SqlHeap& heap, BuiltTable table, ScanCounter& counter)
       : heap_(heap), table_(table), counter_(counter) {}
-  std::span<const ColumnDef> columns() const override { return builtTableSpec(table_).columns; }
+  const TableSchema& schema() const override { return builtTableSpec(table_).schema; }
   int plan(sqlite3_index_info& info) const override {
     std::vector<Lookup> lookups;
     for (int c : builtTableSpec(table_).indexed) lookups.push_back({c, 4});
@@ -736,9 +705,8 @@ class BuiltRowsTable final : public Table {
 
 // ---- table-valued functions ------------------------------------------------
 
-// Rows computed whole when the function is called: paths(), subtree(),
-// dominators(). Each names its columns; the last `arguments` are hidden,
-// the first of them required.
+// Rows computed whole when the function is called: paths(). Its
+// arguments are its last columns (schema.h), the first of them required.
 class FunctionCursor : public Cursor {
  public:
   explicit FunctionCursor(ScanCounter& counter) : counter_(counter) {}
@@ -824,18 +792,6 @@ Expected<NodeId> nodeArg(const analysis::Snapshot& s, std::optional<uint64_t> v,
   return static_cast<NodeId>(*v);
 }
 
-constexpr ColumnDef kPathColumns[] = {
-    {"path", "INTEGER"},
-    {"step", "INTEGER"},
-    {"node", "INTEGER"},
-    {"kind", "TEXT"},
-    {"name", "TEXT"},
-    {"address", "INTEGER"},
-    {"offset", "INTEGER"},
-    {"field", "TEXT"},
-    {"target", "INTEGER", true},
-    {"max_paths", "INTEGER", true},
-};
 constexpr size_t kDefaultPaths = 5;
 constexpr uint64_t kMostPaths = 1000;
 
@@ -867,13 +823,6 @@ class PathsCursor final : public FunctionCursor {
     return Status::success();
   }
   const analysis::Snapshot& s_;
-};
-
-constexpr ColumnDef kSubtreeColumns[] = {
-    {"id", "INTEGER"},         {"depth", "INTEGER"},
-    {"dominator", "INTEGER"},  {"retained", "INTEGER"},
-    {"size", "INTEGER"},       {"kind", "TEXT"},
-    {"node", "INTEGER", true}, {"max_depth", "INTEGER", true},
 };
 
 // subtree() and dominators() stream their rows: on a heap of millions of
@@ -915,22 +864,22 @@ class SubtreeCursor final : public Cursor {
     const Item& it = stack_.back();
     const NodeId n = it.node;
     switch (col) {
-      case 0:
+      case kSubtreeId:
         resultInt(ctx, n);
         break;
-      case 1:
+      case kSubtreeDepth:
         resultInt(ctx, it.depth);
         break;
-      case 2:
+      case kSubtreeDominator:
         resultNode(ctx, s_.dom.idom[n]);
         break;
-      case 3:
+      case kSubtreeRetained:
         resultInt(ctx, s_.retained[n]);
         break;
-      case 4:
+      case kSubtreeSize:
         resultInt(ctx, s_.shallowSize(n));
         break;
-      case 5:
+      case kSubtreeKind:
         resultText(ctx, nodeKindName(s_, n), true);
         break;
       default:
@@ -948,13 +897,6 @@ class SubtreeCursor final : public Cursor {
   std::vector<Item> stack_;
   uint64_t max_depth_ = UINT64_MAX;
   uint64_t row_ = 0;
-};
-
-constexpr ColumnDef kDominatorsColumns[] = {
-    {"id", "INTEGER"},
-    {"depth", "INTEGER"},
-    {"kind", "TEXT"},
-    {"node", "INTEGER", true},
 };
 
 class DominatorsCursor final : public Cursor {
@@ -979,13 +921,13 @@ class DominatorsCursor final : public Cursor {
   int64_t rowid() const override { return static_cast<int64_t>(depth_); }
   void column(sqlite3_context* ctx, int col) override {
     switch (col) {
-      case 0:
+      case kDomId:
         resultInt(ctx, node_);
         break;
-      case 1:
+      case kDomDepth:
         resultInt(ctx, depth_);
         break;
-      case 2:
+      case kDomKind:
         resultText(ctx, nodeKindName(s_, node_), true);
         break;
       default:
@@ -1003,16 +945,16 @@ class DominatorsCursor final : public Cursor {
 template <class CursorType>
 class FunctionTable final : public Table {
  public:
-  FunctionTable(const SqlHeap& heap, ScanCounter& counter, std::span<const ColumnDef> columns)
-      : heap_(heap), counter_(counter), columns_(columns) {}
-  std::span<const ColumnDef> columns() const override { return columns_; }
+  FunctionTable(const SqlHeap& heap, ScanCounter& counter, const TableSchema& schema)
+      : heap_(heap), counter_(counter), schema_(schema) {}
+  const TableSchema& schema() const override { return schema_; }
   int plan(sqlite3_index_info& info) const override {
-    int first_hidden = 0, hidden = 0;
-    for (size_t c = 0; c < columns_.size(); c++) {
-      if (!columns_[c].hidden) continue;
-      if (hidden++ == 0) first_hidden = static_cast<int>(c);
+    int first_argument = 0, arguments = 0;
+    for (const Column& c : schema_.columns) {
+      if (c.use != ColumnUse::Argument) continue;
+      if (arguments++ == 0) first_argument = c.number;
     }
-    return planFunction(info, first_hidden, hidden);
+    return planFunction(info, first_argument, arguments);
   }
   std::unique_ptr<Cursor> open() const override {
     return std::make_unique<CursorType>(heap_.snapshot(), counter_);
@@ -1021,7 +963,7 @@ class FunctionTable final : public Table {
  private:
   const SqlHeap& heap_;
   ScanCounter& counter_;
-  std::span<const ColumnDef> columns_;
+  const TableSchema& schema_;
 };
 
 // ---- scalar functions ------------------------------------------------------
@@ -1049,18 +991,18 @@ void addrFunction(sqlite3_context* ctx, int /*argc*/, sqlite3_value** argv) {
 }  // namespace
 
 std::vector<std::string> heapTableNames() {
-  std::vector<std::string> names = {"objects", "refs", "fields", "strings"};
-  for (size_t t = 0; t < static_cast<size_t>(BuiltTable::Count); t++) {
-    names.emplace_back(builtTableSpec(static_cast<BuiltTable>(t)).name);
+  std::vector<std::string> names;
+  for (const TableSchema* t : kSqlSchema) {
+    if (!t->function) names.emplace_back(t->name);
   }
   return names;
 }
 
 Status registerHeapModules(sqlite3* db, HeapForSchema heaps, ScanCounter& counter) {
   using Make = std::function<std::unique_ptr<Table>(const SqlHeap&)>;
-  auto table = [&](const std::string& name, Make make) {
+  auto table = [&](const TableSchema& declared, Make make) {
     return registerModule(
-        db, "goheap_" + name,
+        db, "goheap_" + std::string(declared.name),
         [heaps, make](std::string_view schema) -> Expected<std::unique_ptr<Table>> {
           Expected<const SqlHeap*> heap = heapOf(heaps, schema);
           if (!heap) return heap.error();
@@ -1070,32 +1012,31 @@ Status registerHeapModules(sqlite3* db, HeapForSchema heaps, ScanCounter& counte
   };
   ScanCounter* c = &counter;
   Status st =
-      table("objects", [c](const SqlHeap& h) { return std::make_unique<ObjectsTable>(h, *c); });
+      table(kObjectsTable, [c](const SqlHeap& h) { return std::make_unique<ObjectsTable>(h, *c); });
   if (st) {
-    st = table("refs", [c](const SqlHeap& h) {
+    st = table(kRefsTable, [c](const SqlHeap& h) {
       return std::make_unique<LookupTable<RefsCursor>>(
-          h, *c, kRefColumns, std::vector<Lookup>{{kRefFrom, 4}, {kRefTo, 4}},
+          h, *c, kRefsTable, kRefLookups,
           [](const analysis::Snapshot& s) { return double(s.heap.successors.edgeCount()); });
     });
   }
   if (st) {
-    st = table("fields", [c](const SqlHeap& h) {
-      // Decoding every object's fields costs far more than reading a row.
+    st = table(kFieldsTable, [c](const SqlHeap& h) {
       return std::make_unique<LookupTable<FieldsCursor>>(
-          h, *c, kFieldColumns, std::vector<Lookup>{{kFieldObject, 8}},
+          h, *c, kFieldsTable, kFieldLookups,
           [](const analysis::Snapshot& s) { return 20.0 * s.heap.objectCount(); });
     });
   }
   if (st) {
-    st = table("strings", [c](const SqlHeap& h) {
+    st = table(kStringsTable, [c](const SqlHeap& h) {
       return std::make_unique<LookupTable<StringsCursor>>(
-          h, *c, kStringColumns, std::vector<Lookup>{{kStrHolder, 4}, {kStrObject, 2}},
+          h, *c, kStringsTable, kStringLookups,
           [](const analysis::Snapshot& s) { return double(s.heap.objectCount()); });
     });
   }
   for (size_t t = 0; st && t < static_cast<size_t>(BuiltTable::Count); t++) {
     const auto which = static_cast<BuiltTable>(t);
-    st = table(builtTableSpec(which).name, [c, which](const SqlHeap& h) {
+    st = table(builtTableSpec(which).schema, [c, which](const SqlHeap& h) {
       return std::make_unique<BuiltRowsTable>(h, which, *c);
     });
   }
@@ -1107,24 +1048,24 @@ Status registerHeapModules(sqlite3* db, HeapForSchema heaps, ScanCounter& counte
     const SqlHeap* heap = heaps(schema);
     if (heap == nullptr) continue;
     const std::string prefix = schema == "main" ? "" : "old_";
-    auto function = [&](const std::string& name, Make make) {
+    auto function = [&](const TableSchema& declared, Make make) {
       return registerModule(
-          db, prefix + name,
+          db, prefix + std::string(declared.name),
           [heap, make](std::string_view) -> Expected<std::unique_ptr<Table>> {
             return make(*heap);
           },
           /*eponymous=*/true);
     };
-    st = function("paths", [c](const SqlHeap& h) {
-      return std::make_unique<FunctionTable<PathsCursor>>(h, *c, kPathColumns);
+    st = function(kPathsFunction, [c](const SqlHeap& h) {
+      return std::make_unique<FunctionTable<PathsCursor>>(h, *c, kPathsFunction);
     });
     if (st)
-      st = function("subtree", [c](const SqlHeap& h) {
-        return std::make_unique<FunctionTable<SubtreeCursor>>(h, *c, kSubtreeColumns);
+      st = function(kSubtreeFunction, [c](const SqlHeap& h) {
+        return std::make_unique<FunctionTable<SubtreeCursor>>(h, *c, kSubtreeFunction);
       });
     if (st)
-      st = function("dominators", [c](const SqlHeap& h) {
-        return std::make_unique<FunctionTable<DominatorsCursor>>(h, *c, kDominatorsColumns);
+      st = function(kDominatorsFunction, [c](const SqlHeap& h) {
+        return std::make_unique<FunctionTable<DominatorsCursor>>(h, *c, kDominatorsFunction);
       });
     if (!st) return st;
     const int flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS;

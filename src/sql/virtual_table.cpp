@@ -22,22 +22,6 @@ struct ModuleAux {
   sqlite3_module module{};
 };
 
-std::string declaration(const Table& t) {
-  std::string sql = "CREATE TABLE x(";
-  bool first = true;
-  for (const ColumnDef& c : t.columns()) {
-    if (!first) sql += ", ";
-    first = false;
-    sql += '"';
-    sql += c.name;
-    sql += "\" ";
-    sql += c.type;
-    if (c.hidden) sql += " HIDDEN";
-  }
-  sql += ")";
-  return sql;
-}
-
 void setError(sqlite3_vtab* vtab, const std::string& message) {
   sqlite3_free(vtab->zErrMsg);
   vtab->zErrMsg = sqlite3_mprintf("%s", message.c_str());
@@ -57,7 +41,7 @@ int connect(sqlite3* db, void* aux, int argc, const char* const* argv, sqlite3_v
     *err = sqlite3_mprintf("%s", table.error().message().c_str());
     return SQLITE_ERROR;
   }
-  const std::string decl = declaration(**table);
+  const std::string decl = createTableSql((*table)->schema());
   if (int rc = sqlite3_declare_vtab(db, decl.c_str()); rc != SQLITE_OK) return rc;
   // Every table reads a heap that is never written, and none has side effects.
   sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);

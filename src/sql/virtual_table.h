@@ -1,4 +1,4 @@
-// SQLite virtual tables as small C++ classes. A Table says its columns and
+// SQLite virtual tables as small C++ classes. A Table says its schema and
 // how it can be searched (plan(), SQLite's xBestIndex), and opens Cursors
 // that walk the rows a plan selects (xFilter, xNext, xColumn). The C glue
 // between sqlite3_module and these classes is virtual_table.cpp's, so each
@@ -16,15 +16,10 @@
 #include <string_view>
 #include <vector>
 
+#include "sql/schema.h"
 #include "util/error.h"
 
 namespace goheap::sql {
-
-struct ColumnDef {
-  const char* name;
-  const char* type;     // "INTEGER", "TEXT", "BLOB"
-  bool hidden = false;  // an argument of a table-valued function
-};
 
 // What xFilter is asked for: the plan plan() chose (idxNum) and the values
 // of the constraints it asked for, in the order it numbered them.
@@ -47,7 +42,8 @@ class Cursor {
 class Table {
  public:
   virtual ~Table() = default;
-  virtual std::span<const ColumnDef> columns() const = 0;
+  // Its columns, as schema.h declares them.
+  virtual const TableSchema& schema() const = 0;
   // Chooses how to answer a query's constraints (SQLite's xBestIndex):
   // SQLITE_OK, or SQLITE_CONSTRAINT when the constraints given cannot be
   // answered (a table-valued function called without its argument).
