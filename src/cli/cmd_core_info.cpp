@@ -403,35 +403,34 @@ int runCoreInfo(int argc, const char* const* argv) {
                     kExitUsage);
       }
     }
-    std::optional<core::ExecutableMatch> match;
-    std::optional<bin::Binary> binary;
+    std::optional<core::CheckedExecutable> program;
     HeapSummary heap;
     std::optional<core::Goroutines> goroutines;
     GoroutineView view;
     if (!exe.empty()) {
-      Expected<bin::Binary> b = bin::Binary::open(exe);
-      if (!b) return fail(b.error());
-      binary.emplace(std::move(*b));
-      match = core::checkExecutable(*c, binary->container(), exe);
+      Expected<core::CheckedExecutable> opened = core::openExecutable(*c, exe);
+      if (!opened) return fail(opened.error());
+      program.emplace(opened.take());
     }
+    const core::ExecutableMatch* match = program ? &program->match : nullptr;
     // Only the program's own executable says how its runtime lays out spans
     // and goroutines.
     if (match && match->matches() && (args.getBool("heap") || args.getBool("goroutines"))) {
-      const Expected<core::CoreReader> reader = core::CoreReader::open(*c, *binary, match->bias);
+      const Expected<core::CoreReader> reader =
+          core::CoreReader::open(*c, program->binary, match->bias);
       if (args.getBool("heap")) heap = readHeap(reader);
       if (args.getBool("goroutines")) {
         if (!reader) return fail(reader.error().inFile(exe));
         Expected<core::Goroutines> gs = reader->readGoroutines();
         if (!gs) return fail(gs.error().inFile(c->path()));
         goroutines.emplace(std::move(*gs));
-        view = {&*goroutines, &*binary, match->bias};
+        view = {&*goroutines, &program->binary, match->bias};
       }
     }
-    const core::ExecutableMatch* m = match ? &*match : nullptr;
     if (args.getBool("json")) {
-      writeJson(*c, args.getBool("segments"), m, exe, search, heap, view);
+      writeJson(*c, args.getBool("segments"), match, exe, search, heap, view);
     } else {
-      writeText(*c, args.getBool("segments"), m, exe, search, heap, view);
+      writeText(*c, args.getBool("segments"), match, exe, search, heap, view);
     }
     if (match && !match->matches()) {
       std::fprintf(stderr, "goheap: %s\n", match->mismatch().c_str());
