@@ -8,19 +8,16 @@
 #include <algorithm>
 
 #include "bin/binary.h"
-#include "bin/debug_info.h"
 #include "bin/inline.h"
 #include "cli/command.h"
 #include "cli/table.h"
 #include "core/core_file.h"
+#include "core/core_reader.h"
 #include "core/executable_match.h"
 #include "core/find_executable.h"
 #include "core/goroutines.h"
 #include "core/heap_walk.h"
-#include "core/memory_image.h"
 #include "core/pointer_masks.h"
-#include "core/runtime_layout.h"
-#include "core/runtime_types.h"
 #include "util/format.h"
 #include "util/json_writer.h"
 
@@ -92,37 +89,20 @@ Totals totals(const core::CoreFile& c) {
 struct HeapSummary {
   bool asked = false;
   Expected<core::HeapObjects> heap = Error("");
-  uint64_t large_objects = 0;  // of more than 32 KiB, each its own span
   // Each object's pointer words, or why they were not read.
   Expected<core::PointerMasks> pointers = Error("");
 };
 
-constexpr uint64_t kMaxSmallObject = 32 << 10;  // runtime._MaxSmallSize
-
-// `types`: the executable's DWARF, or for a stripped one the layout table's.
-HeapSummary walkHeap(const core::MemoryImage& mem, const bin::Container& exe,
-                     const Expected<core::RuntimeTypes>& types) {
+// `reader`: the core's, or why the runtime's types could not be read.
+HeapSummary readHeap(const Expected<core::CoreReader>& reader) {
   HeapSummary h;
   h.asked = true;
-  if (!types) {
-    h.heap = types.error();
+  if (!reader) {
+    h.heap = reader.error();
     return h;
   }
-  const bin::DebugInfo* dwarf = &types->info();
-  auto layout = core::readRuntimeLayout(*dwarf, exe.ptr_size);
-  if (!layout) {
-    h.heap = layout.error();
-    return h;
-  }
-  h.heap = core::walkHeap(mem, *layout);
-  if (!h.heap) return h;
-  for (uint64_t n : h.heap->size) h.large_objects += n > kMaxSmallObject ? 1 : 0;
-  auto bits = core::readHeapBitsLayout(*dwarf, exe.ptr_size, exe.arch);
-  if (!bits) {
-    h.pointers = bits.error();
-    return h;
-  }
-  h.pointers = core::readPointerMasks(mem, *layout, *bits, *h.heap);
+  h.heap = reader->walkHeap();
+  if (h.heap) h.pointers = reader->readPointerMasks(*h.heap);
   return h;
 }
 
@@ -290,7 +270,7 @@ void writeJson(const core::CoreFile& c, bool segments, const core::ExecutableMat
       const core::HeapObjects& h = *heap.heap;
       w.field("spans", h.spans).field("spans_in_use", h.spans_in_use);
       w.field("objects", static_cast<uint64_t>(h.count())).field("bytes", h.bytes);
-      w.field("large_objects", heap.large_objects);
+      w.field("large_objects", h.largeObjects());
       w.key("skipped_spans").beginObject();
       w.field("unreadable", h.unreadable_spans)
           .field("unreadable_alloc_bits", h.unreadable_alloc_bits);
@@ -348,7 +328,7 @@ void writeText(const core::CoreFile& c, bool segments, const core::ExecutableMat
   if (heap.asked && heap.heap) {
     const core::HeapObjects& h = *heap.heap;
     line("heap", formatCount(h.count()) + " objects, " + formatBytes(h.bytes) + " (" +
-                     formatCount(heap.large_objects) + " larger than 32 KiB), in " +
+                     formatCount(h.largeObjects()) + " larger than 32 KiB), in " +
                      formatCount(h.spans_in_use) + " spans in use of " + formatCount(h.spans));
     for (const std::string& w : h.warnings) line("heap warning", w);
     if (!heap.pointers) {
@@ -423,37 +403,34 @@ int runCoreInfo(int argc, const char* const* argv) {
                     kExitUsage);
       }
     }
-    std::optional<core::ExecutableMatch> match;
-    std::optional<bin::Binary> binary;
+    std::optional<core::CheckedExecutable> program;
     HeapSummary heap;
     std::optional<core::Goroutines> goroutines;
     GoroutineView view;
     if (!exe.empty()) {
-      Expected<bin::Binary> b = bin::Binary::open(exe);
-      if (!b) return fail(b.error());
-      binary.emplace(std::move(*b));
-      match = core::checkExecutable(*c, binary->container(), exe);
+      Expected<core::CheckedExecutable> opened = core::openExecutable(*c, exe);
+      if (!opened) return fail(opened.error());
+      program.emplace(opened.take());
     }
+    const core::ExecutableMatch* match = program ? &program->match : nullptr;
     // Only the program's own executable says how its runtime lays out spans
     // and goroutines.
     if (match && match->matches() && (args.getBool("heap") || args.getBool("goroutines"))) {
-      const core::MemoryImage mem(*c, binary->container(), match->bias);
-      const Expected<core::RuntimeTypes> types = core::runtimeTypes(*binary, mem);
-      if (args.getBool("heap")) heap = walkHeap(mem, binary->container(), types);
+      const Expected<core::CoreReader> reader =
+          core::CoreReader::open(*c, program->binary, match->bias);
+      if (args.getBool("heap")) heap = readHeap(reader);
       if (args.getBool("goroutines")) {
-        if (!types) return fail(types.error().inFile(exe));
-        Expected<core::Goroutines> gs =
-            core::readGoroutines(*c, mem, *binary, types->info(), match->bias);
+        if (!reader) return fail(reader.error().inFile(exe));
+        Expected<core::Goroutines> gs = reader->readGoroutines();
         if (!gs) return fail(gs.error().inFile(c->path()));
         goroutines.emplace(std::move(*gs));
-        view = {&*goroutines, &*binary, match->bias};
+        view = {&*goroutines, &program->binary, match->bias};
       }
     }
-    const core::ExecutableMatch* m = match ? &*match : nullptr;
     if (args.getBool("json")) {
-      writeJson(*c, args.getBool("segments"), m, exe, search, heap, view);
+      writeJson(*c, args.getBool("segments"), match, exe, search, heap, view);
     } else {
-      writeText(*c, args.getBool("segments"), m, exe, search, heap, view);
+      writeText(*c, args.getBool("segments"), match, exe, search, heap, view);
     }
     if (match && !match->matches()) {
       std::fprintf(stderr, "goheap: %s\n", match->mismatch().c_str());

@@ -6,15 +6,7 @@
 #include <unordered_map>
 
 #include "bin/debug_info.h"
-#include "core/goroutines.h"
-#include "core/heap_walk.h"
-#include "core/memory_image.h"
-#include "core/memstats.h"
-#include "core/pointer_masks.h"
-#include "core/roots.h"
-#include "core/runtime_layout.h"
-#include "core/runtime_types.h"
-#include "core/stack_scan.h"
+#include "core/core_reader.h"
 #include "util/format.h"
 
 namespace goheap::core {
@@ -483,53 +475,38 @@ bool readOrWarn(Expected<T>& part, std::string_view what, model::HeapModel& out)
 
 }  // namespace
 
-Expected<model::HeapModel> readCoreModel(const CoreFile& core, MappedFile file,
-                                         const bin::Binary& exe, uint64_t bias,
+Expected<model::HeapModel> readCoreModel(const CoreReader& reader, MappedFile file,
                                          const CoreModelHooks& hooks) {
-  // The runtime's struct layouts and globals: the executable's DWARF, or for
-  // a stripped one the committed table and a search of memory.
-  Expected<RuntimeTypes> types = runtimeTypes(exe, MemoryImage(core, exe.container(), bias));
-  if (!types) return types.error().inFile(exe.path());
-  return readCoreModel(core, std::move(file), exe, bias, types->info(), hooks);
-}
-
-Expected<model::HeapModel> readCoreModel(const CoreFile& core, MappedFile file,
-                                         const bin::Binary& exe, uint64_t bias,
-                                         const bin::DebugInfo& runtime_types,
-                                         const CoreModelHooks& hooks) {
+  const CoreFile& core = reader.core();
+  const bin::Binary& exe = reader.executable();
   if (file.bytes().size() != core.file().bytes().size()) {
     return Error("the core file changed while it was read");
   }
-  const bin::Container& c = exe.container();
-  const MemoryImage mem(core, c, bias);
-  const bin::DebugInfo* dwarf = &runtime_types;
-  auto layout = readRuntimeLayout(*dwarf, c.ptr_size);
-  if (!layout) return layout.error().inFile(exe.path());
-  auto bits = readHeapBitsLayout(*dwarf, c.ptr_size, c.arch);
-  if (!bits) return bits.error().inFile(exe.path());
+  if (!reader.spanLayout()) return reader.spanLayout().error().inFile(exe.path());
+  if (!reader.heapBitsLayout()) return reader.heapBitsLayout().error().inFile(exe.path());
 
   model::HeapModel out(std::move(file));
   out.format = "core";
   // The core's first warning says it is cut short; the others that memory
   // is left out by design, which the executable makes up for.
   if (core.truncatedBytes() > 0) out.warnings.push_back(core.warnings().front());
-  ModelBuilder build(core, mem, exe, bias, out);
+  ModelBuilder build(core, reader.memory(), exe, reader.bias(), out);
   build.params();
 
-  Expected<HeapObjects> heap =
-      stage(hooks, "walk heap spans", [&] { return walkHeap(mem, *layout); });
+  Expected<HeapObjects> heap = stage(hooks, "walk heap spans", [&] { return reader.walkHeap(); });
   if (!heap) return heap.error();
   for (const std::string& w : heap->warnings) out.warnings.push_back(w);
   stage(hooks, "read pointer masks", [&] {
-    PointerMasks masks = readPointerMasks(mem, *layout, *bits, *heap);
+    // Cannot fail: both layouts were read above.
+    PointerMasks masks = reader.readPointerMasks(*heap).take();
     for (const std::string& w : masks.warnings) out.warnings.push_back(w);
     build.objects(*heap, std::move(masks));
   });
 
   stage(hooks, "read goroutines", [&] {
-    Expected<Goroutines> gs = readGoroutines(core, mem, exe, *dwarf, bias);
+    Expected<Goroutines> gs = reader.readGoroutines();
     if (!readOrWarn(gs, "goroutines", out)) return;
-    Expected<StackScan> scan = scanStacks(*gs, mem, exe, *dwarf, bias);
+    Expected<StackScan> scan = reader.scanStacks(*gs);
     if (scan) {
       for (const std::string& w : scan->warnings) out.warnings.push_back(w);
     } else {
@@ -539,24 +516,40 @@ Expected<model::HeapModel> readCoreModel(const CoreFile& core, MappedFile file,
     build.goroutines(*gs, scan ? &*scan : nullptr);
   });
   stage(hooks, "read roots", [&] {
-    Expected<DataRoots> roots = readDataRoots(mem, *dwarf);
+    Expected<DataRoots> roots = reader.readDataRoots();
     if (readOrWarn(roots, "data and bss roots", out)) build.dataRoots(*roots);
-    Expected<Specials> specials =
-        readSpecials(mem, *layout, *dwarf, exe.pclntab(), exe.goVersion());
+    Expected<Specials> specials = reader.readSpecials();
     if (readOrWarn(specials, "finalizers", out)) build.specials(*specials);
     if (specials) {
-      Expected<MemProfile> prof = readMemProfile(mem, *dwarf, *specials);
+      Expected<MemProfile> prof = reader.readMemProfile(*specials);
       if (readOrWarn(prof, "allocation sites", out)) build.memProfile(*prof, *specials);
     }
-    Expected<Itabs> itabs = readItabs(mem, *dwarf);
+    Expected<Itabs> itabs = reader.readItabs();
     if (readOrWarn(itabs, "itabs", out)) build.itabs(*itabs);
   });
   stage(hooks, "read memstats", [&] {
-    Expected<CoreMemStats> stats = readMemStats(mem, *dwarf, *heap);
+    Expected<CoreMemStats> stats = reader.readMemStats(*heap);
     if (readOrWarn(stats, "memstats", out)) build.memStats(*stats);
   });
   build.threads();
   return out;
+}
+
+Expected<model::HeapModel> readCoreModel(const CoreFile& core, MappedFile file,
+                                         const bin::Binary& exe, uint64_t bias,
+                                         const CoreModelHooks& hooks) {
+  // The runtime's struct layouts and globals: the executable's DWARF, or for
+  // a stripped one the committed table and a search of memory.
+  Expected<CoreReader> reader = CoreReader::open(core, exe, bias);
+  if (!reader) return reader.error().inFile(exe.path());
+  return readCoreModel(*reader, std::move(file), hooks);
+}
+
+Expected<model::HeapModel> readCoreModel(const CoreFile& core, MappedFile file,
+                                         const bin::Binary& exe, uint64_t bias,
+                                         const bin::DebugInfo& runtime_types,
+                                         const CoreModelHooks& hooks) {
+  return readCoreModel(CoreReader(core, exe, bias, runtime_types), std::move(file), hooks);
 }
 
 }  // namespace goheap::core

@@ -18,8 +18,10 @@
 //  - params from the core (word size, byte order, GOARCH) and the
 //    executable (the Go version).
 //
-// Every part the core cannot give whole is a warning in HeapModel::warnings with
-// a count, never an error; only a core whose heap cannot be found at all is.
+// Each part is read by one stage of core::CoreReader (core_reader.h), which
+// `goheap core-info` runs too. Every part the core cannot give whole is a
+// warning in HeapModel::warnings with a count, never an error; only a core whose
+// heap cannot be found at all is.
 #pragma once
 
 #include <functional>
@@ -28,6 +30,7 @@
 #include "bin/binary.h"
 #include "bin/debug_info.h"
 #include "core/core_file.h"
+#include "core/core_reader.h"
 #include "model/heap_model.h"
 #include "util/error.h"
 #include "util/mapped_file.h"
@@ -53,6 +56,9 @@ Expected<model::HeapModel> readCoreModel(const CoreFile& core, MappedFile file,
 Expected<model::HeapModel> readCoreModel(const CoreFile& core, MappedFile file,
                                          const bin::Binary& exe, uint64_t bias,
                                          const bin::DebugInfo& runtime_types,
+                                         const CoreModelHooks& hooks = {});
+// The same with every stage run by `reader`.
+Expected<model::HeapModel> readCoreModel(const CoreReader& reader, MappedFile file,
                                          const CoreModelHooks& hooks = {});
 
 }  // namespace goheap::core

@@ -55,13 +55,19 @@ std::string problemWith(const CoreFile& core, const std::string& path) {
   std::error_code ec;
   if (!fs::exists(path, ec)) return "no such file";
   if (fs::is_directory(path, ec)) return "a directory";
-  Expected<bin::Binary> exe = bin::Binary::open(path);
+  Expected<CheckedExecutable> exe = openExecutable(core, path);
   if (!exe) return exe.error().message();
-  const ExecutableMatch match = checkExecutable(core, exe->container(), path);
-  return match.matches() ? "" : match.mismatch();
+  return exe->match.matches() ? "" : exe->match.mismatch();
 }
 
 }  // namespace
+
+Expected<CheckedExecutable> openExecutable(const CoreFile& core, const std::string& path) {
+  Expected<bin::Binary> binary = bin::Binary::open(path);
+  if (!binary) return binary.error();
+  ExecutableMatch match = checkExecutable(core, binary->container(), path);
+  return CheckedExecutable{binary.take(), std::move(match)};
+}
 
 std::string ExecutableSearch::explain(std::string_view core_path) const {
   std::string out = "no executable belongs to " + std::string(core_path);

@@ -15,7 +15,10 @@
 #include <string_view>
 #include <vector>
 
+#include "bin/binary.h"
 #include "core/core_file.h"
+#include "core/executable_match.h"
+#include "util/error.h"
 
 namespace goheap::core {
 
@@ -36,6 +39,16 @@ struct ExecutableSearch {
   //     ./app (beside the core): core and executable do not match: entry ...
   std::string explain(std::string_view core_path) const;
 };
+
+// An executable opened and checked against a core.
+struct CheckedExecutable {
+  bin::Binary binary;
+  ExecutableMatch match;  // whether it is the core's, and its load bias
+};
+
+// Opens the executable at `path` and checks it against `core`: an Error only
+// when it cannot be opened; a mismatch is in `match`.
+Expected<CheckedExecutable> openExecutable(const CoreFile& core, const std::string& path);
 
 // Finds the executable of `core`, read from `core_path`. With `given` (the
 // command line named one) only that one is tried: a user's choice is not

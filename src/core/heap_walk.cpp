@@ -15,6 +15,13 @@ void skip(HeapObjects& out, uint64_t& counter, uint64_t span, const std::string&
 
 }  // namespace
 
+uint64_t HeapObjects::largeObjects() const {
+  constexpr uint64_t kMaxSmallObject = 32 << 10;  // runtime._MaxSmallSize
+  uint64_t n = 0;
+  for (uint64_t s : size) n += s > kMaxSmallObject ? 1 : 0;
+  return n;
+}
+
 Expected<HeapObjects> walkHeap(const MemoryImage& mem, const RuntimeLayout& l) {
   const WordReader& words = mem.words();
   const uint64_t ptr = words.ptrSize();

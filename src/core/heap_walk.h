@@ -39,6 +39,8 @@ struct HeapObjects {
   std::vector<std::string> warnings;
 
   size_t count() const { return addr.size(); }
+  // The objects of more than runtime._MaxSmallSize bytes, each its own span.
+  uint64_t largeObjects() const;
 };
 
 // An Error only when runtime.mheap_ or its allspans array cannot be read.

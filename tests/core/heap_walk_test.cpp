@@ -147,5 +147,16 @@ TEST(HeapWalk, AnUnreadableAllspansIsAnError) {
       << heap.error().message();
 }
 
+TEST(HeapWalk, LargeObjectsAreThoseAboveTheLargestSizeClass) {
+  // runtime._MaxSmallSize is 32768: an object of that size still has a size
+  // class; one byte more takes a span of its own.
+  core::HeapObjects heap;
+  heap.size = {16, 8192, 32768, 32769, 40960, uint64_t{1} << 20};
+  heap.addr = {kHeap,           kHeap + 0x10000, kHeap + 0x20000,
+               kHeap + 0x30000, kHeap + 0x40000, kHeap + 0x50000};
+  EXPECT_EQ(heap.largeObjects(), 3u);
+  EXPECT_EQ(core::HeapObjects{}.largeObjects(), 0u);
+}
+
 }  // namespace
 }  // namespace goheap
