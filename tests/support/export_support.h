@@ -13,9 +13,16 @@
 
 namespace goheap::testing {
 
-// EXE.dump analysed, with EXE attached and typed; null (and a message in
-// `why`) when the dump is missing.
-goheap::testing::SnapshotPtr loadTypedDump(const std::string& exe, std::string& why);
+// EXE.dump analysed, with EXE attached and typed, or why not: the dump is
+// missing (a skip: make-dumps.sh writes it, and CI fails a skip the
+// allowlist does not allow), or goheap failed to open or type it (a
+// failure: that is goheap's fault, never the machine's).
+struct TypedDump {
+  goheap::testing::SnapshotPtr snapshot;
+  std::string missing;  // the missing file, when the dump is missing
+  std::string error;    // goheap's error, when it failed
+};
+TypedDump loadTypedDump(const std::string& exe);
 
 // Writes `format` to a fresh file under the test's temporary directory and
 // returns its path.
