@@ -160,8 +160,10 @@ class Stripped {
   std::optional<std::string> versionOf(const std::string& exe) {
     const fs::path copy = dir_ / fs::path(exe).filename();
     const std::string cmd = "strip -s -o '" + copy.string() + "' '" + exe + "' 2>/dev/null";
-    const bool stripped = std::system(cmd.c_str()) == 0;
-    Expected<Binary> b = Binary::open(stripped ? copy.string() : exe);
+    // Binutils' strip (scripts/install-deps.sh): reading the unstripped file
+    // instead would not test the string header at all.
+    if (std::system(cmd.c_str()) != 0) return "strip failed: " + cmd;
+    Expected<Binary> b = Binary::open(copy.string());
     if (!b.ok()) return "cannot open: " + b.error().message();
     Container c = b->container();
     c.symbols.clear();
