@@ -101,7 +101,7 @@ bool holdsCapSysPtrace() {
 // Scope 3 forbids ptrace until reboot, and a refusal with yama out of the
 // way comes from the container (seccomp, a missing capability): no test run
 // can change either (tests/skip-allowlist.txt names both). Scope 1 or 2
-// without CAP_SYS_PTRACE is lowered by ctest's machine_conditions fixture,
+// without CAP_SYS_PTRACE is lowered by ctest's machine_conditions_setup,
 // as root: a run without it fails under CI. The trial is on a child of our
 // own, which any tracer may trace unless ptrace is refused altogether.
 std::string ptraceProblem() {
@@ -125,7 +125,7 @@ std::string ptraceProblem() {
     if (why.empty() && scope > 0 && !holdsCapSysPtrace()) {
       why = "yama's ptrace_scope is " + std::to_string(scope) +
             " and CAP_SYS_PTRACE is missing: snap may not attach to a process that "
-            "is not its child (ctest's machine_conditions fixture lowers it, as root)";
+            "is not its child (ctest's machine_conditions_setup lowers it, as root)";
     }
     return why;
   }();

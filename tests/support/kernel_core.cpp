@@ -43,8 +43,8 @@ std::string whyPatternNotSet() {
     return "/proc/sys is read-only here, so no test run can set it";
   }
   if (geteuid() != 0)
-    return "only root may set it (ctest's machine_conditions fixture does, as root)";
-  return "ctest's machine_conditions fixture sets it to core for a run (this run went without it)";
+    return "only root may set it (ctest's machine_conditions_setup does, as root)";
+  return "ctest's machine_conditions_setup sets it to core for a run (this run went without it)";
 }
 
 }  // namespace

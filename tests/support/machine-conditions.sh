@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The machine settings the kernel-core and snap tests need, made for the
-# length of a ctest run and put back after it (ctest's machine_conditions
+# length of a ctest run and put back after it (ctest's machine_conditions_setup
 # fixture, tests/CMakeLists.txt), when run as root with a writable /proc/sys:
 #   kernel.core_pattern  "core", so that the kernel writes a crashing test
 #                        program's core into its working directory (hosts
