@@ -113,7 +113,9 @@ std::string runToCrash(const std::vector<std::string>& argv, const std::string& 
       rlimit lim{};
       getrlimit(RLIMIT_CORE, &lim);
       return "cannot raise RLIMIT_CORE to write a core: the hard limit is " +
-             std::to_string(lim.rlim_max) + " bytes and this process may not raise it";
+             std::to_string(lim.rlim_max) +
+             " bytes, and only root with CAP_SYS_RESOURCE may raise it: raise it where the run "
+             "starts (ulimit -Hc unlimited; docker run --ulimit core=-1)";
     }
     return "the program exited with status " + std::to_string(WEXITSTATUS(status)) +
            " instead of dying of SIGABRT: " + readText(dir + "/output.txt").substr(0, 500);
