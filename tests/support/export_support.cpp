@@ -75,11 +75,6 @@ void writeWholeFile(const std::string& path, const std::string& text) {
   if (!out) ADD_FAILURE() << "cannot write " << path;
 }
 
-bool toolsRequired() {
-  const char* ci = std::getenv("CI");
-  return ci != nullptr && std::string(ci) == "true";
-}
-
 int runCommand(const std::string& command) {
   const int status = std::system(command.c_str());
   if (status == -1 || !WIFEXITED(status)) return -1;
