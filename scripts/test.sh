@@ -36,8 +36,33 @@ if [ "$extra" = 1 ] || [ "$extra" = true ]; then
   echo "test.sh: extra builds took ${SECONDS} s"
 fi
 
+# skip_summary LOG CTEST_OUTPUT: every test that did not run, and why. Each
+# skipped test prints "GOHEAP-SKIP... NAME: why" (tests/support/test_main.cpp)
+# into ctest's log; a test that did not run at all (a fixture failed) is only
+# in ctest's own list.
+skip_summary() {
+  local log=$1 output=$2 reasons not_run
+  reasons=$(grep -h -E '^GOHEAP-SKIP(PED|-FAILS) ' "$log" 2>/dev/null | sort -u || true)
+  not_run=$(sed -n '/The following tests did not run:/,/^$/p' "$output" 2>/dev/null || true)
+  [ -n "$reasons$not_run" ] || return 0
+  local bar
+  bar=$(printf '!%.0s' $(seq 78))
+  echo
+  echo "$bar"
+  echo "test.sh: SKIPPED TESTS: what this run did not test, and why."
+  echo "GOHEAP-SKIP-FAILS marks a skip that fails a CI run (tests/skip-allowlist.txt)."
+  echo
+  [ -z "$reasons" ] || echo "$reasons"
+  [ -z "$not_run" ] || { echo; echo "ctest: $not_run"; }
+  echo "$bar"
+}
+
 build_with build gcc g++ RelWithDebInfo -DGOHEAP_TESTS=ON
-(cd build && ctest --output-on-failure -j2)
+ctest_status=0
+(cd build && ctest --output-on-failure -j2) 2>&1 | tee build/ctest-output.txt ||
+  ctest_status=${PIPESTATUS[0]}
+skip_summary build/Testing/Temporary/LastTest.log build/ctest-output.txt
+[ "$ctest_status" = 0 ] || exit "$ctest_status"
 seconds=${GOHEAP_FUZZ_SECONDS:-60}
 if [ "$seconds" != 0 ] && [ -x fuzz/run.sh ]; then
   bash fuzz/run.sh "$seconds"

@@ -114,6 +114,7 @@ TEST_P(BinaryOf, ScanFindsTheSameTableWithoutTheSection) {
   ASSERT_EQ(without->container().section(".gopclntab"), nullptr);
   const auto a = with->pclntab().funcs();
   const auto b = without->pclntab().funcs();
+  ASSERT_FALSE(a.empty());
   ASSERT_EQ(a.size(), b.size());
   for (size_t i = 0; i < a.size(); ++i) {
     ASSERT_EQ(a[i].entry, b[i].entry);

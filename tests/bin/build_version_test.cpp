@@ -161,6 +161,7 @@ class Stripped {
     const fs::path copy = dir_ / fs::path(exe).filename();
     const std::string cmd = "strip -s -o '" + copy.string() + "' '" + exe + "' 2>/dev/null";
     const bool stripped = std::system(cmd.c_str()) == 0;
+    stripped_ += stripped ? 1 : 0;
     Expected<Binary> b = Binary::open(stripped ? copy.string() : exe);
     if (!b.ok()) return "cannot open: " + b.error().message();
     Container c = b->container();
@@ -168,9 +169,13 @@ class Stripped {
     const std::optional<ModuleLayout> m = moduleLayoutFromModuledata(c, b->pclntab(), std::nullopt);
     return goVersionFromStringHeader(c, m, b->pclntab().layout());
   }
+  // How many copies strip made: none when binutils is missing
+  // (scripts/install-deps.sh installs it).
+  size_t strippedCount() const { return stripped_; }
 
  private:
   fs::path dir_;
+  size_t stripped_ = 0;
 };
 
 // Every Go executable below build/testdumps/go1.NN (what make-dumps.sh built
@@ -210,6 +215,7 @@ TEST(StringHeader, AgreesWithTheBuildInfoOfEveryStrippedTestExecutable) {
   }
   fs::remove_all(dir);
   EXPECT_GT(checked, 10u);
+  EXPECT_GT(strip.strippedCount(), 10u) << "strip made no stripped copies: is binutils installed?";
 }
 
 }  // namespace

@@ -467,16 +467,20 @@ TEST_P(CliOnRetentionDump, WithTheExecutableGlobalsFramesAndCreatorsAreNamed) {
   JsonValue gs = json("goroutines", {exe});
   std::map<uint64_t, const JsonValue*> by_id;
   for (const JsonValue& g : gs["goroutines"].items()) by_id[g["id"].u64()] = &g;
+  size_t labelled = 0;
   for (const JsonValue& w : report_["goroutines"].items()) {
     if (!w.has("label") || w["label"].str() == "main") continue;
+    labelled++;
     SCOPED_TRACE("goroutine " + std::to_string(w["id"].u64()));
     const JsonValue& g = *by_id.at(w["id"].u64());
     EXPECT_EQ(g["created_by"]["function"].str(), "main.main");
+    EXPECT_GT(g["frames"].size(), 0u);
     for (const JsonValue& f : g["frames"].items()) {
       EXPECT_FALSE(f["file"].str().empty());
       EXPECT_GT(f["line"].u64(), 0u);
     }
   }
+  EXPECT_GT(labelled, 0u) << "the report lists no goroutine that main started";
 }
 
 // With an executable that has DWARF, top groups by type and obj decodes

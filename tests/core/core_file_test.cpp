@@ -363,6 +363,7 @@ TEST(ExecutableMatch, EntryPathAndText) {
   auto m = core::checkExecutable(*core, exe, "/no/such/dir/prog");
   EXPECT_TRUE(m.matches()) << m.mismatch();
   EXPECT_EQ(m.bias, 0u);
+  ASSERT_FALSE(m.checks.empty());
   for (const auto& c : m.checks) EXPECT_TRUE(c.checked && c.ok) << c.name << ": " << c.detail;
 
   // Another entry point.
@@ -399,6 +400,7 @@ TEST(ExecutableMatch, EntryPathAndText) {
   auto p = core::checkExecutable(*core, pie, "/no/such/dir/prog");
   EXPECT_EQ(p.bias, 0x400000u);
   EXPECT_TRUE(p.matches()) << p.mismatch();
+  ASSERT_FALSE(p.checks.empty());
   for (const auto& c : p.checks) EXPECT_TRUE(c.checked && c.ok) << c.name << ": " << c.detail;
 }
 

@@ -135,6 +135,7 @@ void expectCoreHoldsTheDump(const std::string& core_path, const std::string& dum
   const JsonValue report = JsonValue::parseFile(report_path);
   std::set<uint64_t> finalized;
   for (const model::Finalizer& f : core->model.finalizers) finalized.insert(f.obj);
+  ASSERT_GT(report["finalizers"].size(), 0u);
   for (const JsonValue& f : report["finalizers"].items()) {
     EXPECT_TRUE(finalized.contains(f["addr"].hexAddress())) << f["addr"].str();
   }
@@ -149,6 +150,7 @@ void expectCoreHoldsTheDump(const std::string& core_path, const std::string& dum
   for (const JsonValue& c : report["cleanups"].items()) reported.insert(c.str());
   EXPECT_EQ(cleaned, reported);
   // Every value the program reports is an object of the core.
+  ASSERT_GT(report["values"].size(), 0u);
   for (const JsonValue& v : report["values"].items()) {
     EXPECT_TRUE(analysis::objectAt(*core, v["addr"].hexAddress())) << v["name"].str();
   }

@@ -201,6 +201,7 @@ void expectMatchesTraceback(const testing::KernelCoreRun& run, const std::string
     }
   }
   EXPECT_EQ(listed, theirs);
+  EXPECT_GT(reported, 0u) << "the program reports no goroutine of its own";
 
   std::cout << label << ": " << ours.size() << " goroutines in the core, " << theirs.size()
             << " in the traceback; status " << statuses << "/" << traced.size() << ", frames "

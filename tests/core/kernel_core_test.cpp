@@ -70,6 +70,7 @@ void expectHoldsReport(const core::CoreFile& core, const std::string& exe, const
   // The match checks, each made (but the path without NT_FILE) and passed.
   const core::ExecutableMatch match = core::checkExecutable(core, c, exe);
   EXPECT_TRUE(match.matches()) << match.mismatch();
+  ASSERT_FALSE(match.checks.empty());
   for (const auto& check : match.checks) {
     EXPECT_TRUE(check.checked || (check.name == "path" && core.files().empty()))
         << check.name << ": " << check.detail;
@@ -86,6 +87,7 @@ void expectHoldsReport(const core::CoreFile& core, const std::string& exe, const
 
   // Every value's bytes, from the core.
   const core::MemoryImage mem(core, c, match.bias);
+  ASSERT_GT(report["values"].size(), 0u);
   for (const JsonValue& v : report["values"].items()) {
     const uint64_t addr = v["addr"].hexAddress();
     const std::vector<uint8_t> want = fromHex(v["hex"].str());

@@ -132,6 +132,7 @@ TEST_P(CoreRoots, MatchTheHeapDump) {
   // Those the program set: finalizers with their functions, and cleanups
   // (runtime.AddCleanup wraps the function in a closure of its own, so only
   // the object is reported).
+  ASSERT_GT(report["finalizers"].size(), 0u);
   for (const JsonValue& f : report["finalizers"].items()) {
     const uint64_t addr = f["addr"].hexAddress();
     EXPECT_TRUE(named.count({addr, f["func"].str()}))

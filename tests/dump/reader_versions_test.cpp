@@ -472,7 +472,7 @@ TEST(ReaderGo17, SecondParamsStringThatIsNotAGoVersionIsTheExperiment) {
   EXPECT_EQ(r->params.go_version, "");
 }
 
-// Before go1.7 the architecture is thechar; dump.h promises arch derived from it.
+// Before go1.7 the architecture is thechar; the reader derives arch from it.
 TEST(ReaderGo14, ArchIsDerivedFromThechar) {
   struct Case {
     uint64_t thechar;

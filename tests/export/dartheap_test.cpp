@@ -145,10 +145,11 @@ DartGraph readDartHeap(const std::string& file) {
 class DartHeapFile : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(DartHeapFile, ReadsBackAsTheHeapGraph) {
-  std::string why;
-  auto snap = testing::loadTypedDump(std::string(GOHEAP_TESTDUMPS_DIR) + "/" + GetParam(), why);
-  if (!snap) GTEST_SKIP() << why;
-  const analysis::Snapshot& s = *snap;
+  const testing::TypedDump loaded =
+      testing::loadTypedDump(std::string(GOHEAP_TESTDUMPS_DIR) + "/" + GetParam());
+  if (!loaded.missing.empty()) GTEST_SKIP() << loaded.missing;
+  ASSERT_TRUE(loaded.error.empty()) << loaded.error;
+  const analysis::Snapshot& s = *loaded.snapshot;
   const graph::Heap& h = s.heap;
   DartGraph g;
   ASSERT_NO_THROW(g = readDartHeap(testing::readWholeFile(testing::writeFormat(s, "dartheap"))));

@@ -15,10 +15,11 @@ namespace {
 class DotFile : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(DotFile, RendersAndHoldsThePathsToRoots) {
-  std::string why;
-  auto snap = testing::loadTypedDump(std::string(GOHEAP_TESTDUMPS_DIR) + "/" + GetParam(), why);
-  if (!snap) GTEST_SKIP() << why;
-  const analysis::Snapshot& s = *snap;
+  const testing::TypedDump loaded =
+      testing::loadTypedDump(std::string(GOHEAP_TESTDUMPS_DIR) + "/" + GetParam());
+  if (!loaded.missing.empty()) GTEST_SKIP() << loaded.missing;
+  ASSERT_TRUE(loaded.error.empty()) << loaded.error;
+  const analysis::Snapshot& s = *loaded.snapshot;
   // An object a few steps from its roots: the deepest of the big retainers.
   NodeId focus = kNoNode;
   size_t longest = 0;

@@ -10,6 +10,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <utility>
 
 #include "support/export_support.h"
 #include "support/go_versions.h"
@@ -35,9 +36,10 @@ NodeId nodeOfId(uint64_t id) {
 class HeapSnapshotFile : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
-    std::string why;
-    snap_ = testing::loadTypedDump(testExe(GetParam()), why);
-    if (!snap_) GTEST_SKIP() << why;
+    testing::TypedDump loaded = testing::loadTypedDump(testExe(GetParam()));
+    if (!loaded.missing.empty()) GTEST_SKIP() << loaded.missing;
+    ASSERT_TRUE(loaded.error.empty()) << loaded.error;
+    snap_ = std::move(loaded.snapshot);
   }
   goheap::testing::SnapshotPtr snap_;
 };

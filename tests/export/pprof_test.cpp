@@ -223,6 +223,7 @@ class Pprof : public ::testing::TestWithParam<Case> {
 TEST_P(Pprof, TypeFramesAreGoheapsTopByType) {
   const std::string profile = write("pprof");
   const auto rows = histogramByName();
+  ASSERT_FALSE(rows.empty());
   uint64_t retained_total = 0;
   for (const auto& [name, r] : rows) retained_total += r.retained;
   struct Index {
@@ -251,6 +252,7 @@ TEST_P(Pprof, TypeFramesAreGoheapsTopByType) {
 TEST_P(Pprof, RetentionFramesRetainWhatGoheapSays) {
   const std::string profile = write("pprof-retention");
   const auto rows = histogramByName();
+  ASSERT_FALSE(rows.empty());
   const Top objects = top(profile, "inuse_objects");
   EXPECT_EQ(objects.total, snap_->reachable_objects);
   const Top space = top(profile, "inuse_space");

@@ -91,6 +91,7 @@ TEST_P(ExecutableOnRealDump, BindsAtTheLoadBiasAndEveryFrameMatches) {
 }
 
 TEST_P(ExecutableOnRealDump, EveryFrameSymbolizesToTheFunctionItsRecordNames) {
+  ASSERT_FALSE(snap_->model.frames.empty());
   for (const model::StackFrame& fr : snap_->model.frames) {
     SCOPED_TRACE(std::string(fr.function));
     Expected<std::vector<bin::SourceFrame>> fs = snap_->exe->frames(fr.pc);
@@ -144,12 +145,14 @@ TEST_P(ExecutableOnRealDump, GlobalsOnPathsAreTheReportedVariables) {
 TEST_P(ExecutableOnRealDump, GoroutinesShowTheTracebacksTopFunctionAndCreator) {
   std::map<uint64_t, analysis::GoroutineInfo> by_id;
   for (analysis::GoroutineInfo& g : analysis::goroutines(*snap_)) by_id[g.id] = std::move(g);
+  size_t compared = 0;
   for (const JsonValue& want : report_["goroutines"].items()) {
     const uint64_t id = want["id"].u64();
     SCOPED_TRACE("goroutine " + std::to_string(id));
     ASSERT_TRUE(by_id.count(id));
     const analysis::GoroutineInfo& g = by_id[id];
     if (want["state"].str() == "running") continue;  // the one writing the dump
+    compared++;
     std::string first_shown;
     for (const analysis::FrameInfo& f : g.frames) {
       std::vector<std::string> names;
@@ -168,6 +171,7 @@ TEST_P(ExecutableOnRealDump, GoroutinesShowTheTracebacksTopFunctionAndCreator) {
       EXPECT_GT(g.created_by->line, 0);
     }
   }
+  EXPECT_GT(compared, 0u) << "the report lists no waiting goroutine";
 }
 
 INSTANTIATE_TEST_SUITE_P(Retention, ExecutableOnRealDump, ::testing::ValuesIn(exeDumpCases()),
@@ -301,6 +305,7 @@ TEST_P(FuncsProgram, ClosuresAndMethodValuesAreNamedByTheirFunction) {
   }
   // Without the executable nothing is a closure.
   auto plain = load(GetParam().dir + "/funcs.dump");
+  ASSERT_GT(plain->heap.objectCount(), 0u);
   for (NodeId o = 0; o < plain->heap.objectCount(); o++) {
     ASSERT_TRUE(plain->namer().closureFunction(o).empty());
   }

@@ -80,6 +80,7 @@ TEST_P(RetentionDump, ParamsAgreeWithTheProgram) {
 }
 
 TEST_P(RetentionDump, EveryReportedObjectIsInTheDumpAtItsAddressAndReachable) {
+  ASSERT_GT(report_["objects"].size(), 0u);
   for (const auto& [label, obj] : report_["objects"].members()) {
     auto o = analysis::objectAt(*snap_, obj["addr"].hexAddress());
     ASSERT_TRUE(o.has_value()) << label;
@@ -125,6 +126,7 @@ TEST_P(RetentionDump, SessionMapRetainsAtLeastItsSessions) {
 }
 
 TEST_P(RetentionDump, PathFromGlobalToChainEndHasTheReportedHops) {
+  ASSERT_GT(report_["paths"].size(), 0u);
   for (const JsonValue& p : report_["paths"].items()) {
     auto target = analysis::objectAt(*snap_, p["target_addr"].hexAddress());
     ASSERT_TRUE(target.has_value());
@@ -150,6 +152,7 @@ TEST_P(RetentionDump, PathFromGlobalToChainEndHasTheReportedHops) {
 TEST_P(RetentionDump, GoroutinesMatchTheProgramsTraceback) {
   std::map<uint64_t, const model::Goroutine*> by_id;
   for (const model::Goroutine& g : snap_->model.goroutines) by_id[g.goid] = &g;
+  ASSERT_GT(report_["goroutines"].size(), 1u) << "the program's goroutines besides the dumping one";
   for (const JsonValue& g : report_["goroutines"].items()) {
     auto it = by_id.find(g["id"].u64());
     ASSERT_NE(it, by_id.end()) << "goroutine " << g["id"].u64() << " missing";
@@ -198,6 +201,7 @@ TEST_P(RetentionDump, GarbageMadeAfterTheLastGcIsCountedAsGarbage) {
 TEST_P(RetentionDump, FinalizersNameTheProgramsObjects) {
   std::set<uint64_t> objs;
   for (const model::Finalizer& f : snap_->model.finalizers) objs.insert(f.obj);
+  ASSERT_GT(report_["finalizers"].size(), 0u);
   for (const JsonValue& a : report_["finalizers"].items()) {
     EXPECT_TRUE(objs.count(a.hexAddress())) << a.str();
   }

@@ -100,7 +100,11 @@ class HttpHardeningTest : public ::testing::Test {
     server_ = nullptr;
   }
   void SetUp() override {
-    if (server_ == nullptr) GTEST_SKIP() << "no " << kDump << " (make_test_dumps makes it)";
+    if (!std::filesystem::exists(kDump)) {
+      GTEST_SKIP() << "no " << kDump << " (make_test_dumps makes it)";
+    }
+    // The dump is there: a server that did not start is goheap's failure.
+    ASSERT_NE(server_, nullptr) << "goheap's server did not start (SetUpTestSuite says why)";
   }
 
   static uint16_t port() { return server_->where().port; }

@@ -74,7 +74,11 @@ class ServeSql : public ::testing::Test {
     sql::limitSqlMemory(0);  // the limit is the process's: other tests run SQL too
   }
   void SetUp() override {
-    if (server_ == nullptr) GTEST_SKIP() << "no " << kDump << " (make_test_dumps makes it)";
+    if (!std::filesystem::exists(kDump) || !std::filesystem::exists(kOld)) {
+      GTEST_SKIP() << "no " << kDump << " (make_test_dumps makes it)";
+    }
+    // The dump is there: a server that did not start is goheap's failure.
+    ASSERT_NE(server_, nullptr) << "goheap's server did not start (SetUpTestSuite says why)";
   }
   static testing::HttpAnswer sql(const std::string& q, const std::string& extra = "") {
     return testing::httpGet("127.0.0.1", server_->where().port,

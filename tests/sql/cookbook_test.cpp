@@ -226,6 +226,7 @@ TEST_P(Cookbook, DuplicatesAndTokens) {
   }
   // The report's duplicated string is the first row of 11.
   const Rows strings = run(11);
+  ASSERT_GT(strings.size(), 0u);
   EXPECT_EQ(static_cast<uint64_t>(strings.i(0, "copies")), report("dup_string")["copies"].u64());
   // 13: the token is in the report's copies (and in the global they were
   // copied from).
@@ -247,9 +248,11 @@ TEST_P(Cookbook, FieldsReferrersAndGarbage) {
   for (size_t k = 0; k < configs.size(); k++)
     got.insert(static_cast<uint64_t>(configs.i(k, "address")));
   for (const auto& a : report("identical_configs")["addrs"].items()) want.insert(a.hexAddress());
+  ASSERT_FALSE(want.empty()) << "the report lists no identical configs";
   EXPECT_EQ(got, want);
   // 15: every slice counted is empty with a backing array, by its own fields.
   const Rows empty = run(15);
+  ASSERT_GT(empty.size(), 0u) << "no empty slice with a backing array";
   for (size_t k = 0; k < empty.size(); k++) EXPECT_GT(empty.i(k, "slices"), 0);
   // 16: the most referenced object has as many referrers as the graph says:
   // the one Limits every Config shares.

@@ -9,29 +9,32 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <utility>
 
 namespace goheap::testing {
 
-goheap::testing::SnapshotPtr loadTypedDump(const std::string& exe, std::string& why) {
+TypedDump loadTypedDump(const std::string& exe) {
+  TypedDump d;
   if (!std::filesystem::exists(exe + ".dump")) {
-    why = exe + ".dump is missing (tests/programs/make-dumps.sh writes it)";
-    return nullptr;
+    d.missing = exe + ".dump is missing (tests/programs/make-dumps.sh writes it)";
+    return d;
   }
   auto snap = goheap::testing::openSnapshot(exe + ".dump");
   if (!snap.ok()) {
-    why = snap.error().message();
-    return nullptr;
+    d.error = snap.error().message();
+    return d;
   }
   goheap::testing::SnapshotPtr s = snap.take();
   if (Status a = goheap::testing::reopenWithExecutable(s, exe); !a.ok()) {
-    why = a.error().message();
-    return nullptr;
+    d.error = a.error().message();
+    return d;
   }
   if (Status t = goheap::testing::typesOf(*s); !t.ok()) {
-    why = t.error().message();
-    return nullptr;
+    d.error = t.error().message();
+    return d;
   }
-  return s;
+  d.snapshot = std::move(s);
+  return d;
 }
 
 std::string writeFormat(const analysis::Snapshot& s, const std::string& format,
@@ -70,11 +73,6 @@ void writeWholeFile(const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << text;
   if (!out) ADD_FAILURE() << "cannot write " << path;
-}
-
-bool toolsRequired() {
-  const char* ci = std::getenv("CI");
-  return ci != nullptr && std::string(ci) == "true";
 }
 
 int runCommand(const std::string& command) {

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -32,15 +33,37 @@ TempDir::~TempDir() {
   if (!path.empty()) fs::remove_all(path, ec);
 }
 
+namespace {
+
+// Why the test run did not set core_pattern itself: a read-only /proc/sys
+// is the one condition no run on that machine can change
+// (tests/skip-allowlist.txt names it).
+std::string whyPatternNotSet() {
+  if (access("/proc/sys/kernel/core_pattern", W_OK) != 0 && errno == EROFS) {
+    return "/proc/sys is read-only here, so no test run can set it";
+  }
+  if (geteuid() != 0)
+    return "only root may set it (ctest's machine_conditions_setup does, as root)";
+  return "ctest's machine_conditions_setup sets it to core for a run (this run went without it)";
+}
+
+}  // namespace
+
 std::string corePatternProblem() {
   std::string pattern = readText("/proc/sys/kernel/core_pattern");
   while (!pattern.empty() && (pattern.back() == '\n' || pattern.back() == ' ')) pattern.pop_back();
   if (pattern.empty()) return "cannot read /proc/sys/kernel/core_pattern";
-  if (pattern[0] == '|') return "core_pattern pipes cores to a program (" + pattern + ")";
-  if (pattern.find('/') != std::string::npos) {
-    return "core_pattern writes cores elsewhere (" + pattern + ")";
+  std::string what;
+  if (pattern[0] == '|') {
+    what = "core_pattern pipes cores to a program (" + pattern + ")";
+  } else if (pattern.find('/') != std::string::npos) {
+    what = "core_pattern writes cores elsewhere (" + pattern + ")";
+  } else if (!pattern.starts_with("core")) {
+    what = "core_pattern names cores other than core* (" + pattern + ")";
+  } else {
+    return "";
   }
-  return "";
+  return what + ", and " + whyPatternNotSet();
 }
 
 std::string runToCrash(const std::vector<std::string>& argv, const std::string& dir) {
@@ -48,11 +71,16 @@ std::string runToCrash(const std::vector<std::string>& argv, const std::string& 
   if (pid < 0) return "fork failed";
   if (pid == 0) {
     if (chdir(dir.c_str()) != 0) _exit(96);
-    rlimit lim{};
-    if (getrlimit(RLIMIT_CORE, &lim) != 0) _exit(97);
-    lim.rlim_cur = lim.rlim_max;
-    if (lim.rlim_cur != RLIM_INFINITY && lim.rlim_cur < (1u << 30)) _exit(97);
-    if (setrlimit(RLIMIT_CORE, &lim) != 0) _exit(97);
+    // Root may raise its hard limit too (CAP_SYS_RESOURCE); the limit is
+    // this child's alone, so nothing needs putting back.
+    const rlimit unlimited{RLIM_INFINITY, RLIM_INFINITY};
+    if (setrlimit(RLIMIT_CORE, &unlimited) != 0) {
+      rlimit lim{};
+      if (getrlimit(RLIMIT_CORE, &lim) != 0) _exit(97);
+      lim.rlim_cur = lim.rlim_max;
+      if (lim.rlim_cur != RLIM_INFINITY && lim.rlim_cur < (1u << 30)) _exit(97);
+      if (setrlimit(RLIMIT_CORE, &lim) != 0) _exit(97);
+    }
     const int out = open("output.txt", O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (out >= 0) {
       dup2(out, 1);
@@ -81,7 +109,14 @@ std::string runToCrash(const std::vector<std::string>& argv, const std::string& 
     usleep(50 * 1000);
   }
   if (WIFEXITED(status)) {
-    if (WEXITSTATUS(status) == 97) return "cannot raise RLIMIT_CORE to write a core";
+    if (WEXITSTATUS(status) == 97) {
+      rlimit lim{};
+      getrlimit(RLIMIT_CORE, &lim);
+      return "cannot raise RLIMIT_CORE to write a core: the hard limit is " +
+             std::to_string(lim.rlim_max) +
+             " bytes, and only root with CAP_SYS_RESOURCE may raise it: raise it where the run "
+             "starts (ulimit -Hc unlimited; docker run --ulimit core=-1)";
+    }
     return "the program exited with status " + std::to_string(WEXITSTATUS(status)) +
            " instead of dying of SIGABRT: " + readText(dir + "/output.txt").substr(0, 500);
   }

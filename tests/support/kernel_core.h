@@ -22,7 +22,9 @@ struct TempDir {
 // The whole of a text file; "" when unreadable.
 std::string readText(const std::string& path);
 
-// Why the kernel would not write a core into the working directory, or "".
+// Why the kernel would not write a core named core* into the working
+// directory, and why this run could not change that (a read-only /proc/sys,
+// not root, or run without ctest's machine_conditions_setup), or "".
 std::string corePatternProblem();
 
 // Runs ARGV in DIR with the core limit raised and GOTRACEBACK=crash, its
