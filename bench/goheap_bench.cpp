@@ -81,7 +81,7 @@ int main(int argc, char** argv) {
   };
   std::vector<Phase> phases;
   // Opening's phases, as goheap --timings shows them.
-  class Recorder : public goheap::query::LoadObserver {
+  class Recorder : public goheap::Sink {
    public:
     explicit Recorder(std::vector<Phase>& phases) : phases_(phases) {}
     void beginPhase(std::string_view name, uint64_t) override {

@@ -108,7 +108,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // the graph (overlapping or huge objects, pointers anywhere), dominators
   // and every query a command makes.
   // Opened again the way every front end opens a heap (query::open).
-  goheap::query::LoadObserver quiet;
+  goheap::NullSink quiet;
   goheap::query::Source source;
   source.dump_bytes = std::span<const uint8_t>(data, size);
   auto session = goheap::query::open(source, quiet);

@@ -28,7 +28,7 @@ Loaded* loaded = nullptr;
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   const std::string dir = std::string(GOHEAP_SOURCE_DIR) + "/examples/";
-  goheap::query::LoadObserver quiet;
+  goheap::NullSink quiet;
   goheap::query::OpenOptions options;
   options.use_cache = false;
   auto session =

@@ -186,7 +186,7 @@ class SegmentWriter {
       }
       addr += n;
       done_ += n;
-      if (c_.progress) c_.progress(done_);
+      if (c_.sink != nullptr) c_.sink->progress(done_);
     }
     finishWritable(s);
     return Status::success();
@@ -280,7 +280,7 @@ class SegmentWriter {
   Status readAndWrite(uint64_t addr, uint64_t n) {
     if (Status st = read(addr, n); !st) return st;
     done_ += n;
-    if (c_.progress) c_.progress(done_);
+    if (c_.sink != nullptr) c_.sink->progress(done_);
     return put(buffer_.data(), n);
   }
 
@@ -392,14 +392,14 @@ Status MemoryOutput::overwrite(uint64_t offset, const void* data, size_t n) {
   return Status::success();
 }
 
-Status MemoryOutput::writeTo(std::FILE* out, const std::function<void(uint64_t)>& progress) {
+Status MemoryOutput::writeTo(std::FILE* out, Sink& sink) {
   constexpr size_t kPiece = 8 << 20;
   for (size_t at = 0; at < bytes_.size(); at += kPiece) {
     FileOutput file(out);
     if (Status s = file.append(bytes_.data() + at, std::min(kPiece, bytes_.size() - at)); !s) {
       return s;
     }
-    if (progress) progress(std::min(at + kPiece, bytes_.size()));
+    sink.progress(std::min(at + kPiece, bytes_.size()));
   }
   if (std::fflush(out) != 0) {
     return Error(std::string("cannot write the core: ") + std::strerror(errno));

@@ -18,6 +18,7 @@
 #include "acquire/process_stopper.h"
 #include "core/snap_note.h"
 #include "util/error.h"
+#include "util/sink.h"
 
 namespace goheap::acquire {
 
@@ -35,8 +36,9 @@ struct CoreContents {
   core::SnapNote note;
   // Fills `into` with the process's memory at `addr`.
   std::function<Status(uint64_t addr, std::span<uint8_t> into)> read_memory;
-  // After each chunk: the bytes of memory written so far.
-  std::function<void(uint64_t done)> progress;
+  // After each chunk, told the bytes of memory written so far
+  // (Sink::progress, within the caller's phase); none for null.
+  Sink* sink = nullptr;
 };
 
 // Where a core goes: written front to back, but for its ELF header, which
@@ -68,8 +70,8 @@ class MemoryOutput : public CoreOutput {
   explicit MemoryOutput(uint64_t expected_bytes) { bytes_.reserve(expected_bytes); }
   Status append(const void* data, size_t n) override;
   Status overwrite(uint64_t offset, const void* data, size_t n) override;
-  // Writes everything to `out`, calling `progress` with the bytes written.
-  Status writeTo(std::FILE* out, const std::function<void(uint64_t)>& progress);
+  // Writes everything to `out`, telling `sink` the bytes written.
+  Status writeTo(std::FILE* out, Sink& sink);
   uint64_t size() const { return bytes_.size(); }
 
  private:

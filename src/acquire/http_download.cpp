@@ -196,10 +196,12 @@ class Exchange {
     return text;
   }
 
-  // Streams the body into a new temporary file, through `hooks`.
-  Expected<TemporaryFile> receive(const DownloadHooks& hooks) {
+  // Streams the body into a new temporary file, as the phase "download" of
+  // `sink` (which ends with the request's, in downloadHeap).
+  Expected<TemporaryFile> receive(Sink& sink) {
     const uint64_t total = parser_->content_length().value_or(0);
-    if (hooks.receiving) hooks.receiving(total);
+    sink.endPhase();
+    sink.beginPhase("download", total);
     Expected<TemporaryFile> created = TemporaryFile::create("download", "");
     if (!created) return created.error();
     TemporaryFile file = created.take();
@@ -225,7 +227,7 @@ class Exchange {
           return s.error();
         }
         done += got;
-        if (hooks.progress) hooks.progress(done, total);
+        sink.progress(done);
       }
       if (ec) return Error(cutShort(ec, done, total));
     }
@@ -314,8 +316,14 @@ bool isHttpUrl(std::string_view text) {
   return text.starts_with("http://") || text.starts_with("https://");
 }
 
-Expected<TemporaryFile> downloadHeap(std::string_view url, const DownloadHooks& hooks,
+Expected<TemporaryFile> downloadHeap(std::string_view url, Sink& sink,
                                      const DownloadOptions& options) {
+  struct EndPhase {
+    Sink& sink;
+    ~EndPhase() { sink.endPhase(); }
+  };
+  sink.beginPhase("request", 0);
+  const EndPhase end{sink};
   Expected<HttpUrl> parsed = parseHttpUrl(url);
   if (!parsed) {
     std::string message = "cannot read ";
@@ -352,7 +360,7 @@ Expected<TemporaryFile> downloadHeap(std::string_view url, const DownloadHooks& 
     if (status != 200) {
       return downloadError(where, Error(concat({"the server answered ", exchange.refusal()})));
     }
-    Expected<TemporaryFile> file = exchange.receive(hooks);
+    Expected<TemporaryFile> file = exchange.receive(sink);
     if (!file) return downloadError(where, file.error());
     return file;
   }

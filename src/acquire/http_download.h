@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "util/error.h"
+#include "util/sink.h"
 #include "util/temporary_file.h"
 
 namespace goheap::acquire {
@@ -15,15 +16,6 @@ namespace goheap::acquire {
 // Whether `text` names a URL goheap downloads ("http://..."), rather than a
 // file. "https://" counts too, so that it is refused with a reason.
 bool isHttpUrl(std::string_view text);
-
-struct DownloadHooks {
-  // Called once the server has answered 200, before the body, with the size
-  // it announced (Content-Length), 0 when it did not (a chunked body).
-  std::function<void(uint64_t total)> receiving;
-  // Called as bytes arrive: those so far, and the total the server
-  // announced (Content-Length), 0 when it did not.
-  std::function<void(uint64_t done, uint64_t total)> progress;
-};
 
 struct DownloadOptions {
   // How long to wait for the answer's header after the request. The capture
@@ -44,7 +36,12 @@ struct DownloadOptions {
 // connection closed early, a server that stopped sending, an answer that is
 // no heap dump or core. A URL goheap does not read (https://, credentials, a
 // bad port) is an Error::needsInput.
-Expected<TemporaryFile> downloadHeap(std::string_view url, const DownloadHooks& hooks,
+//
+// Its phases go to `sink`: "request" until the server answers (the capture
+// handler writes the whole dump before it does), then "download", whose
+// total is the size the server announced (Content-Length; 0 for a chunked
+// body), with the bytes received so far as its progress.
+Expected<TemporaryFile> downloadHeap(std::string_view url, Sink& sink,
                                      const DownloadOptions& options = {});
 
 }  // namespace goheap::acquire

@@ -161,12 +161,9 @@ Expected<SnapResult> snapProcess(pid_t pid, std::FILE* out, const SnapOptions& o
   }
   const uint64_t page_size = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
 
-  auto phase = [&](std::string_view name, uint64_t total) {
-    if (options.begin_phase) options.begin_phase(name, total);
-  };
-  auto end_phase = [&] {
-    if (options.end_phase) options.end_phase();
-  };
+  Sink& sink = options.sink != nullptr ? *options.sink : nullSink();
+  auto phase = [&](std::string_view name, uint64_t total) { sink.beginPhase(name, total); };
+  auto end_phase = [&] { sink.endPhase(); };
   auto interrupted = [&] { return options.interrupted != nullptr && options.interrupted->load(); };
 
   const Clock::time_point stop_start = Clock::now();
@@ -247,7 +244,7 @@ Expected<SnapResult> snapProcess(pid_t pid, std::FILE* out, const SnapOptions& o
     if (stopper.processGone()) return Error(who + " exited during the copy; no core written");
     return Status::success();
   };
-  contents.progress = options.progress;
+  contents.sink = &sink;
   // Into memory while the process is stopped when there is room, so that
   // it waits for the copy only, not for the disk.
   FileOutput file(out);
@@ -266,7 +263,7 @@ Expected<SnapResult> snapProcess(pid_t pid, std::FILE* out, const SnapOptions& o
   if (!written) return written.error();
   if (memory) {
     phase("write core", memory->size());
-    Status s = memory->writeTo(out, options.progress);
+    Status s = memory->writeTo(out, sink);
     end_phase();
     if (!s) return s.error();
   }

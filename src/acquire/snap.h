@@ -15,6 +15,7 @@
 #include <string_view>
 
 #include "util/error.h"
+#include "util/sink.h"
 
 namespace goheap::acquire {
 
@@ -25,11 +26,9 @@ struct SnapOptions {
   // Set by the caller's SIGINT handler: the snap stops, lets the process
   // go and fails with "interrupted".
   const std::atomic<bool>* interrupted = nullptr;
-  // Progress: a phase starts ("stop threads", "copy memory" with the bytes
-  // to copy), advances, ends.
-  std::function<void(std::string_view phase, uint64_t total)> begin_phase;
-  std::function<void(uint64_t done)> progress;
-  std::function<void()> end_phase;
+  // Told each phase ("stop threads", "copy memory" with the bytes to copy,
+  // "write core") as it runs; none for null.
+  Sink* sink = nullptr;
   // For tests of what happens mid-copy: a pause after each MiB copied.
   unsigned copy_delay_ms = 0;
 };

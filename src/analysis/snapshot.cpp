@@ -8,23 +8,6 @@
 
 namespace goheap::analysis {
 
-namespace {
-
-// Runs `work` as one named phase.
-template <class Fn>
-auto phase(const LoadHooks& hooks, std::string_view name, Fn&& work) {
-  if (hooks.begin_phase) hooks.begin_phase(name);
-  struct End {
-    const LoadHooks& h;
-    ~End() {
-      if (h.end_phase) h.end_phase();
-    }
-  } end{hooks};
-  return work();
-}
-
-}  // namespace
-
 Status Snapshot::checkFilesUnchanged() const {
   if (Status s = model.file().checkUnchanged(); !s) return s;
   if (exe) return exe->binary().file().checkUnchanged();
@@ -172,12 +155,12 @@ Executable bindExecutable(std::string path, const model::HeapModel& model) {
   return bindExecutable(std::move(path), std::move(binary), model);
 }
 
-Expected<std::unique_ptr<Snapshot>> buildSnapshot(model::HeapModel d, const LoadHooks& hooks,
-                                                  const LoadOptions& options) {
+Expected<std::unique_ptr<Snapshot>> buildSnapshot(model::HeapModel d, const LoadOptions& options,
+                                                  Sink& sink) {
   auto snap = std::make_unique<Snapshot>(std::move(d));
   Snapshot& s = *snap;
-  phase(hooks, "sort objects", [&] { sortObjects(s); });
-  auto heap = phase(hooks, "build graph", [&] {
+  inPhase(sink, "sort objects", [&] { sortObjects(s); });
+  auto heap = inPhase(sink, "build graph", [&] {
     graph::BuildOptions build;
     build.threads = options.threads;
     build.conservative_stacks = options.conservative_stacks;
@@ -196,7 +179,7 @@ Expected<std::unique_ptr<Snapshot>> buildSnapshot(model::HeapModel d, const Load
   if (s.exe && options.type_objects && options.threads > 1) {
     // Typing reads the graph and the model, not the dominators: the two
     // longest phases after the graph run side by side, each on one core.
-    phase(hooks, "type objects + dominators, retained sizes", [&] {
+    inPhase(sink, "type objects + dominators, retained sizes", [&] {
       std::future<void> tree = std::async(std::launch::async, [&] {
         dominators();
         retained();
@@ -205,22 +188,21 @@ Expected<std::unique_ptr<Snapshot>> buildSnapshot(model::HeapModel d, const Load
       SnapshotBuilder::typeObjects(s);
       tree.get();
     });
-    phase(hooks, "index for queries", [&] { SnapshotBuilder::nameObjects(s); });
+    inPhase(sink, "index for queries", [&] { SnapshotBuilder::nameObjects(s); });
     return snap;
   }
-  phase(hooks, "dominators", dominators);
-  phase(hooks, "retained sizes", retained);
+  inPhase(sink, "dominators", dominators);
+  inPhase(sink, "retained sizes", retained);
   if (s.exe && options.type_objects)
-    phase(hooks, "type objects (DWARF)", [&] { SnapshotBuilder::typeObjects(s); });
-  phase(hooks, "index for queries", [&] { SnapshotBuilder::index(s); });
+    inPhase(sink, "type objects (DWARF)", [&] { SnapshotBuilder::typeObjects(s); });
+  inPhase(sink, "index for queries", [&] { SnapshotBuilder::index(s); });
   return snap;
 }
 
 Expected<std::unique_ptr<Snapshot>> restoreSnapshot(model::HeapModel& model, ComputedParts parts,
                                                     std::shared_ptr<const void> backing,
-                                                    const LoadHooks& hooks,
                                                     const LoadOptions& options,
-                                                    bool objects_prepared) {
+                                                    bool objects_prepared, Sink& sink) {
   auto snap = std::make_unique<Snapshot>(std::move(model));
   Snapshot& s = *snap;
   // Hands the model back, for buildSnapshot, when the parts do not fit.
@@ -229,7 +211,7 @@ Expected<std::unique_ptr<Snapshot>> restoreSnapshot(model::HeapModel& model, Com
     return Error(what);
   };
   s.backing = std::move(backing);
-  if (!objects_prepared) phase(hooks, "sort objects", [&] { sortObjects(s); });
+  if (!objects_prepared) inPhase(sink, "sort objects", [&] { sortObjects(s); });
   // The dominator tree is checked beside the graph: both checks read every
   // node, and together they were most of a cache hit's time. The graph's
   // node count and super-root follow from the model and the roots; if the
@@ -250,8 +232,8 @@ Expected<std::unique_ptr<Snapshot>> restoreSnapshot(model::HeapModel& model, Com
   };
   std::future<std::string> tree_checked =
       std::async(options.threads >= 2 ? std::launch::async : std::launch::deferred, tree_problem);
-  auto heap = phase(hooks, "restore graph",
-                    [&] { return graph::restoreHeap(s.model, std::move(parts.heap)); });
+  auto heap = inPhase(sink, "restore graph",
+                      [&] { return graph::restoreHeap(s.model, std::move(parts.heap)); });
   const std::string tree_refused = tree_checked.get();
   if (!heap) return refuse(heap.error().message());
   s.heap = heap.take();
@@ -271,8 +253,8 @@ Expected<std::unique_ptr<Snapshot>> restoreSnapshot(model::HeapModel& model, Com
   s.dom = std::move(parts.dom);
   s.retained = std::move(parts.retained);
   countObjects(s);
-  phase(hooks, "index for queries",
-        [&] { SnapshotBuilder::indexRestored(s, std::move(parts.dominator_children)); });
+  inPhase(sink, "index for queries",
+          [&] { SnapshotBuilder::indexRestored(s, std::move(parts.dominator_children)); });
   return snap;
 }
 

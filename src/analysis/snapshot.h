@@ -1,9 +1,9 @@
 // A loaded and analysed heap: the decoded records, the object graph, the
 // dominator tree and retained sizes, and (with the program's executable) its
-// symbols and DWARF types. buildSnapshot() runs every stage, each timed
-// through LoadHooks; afterwards a Snapshot is never written, so any number
-// of threads may read it. What is computed on demand from it (histograms,
-// the flame graph, answers) is kept by query::Session, not here.
+// symbols and DWARF types. buildSnapshot() runs every stage, each a
+// phase of the Sink it is given (util/sink.h); afterwards a Snapshot is never written, so any
+// number of threads may read it. What is computed on demand from it (histograms, the flame graph,
+// answers) is kept by query::Session, not here.
 #pragma once
 
 #include <array>
@@ -23,14 +23,9 @@
 #include "typing/names.h"
 #include "util/column.h"
 #include "util/error.h"
+#include "util/sink.h"
 
 namespace goheap::analysis {
-
-struct LoadHooks {
-  std::function<void(std::string_view phase)> begin_phase;
-  std::function<void(uint64_t done, uint64_t total)> progress;
-  std::function<void()> end_phase;
-};
 
 // The program's executable as a heap is analysed with it: bound to the heap
 // by whoever opened both (query::open opens it once, and the readers, the
@@ -135,13 +130,13 @@ struct ComputedParts {
 // Every stage after the reader, in order: sort the objects by address, build
 // the graph, dominators, retained sizes; with options.executable, the
 // objects' DWARF types; and the indexes queries read (object names,
-// dominator children). Only a heap
-// that cannot be analysed at all is an error.
+// dominator children), each a phase of `sink`. Only a heap that cannot be
+// analysed at all is an error.
 Expected<std::unique_ptr<Snapshot>> buildSnapshot(model::HeapModel model,
-                                                  const LoadHooks& hooks = {},
-                                                  const LoadOptions& options = {});
+                                                  const LoadOptions& options = {},
+                                                  Sink& sink = nullSink());
 
-// The Snapshot buildSnapshot(model, hooks, options) made, from the parts it
+// The Snapshot buildSnapshot(model, options) made, from the parts it
 // computed then (`parts`, whose columns may be views of `backing`). Only
 // the cheap stages run again: sorting the objects (not when
 // `objects_prepared`: the model comes from the cache too, sorted and with
@@ -152,9 +147,9 @@ Expected<std::unique_ptr<Snapshot>> buildSnapshot(model::HeapModel model,
 // sorted), for the caller to build afresh with buildSnapshot.
 Expected<std::unique_ptr<Snapshot>> restoreSnapshot(model::HeapModel& model, ComputedParts parts,
                                                     std::shared_ptr<const void> backing,
-                                                    const LoadHooks& hooks = {},
                                                     const LoadOptions& options = {},
-                                                    bool objects_prepared = false);
+                                                    bool objects_prepared = false,
+                                                    Sink& sink = nullSink());
 
 // The parts of `s` that restoreSnapshot takes, as views of its columns
 // (valid while `s` lives): what the index cache writes. Computes the

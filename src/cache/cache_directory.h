@@ -80,7 +80,7 @@ class CacheDirectory {
   // The path an entry of `key` has, whether or not it exists.
   std::string entryPath(const Key& key) const;
 
-  // Why caching is off, worded for LoadObserver::warning, the first time it
+  // Why caching is off, worded for Sink::warning, the first time it
   // is asked after caching turned off; nothing otherwise.
   std::optional<std::string> takeWarning();
 

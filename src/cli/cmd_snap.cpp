@@ -142,19 +142,13 @@ int runSnap(int argc, const char* const* argv) {
     }
 
     Progress progress(stderr, Progress::wanted(stderr, args.getBool("no-progress")));
-    std::optional<Phase> phase;
     PhaseTimer timer;
+    PhaseSink sink(progress, timer);
     acquire::SnapOptions options;
     options.exe_copy_path = exe_copy;
     options.interrupted = &g_interrupted;
     options.copy_delay_ms = copyDelayFromEnvironment();
-    options.begin_phase = [&](std::string_view p, uint64_t total) {
-      phase.emplace(timer.phase(std::string(p), &progress, total));
-    };
-    options.progress = [&](uint64_t done) {
-      if (phase) phase->update(done);
-    };
-    options.end_phase = [&] { phase.reset(); };
+    options.sink = &sink;
 
     Expected<acquire::SnapResult> result = [&] {
       InterruptGuard guard;

@@ -197,36 +197,14 @@ std::string renderMemoryUse(const analysis::Snapshot& s, uint64_t anonymous_peak
          table.renderText(0);
 }
 
-// Opening's phases on the progress line and in --timings; its warnings on
-// stderr.
-class CommandObserver : public query::LoadObserver {
- public:
-  CommandObserver(Progress& progress, PhaseTimer& timer) : progress_(progress), timer_(timer) {}
-
-  void beginPhase(std::string_view name, uint64_t total) override {
-    current_.emplace(timer_.phase(std::string(name), &progress_, total));
-  }
-  void progress(uint64_t done) override {
-    if (current_) current_->update(done);
-  }
-  void endPhase() override { current_.reset(); }
-  void warning(const std::string& text) override { progress_.message("goheap: warning: " + text); }
-  void note(const std::string& text) override { progress_.message("goheap: note: " + text); }
-
- private:
-  Progress& progress_;
-  PhaseTimer& timer_;
-  std::optional<Phase> current_;
-};
-
 }  // namespace
 
 Expected<std::shared_ptr<const query::Session>> openForCommand(const query::Source& source,
                                                                const query::OpenOptions& options,
                                                                Progress& progress,
                                                                PhaseTimer& timer) {
-  CommandObserver observer(progress, timer);
-  return query::open(source, observer, options);
+  PhaseSink sink(progress, timer);
+  return query::open(source, sink, options);
 }
 
 void addQueryParams(CommandSpec& spec, const std::vector<query::ParamSpec>& params) {

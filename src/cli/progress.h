@@ -20,11 +20,13 @@
 #include <cstdio>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "util/process_memory.h"
+#include "util/sink.h"
 
 namespace goheap {
 class JsonWriter;
@@ -175,6 +177,28 @@ class PhaseTimer {
   uint32_t open_depth_ = 0;
   AnonymousMemoryPeak* memory_ = nullptr;
   std::vector<size_t> open_;  // indexes of the phases not yet closed
+};
+
+// A Sink for a command: each phase on the progress line and in --timings,
+// the warnings and notes on stderr ("goheap: warning: ...").
+class PhaseSink final : public Sink {
+ public:
+  PhaseSink(Progress& progress, PhaseTimer& timer) : progress_(progress), timer_(timer) {}
+
+  void beginPhase(std::string_view name, uint64_t total) override {
+    current_.emplace(timer_.phase(std::string(name), &progress_, total));
+  }
+  void progress(uint64_t done) override {
+    if (current_) current_->update(done);
+  }
+  void endPhase() override { current_.reset(); }
+  void warning(const std::string& text) override { progress_.message("goheap: warning: " + text); }
+  void note(const std::string& text) override { progress_.message("goheap: note: " + text); }
+
+ private:
+  Progress& progress_;
+  PhaseTimer& timer_;
+  std::optional<Phase> current_;
 };
 
 }  // namespace goheap::cli

@@ -17,19 +17,6 @@ namespace {
 // runtime's own limit for a frame is far below.
 constexpr uint64_t kMaxFrameBytes = uint64_t{1} << 30;
 
-// Runs `work` as one named stage.
-template <class Fn>
-auto stage(const CoreModelHooks& hooks, std::string_view name, Fn&& work) {
-  if (hooks.begin_phase) hooks.begin_phase(name);
-  struct End {
-    const CoreModelHooks& h;
-    ~End() {
-      if (h.end_phase) h.end_phase();
-    }
-  } end{hooks};
-  return work();
-}
-
 // Whether the goroutine that started in `start` is one of the runtime's own,
 // as runtime.isSystemGoroutine decides for a heap dump: a function of
 // package runtime other than the program's main goroutine.
@@ -475,8 +462,7 @@ bool readOrWarn(Expected<T>& part, std::string_view what, model::HeapModel& out)
 
 }  // namespace
 
-Expected<model::HeapModel> readCoreModel(const CoreReader& reader, MappedFile file,
-                                         const CoreModelHooks& hooks) {
+Expected<model::HeapModel> readCoreModel(const CoreReader& reader, MappedFile file, Sink& sink) {
   const CoreFile& core = reader.core();
   const bin::Binary& exe = reader.executable();
   if (file.bytes().size() != core.file().bytes().size()) {
@@ -493,17 +479,17 @@ Expected<model::HeapModel> readCoreModel(const CoreReader& reader, MappedFile fi
   ModelBuilder build(core, reader.memory(), exe, reader.bias(), out);
   build.params();
 
-  Expected<HeapObjects> heap = stage(hooks, "walk heap spans", [&] { return reader.walkHeap(); });
+  Expected<HeapObjects> heap = inPhase(sink, "walk heap spans", [&] { return reader.walkHeap(); });
   if (!heap) return heap.error();
   for (const std::string& w : heap->warnings) out.warnings.push_back(w);
-  stage(hooks, "read pointer masks", [&] {
+  inPhase(sink, "read pointer masks", [&] {
     // Cannot fail: both layouts were read above.
     PointerMasks masks = reader.readPointerMasks(*heap).take();
     for (const std::string& w : masks.warnings) out.warnings.push_back(w);
     build.objects(*heap, std::move(masks));
   });
 
-  stage(hooks, "read goroutines", [&] {
+  inPhase(sink, "read goroutines", [&] {
     Expected<Goroutines> gs = reader.readGoroutines();
     if (!readOrWarn(gs, "goroutines", out)) return;
     Expected<StackScan> scan = reader.scanStacks(*gs);
@@ -515,7 +501,7 @@ Expected<model::HeapModel> readCoreModel(const CoreReader& reader, MappedFile fi
     }
     build.goroutines(*gs, scan ? &*scan : nullptr);
   });
-  stage(hooks, "read roots", [&] {
+  inPhase(sink, "read roots", [&] {
     Expected<DataRoots> roots = reader.readDataRoots();
     if (readOrWarn(roots, "data and bss roots", out)) build.dataRoots(*roots);
     Expected<Specials> specials = reader.readSpecials();
@@ -527,7 +513,7 @@ Expected<model::HeapModel> readCoreModel(const CoreReader& reader, MappedFile fi
     Expected<Itabs> itabs = reader.readItabs();
     if (readOrWarn(itabs, "itabs", out)) build.itabs(*itabs);
   });
-  stage(hooks, "read memstats", [&] {
+  inPhase(sink, "read memstats", [&] {
     Expected<CoreMemStats> stats = reader.readMemStats(*heap);
     if (readOrWarn(stats, "memstats", out)) build.memStats(*stats);
   });
@@ -536,20 +522,18 @@ Expected<model::HeapModel> readCoreModel(const CoreReader& reader, MappedFile fi
 }
 
 Expected<model::HeapModel> readCoreModel(const CoreFile& core, MappedFile file,
-                                         const bin::Binary& exe, uint64_t bias,
-                                         const CoreModelHooks& hooks) {
+                                         const bin::Binary& exe, uint64_t bias, Sink& sink) {
   // The runtime's struct layouts and globals: the executable's DWARF, or for
   // a stripped one the committed table and a search of memory.
   Expected<CoreReader> reader = CoreReader::open(core, exe, bias);
   if (!reader) return reader.error().inFile(exe.path());
-  return readCoreModel(*reader, std::move(file), hooks);
+  return readCoreModel(*reader, std::move(file), sink);
 }
 
 Expected<model::HeapModel> readCoreModel(const CoreFile& core, MappedFile file,
                                          const bin::Binary& exe, uint64_t bias,
-                                         const bin::DebugInfo& runtime_types,
-                                         const CoreModelHooks& hooks) {
-  return readCoreModel(CoreReader(core, exe, bias, runtime_types), std::move(file), hooks);
+                                         const bin::DebugInfo& runtime_types, Sink& sink) {
+  return readCoreModel(CoreReader(core, exe, bias, runtime_types), std::move(file), sink);
 }
 
 }  // namespace goheap::core

@@ -34,31 +34,27 @@
 #include "model/heap_model.h"
 #include "util/error.h"
 #include "util/mapped_file.h"
+#include "util/sink.h"
 
 namespace goheap::core {
-
-struct CoreModelHooks {
-  // A stage of reading starts ("walk heap spans", ...) or ends.
-  std::function<void(std::string_view)> begin_phase;
-  std::function<void()> end_phase;
-};
 
 // Reads the process in `core`, whose executable `exe` (checked to belong to
 // it, core/executable_match.h) was loaded at its link-time addresses plus
 // `bias`. `file` maps the same bytes as `core` and becomes the model's
-// region 0, so that the model keeps them mapped.
+// region 0, so that the model keeps them mapped. Each stage is a phase of
+// `sink`.
 Expected<model::HeapModel> readCoreModel(const CoreFile& core, MappedFile file,
                                          const bin::Binary& exe, uint64_t bias,
-                                         const CoreModelHooks& hooks = {});
+                                         Sink& sink = nullSink());
 // The same with the runtime's layouts and globals already read
 // (core/runtime_types.h), for a caller that reads many cores of one
 // executable (the fuzzer).
 Expected<model::HeapModel> readCoreModel(const CoreFile& core, MappedFile file,
                                          const bin::Binary& exe, uint64_t bias,
                                          const bin::DebugInfo& runtime_types,
-                                         const CoreModelHooks& hooks = {});
+                                         Sink& sink = nullSink());
 // The same with every stage run by `reader`.
 Expected<model::HeapModel> readCoreModel(const CoreReader& reader, MappedFile file,
-                                         const CoreModelHooks& hooks = {});
+                                         Sink& sink = nullSink());
 
 }  // namespace goheap::core

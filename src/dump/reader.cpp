@@ -1201,7 +1201,7 @@ Status RecordReader::records(const ReadOptions& options) {
         split_considered_ = true;
         startSecondHalf(options);
       }
-      fastObjects(std::min(options.progress ? next_progress : file_size, split_from_));
+      fastObjects(std::min(options.sink != nullptr ? next_progress : file_size, split_from_));
     }
     const uint64_t record_start = cur_.offset();
     if (record_start >= split_from_) {
@@ -1212,8 +1212,8 @@ Status RecordReader::records(const ReadOptions& options) {
       return Error::atOffset(record_start, "",
                              "the file ends without an EOF record (truncated dump?)");
     }
-    if (options.progress && record_start >= next_progress) {
-      options.progress(record_start, file_size);
+    if (options.sink != nullptr && record_start >= next_progress) {
+      options.sink->progress(record_start);
       next_progress = record_start + kProgressEvery;
     }
     uint64_t tag = cur_.uvarint();
@@ -1334,7 +1334,7 @@ Expected<model::HeapModel> readDump(MappedFile file, const ReadOptions& options)
     if (Status changed = dump.file().checkUnchanged(); !changed) return changed.error();
     return status.error().inFile(path);
   }
-  if (options.progress) options.progress(bytes.size(), bytes.size());
+  if (options.sink != nullptr) options.sink->progress(bytes.size());
   return dump;
 }
 

@@ -11,6 +11,7 @@
 #include "model/heap_model.h"
 #include "util/error.h"
 #include "util/mapped_file.h"
+#include "util/sink.h"
 
 namespace goheap::dump {
 
@@ -23,8 +24,9 @@ struct ReadStats {
 };
 
 struct ReadOptions {
-  // Called now and then with (bytes read, file size), on the calling thread.
-  std::function<void(uint64_t, uint64_t)> progress;
+  // Told now and then the bytes read (Sink::progress), on the calling
+  // thread; the caller opens the phase, with the file's size as its total.
+  Sink* sink = nullptr;
   // With 2 or more, a go1.4+ dump's run of object records is decoded by two
   // threads at once. The result is the same for any value. One by default:
   // on the virtual machine measured, the read is bound by first-touch page

@@ -58,12 +58,9 @@ const std::string& displayName(const Source& source) {
 // which depends only on what both models hold alike.
 class ExecutableOnce {
  public:
-  ExecutableOnce(std::string path, const std::string& suffix, LoadObserver& observer)
-      : path_(std::move(path)) {
+  ExecutableOnce(std::string path, Sink& sink) : path_(std::move(path)) {
     if (path_.empty()) return;
-    observer.beginPhase("read executable" + suffix, 0);
-    binary_.emplace(bin::Binary::open(path_));
-    observer.endPhase();
+    inPhase(sink, "read executable", [&] { binary_.emplace(bin::Binary::open(path_)); });
   }
   // An executable found for the heap (a core's) and already open.
   ExecutableOnce(std::string path, bin::Binary binary)
@@ -107,7 +104,7 @@ struct CacheSlot {
 // executable that was given (`exe_path`) but cannot be opened is not worth
 // a cache entry (the warning says why).
 std::optional<CacheSlot> cacheSlotFor(const Source& source, const std::string& exe_path,
-                                      const bin::Binary* executable, LoadObserver& observer,
+                                      const bin::Binary* executable, Sink& observer,
                                       const OpenOptions& options, bool temporary_input) {
   if (!options.use_cache || source.dump_path.empty() || temporary_input) return std::nullopt;
   // Only a regular file can be told apart later (and opening a FIFO to
@@ -134,7 +131,7 @@ std::optional<CacheSlot> cacheSlotFor(const Source& source, const std::string& e
 
 // Drops the slot's entry as unusable: one warning, and the file removed, to
 // be written again by this run.
-void refuseEntry(CacheSlot& slot, const Error& why, LoadObserver& observer) {
+void refuseEntry(CacheSlot& slot, const Error& why, Sink& observer) {
   observer.warning("ignoring the index cache entry " + slot.directory.entryPath(slot.key) + " (" +
                    why.message() + "); computing it again");
   slot.directory.remove(slot.key);
@@ -142,13 +139,12 @@ void refuseEntry(CacheSlot& slot, const Error& why, LoadObserver& observer) {
 }
 
 // Looks the slot's entry up and verifies it whole (its checksums), once.
-void lookUp(CacheSlot& slot, LoadObserver& observer, const std::string& suffix,
-            const OpenOptions& options) {
+void lookUp(CacheSlot& slot, Sink& observer, const OpenOptions& options) {
   if (slot.looked_up) return;
   slot.looked_up = true;
   std::optional<std::string> path = slot.directory.lookup(slot.key);
   if (!path) return;
-  observer.beginPhase("read index cache" + suffix, 0);
+  observer.beginPhase("read index cache", 0);
   Expected<std::shared_ptr<const cache::IndexFile>> index =
       cache::IndexFile::open(*path, slot.key, std::max(1u, options.threads));
   observer.endPhase();
@@ -161,9 +157,8 @@ void lookUp(CacheSlot& slot, LoadObserver& observer, const std::string& suffix,
 // `model_from_entry`: the model came from the entry too, sorted already.
 std::unique_ptr<analysis::Snapshot> restoreFromEntry(CacheSlot& slot, model::HeapModel& model,
                                                      bool model_from_entry,
-                                                     const analysis::LoadHooks& hooks,
                                                      const analysis::LoadOptions& load,
-                                                     LoadObserver& observer) {
+                                                     Sink& observer) {
   if (!slot.index) return nullptr;
   Expected<analysis::ComputedParts> parts = cache::readSnapshotSections(*slot.index);
   if (!parts) {
@@ -171,7 +166,7 @@ std::unique_ptr<analysis::Snapshot> restoreFromEntry(CacheSlot& slot, model::Hea
     return nullptr;
   }
   Expected<std::unique_ptr<analysis::Snapshot>> snapshot =
-      analysis::restoreSnapshot(model, parts.take(), slot.index, hooks, load, model_from_entry);
+      analysis::restoreSnapshot(model, parts.take(), slot.index, load, model_from_entry, observer);
   if (!snapshot) {
     refuseEntry(slot, snapshot.error(), observer);
     return nullptr;
@@ -204,28 +199,17 @@ Status storeInCache(CacheSlot& slot, const analysis::Snapshot& s, const Source& 
   return slot.directory.store(slot.key, writer);
 }
 
-// How a model read from `source` is analysed: the phases reported to
-// `observer`, with `executable`.
-struct Analysis {
-  Analysis(const Source& source, analysis::Executable executable, LoadObserver& observer,
-           const OpenOptions& options)
-      : suffix(source.label.empty() ? std::string() : " (" + source.label + ")") {
-    hooks.begin_phase = [this, &observer](std::string_view name) {
-      observer.beginPhase(std::string(name) + suffix, 0);
-    };
-    hooks.progress = [&observer](uint64_t done, uint64_t) { observer.progress(done); };
-    hooks.end_phase = [&observer] { observer.endPhase(); };
-    load.threads = options.threads;
-    load.conservative_stacks = options.conservative_stacks;
-    load.executable = std::move(executable);
-    load.type_objects = options.type_objects;
-  }
-  std::string suffix;
-  analysis::LoadHooks hooks;
+// How a model read from `source` is analysed, with `executable`.
+analysis::LoadOptions loadOptions(analysis::Executable executable, const OpenOptions& options) {
   analysis::LoadOptions load;
-};
+  load.threads = options.threads;
+  load.conservative_stacks = options.conservative_stacks;
+  load.executable = std::move(executable);
+  load.type_objects = options.type_objects;
+  return load;
+}
 
-void reportModelWarnings(model::HeapModel& model, const Source& source, LoadObserver& observer) {
+void reportModelWarnings(model::HeapModel& model, const Source& source, Sink& observer) {
   for (const std::string& w : model.warnings) {
     std::string text = displayName(source);
     observer.warning(text.append(": ").append(w));
@@ -237,7 +221,7 @@ void reportModelWarnings(model::HeapModel& model, const Source& source, LoadObse
 // it. With `slot`, the snapshot is written into the cache while the Session
 // answers (writing a big index costs about a quarter of computing it).
 std::shared_ptr<const Session> finish(std::unique_ptr<analysis::Snapshot> snapshot,
-                                      const Source& source, LoadObserver& observer,
+                                      const Source& source, Sink& observer,
                                       const OpenOptions& options,
                                       std::unique_ptr<TemporaryFile> input,
                                       std::optional<CacheSlot> slot = std::nullopt,
@@ -269,20 +253,20 @@ std::shared_ptr<const Session> finish(std::unique_ptr<analysis::Snapshot> snapsh
 // index cache when `slot` has this heap, and into it when not.
 Expected<std::shared_ptr<const Session>> analyse(model::HeapModel model, const Source& source,
                                                  const analysis::Executable& executable,
-                                                 LoadObserver& observer, const OpenOptions& options,
+                                                 Sink& observer, const OpenOptions& options,
                                                  std::unique_ptr<TemporaryFile> input,
                                                  std::optional<CacheSlot> slot) {
   const std::string exe_path = executable.path;
-  const Analysis a(source, executable, observer, options);
+  const analysis::LoadOptions load = loadOptions(executable, options);
   reportModelWarnings(model, source, observer);
   std::unique_ptr<analysis::Snapshot> restored;
   if (slot) {
-    lookUp(*slot, observer, a.suffix, options);
-    restored = restoreFromEntry(*slot, model, false, a.hooks, a.load, observer);
+    lookUp(*slot, observer, options);
+    restored = restoreFromEntry(*slot, model, false, load, observer);
   }
   Expected<std::unique_ptr<analysis::Snapshot>> snapshot =
       restored ? Expected<std::unique_ptr<analysis::Snapshot>>(std::move(restored))
-               : analysis::buildSnapshot(std::move(model), a.hooks, a.load);
+               : analysis::buildSnapshot(std::move(model), load, observer);
   if (!snapshot) return snapshot.error();
   if (slot && (*snapshot)->backing) slot.reset();  // read from the cache: nothing to write
   return finish(snapshot.take(), source, observer, options, std::move(input), std::move(slot),
@@ -293,10 +277,9 @@ Expected<std::shared_ptr<const Session>> analyse(model::HeapModel model, const S
 // dump is mapped, not read. Null when the entry has no model or it does not
 // fit (then the entry is refused, and the dump is read as without it).
 std::shared_ptr<const Session> openFromEntry(CacheSlot& slot, const Source& source,
-                                             ExecutableOnce& executable, LoadObserver& observer,
+                                             ExecutableOnce& executable, Sink& observer,
                                              const OpenOptions& options) {
-  const std::string suffix = source.label.empty() ? std::string() : " (" + source.label + ")";
-  lookUp(slot, observer, suffix, options);
+  lookUp(slot, observer, options);
   if (!slot.index || !cache::hasModel(*slot.index)) return nullptr;
   Expected<MappedFile> file = MappedFile::open(source.dump_path);
   if (!file) return nullptr;  // the reader says why
@@ -305,9 +288,9 @@ std::shared_ptr<const Session> openFromEntry(CacheSlot& slot, const Source& sour
     refuseEntry(slot, model.error(), observer);
     return nullptr;
   }
-  const Analysis a(source, executable.boundTo(*model), observer, options);
+  const analysis::LoadOptions load = loadOptions(executable.boundTo(*model), options);
   std::unique_ptr<analysis::Snapshot> restored =
-      restoreFromEntry(slot, *model, true, a.hooks, a.load, observer);
+      restoreFromEntry(slot, *model, true, load, observer);
   if (!restored) return nullptr;
   reportModelWarnings(restored->model, source, observer);
   return finish(std::move(restored), source, observer, options, nullptr);
@@ -315,10 +298,9 @@ std::shared_ptr<const Session> openFromEntry(CacheSlot& slot, const Source& sour
 
 // A core file: its executable found (or the one given checked), then the
 // process's heap read into the model.
-Expected<std::shared_ptr<const Session>> openCore(const Source& source, LoadObserver& observer,
+Expected<std::shared_ptr<const Session>> openCore(const Source& source, Sink& observer,
                                                   const OpenOptions& options,
                                                   std::unique_ptr<TemporaryFile> input) {
-  const std::string suffix = source.label.empty() ? std::string() : " (" + source.label + ")";
   const bool in_memory = source.dump_path.empty();
   const std::string name = in_memory ? std::string("<memory>") : displayName(source);
   Expected<core::CoreFile> core = in_memory ? core::CoreFile::fromBytes(source.dump_bytes)
@@ -343,13 +325,8 @@ Expected<std::shared_ptr<const Session>> openCore(const Source& source, LoadObse
                                   : MappedFile::open(source.dump_path);
   if (!file) return file.error();
 
-  core::CoreModelHooks hooks;
-  hooks.begin_phase = [&](std::string_view phase) {
-    observer.beginPhase(std::string(phase) + suffix, 0);
-  };
-  hooks.end_phase = [&] { observer.endPhase(); };
   Expected<model::HeapModel> model =
-      core::readCoreModel(*core, file.take(), *exe.binary(), match.bias, hooks);
+      core::readCoreModel(*core, file.take(), *exe.binary(), match.bias, observer);
   if (!model) return model.error().inFile(name);
   if (found->from != "the command line") {
     observer.note(name + ": using the executable " + found->path + " (found through " +
@@ -363,12 +340,11 @@ Expected<std::shared_ptr<const Session>> openCore(const Source& source, LoadObse
 
 // A dump or core in a file (or in memory); `input` is that file when
 // goheap made it, to be removed with the Session.
-Expected<std::shared_ptr<const Session>> openFile(const Source& source, LoadObserver& observer,
+Expected<std::shared_ptr<const Session>> openFile(const Source& source, Sink& observer,
                                                   const OpenOptions& options,
                                                   std::unique_ptr<TemporaryFile> input) {
   if (looksLikeCore(source)) return openCore(source, observer, options, std::move(input));
-  const std::string suffix = source.label.empty() ? std::string() : " (" + source.label + ")";
-  ExecutableOnce exe(source.exe_path, suffix, observer);
+  ExecutableOnce exe(source.exe_path, observer);
   std::optional<CacheSlot> slot =
       cacheSlotFor(source, exe.path(), exe.binary(), observer, options, input != nullptr);
   if (slot) {
@@ -382,9 +358,9 @@ Expected<std::shared_ptr<const Session>> openFile(const Source& source, LoadObse
   const uint64_t size = in_memory ? source.dump_bytes.size()
                                   : std::filesystem::file_size(source.dump_path, size_error);
 
-  observer.beginPhase("read dump" + suffix, size_error ? 0 : size);
+  observer.beginPhase("read dump", size_error ? 0 : size);
   dump::ReadOptions read;
-  read.progress = [&](uint64_t done, uint64_t) { observer.progress(done); };
+  read.sink = &observer;
   Expected<model::HeapModel> dump =
       in_memory ? dump::readDump(MappedFile::borrow(source.dump_bytes), read)
                 : dump::readDumpFile(source.dump_path, read);
@@ -408,18 +384,9 @@ Error naming(const Error& error, const std::string& temporary, const std::string
 // A heap served over HTTP, downloaded first: "request" until the server
 // answers (the capture handler writes the whole dump before it does), then
 // "download" with the size it announced.
-Expected<std::shared_ptr<const Session>> openUrl(const Source& source, LoadObserver& observer,
+Expected<std::shared_ptr<const Session>> openUrl(const Source& source, Sink& observer,
                                                  const OpenOptions& options) {
-  const std::string suffix = source.label.empty() ? std::string() : " (" + source.label + ")";
-  observer.beginPhase("request" + suffix, 0);
-  acquire::DownloadHooks hooks;
-  hooks.receiving = [&](uint64_t total) {
-    observer.endPhase();
-    observer.beginPhase("download" + suffix, total);
-  };
-  hooks.progress = [&](uint64_t done, uint64_t) { observer.progress(done); };
-  Expected<TemporaryFile> file = acquire::downloadHeap(source.dump_path, hooks);
-  observer.endPhase();
+  Expected<TemporaryFile> file = acquire::downloadHeap(source.dump_path, observer);
   if (!file) return file.error();
   auto input = std::make_unique<TemporaryFile>(file.take());
   const std::string temporary = input->path();
@@ -432,10 +399,8 @@ Expected<std::shared_ptr<const Session>> openUrl(const Source& source, LoadObser
 }
 
 // A running process, snapped to a temporary core first.
-Expected<std::shared_ptr<const Session>> openLiveProcess(const Source& source,
-                                                         LoadObserver& observer,
+Expected<std::shared_ptr<const Session>> openLiveProcess(const Source& source, Sink& observer,
                                                          const OpenOptions& options) {
-  const std::string suffix = source.label.empty() ? std::string() : " (" + source.label + ")";
   Expected<TemporaryFile> file =
       TemporaryFile::create("snap-" + std::to_string(source.pid), ".core");
   if (!file) return file.error();
@@ -443,11 +408,7 @@ Expected<std::shared_ptr<const Session>> openLiveProcess(const Source& source,
   std::FILE* out = ::fdopen(::dup(input->fd()), "w");
   if (out == nullptr) return Error("cannot write " + input->path() + ": " + std::strerror(errno));
   acquire::SnapOptions snap;
-  snap.begin_phase = [&](std::string_view phase, uint64_t total) {
-    observer.beginPhase(std::string(phase) + suffix, total);
-  };
-  snap.progress = [&](uint64_t done) { observer.progress(done); };
-  snap.end_phase = [&] { observer.endPhase(); };
+  snap.sink = &observer;
   Expected<acquire::SnapResult> result = acquire::snapProcess(source.pid, out, snap);
   const bool closed = std::fclose(out) == 0;
   input->closeFd();
@@ -465,8 +426,11 @@ Expected<std::shared_ptr<const Session>> openLiveProcess(const Source& source,
 
 }  // namespace
 
-Expected<std::shared_ptr<const Session>> open(const Source& source, LoadObserver& observer,
+Expected<std::shared_ptr<const Session>> open(const Source& source, Sink& sink,
                                               const OpenOptions& options) {
+  // The phases of a heap with a label ("OLD") say whose they are.
+  SuffixedSink labelled(sink, source.label.empty() ? std::string() : " (" + source.label + ")");
+  Sink& observer = labelled;
   if (source.pid != 0) return openLiveProcess(source, observer, options);
   if (acquire::isHttpUrl(source.dump_path)) return openUrl(source, observer, options);
   return openFile(source, observer, options, nullptr);

@@ -16,6 +16,7 @@
 #include "cache/cache_directory.h"
 #include "query/session.h"
 #include "util/error.h"
+#include "util/sink.h"
 
 namespace goheap::query {
 
@@ -43,24 +44,6 @@ struct Source {
   int pid = 0;
 };
 
-// What opening reports while it runs; every member may be left as it is.
-// Calls come from the thread that called open().
-class LoadObserver {
- public:
-  virtual ~LoadObserver() = default;
-  // A stage starts: "read dump", "build graph", ... `total` is the amount
-  // progress() counts towards (the file's bytes for reading), 0 when the
-  // stage does not report progress.
-  virtual void beginPhase(std::string_view /*name*/, uint64_t /*total*/) {}
-  virtual void progress(uint64_t /*done*/) {}
-  virtual void endPhase() {}
-  // Something the user should know, already worded: a dump's oddity, an
-  // executable that does not match.
-  virtual void warning(const std::string& /*text*/) {}
-  // Worth saying but not wrong: the executable has no DWARF.
-  virtual void note(const std::string& /*text*/) {}
-};
-
 struct OpenOptions {
   unsigned threads = 2;             // for the graph build
   bool conservative_stacks = true;  // see graph::BuildOptions
@@ -75,16 +58,18 @@ struct OpenOptions {
   std::string cache_dir;
   // The entry of a heap opened without one is written while the Session
   // answers; a failure then is told here (already worded, as
-  // LoadObserver::warning), or not at all when this is empty.
+  // Sink::warning), or not at all when this is empty.
   std::function<void(const std::string&)> background_warning;
   uint64_t cache_size_bytes = cache::kDefaultCacheBytes;
 };
 
-// Reads and analyses `source`. Only a heap that cannot be read is an error;
+// Reads and analyses `source`, each stage a phase of `sink` (its name with
+// " (LABEL)" when the source has a label), the warnings and notes told to it
+// too. Only a heap that cannot be read is an error;
 // an executable that cannot be used is a warning, and a dump is opened
 // without it. A core cannot be: an executable that cannot be found or does
 // not match is an Error::needsInput naming every candidate tried.
-Expected<std::shared_ptr<const Session>> open(const Source& source, LoadObserver& observer,
+Expected<std::shared_ptr<const Session>> open(const Source& source, Sink& sink,
                                               const OpenOptions& options = {});
 
 }  // namespace goheap::query

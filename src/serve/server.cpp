@@ -394,7 +394,7 @@ void Server::setBase(std::string base_path) {
 namespace {
 
 // Opening's phases become /api/status's; its warnings go to `warn`.
-class StatusObserver : public query::LoadObserver {
+class StatusObserver : public Sink {
  public:
   using SetPhase = std::function<void(std::string, uint64_t)>;
   using Progress = std::function<void(uint64_t)>;

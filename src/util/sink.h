@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace goheap {
 
@@ -33,6 +34,12 @@ class Sink {
 
 // Hears nothing.
 class NullSink final : public Sink {};
+
+// A NullSink for a stage whose caller gives none (it holds no state).
+inline Sink& nullSink() {
+  static NullSink sink;
+  return sink;
+}
 
 // Times `fn` as the phase `name` of `sink` (no progress), and returns what it
 // returns.

@@ -24,6 +24,18 @@ namespace {
 
 namespace fs = std::filesystem;
 using testing::ScriptedReply;
+
+// What a download tells its sink: the phases and each progress call.
+struct RecordingSink : Sink {
+  void beginPhase(std::string_view name, uint64_t total) override {
+    phases.emplace_back(name, total);
+  }
+  void progress(uint64_t done) override { calls.emplace_back(done, phases.back().second); }
+  void endPhase() override { ended++; }
+  std::vector<std::pair<std::string, uint64_t>> phases;  // name, total
+  std::vector<std::pair<uint64_t, uint64_t>> calls;      // done, the phase's total
+  int ended = 0;
+};
 using testing::ScriptedServer;
 
 std::string readWholeFile(const std::string& path) {
@@ -84,7 +96,7 @@ class HttpDownload : public ::testing::Test {
 
   // Downloads `url`, expecting an Error; returns its message.
   std::string failure(const std::string& url, const DownloadOptions& options = {}) {
-    Expected<TemporaryFile> file = downloadHeap(url, {}, options);
+    Expected<TemporaryFile> file = downloadHeap(url, nullSink(), options);
     EXPECT_FALSE(file) << url << " downloaded to " << (file ? file->path() : "");
     EXPECT_TRUE(leftovers().empty()) << leftovers().front();
     return file ? std::string() : file.error().message();
@@ -100,13 +112,8 @@ TEST_F(HttpDownload, StreamsABodyWithContentLengthToATemporaryFile) {
   const std::string body = fakeDump(700 * 1024 + 3);
   ScriptedServer server(
       {ScriptedReply::whole("200 OK", "Content-Type: application/octet-stream\r\n", body)});
-  std::vector<std::pair<uint64_t, uint64_t>> calls;
-  uint64_t announced = 1;
-  DownloadHooks hooks;
-  hooks.receiving = [&](uint64_t total) { announced = total; };
-  hooks.progress = [&](uint64_t done, uint64_t total) { calls.emplace_back(done, total); };
-
-  Expected<TemporaryFile> file = downloadHeap(server.url("/debug/heapdump?gc=1"), hooks);
+  RecordingSink sink;
+  Expected<TemporaryFile> file = downloadHeap(server.url("/debug/heapdump?gc=1"), sink);
   ASSERT_TRUE(file) << file.error().message();
   EXPECT_EQ(readWholeFile(file->path()), body);
   EXPECT_EQ(fs::path(file->path()).parent_path(), fs::path(dir_));
@@ -114,7 +121,10 @@ TEST_F(HttpDownload, StreamsABodyWithContentLengthToATemporaryFile) {
   ASSERT_EQ(::stat(file->path().c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0600u) << "a process's memory is its owner's alone";
 
-  EXPECT_EQ(announced, body.size());
+  using Phase = std::pair<std::string, uint64_t>;
+  EXPECT_EQ(sink.phases, (std::vector<Phase>{{"request", 0}, {"download", body.size()}}));
+  EXPECT_EQ(sink.ended, 2) << "every phase begun is ended";
+  const std::vector<std::pair<uint64_t, uint64_t>>& calls = sink.calls;
   ASSERT_FALSE(calls.empty());
   const std::pair<uint64_t, uint64_t> whole(body.size(), body.size());
   EXPECT_EQ(calls.back(), whole);
@@ -139,19 +149,19 @@ TEST_F(HttpDownload, StreamsABodyWithContentLengthToATemporaryFile) {
 TEST_F(HttpDownload, ReadsAChunkedBody) {
   const std::string body = fakeDump(300 * 1024);
   ScriptedServer server({chunked(body, 50000)});
-  uint64_t announced = 1;
-  DownloadHooks hooks;
-  hooks.receiving = [&](uint64_t total) { announced = total; };
-  Expected<TemporaryFile> file = downloadHeap(server.url("/"), hooks);
+  RecordingSink sink;
+  Expected<TemporaryFile> file = downloadHeap(server.url("/"), sink);
   ASSERT_TRUE(file) << file.error().message();
   EXPECT_EQ(readWholeFile(file->path()), body);
-  EXPECT_EQ(announced, 0u) << "a chunked answer announces no size";
+  ASSERT_EQ(sink.phases.size(), 2u);
+  EXPECT_EQ(sink.phases[1].first, "download");
+  EXPECT_EQ(sink.phases[1].second, 0u) << "a chunked answer announces no size";
 }
 
 TEST_F(HttpDownload, ReadsABodyThatEndsWithTheConnection) {
   const std::string body = fakeDump(100 * 1024);
   ScriptedServer server({{{{"HTTP/1.0 200 OK\r\n\r\n", 10}, {body, 0}}, false}});
-  Expected<TemporaryFile> file = downloadHeap(server.url("/"), {});
+  Expected<TemporaryFile> file = downloadHeap(server.url("/"), nullSink());
   ASSERT_TRUE(file) << file.error().message();
   EXPECT_EQ(readWholeFile(file->path()), body);
 }
@@ -163,7 +173,7 @@ TEST_F(HttpDownload, AcceptsACoreFile) {
                                7) +
                            std::string(1000, '\0');
   ScriptedServer server({ScriptedReply::whole("200 OK", "", body)});
-  Expected<TemporaryFile> file = downloadHeap(server.url("/core"), {});
+  Expected<TemporaryFile> file = downloadHeap(server.url("/core"), nullSink());
   ASSERT_TRUE(file) << file.error().message();
   EXPECT_EQ(readWholeFile(file->path()), body);
 }
@@ -191,7 +201,7 @@ TEST_F(HttpDownload, TooManyRequestsSaysTheStatusAndTheServersReason) {
       "429 Too Many Requests", "Retry-After: 3\r\nContent-Type: text/plain; charset=utf-8\r\n",
       "another heap dump is being written; try again in 3 s\n")});
   const std::string url = server.url("/debug/heapdump");
-  Expected<TemporaryFile> file = downloadHeap(url, {});
+  Expected<TemporaryFile> file = downloadHeap(url, nullSink());
   ASSERT_FALSE(file);
   EXPECT_EQ(file.error().message(),
             "cannot download " + url +
@@ -276,7 +286,7 @@ TEST_F(HttpDownload, FollowsRedirects) {
       ScriptedReply::whole("307 Temporary Redirect", "Location: heapdump2?gc=1\r\n", ""),
       ScriptedReply::whole("302 Found", "Location: " + target.url("/dump") + "\r\n", "moved"),
   });
-  Expected<TemporaryFile> file = downloadHeap(server.url("/debug/heapdump"), {});
+  Expected<TemporaryFile> file = downloadHeap(server.url("/debug/heapdump"), nullSink());
   ASSERT_TRUE(file) << file.error().message();
   EXPECT_EQ(readWholeFile(file->path()), body);
   const std::vector<std::string> requests = server.requests();
@@ -337,7 +347,7 @@ TEST_F(HttpDownload, AnAnswerThatIsNoHeapIsRefusedAtOnce) {
 }
 
 TEST_F(HttpDownload, AnHttpsUrlIsRefusedWithWhatToDoInstead) {
-  Expected<TemporaryFile> file = downloadHeap("https://127.0.0.1:6060/debug/heapdump", {});
+  Expected<TemporaryFile> file = downloadHeap("https://127.0.0.1:6060/debug/heapdump", nullSink());
   ASSERT_FALSE(file);
   const std::string& m = file.error().message();
   EXPECT_EQ(m.rfind("cannot read https://127.0.0.1:6060/debug/heapdump: goheap reads http:// "

@@ -82,7 +82,7 @@ TEST_P(SnapshotIndex, RestoresEveryColumnAsAViewOfTheFile) {
   ASSERT_TRUE(parts.ok()) << parts.error().message();
   auto model = dump::readDumpFile(dump_);
   ASSERT_TRUE(model.ok()) << model.error().message();
-  auto restored = analysis::restoreSnapshot(*model, parts.take(), index, {}, load(*model));
+  auto restored = analysis::restoreSnapshot(*model, parts.take(), index, load(*model));
   ASSERT_TRUE(restored.ok()) << restored.error().message();
   const analysis::Snapshot& r = **restored;
 
@@ -142,14 +142,14 @@ TEST_P(SnapshotIndex, AnotherHeapsIndexIsRefusedAndTheDumpStillBuilds) {
   auto model = dump::readDumpFile(dump_);
   ASSERT_TRUE(model.ok());
   const size_t objects = model->objects.count();
-  auto refused = analysis::restoreSnapshot(*model, parts.take(), index, {}, load(*model));
+  auto refused = analysis::restoreSnapshot(*model, parts.take(), index, load(*model));
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.error().message().find("does not fit"), std::string::npos)
       << refused.error().message();
   // The dump is handed back whole: built from it, it is the heap it was.
   ASSERT_EQ(model->objects.count(), objects);
   analysis::LoadOptions options = load(*model);
-  auto rebuilt = analysis::buildSnapshot(model.take(), {}, options);
+  auto rebuilt = analysis::buildSnapshot(model.take(), options);
   ASSERT_TRUE(rebuilt.ok());
   auto fresh = testing::openSnapshot(dump_, exe_);
   ASSERT_TRUE(fresh.ok());
@@ -336,7 +336,7 @@ TEST(SnapshotIndexChecks, DamagedPartsAreRefused) {
     ASSERT_TRUE(model.ok());
     analysis::LoadOptions load;
     load.executable = analysis::bindExecutable(dir + "/zoo", *model);
-    auto restored = analysis::restoreSnapshot(*model, std::move(parts), nullptr, {}, load);
+    auto restored = analysis::restoreSnapshot(*model, std::move(parts), nullptr, load);
     EXPECT_FALSE(restored.ok());
     EXPECT_GT(model->objects.count(), 0u);
   }

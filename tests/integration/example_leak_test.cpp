@@ -37,7 +37,7 @@ TEST(ExampleLeak, ListedFrameSlotsAloneWouldCallTheBlobsGarbage) {
   ASSERT_TRUE(d.ok());
   analysis::LoadOptions options;
   options.conservative_stacks = false;
-  auto snap = analysis::buildSnapshot(d.take(), {}, options);
+  auto snap = analysis::buildSnapshot(d.take(), options);
   ASSERT_TRUE(snap.ok());
   int senders = 0;
   for (const analysis::GoroutineInfo& g : analysis::goroutines(**snap)) {

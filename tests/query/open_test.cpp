@@ -17,7 +17,7 @@ TEST(QueryOpen, ACoreWithoutItsExecutableAsksForIt) {
   testsupport::CoreBuilder b;
   b.segment(0x10000, std::vector<uint8_t>(64, 0));
   const std::vector<uint8_t> core = b.build();
-  query::LoadObserver quiet;
+  NullSink quiet;
   query::Source source;
   source.dump_bytes = core;
   auto opened = query::open(source, quiet, {});
@@ -34,7 +34,7 @@ TEST(QueryOpen, OtherFilesKeepTheReadersOffset) {
   testsupport::CoreBuilder b;
   b.type(2);
   const std::vector<uint8_t> exe = b.build();
-  query::LoadObserver quiet;
+  NullSink quiet;
   query::Source source;
   source.dump_bytes = exe;
   auto opened = query::open(source, quiet, {});

@@ -3,7 +3,7 @@
 namespace goheap::testing {
 
 Expected<SessionPtr> openSession(const std::string& dump, const std::string& exe, bool types) {
-  query::LoadObserver quiet;
+  NullSink quiet;
   query::OpenOptions options;
   options.type_objects = types;
   return query::open({dump, exe, ""}, quiet, options);
