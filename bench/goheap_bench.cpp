@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/queries.h"
+#include "analysis/reports.h"
 #include "export/formats.h"
 #include "query/api.h"
 #include "query/open.h"

@@ -12,7 +12,7 @@
 
 #include "analysis/diff.h"
 #include "analysis/duplicates.h"
-#include "analysis/queries.h"
+#include "analysis/reports.h"
 #include "analysis/snapshot.h"
 #include "analysis/suspects.h"
 #include "analysis/waste.h"

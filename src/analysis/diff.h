@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/queries.h"
+#include "analysis/reports.h"
 #include "analysis/snapshot.h"
 #include "typing/names.h"
 

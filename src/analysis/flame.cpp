@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <map>
 
-#include "analysis/queries.h"
+#include "analysis/reports.h"
 
 namespace goheap::analysis {
 

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "analysis/queries.h"
+#include "analysis/reports.h"
 
 namespace goheap::analysis {
 

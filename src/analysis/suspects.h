@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/queries.h"
+#include "analysis/reports.h"
 #include "analysis/snapshot.h"
 #include "graph/csr.h"
 

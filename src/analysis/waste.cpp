@@ -5,7 +5,7 @@
 #include <unordered_map>
 
 #include "analysis/headers.h"
-#include "analysis/queries.h"
+#include "analysis/reports.h"
 #include "analysis/slots.h"
 #include "typing/heap_types.h"
 #include "util/large_vector.h"

@@ -3,7 +3,7 @@
 // address (to check the names goheap will give frames and allocation sites).
 #include "bin/binary.h"
 #include "cli/command.h"
-#include "cli/table.h"
+#include "cli/text_table.h"
 #include "util/format.h"
 #include "util/json_writer.h"
 
@@ -210,7 +210,7 @@ void writeText(const bin::Binary& b, bool funcs, bool deps, const std::vector<Pc
   }
   if (deps && b.buildInfo() && !b.buildInfo()->deps.empty()) {
     out += "\n";
-    Table table;
+    TextTable table;
     table.addColumn("dependency");
     table.addColumn("version");
     table.addColumn("replaced by");
@@ -221,7 +221,7 @@ void writeText(const bin::Binary& b, bool funcs, bool deps, const std::vector<Pc
   }
   if (funcs) {
     out += "\n";
-    Table table;
+    TextTable table;
     // The name last: generic instantiations make some names very long.
     table.addColumn("entry", Align::Right);
     table.addColumn("file:line");
@@ -234,7 +234,7 @@ void writeText(const bin::Binary& b, bool funcs, bool deps, const std::vector<Pc
   }
   if (!pcs.empty()) {
     out += "\n";
-    Table table;
+    TextTable table;
     table.addColumn("pc", Align::Right);
     table.addColumn("file:line");
     table.addColumn("function");

@@ -5,7 +5,7 @@
 
 #include "cache/cache_directory.h"
 #include "cli/command.h"
-#include "cli/table.h"
+#include "cli/text_table.h"
 #include "util/format.h"
 #include "util/json_writer.h"
 
@@ -93,7 +93,7 @@ std::string listText(const cache::CacheDirectory& dir,
   std::string out = dir.path() + ": " + formatCount(entries.size()) +
                     (entries.size() == 1 ? " entry, " : " entries, ") + formatBytes(total) + "\n";
   if (entries.empty()) return out;
-  Table t;
+  TextTable t;
   t.addColumn("last used");
   t.addColumn("size", Align::Right);
   t.addColumn("key");

@@ -11,7 +11,7 @@
 #include <memory>
 #include <optional>
 
-#include "analysis/queries.h"
+#include "analysis/reports.h"
 #include "cli/command.h"
 #include "cli/progress.h"
 #include "export/formats.h"

@@ -10,7 +10,7 @@
 #include "bin/binary.h"
 #include "bin/inline.h"
 #include "cli/command.h"
-#include "cli/table.h"
+#include "cli/text_table.h"
 #include "core/core_file.h"
 #include "core/core_reader.h"
 #include "core/executable_match.h"
@@ -340,7 +340,7 @@ void writeText(const core::CoreFile& c, bool segments, const core::ExecutableMat
     }
   }
   out += "\n";
-  Table threads;
+  TextTable threads;
   threads.addColumn("tid", Align::Right);
   threads.addColumn("signal", Align::Right);
   threads.addColumn("pc", Align::Right);
@@ -353,7 +353,7 @@ void writeText(const core::CoreFile& c, bool segments, const core::ExecutableMat
   out += threads.renderText(0);
   if (!c.files().empty()) {
     out += "\n";
-    Table files;
+    TextTable files;
     files.addColumn("start", Align::Right);
     files.addColumn("end", Align::Right);
     files.addColumn("offset", Align::Right);
@@ -366,7 +366,7 @@ void writeText(const core::CoreFile& c, bool segments, const core::ExecutableMat
   }
   if (segments) {
     out += "\n";
-    Table segs;
+    TextTable segs;
     segs.addColumn("start", Align::Right);
     segs.addColumn("end", Align::Right);
     segs.addColumn("flags");

@@ -5,7 +5,7 @@
 
 #include "analysis/diff.h"
 #include "cli/command.h"
-#include "cli/table.h"
+#include "cli/text_table.h"
 #include "query/labels.h"
 #include "query/queries.h"
 #include "util/format.h"
@@ -90,7 +90,7 @@ std::string holderText(const analysis::NewObjectsRow& row,
 }
 
 void printText(const query::DiffResult& r, OutputFormat format) {
-  Table t;
+  TextTable t;
   t.addColumn("+retained", Align::Right);
   t.addColumn("+shallow", Align::Right);
   t.addColumn("+count", Align::Right);

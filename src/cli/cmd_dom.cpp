@@ -1,8 +1,8 @@
 // goheap dom DUMP: the dominator tree from the roots down, biggest subtrees
 // first. A node's retained size is what would be freed if it were gone.
-#include "analysis/queries.h"
+#include "analysis/reports.h"
 #include "cli/command.h"
-#include "cli/table.h"
+#include "cli/text_table.h"
 #include "query/labels.h"
 #include "query/queries.h"
 #include "util/format.h"
@@ -41,7 +41,7 @@ int runDom(int argc, const char* const* argv) {
           print(query::domJson(snap, rows));
           return kExitOk;
         }
-        Table t;
+        TextTable t;
         t.addColumn("retained", Align::Right);
         t.addColumn("%", Align::Right);
         t.addColumn("shallow", Align::Right);

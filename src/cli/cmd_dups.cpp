@@ -1,7 +1,7 @@
 // goheap dups DUMP [EXE]: memory held more than once.
 #include "analysis/duplicates.h"
 #include "cli/command.h"
-#include "cli/table.h"
+#include "cli/text_table.h"
 #include "query/queries.h"
 #include "util/format.h"
 
@@ -51,7 +51,7 @@ int runDups(int argc, const char* const* argv) {
           return kExitOk;
         }
         const bool csv = format == OutputFormat::Csv;
-        Table t;
+        TextTable t;
         t.addColumn("wasted", Align::Right);
         t.addColumn("copies", Align::Right);
         t.addColumn("size", Align::Right);

@@ -2,9 +2,9 @@
 // frames, and the bytes that only its stack keeps alive.
 #include <algorithm>
 
-#include "analysis/queries.h"
+#include "analysis/reports.h"
 #include "cli/command.h"
-#include "cli/table.h"
+#include "cli/text_table.h"
 #include "query/queries.h"
 #include "util/format.h"
 
@@ -62,7 +62,7 @@ int runGoroutines(int argc, const char* const* argv) {
           return kExitOk;
         }
         if (format == OutputFormat::Csv || !frames) {
-          Table t;
+          TextTable t;
           t.addColumn("id", Align::Right);
           t.addColumn("state");
           t.addColumn("seen blocked");

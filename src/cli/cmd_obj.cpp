@@ -1,9 +1,9 @@
 // goheap obj DUMP ADDR: everything the dump says about one object.
 #include <algorithm>
 
-#include "analysis/queries.h"
+#include "analysis/reports.h"
 #include "cli/command.h"
-#include "cli/table.h"
+#include "cli/text_table.h"
 #include "query/labels.h"
 #include "query/queries.h"
 #include "util/format.h"
@@ -85,7 +85,7 @@ int runObj(int argc, const char* const* argv) {
         out += "\n" + hexDump(contents, info.label.address);
         if (!info.fields.empty()) {
           out += "  fields\n";
-          Table t;
+          TextTable t;
           t.addColumn("offset", Align::Right);
           t.addColumn("field");
           t.addColumn("type");

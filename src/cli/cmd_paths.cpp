@@ -1,7 +1,8 @@
 // goheap paths DUMP ADDR: why an object is alive. The shortest chains of
 // references from GC roots to it, each step with the offset of the pointer.
-#include "analysis/queries.h"
+#include "analysis/reports.h"
 #include "cli/command.h"
+#include "cli/path_text.h"
 #include "query/labels.h"
 #include "query/queries.h"
 #include "util/format.h"
@@ -55,17 +56,7 @@ int runPaths(int argc, const char* const* argv) {
           const analysis::Path& p = paths[i];
           out += "\npath " + std::to_string(i + 1) + " (" + std::to_string(p.steps.size() - 1) +
                  " references)\n";
-          for (size_t j = 0; j < p.steps.size(); j++) {
-            const analysis::PathStep& step = p.steps[j];
-            out += j == 0 ? "  " : "  -> ";
-            out += query::labelText(step.node);
-            if (step.offset) {
-              out += "  +" + std::to_string(*step.offset);
-              if (!step.field.empty()) out += " " + step.field;
-              if (step.slot_address != 0) out += " (" + formatHex(step.slot_address) + ")";
-            }
-            out += "\n";
-          }
+          out += pathStepsText(p, "  ", true);
         }
         print(out);
         return kExitOk;

@@ -16,7 +16,7 @@
 #include <string>
 
 #include "acquire/http_download.h"
-#include "analysis/queries.h"
+#include "analysis/reports.h"
 #include "cli/command.h"
 #include "cli/progress.h"
 #include "query/queries.h"

@@ -7,7 +7,7 @@
 #include <iterator>
 
 #include "cli/command.h"
-#include "cli/table.h"
+#include "cli/text_table.h"
 #include "sql/database.h"
 #include "sql/result_json.h"
 #include "sql/schema.h"
@@ -73,7 +73,7 @@ bool isAddressColumn(std::string_view name) {
 
 void printText(const sql::SqlResult& r, bool many) {
   if (many) print("-- " + r.sql + "\n");
-  Table t;
+  TextTable t;
   std::vector<bool> hex;
   for (const std::string& c : r.columns) {
     t.addColumn(c);
@@ -98,7 +98,7 @@ void printText(const sql::SqlResult& r, bool many) {
 }
 
 void printCsv(const sql::SqlResult& r, bool first) {
-  Table t;
+  TextTable t;
   for (const std::string& c : r.columns) t.addColumn(c);
   for (const std::vector<sql::Value>& row : r.rows) {
     std::vector<std::string> cells;

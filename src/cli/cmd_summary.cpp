@@ -1,8 +1,8 @@
 // goheap summary DUMP: what the dump is, how much of it is alive, and the
 // objects through which most memory is retained.
-#include "analysis/queries.h"
+#include "analysis/reports.h"
 #include "cli/command.h"
-#include "cli/table.h"
+#include "cli/text_table.h"
 #include "query/labels.h"
 #include "query/queries.h"
 #include "util/format.h"
@@ -109,7 +109,7 @@ void writeText(const analysis::Summary& s) {
   for (const std::string& w : s.warnings) line("warning", w);
 
   out += "\nTop retainers: objects a root holds directly, by the bytes they keep alive\n";
-  Table t;
+  TextTable t;
   t.addColumn("retained", Align::Right);
   t.addColumn("%", Align::Right);
   t.addColumn("shallow", Align::Right);

@@ -3,7 +3,8 @@
 // the memory piles up, what holds it, and what kinds of objects it is.
 #include "analysis/suspects.h"
 #include "cli/command.h"
-#include "cli/table.h"
+#include "cli/path_text.h"
+#include "cli/text_table.h"
 #include "query/labels.h"
 #include "query/queries.h"
 #include "util/format.h"
@@ -33,21 +34,6 @@ CommandSpec suspectsSpec() {
        {"goheap suspects heap.dump ./server --json", "the report as JSON"}});
 }
 
-std::string pathText(const analysis::Path& p) {
-  std::string out;
-  for (size_t j = 0; j < p.steps.size(); j++) {
-    const analysis::PathStep& step = p.steps[j];
-    out += j == 0 ? "    " : "    -> ";
-    out += query::labelText(step.node);
-    if (step.offset) {
-      out += "  +" + std::to_string(*step.offset);
-      if (!step.field.empty()) out += " " + step.field;
-    }
-    out += "\n";
-  }
-  return out;
-}
-
 std::string suspectText(size_t rank, const analysis::Suspect& s, const std::string& by) {
   std::string out = "Suspect " + std::to_string(rank) + (s.is_group ? " (group)" : "") + "\n  " +
                     s.description + "\n\n";
@@ -61,7 +47,7 @@ std::string suspectText(size_t rank, const analysis::Suspect& s, const std::stri
   }
   out += "  Shortest path from a GC root" +
          std::string(s.is_group ? " to the biggest member" : "") + ":\n";
-  out += s.path.steps.empty() ? "    none found\n" : pathText(s.path);
+  out += s.path.steps.empty() ? "    none found\n" : pathStepsText(s.path, "    ", false);
   out += "\n  Accumulation point: " + query::labelText(s.accumulation_point) + ", holds " +
          formatBytes(s.accumulation_retained) + " (" +
          formatPercent(s.accumulation_retained, s.retained) + " of the suspect), " +
@@ -69,7 +55,7 @@ std::string suspectText(size_t rank, const analysis::Suspect& s, const std::stri
   out += "  It accumulates " + formatCount(s.accumulated_count) + " objects, " +
          formatBytes(s.accumulated_bytes) + ", in " + formatCount(s.accumulated_types) + " " +
          (by == "type" ? "type" : "group") + (s.accumulated_types == 1 ? "" : "s") + ":\n";
-  Table t;
+  TextTable t;
   t.addColumn("count", Align::Right);
   t.addColumn("bytes", Align::Right);
   t.addColumn("share", Align::Right);

@@ -1,8 +1,8 @@
 // goheap top DUMP: a histogram of the reachable objects, grouped by
 // allocation site or by shape.
-#include "analysis/queries.h"
+#include "analysis/reports.h"
 #include "cli/command.h"
-#include "cli/table.h"
+#include "cli/text_table.h"
 #include "query/queries.h"
 #include "util/format.h"
 
@@ -47,7 +47,7 @@ int runTop(int argc, const char* const* argv) {
                              print(query::topJson(q, result));
                              return kExitOk;
                            }
-                           Table t;
+                           TextTable t;
                            t.addColumn("retained", Align::Right);
                            t.addColumn("shallow", Align::Right);
                            t.addColumn("count", Align::Right);

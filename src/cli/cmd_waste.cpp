@@ -1,7 +1,7 @@
 // goheap waste DUMP [EXE]: memory paid for and not used.
 #include "analysis/waste.h"
 #include "cli/command.h"
-#include "cli/table.h"
+#include "cli/text_table.h"
 #include "query/queries.h"
 #include "util/format.h"
 
@@ -35,7 +35,7 @@ const char* flag(bool on) {
 }
 
 std::string roundingText(const analysis::Waste& w, size_t width) {
-  Table t;
+  TextTable t;
   t.addColumn("wasted", Align::Right);
   t.addColumn("count", Align::Right);
   t.addColumn("type size", Align::Right);
@@ -53,7 +53,7 @@ std::string roundingText(const analysis::Waste& w, size_t width) {
 }
 
 std::string slicesText(const analysis::Snapshot& snap, const analysis::Waste& w, size_t width) {
-  Table t;
+  TextTable t;
   t.addColumn("");
   t.addColumn("hidden", Align::Right);
   t.addColumn("size", Align::Right);
@@ -71,7 +71,7 @@ std::string slicesText(const analysis::Snapshot& snap, const analysis::Waste& w,
 }
 
 std::string mapsText(const analysis::Snapshot& snap, const analysis::Waste& w, size_t width) {
-  Table t;
+  TextTable t;
   t.addColumn("");
   t.addColumn("storage", Align::Right);
   t.addColumn("len", Align::Right);
@@ -88,7 +88,7 @@ std::string mapsText(const analysis::Snapshot& snap, const analysis::Waste& w, s
 }
 
 std::string garbageText(const analysis::Waste& w, size_t width) {
-  Table t;
+  TextTable t;
   t.addColumn("bytes", Align::Right);
   t.addColumn("count", Align::Right);
   t.addColumn("from");

@@ -6,7 +6,7 @@
 
 #include "analysis/memory_use.h"
 #include "cli/progress.h"
-#include "cli/table.h"
+#include "cli/text_table.h"
 #include "util/format.h"
 #include "util/json_writer.h"
 #include "util/output_file.h"
@@ -182,7 +182,7 @@ std::string renderMemoryUse(const analysis::Snapshot& s, uint64_t anonymous_peak
                   static_cast<double>(bytes) / static_cast<double>(objects));
     return std::string(buf);
   };
-  Table table;
+  TextTable table;
   table.addColumn("held after loading");
   table.addColumn("bytes", Align::Right);
   table.addColumn("per object", Align::Right);

@@ -7,7 +7,7 @@
 #include <array>
 #include <utility>
 
-#include "cli/table.h"
+#include "cli/text_table.h"
 #include "util/format.h"
 #include "util/json_writer.h"
 
@@ -215,7 +215,7 @@ std::string PhaseTimer::render(uint64_t peak_rss_bytes) const {
     return std::string(buf.data());
   };
   const double total = totalSeconds();
-  Table table;
+  TextTable table;
   table.addColumn("phase");
   table.addColumn("seconds", Align::Right);
   table.addColumn("share", Align::Right);

@@ -5,7 +5,7 @@
 // what does it cost".
 #include <set>
 
-#include "analysis/queries.h"
+#include "analysis/reports.h"
 #include "export/formats.h"
 #include "util/format.h"
 

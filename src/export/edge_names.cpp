@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "analysis/queries.h"
+#include "analysis/reports.h"
 #include "analysis/slots.h"
 #include "typing/values.h"
 #include "util/format.h"

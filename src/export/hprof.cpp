@@ -24,7 +24,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "analysis/queries.h"
+#include "analysis/reports.h"
 #include "export/formats.h"
 #include "typing/heap_types.h"
 #include "typing/values.h"

@@ -4,7 +4,7 @@
 // goroutines.
 #include <map>
 
-#include "analysis/queries.h"
+#include "analysis/reports.h"
 #include "export/formats.h"
 #include "util/format.h"
 #include "util/json_writer.h"

@@ -12,7 +12,7 @@
 #include <algorithm>
 #include <unordered_map>
 
-#include "analysis/queries.h"
+#include "analysis/reports.h"
 #include "export/formats.h"
 #include "export/profile_proto.h"
 

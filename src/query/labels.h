@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "analysis/queries.h"
+#include "analysis/reports.h"
 #include "util/json_writer.h"
 
 namespace goheap::query {

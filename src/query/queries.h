@@ -16,7 +16,7 @@
 #include "analysis/diff.h"
 #include "analysis/duplicates.h"
 #include "analysis/flame.h"
-#include "analysis/queries.h"
+#include "analysis/reports.h"
 #include "analysis/suspects.h"
 #include "analysis/waste.h"
 #include "query/params.h"

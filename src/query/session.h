@@ -19,7 +19,7 @@
 #include "analysis/diff.h"
 #include "analysis/flame.h"
 #include "analysis/headers.h"
-#include "analysis/queries.h"
+#include "analysis/reports.h"
 #include "analysis/snapshot.h"
 #include "query/answer_cache.h"
 #include "util/error.h"

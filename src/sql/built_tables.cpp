@@ -3,7 +3,7 @@
 #include <array>
 
 #include "analysis/globals.h"
-#include "analysis/queries.h"
+#include "analysis/reports.h"
 
 namespace goheap::sql {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <array>
 
-#include "analysis/queries.h"
+#include "analysis/reports.h"
 #include "sql/built_tables.h"
 #include "sql/schema.h"
 #include "sql/virtual_table.h"

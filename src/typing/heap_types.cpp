@@ -5,7 +5,7 @@
 #include <span>
 #include <unordered_map>
 
-#include "typing/runtime_layout.h"
+#include "typing/release_layout.h"
 #include "util/format.h"
 #include "util/go_version.h"
 #include "util/large_vector.h"
@@ -82,7 +82,7 @@ class Typer {
     // The dump's version, which a bound executable shares; the executable's
     // for dumps too old to say.
     const std::string_view v = d.params.go_version;
-    runtime_ = runtimeLayout(parseGoVersion(v.empty() ? exe.binary().goVersion() : v), ptr());
+    runtime_ = releaseLayout(parseGoVersion(v.empty() ? exe.binary().goVersion() : v), ptr());
   }
 
   void seedMallocHeaders();
@@ -202,7 +202,7 @@ class Typer {
   std::unordered_map<TypeId, std::vector<ScanOp>> layouts_;
   std::vector<int8_t> special_;  // per TypeId: -1 unknown
   uint64_t types_base_ = 0;      // link-time runtime.types
-  RuntimeLayout runtime_;
+  ReleaseLayout runtime_;
 };
 
 GoKind Typer::kindOf(TypeId t) const {

@@ -11,7 +11,6 @@ namespace goheap::typing {
 
 namespace {
 
-using bin::DwarfTag;
 using bin::GoKind;
 using bin::kNoType;
 using bin::TypeId;

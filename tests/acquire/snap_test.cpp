@@ -31,7 +31,7 @@
 #include <string>
 #include <thread>
 
-#include "analysis/queries.h"
+#include "analysis/reports.h"
 #include "support/go_versions.h"
 #include "support/goheap_process.h"
 #include "support/json_value.h"

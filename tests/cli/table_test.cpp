@@ -1,4 +1,4 @@
-#include "cli/table.h"
+#include "cli/text_table.h"
 
 #include <gtest/gtest.h>
 
@@ -7,8 +7,8 @@
 namespace goheap::cli {
 namespace {
 
-Table typesTable() {
-  Table t;
+TextTable typesTable() {
+  TextTable t;
   t.addColumn("type");
   t.addColumn("count", Align::Right);
   t.addColumn("bytes", Align::Right);
@@ -18,7 +18,7 @@ Table typesTable() {
   return t;
 }
 
-TEST(Table, ColumnsFitTheirWidestCellAndAlign) {
+TEST(TextTable, ColumnsFitTheirWidestCellAndAlign) {
   EXPECT_EQ(typesTable().renderText(),
             "type            count     bytes\n"
             "[]uint8         1,204  12.3 MiB\n"
@@ -26,8 +26,8 @@ TEST(Table, ColumnsFitTheirWidestCellAndAlign) {
             "string              7     112 B\n");
 }
 
-TEST(Table, NoTrailingSpacesWhenTheLastColumnIsLeftAligned) {
-  Table t;
+TEST(TextTable, NoTrailingSpacesWhenTheLastColumnIsLeftAligned) {
+  TextTable t;
   t.addColumn("bytes", Align::Right);
   t.addColumn("name");
   t.addRow({"1 KiB", "a"});
@@ -38,16 +38,16 @@ TEST(Table, NoTrailingSpacesWhenTheLastColumnIsLeftAligned) {
             "12 MiB  longer name\n");
 }
 
-TEST(Table, MissingCellsAreEmpty) {
-  Table t;
+TEST(TextTable, MissingCellsAreEmpty) {
+  TextTable t;
   t.addColumn("a");
   t.addColumn("b", Align::Right);
   t.addRow({"x"});
   EXPECT_EQ(t.renderText(), "a  b\nx\n");
 }
 
-Table siteTable() {
-  Table t;
+TextTable siteTable() {
+  TextTable t;
   t.addColumn("bytes", Align::Right);
   size_t site = t.addColumn("site");
   t.addColumn("n", Align::Right);
@@ -57,7 +57,7 @@ Table siteTable() {
   return t;
 }
 
-TEST(Table, ElasticColumnIsElidedToFitTheWidth) {
+TEST(TextTable, ElasticColumnIsElidedToFitTheWidth) {
   std::string text = siteTable().renderText(40);
   EXPECT_EQ(text,
             "bytes  site                            n\n"
@@ -71,8 +71,8 @@ TEST(Table, ElasticColumnIsElidedToFitTheWidth) {
   }
 }
 
-TEST(Table, ElisionAtTheStartOrMiddleKeepsTheInformativeEnd) {
-  Table t = siteTable();
+TEST(TextTable, ElisionAtTheStartOrMiddleKeepsTheInformativeEnd) {
+  TextTable t = siteTable();
   t.setElastic(1, Elide::Start, 8);
   EXPECT_NE(t.renderText(40).find("1 MiB  …r/internal/cache.(*Store).Put  3\n"), std::string::npos)
       << t.renderText(40);
@@ -81,26 +81,26 @@ TEST(Table, ElisionAtTheStartOrMiddleKeepsTheInformativeEnd) {
       << t.renderText(40);
 }
 
-TEST(Table, ElasticColumnKeepsItsMinimumWidth) {
+TEST(TextTable, ElasticColumnKeepsItsMinimumWidth) {
   std::string text = siteTable().renderText(10);
   EXPECT_NE(text.find("1 MiB  github.…  3\n"), std::string::npos) << text;
 }
 
-TEST(Table, ZeroWidthMeansNoLimit) {
+TEST(TextTable, ZeroWidthMeansNoLimit) {
   std::string text = siteTable().renderText(0);
   EXPECT_NE(text.find("github.com/example/server/internal/cache.(*Store).Put  3\n"),
             std::string::npos);
 }
 
-TEST(Table, WideTableWithoutElasticColumnIsNotCut) {
-  Table t;
+TEST(TextTable, WideTableWithoutElasticColumnIsNotCut) {
+  TextTable t;
   t.addColumn("a");
   t.addRow({std::string(150, 'x')});
   EXPECT_EQ(t.renderText(), "a\n" + std::string(150, 'x') + "\n");
 }
 
-TEST(Table, IndentShiftsTheTreeColumn) {
-  Table t;
+TEST(TextTable, IndentShiftsTheTreeColumn) {
+  TextTable t;
   t.addColumn("retained", Align::Right);
   size_t name = t.addColumn("object");
   t.setTreeColumn(name);
@@ -114,8 +114,8 @@ TEST(Table, IndentShiftsTheTreeColumn) {
             "   6 MiB      map[string]*entry\n");
 }
 
-TEST(Table, IndentedElasticTreeColumnIsElidedAfterItsIndent) {
-  Table t;
+TEST(TextTable, IndentedElasticTreeColumnIsElidedAfterItsIndent) {
+  TextTable t;
   size_t name = t.addColumn("object");
   t.setTreeColumn(name);
   t.setElastic(name, Elide::End, 4);
@@ -125,8 +125,8 @@ TEST(Table, IndentedElasticTreeColumnIsElidedAfterItsIndent) {
             "    abcdefg…\n");
 }
 
-TEST(Table, WidthCountsCharactersNotBytes) {
-  Table t;
+TEST(TextTable, WidthCountsCharactersNotBytes) {
+  TextTable t;
   t.addColumn("phase");
   t.addColumn("time", Align::Right);
   t.addRow({"read", "850 µs"});
@@ -137,8 +137,8 @@ TEST(Table, WidthCountsCharactersNotBytes) {
             "dominators   1.2 s\n");
 }
 
-TEST(Table, ControlCharactersAreShownEscaped) {
-  Table t;
+TEST(TextTable, ControlCharactersAreShownEscaped) {
+  TextTable t;
   t.addColumn("string");
   t.addColumn("n", Align::Right);
   t.addRow({"a\nb\x1b[31m", "1"});
@@ -157,7 +157,7 @@ TEST(Elide, NeverSplitsACharacter) {
 }
 
 TEST(TableCsv, QuotesOnlyWhatNeedsQuoting) {
-  Table t;
+  TextTable t;
   t.addColumn("type");
   t.addColumn("bytes", Align::Right);
   t.addRow({"map[string]int", "12"});
@@ -175,7 +175,7 @@ TEST(TableCsv, QuotesOnlyWhatNeedsQuoting) {
 }
 
 TEST(TableCsv, Rfc4180LineEndsOnRequest) {
-  Table t;
+  TextTable t;
   t.addColumn("a");
   t.addColumn("b");
   t.addRow({"1", "x\r"});

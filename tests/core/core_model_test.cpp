@@ -30,7 +30,7 @@
 #include <vector>
 
 #include "analysis/diff.h"
-#include "analysis/queries.h"
+#include "analysis/reports.h"
 #include "support/go_versions.h"
 #include "support/goheap_process.h"
 #include "support/json_value.h"

@@ -15,7 +15,7 @@
 #include <map>
 #include <sstream>
 
-#include "analysis/queries.h"
+#include "analysis/reports.h"
 #include "analysis/snapshot.h"
 #include "export/formats.h"
 #include "support/go_versions.h"

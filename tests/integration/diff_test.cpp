@@ -13,7 +13,7 @@
 #include <string>
 
 #include "analysis/diff.h"
-#include "analysis/queries.h"
+#include "analysis/reports.h"
 #include "analysis/snapshot.h"
 #include "query/queries.h"
 #include "support/go_versions.h"

@@ -11,7 +11,7 @@
 #include <fstream>
 #include <iterator>
 
-#include "analysis/queries.h"
+#include "analysis/reports.h"
 #include "analysis/snapshot.h"
 #include "support/go_versions.h"
 #include "support/json_value.h"

@@ -48,7 +48,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/queries.h"
+#include "analysis/reports.h"
 #include "analysis/snapshot.h"
 #include "dump/reader.h"
 #include "support/dump_builder.h"

@@ -9,7 +9,7 @@
 #include <map>
 #include <set>
 
-#include "analysis/queries.h"
+#include "analysis/reports.h"
 #include "analysis/snapshot.h"
 #include "support/go_versions.h"
 #include "support/json_value.h"

@@ -8,7 +8,7 @@
 
 #include <filesystem>
 
-#include "analysis/queries.h"
+#include "analysis/reports.h"
 #include "analysis/snapshot.h"
 #include "support/go_versions.h"
 #include "support/json_value.h"

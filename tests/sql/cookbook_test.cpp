@@ -9,7 +9,7 @@
 #include <set>
 #include <sstream>
 
-#include "analysis/queries.h"
+#include "analysis/reports.h"
 #include "query/queries.h"
 #include "sql/leaks_sql.h"
 #include "support/go_versions.h"

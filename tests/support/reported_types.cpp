@@ -1,6 +1,6 @@
 #include "support/reported_types.h"
 
-#include "analysis/queries.h"
+#include "analysis/reports.h"
 
 namespace goheap::testing {
 

@@ -9,7 +9,7 @@
 
 namespace goheap::typing {
 
-struct RuntimeLayout {
+struct ReleaseLayout {
   // internal/abi.Type is {Size_, PtrBytes uintptr; Hash uint32; TFlag,
   // Align_, FieldAlign_, Kind_ uint8; ...}. Whether an interface holds a
   // value of the type in its data word (pointer-shaped types) or a pointer
@@ -25,6 +25,6 @@ struct RuntimeLayout {
   uint8_t malloc_header_size = 0;
 };
 
-RuntimeLayout runtimeLayout(const GoVersion& version, uint32_t ptr_size);
+ReleaseLayout releaseLayout(const GoVersion& version, uint32_t ptr_size);
 
 }  // namespace goheap::typing

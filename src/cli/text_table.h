@@ -1,4 +1,4 @@
-// Text and CSV renderings of one table. A command fills a Table with already
+// Text and CSV renderings of one table. A command fills a TextTable with already
 // formatted cells (formatBytes, formatCount, ...) and picks the renderer its
 // flags ask for; the data is the same either way.
 #pragma once
@@ -21,7 +21,7 @@ enum class Elide : uint8_t { End, Middle, Start };
 // The width tables aim for when nothing else is known.
 inline constexpr size_t kDefaultTableWidth = 100;
 
-class Table {
+class TextTable {
  public:
   // Returns the column's index. Titles are shown as the header row.
   size_t addColumn(std::string title, Align align = Align::Left);

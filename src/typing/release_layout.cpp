@@ -1,4 +1,4 @@
-#include "typing/runtime_layout.h"
+#include "typing/release_layout.h"
 
 namespace goheap::typing {
 
@@ -9,8 +9,8 @@ constexpr uint8_t kMallocHeaderSize = 8;
 
 }  // namespace
 
-RuntimeLayout runtimeLayout(const GoVersion& version, uint32_t ptr_size) {
-  RuntimeLayout l;
+ReleaseLayout releaseLayout(const GoVersion& version, uint32_t ptr_size) {
+  ReleaseLayout l;
   const uint32_t tflag = 2 * ptr_size + 4;
   const uint32_t kind = 2 * ptr_size + 7;
   l.direct_iface_offset = version.atLeast(26) ? tflag : kind;

@@ -1,4 +1,5 @@
-// The questions the commands ask of a Snapshot. Each returns plain data; the
+// The reports the commands ask of a Snapshot (summary, top, dom, paths, obj,
+// goroutines): the analyses behind query/queries.h. Each returns plain data; the
 // CLI renders it as a table, JSON or CSV (one result, several renderers).
 #pragma once
 

@@ -1,4 +1,4 @@
-#include "analysis/queries.h"
+#include "analysis/reports.h"
 
 #include <algorithm>
 #include <deque>

@@ -1,4 +1,4 @@
-#include "cli/table.h"
+#include "cli/text_table.h"
 
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -104,27 +104,27 @@ std::string elide(std::string_view text, size_t width, Elide where) {
   return s;
 }
 
-size_t Table::addColumn(std::string title, Align align) {
+size_t TextTable::addColumn(std::string title, Align align) {
   columns_.push_back(Column{std::move(title), align});
   return columns_.size() - 1;
 }
 
-void Table::setElastic(size_t column, Elide elide_where, size_t min_width) {
+void TextTable::setElastic(size_t column, Elide elide_where, size_t min_width) {
   elastic_ = column;
   elide_ = elide_where;
   elastic_min_width_ = min_width;
 }
 
-void Table::setTreeColumn(size_t column) {
+void TextTable::setTreeColumn(size_t column) {
   tree_column_ = column;
 }
 
-void Table::addRow(std::vector<std::string> cells, uint32_t indent) {
+void TextTable::addRow(std::vector<std::string> cells, uint32_t indent) {
   cells.resize(columns_.size());
   rows_.push_back(Row{std::move(cells), indent});
 }
 
-std::string Table::renderText(size_t max_width) const {
+std::string TextTable::renderText(size_t max_width) const {
   const size_t n = columns_.size();
   if (n == 0) return {};
 
@@ -184,7 +184,7 @@ std::string Table::renderText(size_t max_width) const {
   return out;
 }
 
-std::string Table::renderCsv(std::string_view line_end) const {
+std::string TextTable::renderCsv(std::string_view line_end) const {
   std::string out;
   auto field = [&](std::string_view value) {
     if (value.find_first_of(",\"\r\n") == std::string_view::npos) {
