@@ -108,7 +108,7 @@ int main(int argc, char** argv) {
 
   auto t0 = Clock::now();
   const double cpu0 = cpuSeconds();
-  auto opened = goheap::query::open({path, exe_path, ""}, recorder);
+  auto opened = goheap::query::open(goheap::query::Source::fromArgument(path, exe_path), recorder);
   if (!opened) {
     std::fprintf(stderr, "%s\n", opened.error().message().c_str());
     return 1;
@@ -291,7 +291,8 @@ int main(int argc, char** argv) {
         Recorder quiet(ignored);
         auto a = Clock::now();
         const double a_cpu = cpuSeconds();
-        auto again = goheap::query::open({path, exe_path, ""}, quiet, options);
+        auto again = goheap::query::open(goheap::query::Source::fromArgument(path, exe_path), quiet,
+                                         options);
         if (!again) {
           std::fprintf(stderr, "%s: %s\n", name, again.error().message().c_str());
           break;

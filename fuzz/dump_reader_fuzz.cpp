@@ -110,7 +110,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // Opened again the way every front end opens a heap (query::open).
   goheap::NullSink quiet;
   goheap::query::Source source;
-  source.dump_bytes = std::span<const uint8_t>(data, size);
+  source.heap = goheap::query::HeapBytes{std::span<const uint8_t>(data, size)};
   auto session = goheap::query::open(source, quiet);
   if (!session) return 0;
   const goheap::analysis::Snapshot& s = (*session)->snapshot();

@@ -31,8 +31,9 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
   goheap::NullSink quiet;
   goheap::query::OpenOptions options;
   options.use_cache = false;
-  auto session =
-      goheap::query::open({dir + "leaky.dump", dir + "leaky-linux-amd64", ""}, quiet, options);
+  auto session = goheap::query::open(
+      goheap::query::Source::fromArgument(dir + "leaky.dump", dir + "leaky-linux-amd64"), quiet,
+      options);
   if (!session) {
     std::fprintf(stderr, "sql_fuzz: %s\n", session.error().message().c_str());
     std::abort();

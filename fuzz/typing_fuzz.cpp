@@ -43,7 +43,8 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
   // Read and bound as every front end does (query::open); each input then
   // borrows the executable.
   goheap::NullSink quiet;
-  auto session = goheap::query::open({std::string(exe) + ".dump", exe, ""}, quiet);
+  auto session = goheap::query::open(
+      goheap::query::Source::fromArgument(std::string(exe) + ".dump", exe), quiet);
   if (!session) {
     std::fprintf(stderr, "typing_fuzz: %s\n", session.error().message().c_str());
     std::abort();

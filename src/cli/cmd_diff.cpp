@@ -146,10 +146,12 @@ int runDiff(int argc, const char* const* argv) {
     const std::string exe = args.has("EXE") ? std::string(args.getString("EXE")) : std::string();
     const query::OpenOptions options = openOptions(args);
     auto old_snap =
-        openForCommand({std::string(args.getString("OLD")), exe, "OLD"}, options, progress, timer);
+        openForCommand(query::Source::fromArgument(std::string(args.getString("OLD")), exe, "OLD"),
+                       options, progress, timer);
     if (!old_snap) return fail(old_snap.error());
     auto new_snap =
-        openForCommand({std::string(args.getString("NEW")), exe, "NEW"}, options, progress, timer);
+        openForCommand(query::Source::fromArgument(std::string(args.getString("NEW")), exe, "NEW"),
+                       options, progress, timer);
     if (!new_snap) return fail(new_snap.error());
 
     {

@@ -235,13 +235,15 @@ int runReport(int argc, const char* const* argv) {
     Progress progress(stderr, Progress::wanted(stderr, args.getBool("no-progress")));
     PhaseTimer timer;
     const query::OpenOptions options = openOptions(args);
-    auto session = openForCommand({dump_path, exe_path.value_or(""), old_path ? "NEW" : ""},
-                                  options, progress, timer);
+    auto session = openForCommand(
+        query::Source::fromArgument(dump_path, exe_path.value_or(""), old_path ? "NEW" : ""),
+        options, progress, timer);
     if (!session) return fail(session.error());
     std::shared_ptr<const query::Session> base;
     if (old_path) {
       auto loaded =
-          openForCommand({*old_path, exe_path.value_or(""), "OLD"}, options, progress, timer);
+          openForCommand(query::Source::fromArgument(*old_path, exe_path.value_or(""), "OLD"),
+                         options, progress, timer);
       if (!loaded) return fail(loaded.error());
       base = loaded.take();
     }

@@ -138,8 +138,7 @@ int runServe(int argc, const char* const* argv) {
     std::fprintf(stderr, "goheap: serving %s\n", (*server)->url().c_str());
     std::fflush(stderr);
 
-    const std::string dump_path =
-        source->pid != 0 ? "process " + std::to_string(source->pid) : source->dump_path;
+    const std::string dump_path = source->describe();
     if (!args.getString("base").empty()) (*server)->setBase(std::string(args.getString("base")));
     (*server)->loadInBackground(
         *source,

@@ -140,8 +140,9 @@ int runSql(int argc, const char* const* argv) {
     const query::OpenOptions options = openOptions(args);
     std::shared_ptr<const query::Session> base_session;
     if (args.has("base")) {
-      auto opened = openForCommand({std::string(args.getString("base")), source->exe_path, "OLD"},
-                                   options, progress, timer);
+      auto opened = openForCommand(
+          query::Source::fromArgument(std::string(args.getString("base")), source->exe_path, "OLD"),
+          options, progress, timer);
       if (!opened) return fail(opened.error());
       base_session = opened.take();
     }

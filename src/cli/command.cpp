@@ -110,7 +110,7 @@ Expected<query::Source> sourceFromArgs(const ParsedArgs& args) {
           "--pid reads a running process: give no DUMP, only the executable "
           "if /proc/PID/exe is not the program's");
     }
-    source.pid = static_cast<int>(pid);
+    source.heap = query::LiveProcess{static_cast<int>(pid)};
     // With --pid the one word given is the executable.
     if (args.has("DUMP")) source.exe_path = args.getString("DUMP");
     if (args.has("EXE")) source.exe_path = args.getString("EXE");
@@ -121,9 +121,8 @@ Expected<query::Source> sourceFromArgs(const ParsedArgs& args) {
         "missing DUMP (a heap dump or core file, or --pid PID for a running "
         "process)");
   }
-  source.dump_path = args.getString("DUMP");
-  if (args.has("EXE")) source.exe_path = args.getString("EXE");
-  return source;
+  return query::Source::fromArgument(std::string(args.getString("DUMP")),
+                                     args.has("EXE") ? std::string(args.getString("EXE")) : "");
 }
 
 int runParsed(const CommandSpec& spec, int argc, const char* const* argv,

@@ -9,6 +9,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <variant>
+#include <vector>
 
 #include "acquire/http_download.h"
 #include "acquire/snap.h"
@@ -29,25 +31,41 @@ namespace goheap::query {
 
 namespace {
 
-// Whether the file at `path` (or `bytes`) is an ELF core file: users have
-// cores far more often than heap dumps, and one given where a dump is read
-// deserves better than "not a Go heap dump".
-bool looksLikeCore(const Source& source) {
-  if (source.dump_path.empty()) return core::isElfCore(source.dump_bytes);
-  // Only a regular file is opened again: a FIFO or a device the reader
-  // refused would block or be consumed.
+// A heap as the readers take it: a file (the user's, or goheap's temporary
+// copy of a URL's or a process's heap) or bytes in memory, with the rest of
+// what its Source said.
+struct LocalHeap {
+  std::string path;  // empty: in memory
+  std::span<const uint8_t> bytes;
+  // What to call the heap when `path` is goheap's temporary copy of it: the
+  // URL or the process it came from; empty for a file the user gave.
+  std::string origin;
+  std::string exe_path;
+  std::string label;
+};
+
+// The first bytes of the heap, by which a reader claims it. Only a regular
+// file is opened here: a FIFO or a device would block or be consumed, and
+// is left to the heap dump reader to refuse.
+std::vector<uint8_t> headOf(const LocalHeap& source) {
+  constexpr size_t kHead = 64;
+  if (source.path.empty()) {
+    const auto head = source.bytes.first(std::min(kHead, source.bytes.size()));
+    return {head.begin(), head.end()};
+  }
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(source.dump_path, ec)) return false;
-  std::ifstream in(source.dump_path, std::ios::binary);
-  uint8_t header[64] = {};
-  in.read(reinterpret_cast<char*>(header), sizeof header);
-  return core::isElfCore(std::span<const uint8_t>(header, static_cast<size_t>(in.gcount())));
+  if (!std::filesystem::is_regular_file(source.path, ec)) return {};
+  std::ifstream in(source.path, std::ios::binary);
+  std::vector<uint8_t> head(kHead);
+  in.read(reinterpret_cast<char*>(head.data()), kHead);
+  head.resize(static_cast<size_t>(in.gcount()));
+  return head;
 }
 
 // The heap's name in messages: its origin (a URL) when goheap made the
 // file, else the path given.
-const std::string& displayName(const Source& source) {
-  return source.origin.empty() ? source.dump_path : source.origin;
+const std::string& displayName(const LocalHeap& source) {
+  return source.origin.empty() ? source.path : source.origin;
 }
 
 // The program's executable, opened once per open(): the cache key, the core
@@ -103,20 +121,20 @@ struct CacheSlot {
 // `executable`: the one the heap is read with, opened once by open(); an
 // executable that was given (`exe_path`) but cannot be opened is not worth
 // a cache entry (the warning says why).
-std::optional<CacheSlot> cacheSlotFor(const Source& source, const std::string& exe_path,
+std::optional<CacheSlot> cacheSlotFor(const LocalHeap& source, const std::string& exe_path,
                                       const bin::Binary* executable, Sink& observer,
                                       const OpenOptions& options, bool temporary_input) {
-  if (!options.use_cache || source.dump_path.empty() || temporary_input) return std::nullopt;
+  if (!options.use_cache || source.path.empty() || temporary_input) return std::nullopt;
   // Only a regular file can be told apart later (and opening a FIFO to
   // fingerprint it would block, or consume it).
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(source.dump_path, ec)) return std::nullopt;
+  if (!std::filesystem::is_regular_file(source.path, ec)) return std::nullopt;
   cache::CacheDirectory directory =
       cache::CacheDirectory::open(options.cache_dir, options.cache_size_bytes);
   if (std::optional<std::string> why = directory.takeWarning()) observer.warning(*why);
   if (!directory.usable()) return std::nullopt;
   cache::KeyInputs inputs;
-  Expected<cache::FileFingerprint> heap = cache::fingerprintOf(source.dump_path);
+  Expected<cache::FileFingerprint> heap = cache::fingerprintOf(source.path);
   if (!heap) return std::nullopt;
   inputs.heap = *heap;
   if (!exe_path.empty()) {
@@ -175,7 +193,7 @@ std::unique_ptr<analysis::Snapshot> restoreFromEntry(CacheSlot& slot, model::Hea
 }
 
 // Writes what `s` computed (and its model, a heap dump's) into the cache.
-Status storeInCache(CacheSlot& slot, const analysis::Snapshot& s, const Source& source,
+Status storeInCache(CacheSlot& slot, const analysis::Snapshot& s, const LocalHeap& source,
                     const std::string& exe_path) {
   const analysis::ComputedParts parts = analysis::computedPartsOf(s);
   cache::IndexWriter writer;
@@ -183,8 +201,8 @@ Status storeInCache(CacheSlot& slot, const analysis::Snapshot& s, const Source& 
   cache::addModelSections(s.model, writer);
   cache::EntryDescription description;
   std::error_code ec;
-  const std::filesystem::path absolute = std::filesystem::absolute(source.dump_path, ec);
-  description.input_path = ec ? source.dump_path : absolute.lexically_normal().string();
+  const std::filesystem::path absolute = std::filesystem::absolute(source.path, ec);
+  description.input_path = ec ? source.path : absolute.lexically_normal().string();
   description.input_size = s.model.file().size();
   description.input_mtime_ns = slot.heap_mtime_ns;
   if (!exe_path.empty()) {
@@ -209,7 +227,7 @@ analysis::LoadOptions loadOptions(analysis::Executable executable, const OpenOpt
   return load;
 }
 
-void reportModelWarnings(model::HeapModel& model, const Source& source, Sink& observer) {
+void reportModelWarnings(model::HeapModel& model, const LocalHeap& source, Sink& observer) {
   for (const std::string& w : model.warnings) {
     std::string text = displayName(source);
     observer.warning(text.append(": ").append(w));
@@ -221,7 +239,7 @@ void reportModelWarnings(model::HeapModel& model, const Source& source, Sink& ob
 // it. With `slot`, the snapshot is written into the cache while the Session
 // answers (writing a big index costs about a quarter of computing it).
 std::shared_ptr<const Session> finish(std::unique_ptr<analysis::Snapshot> snapshot,
-                                      const Source& source, Sink& observer,
+                                      const LocalHeap& source, Sink& observer,
                                       const OpenOptions& options,
                                       std::unique_ptr<TemporaryFile> input,
                                       std::optional<CacheSlot> slot = std::nullopt,
@@ -251,7 +269,7 @@ std::shared_ptr<const Session> finish(std::unique_ptr<analysis::Snapshot> snapsh
 
 // Analyses a model read from `source`, with `executable`, through the
 // index cache when `slot` has this heap, and into it when not.
-Expected<std::shared_ptr<const Session>> analyse(model::HeapModel model, const Source& source,
+Expected<std::shared_ptr<const Session>> analyse(model::HeapModel model, const LocalHeap& source,
                                                  const analysis::Executable& executable,
                                                  Sink& observer, const OpenOptions& options,
                                                  std::unique_ptr<TemporaryFile> input,
@@ -276,12 +294,12 @@ Expected<std::shared_ptr<const Session>> analyse(model::HeapModel model, const S
 // A heap dump whose model and analysis are both in the slot's entry: the
 // dump is mapped, not read. Null when the entry has no model or it does not
 // fit (then the entry is refused, and the dump is read as without it).
-std::shared_ptr<const Session> openFromEntry(CacheSlot& slot, const Source& source,
+std::shared_ptr<const Session> openFromEntry(CacheSlot& slot, const LocalHeap& source,
                                              ExecutableOnce& executable, Sink& observer,
                                              const OpenOptions& options) {
   lookUp(slot, observer, options);
   if (!slot.index || !cache::hasModel(*slot.index)) return nullptr;
-  Expected<MappedFile> file = MappedFile::open(source.dump_path);
+  Expected<MappedFile> file = MappedFile::open(source.path);
   if (!file) return nullptr;  // the reader says why
   Expected<model::HeapModel> model = cache::readModelSections(*slot.index, file.take());
   if (!model) {
@@ -298,13 +316,13 @@ std::shared_ptr<const Session> openFromEntry(CacheSlot& slot, const Source& sour
 
 // A core file: its executable found (or the one given checked), then the
 // process's heap read into the model.
-Expected<std::shared_ptr<const Session>> openCore(const Source& source, Sink& observer,
+Expected<std::shared_ptr<const Session>> openCore(const LocalHeap& source, Sink& observer,
                                                   const OpenOptions& options,
                                                   std::unique_ptr<TemporaryFile> input) {
-  const bool in_memory = source.dump_path.empty();
+  const bool in_memory = source.path.empty();
   const std::string name = in_memory ? std::string("<memory>") : displayName(source);
-  Expected<core::CoreFile> core = in_memory ? core::CoreFile::fromBytes(source.dump_bytes)
-                                            : core::CoreFile::open(source.dump_path);
+  Expected<core::CoreFile> core =
+      in_memory ? core::CoreFile::fromBytes(source.bytes) : core::CoreFile::open(source.path);
   if (!core) return core.error();
   const core::ExecutableSearch search = core::findExecutable(
       *core, name,
@@ -320,9 +338,8 @@ Expected<std::shared_ptr<const Session>> openCore(const Source& source, Sink& ob
   ExecutableOnce exe(found->path, opened.take());
   const core::ExecutableMatch match =
       core::checkExecutable(*core, exe.binary()->container(), found->path);
-  Expected<MappedFile> file = in_memory
-                                  ? Expected<MappedFile>(MappedFile::borrow(source.dump_bytes))
-                                  : MappedFile::open(source.dump_path);
+  Expected<MappedFile> file = in_memory ? Expected<MappedFile>(MappedFile::borrow(source.bytes))
+                                        : MappedFile::open(source.path);
   if (!file) return file.error();
 
   Expected<model::HeapModel> model =
@@ -338,12 +355,11 @@ Expected<std::shared_ptr<const Session>> openCore(const Source& source, Sink& ob
   return analyse(model.take(), source, bound, observer, options, std::move(input), std::move(slot));
 }
 
-// A dump or core in a file (or in memory); `input` is that file when
-// goheap made it, to be removed with the Session.
-Expected<std::shared_ptr<const Session>> openFile(const Source& source, Sink& observer,
+// A heap dump in a file (or in memory); `input` is that file when goheap
+// made it, to be removed with the Session.
+Expected<std::shared_ptr<const Session>> openDump(const LocalHeap& source, Sink& observer,
                                                   const OpenOptions& options,
                                                   std::unique_ptr<TemporaryFile> input) {
-  if (looksLikeCore(source)) return openCore(source, observer, options, std::move(input));
   ExecutableOnce exe(source.exe_path, observer);
   std::optional<CacheSlot> slot =
       cacheSlotFor(source, exe.path(), exe.binary(), observer, options, input != nullptr);
@@ -353,21 +369,53 @@ Expected<std::shared_ptr<const Session>> openFile(const Source& source, Sink& ob
       return cached;
     }
   }
-  const bool in_memory = source.dump_path.empty();
+  const bool in_memory = source.path.empty();
   std::error_code size_error;
-  const uint64_t size = in_memory ? source.dump_bytes.size()
-                                  : std::filesystem::file_size(source.dump_path, size_error);
+  const uint64_t size =
+      in_memory ? source.bytes.size() : std::filesystem::file_size(source.path, size_error);
 
   observer.beginPhase("read dump", size_error ? 0 : size);
   dump::ReadOptions read;
   read.sink = &observer;
-  Expected<model::HeapModel> dump =
-      in_memory ? dump::readDump(MappedFile::borrow(source.dump_bytes), read)
-                : dump::readDumpFile(source.dump_path, read);
+  Expected<model::HeapModel> dump = in_memory
+                                        ? dump::readDump(MappedFile::borrow(source.bytes), read)
+                                        : dump::readDumpFile(source.path, read);
   observer.endPhase();
   if (!dump) return dump.error();
   const analysis::Executable& bound = exe.boundTo(*dump);
   return analyse(dump.take(), source, bound, observer, options, std::move(input), std::move(slot));
+}
+
+// The readers of a heap in a file, asked in this order which claims it by its
+// first bytes (as Perfetto's trace processor picks an importer). A new
+// format is a row here and its reader below analysis. The heap dump reader
+// claims whatever no other does, so that a file that is neither gets its
+// "not a Go heap dump" error.
+struct HeapReader {
+  std::string_view name;
+  bool (*claims)(std::span<const uint8_t> head);
+  Expected<std::shared_ptr<const Session>> (*open)(const LocalHeap&, Sink&, const OpenOptions&,
+                                                   std::unique_ptr<TemporaryFile>);
+};
+bool anyHeap(std::span<const uint8_t>) {
+  return true;
+}
+// An ELF core first: users have cores far more often than heap dumps, and
+// one given where a dump is read deserves better than "not a Go heap dump".
+constexpr HeapReader kReaders[] = {
+    {"ELF core file", core::isElfCore, openCore},
+    {"heap dump", anyHeap, openDump},
+};
+
+// A heap dump or core in a file (or in memory), by the reader that claims it.
+Expected<std::shared_ptr<const Session>> openFile(const LocalHeap& source, Sink& observer,
+                                                  const OpenOptions& options,
+                                                  std::unique_ptr<TemporaryFile> input) {
+  const std::vector<uint8_t> head = headOf(source);
+  for (const HeapReader& reader : kReaders) {
+    if (reader.claims(head)) return reader.open(source, observer, options, std::move(input));
+  }
+  return Error("no reader for " + displayName(source));  // unreachable: anyHeap claims all
 }
 
 // `error` with every mention of goheap's temporary copy of a heap (which is
@@ -384,43 +432,42 @@ Error naming(const Error& error, const std::string& temporary, const std::string
 // A heap served over HTTP, downloaded first: "request" until the server
 // answers (the capture handler writes the whole dump before it does), then
 // "download" with the size it announced.
-Expected<std::shared_ptr<const Session>> openUrl(const Source& source, Sink& observer,
-                                                 const OpenOptions& options) {
-  Expected<TemporaryFile> file = acquire::downloadHeap(source.dump_path, observer);
+Expected<std::shared_ptr<const Session>> openUrl(const std::string& url, const Source& source,
+                                                 Sink& observer, const OpenOptions& options) {
+  Expected<TemporaryFile> file = acquire::downloadHeap(url, observer);
   if (!file) return file.error();
   auto input = std::make_unique<TemporaryFile>(file.take());
   const std::string temporary = input->path();
-  Source local = source;
-  local.dump_path = temporary;
-  local.origin = source.dump_path;
+  const LocalHeap local{temporary, {}, url, source.exe_path, source.label};
   auto session = openFile(local, observer, options, std::move(input));
-  if (!session) return naming(session.error(), temporary, source.dump_path);
+  if (!session) return naming(session.error(), temporary, url);
   return session;
 }
 
 // A running process, snapped to a temporary core first.
-Expected<std::shared_ptr<const Session>> openLiveProcess(const Source& source, Sink& observer,
+Expected<std::shared_ptr<const Session>> openLiveProcess(int pid, const Source& source,
+                                                         Sink& observer,
                                                          const OpenOptions& options) {
-  Expected<TemporaryFile> file =
-      TemporaryFile::create("snap-" + std::to_string(source.pid), ".core");
+  Expected<TemporaryFile> file = TemporaryFile::create("snap-" + std::to_string(pid), ".core");
   if (!file) return file.error();
   auto input = std::make_unique<TemporaryFile>(file.take());
   std::FILE* out = ::fdopen(::dup(input->fd()), "w");
   if (out == nullptr) return Error("cannot write " + input->path() + ": " + std::strerror(errno));
   acquire::SnapOptions snap;
   snap.sink = &observer;
-  Expected<acquire::SnapResult> result = acquire::snapProcess(source.pid, out, snap);
+  Expected<acquire::SnapResult> result = acquire::snapProcess(pid, out, snap);
   const bool closed = std::fclose(out) == 0;
   input->closeFd();
   if (!result) return result.error();
   if (!closed) return Error("cannot write " + input->path() + ": " + std::strerror(errno));
-  observer.note("snapped process " + std::to_string(source.pid) + " (" + result->name +
-                "): paused " + formatDuration(static_cast<double>(result->pause_ns) / 1e9) + ", " +
+  observer.note("snapped process " + std::to_string(pid) + " (" + result->name + "): paused " +
+                formatDuration(static_cast<double>(result->pause_ns) / 1e9) + ", " +
                 formatBytes(result->core_bytes));
-  Source local = source;
-  local.pid = 0;
-  local.dump_path = input->path();
-  local.origin = "process " + std::to_string(source.pid) + " (" + result->name + ")";
+  const LocalHeap local{input->path(),
+                        {},
+                        "process " + std::to_string(pid) + " (" + result->name + ")",
+                        source.exe_path,
+                        source.label};
   return openFile(local, observer, options, std::move(input));
 }
 
@@ -431,9 +478,37 @@ Expected<std::shared_ptr<const Session>> open(const Source& source, Sink& sink,
   // The phases of a heap with a label ("OLD") say whose they are.
   SuffixedSink labelled(sink, source.label.empty() ? std::string() : " (" + source.label + ")");
   Sink& observer = labelled;
-  if (source.pid != 0) return openLiveProcess(source, observer, options);
-  if (acquire::isHttpUrl(source.dump_path)) return openUrl(source, observer, options);
-  return openFile(source, observer, options, nullptr);
+  if (const auto* process = std::get_if<LiveProcess>(&source.heap)) {
+    return openLiveProcess(process->pid, source, observer, options);
+  }
+  if (const auto* url = std::get_if<HeapUrl>(&source.heap)) {
+    return openUrl(url->url, source, observer, options);
+  }
+  LocalHeap local{{}, {}, {}, source.exe_path, source.label};
+  if (const auto* file = std::get_if<HeapFile>(&source.heap)) local.path = file->path;
+  if (const auto* bytes = std::get_if<HeapBytes>(&source.heap)) local.bytes = bytes->bytes;
+  return openFile(local, observer, options, nullptr);
+}
+
+Source Source::fromArgument(std::string argument, std::string exe_path, std::string label) {
+  Source source;
+  if (acquire::isHttpUrl(argument)) {
+    source.heap = HeapUrl{std::move(argument)};
+  } else {
+    source.heap = HeapFile{std::move(argument)};
+  }
+  source.exe_path = std::move(exe_path);
+  source.label = std::move(label);
+  return source;
+}
+
+std::string Source::describe() const {
+  if (const auto* file = std::get_if<HeapFile>(&heap)) return file->path;
+  if (const auto* url = std::get_if<HeapUrl>(&heap)) return url->url;
+  if (const auto* process = std::get_if<LiveProcess>(&heap)) {
+    return "process " + std::to_string(process->pid);
+  }
+  return "<memory>";
 }
 
 }  // namespace goheap::query

@@ -12,6 +12,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <variant>
 
 #include "cache/cache_directory.h"
 #include "query/session.h"
@@ -20,28 +21,45 @@
 
 namespace goheap::query {
 
+// Where a heap is: exactly one of these.
+// A heap dump (runtime/debug.WriteHeapDump) or an ELF core file, told apart
+// by content.
+struct HeapFile {
+  std::string path;
+};
+// The same, already in memory (fuzzing, tests); the bytes must outlive the
+// Session.
+struct HeapBytes {
+  std::span<const uint8_t> bytes;
+};
+// An http:// URL that serves a heap (the capture package's handler),
+// downloaded to a temporary file that goes with the Session.
+struct HeapUrl {
+  std::string url;
+};
+// A running process (`--pid`), snapped (acquire/snap.h) to a temporary core
+// that goes with the Session, its executable found through /proc.
+struct LiveProcess {
+  int pid = 0;
+};
+using HeapInput = std::variant<HeapFile, HeapBytes, HeapUrl, LiveProcess>;
+
 struct Source {
-  // A heap dump (runtime/debug.WriteHeapDump) or a core file, or an http://
-  // URL that serves one (the capture package's handler): downloaded to a
-  // temporary file that goes with the Session.
-  std::string dump_path;
+  HeapInput heap;
   // The program's executable; empty for none, or for a core, to find it
   // through the core (core/find_executable.h).
   std::string exe_path;
   // Tells this heap's phases and warnings apart when a front end opens more
   // than one ("OLD", "base"): "read dump (OLD)".
   std::string label;
-  // Or the dump's bytes, already in memory (fuzzing, tests); used when
-  // dump_path is empty. They must outlive the Session.
-  std::span<const uint8_t> dump_bytes = {};
-  // What to call the heap in messages and output when dump_path is goheap's
-  // own temporary copy of it: the URL it was downloaded from. open() sets
-  // it for the copies it makes; leave it empty.
-  std::string origin = {};
-  // Or a live process (`--pid`), used when set: snapped (acquire/snap.h) to
-  // a temporary core that goes with the Session, its executable found
-  // through /proc.
-  int pid = 0;
+
+  // What a user typed for a heap: a URL (http://, or https://, which is
+  // refused with a reason) or else a file's path.
+  static Source fromArgument(std::string argument, std::string exe_path = {},
+                             std::string label = {});
+  // The heap as messages name it: the path, the URL, "process PID", or
+  // "<memory>".
+  std::string describe() const;
 };
 
 struct OpenOptions {

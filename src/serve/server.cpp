@@ -424,45 +424,44 @@ class StatusObserver : public Sink {
 void Server::loadInBackground(std::string dump_path, std::string exe_path,
                               std::function<void(const std::string&)> warn,
                               std::function<void(const Error*)> on_loaded) {
-  query::Source source;
-  source.dump_path = std::move(dump_path);
-  source.exe_path = std::move(exe_path);
-  loadInBackground(std::move(source), std::move(warn), std::move(on_loaded));
+  loadInBackground(query::Source::fromArgument(std::move(dump_path), std::move(exe_path)),
+                   std::move(warn), std::move(on_loaded));
 }
 
 void Server::loadInBackground(query::Source source, std::function<void(const std::string&)> warn,
                               std::function<void(const Error*)> on_loaded) {
   State* s = state_.get();
-  s->loader = std::thread(
-      [s, source = std::move(source), warn = std::move(warn), on_loaded = std::move(on_loaded)] {
-        StatusObserver observer([s](std::string name, uint64_t total) { s->setPhase(name, total); },
-                                [s](uint64_t done) {
-                                  std::lock_guard lock(s->mu);
-                                  s->phase_done = done;
-                                },
-                                warn);
-        const query::OpenOptions& options = s->open_options;
-        auto failed = [&](const Error& e) {
-          {
-            std::lock_guard lock(s->mu);
-            s->load_error = e.message();
-          }
-          if (on_loaded) on_loaded(&e);
-        };
-        auto session = query::open(source, observer, options);
-        if (!session) return failed(session.error());
-        if (!s->base_path.empty()) {
-          auto base = query::open({s->base_path, source.exe_path, "base"}, observer, options);
-          if (!base) return failed(Error("base " + s->base_path + ": " + base.error().message()));
-          s->setPhase("index for queries (base)", 0);
-          (*base)->prepareForServing();
-          std::lock_guard lock(s->mu);
-          s->base = base.take();
-        }
-        s->setPhase("index for queries", 0);
-        s->publish(session.take());
-        if (on_loaded) on_loaded(nullptr);
-      });
+  s->loader = std::thread([s, source = std::move(source), warn = std::move(warn),
+                           on_loaded = std::move(on_loaded)] {
+    StatusObserver observer([s](std::string name, uint64_t total) { s->setPhase(name, total); },
+                            [s](uint64_t done) {
+                              std::lock_guard lock(s->mu);
+                              s->phase_done = done;
+                            },
+                            warn);
+    const query::OpenOptions& options = s->open_options;
+    auto failed = [&](const Error& e) {
+      {
+        std::lock_guard lock(s->mu);
+        s->load_error = e.message();
+      }
+      if (on_loaded) on_loaded(&e);
+    };
+    auto session = query::open(source, observer, options);
+    if (!session) return failed(session.error());
+    if (!s->base_path.empty()) {
+      auto base = query::open(query::Source::fromArgument(s->base_path, source.exe_path, "base"),
+                              observer, options);
+      if (!base) return failed(Error("base " + s->base_path + ": " + base.error().message()));
+      s->setPhase("index for queries (base)", 0);
+      (*base)->prepareForServing();
+      std::lock_guard lock(s->mu);
+      s->base = base.take();
+    }
+    s->setPhase("index for queries", 0);
+    s->publish(session.take());
+    if (on_loaded) on_loaded(nullptr);
+  });
 }
 
 void Server::wait() {

@@ -1,9 +1,10 @@
-// query::open given something that is not a heap dump.
+// query::open given something that is not a heap dump, and what a Source is.
 #include "query/open.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "support/core_builder.h"
@@ -19,7 +20,7 @@ TEST(QueryOpen, ACoreWithoutItsExecutableAsksForIt) {
   const std::vector<uint8_t> core = b.build();
   NullSink quiet;
   query::Source source;
-  source.dump_bytes = core;
+  source.heap = query::HeapBytes{core};
   auto opened = query::open(source, quiet, {});
   ASSERT_FALSE(opened);
   EXPECT_TRUE(opened.error().needsInput()) << opened.error().message();
@@ -36,11 +37,42 @@ TEST(QueryOpen, OtherFilesKeepTheReadersOffset) {
   const std::vector<uint8_t> exe = b.build();
   NullSink quiet;
   query::Source source;
-  source.dump_bytes = exe;
+  source.heap = query::HeapBytes{exe};
   auto opened = query::open(source, quiet, {});
   ASSERT_FALSE(opened);
   EXPECT_NE(opened.error().message().find("at byte offset 0"), std::string::npos)
       << opened.error().message();
+}
+
+// What a user types for a heap: a URL of either scheme (https is refused
+// with its reason when opened), else a file, as the commands take DUMP.
+TEST(QuerySource, AnArgumentIsAUrlOrAFile) {
+  const query::Source url =
+      query::Source::fromArgument("http://127.0.0.1:6060/debug/heapdump", "./server", "OLD");
+  ASSERT_TRUE(std::holds_alternative<query::HeapUrl>(url.heap));
+  EXPECT_EQ(std::get<query::HeapUrl>(url.heap).url, "http://127.0.0.1:6060/debug/heapdump");
+  EXPECT_EQ(url.exe_path, "./server");
+  EXPECT_EQ(url.label, "OLD");
+  EXPECT_TRUE(std::holds_alternative<query::HeapUrl>(
+      query::Source::fromArgument("https://example.invalid/heap").heap));
+  const query::Source file = query::Source::fromArgument("heap.dump");
+  ASSERT_TRUE(std::holds_alternative<query::HeapFile>(file.heap));
+  EXPECT_EQ(std::get<query::HeapFile>(file.heap).path, "heap.dump");
+  EXPECT_TRUE(file.exe_path.empty() && file.label.empty());
+  // A file named like a scheme without its slashes is a file.
+  EXPECT_TRUE(
+      std::holds_alternative<query::HeapFile>(query::Source::fromArgument("http:heap.dump").heap));
+}
+
+TEST(QuerySource, DescribeNamesEachKindOfHeap) {
+  EXPECT_EQ(query::Source::fromArgument("/tmp/heap.dump").describe(), "/tmp/heap.dump");
+  EXPECT_EQ(query::Source::fromArgument("http://h:1/d").describe(), "http://h:1/d");
+  query::Source process;
+  process.heap = query::LiveProcess{4242};
+  EXPECT_EQ(process.describe(), "process 4242");
+  query::Source bytes;
+  bytes.heap = query::HeapBytes{};
+  EXPECT_EQ(bytes.describe(), "<memory>");
 }
 
 }  // namespace

@@ -6,7 +6,7 @@ Expected<SessionPtr> openSession(const std::string& dump, const std::string& exe
   NullSink quiet;
   query::OpenOptions options;
   options.type_objects = types;
-  return query::open({dump, exe, ""}, quiet, options);
+  return query::open(goheap::query::Source::fromArgument(dump, exe), quiet, options);
 }
 
 Expected<SnapshotPtr> openSnapshot(const std::string& dump, const std::string& exe, bool types) {
