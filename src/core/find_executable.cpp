@@ -50,14 +50,18 @@ std::optional<std::string> execFileName(const CoreFile& core) {
   return path;
 }
 
-// Why `path` is not the executable of `core`, or "" when it is.
-std::string problemWith(const CoreFile& core, const std::string& path) {
+// Why `path` is not the executable of `core`, or "" when it is, and then
+// `opened` holds it.
+std::string problemWith(const CoreFile& core, const std::string& path,
+                        std::optional<CheckedExecutable>& opened) {
   std::error_code ec;
   if (!fs::exists(path, ec)) return "no such file";
   if (fs::is_directory(path, ec)) return "a directory";
   Expected<CheckedExecutable> exe = openExecutable(core, path);
   if (!exe) return exe.error().message();
-  return exe->match.matches() ? "" : exe->match.mismatch();
+  if (!exe->match.matches()) return exe->match.mismatch();
+  opened = exe.take();
+  return "";
 }
 
 }  // namespace
@@ -118,7 +122,7 @@ ExecutableSearch findExecutable(const CoreFile& core, std::string_view core_path
   }
   ExecutableSearch search;
   for (ExecutableCandidate& c : candidates) {
-    c.problem = problemWith(core, c.path);
+    c.problem = problemWith(core, c.path, search.opened);
     search.tried.push_back(c);
     if (c.problem.empty()) {
       search.found = search.tried.size() - 1;

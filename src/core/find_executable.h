@@ -28,9 +28,18 @@ struct ExecutableCandidate {
   std::string problem;  // why it was not taken; empty for the one taken
 };
 
+// An executable opened and checked against a core.
+struct CheckedExecutable {
+  bin::Binary binary;
+  ExecutableMatch match;  // whether it is the core's, and its load bias
+};
+
 struct ExecutableSearch {
   std::vector<ExecutableCandidate> tried;  // in the order tried
   std::optional<size_t> found;             // into `tried`
+  // The one found, opened and checked while it was tried: a caller that
+  // reads the core with it moves it out, and the file is opened once.
+  std::optional<CheckedExecutable> opened;
 
   const ExecutableCandidate* executable() const { return found ? &tried[*found] : nullptr; }
   // For the user when nothing was found, one candidate a line:
@@ -38,12 +47,6 @@ struct ExecutableSearch {
   //     /srv/app (NT_FILE): no such file
   //     ./app (beside the core): core and executable do not match: entry ...
   std::string explain(std::string_view core_path) const;
-};
-
-// An executable opened and checked against a core.
-struct CheckedExecutable {
-  bin::Binary binary;
-  ExecutableMatch match;  // whether it is the core's, and its load bias
 };
 
 // Opens the executable at `path` and checks it against `core`: an Error only

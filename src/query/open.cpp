@@ -324,7 +324,7 @@ Expected<std::shared_ptr<const Session>> openCore(const LocalHeap& source, Sink&
   Expected<core::CoreFile> core =
       in_memory ? core::CoreFile::fromBytes(source.bytes) : core::CoreFile::open(source.path);
   if (!core) return core.error();
-  const core::ExecutableSearch search = core::findExecutable(
+  core::ExecutableSearch search = core::findExecutable(
       *core, name,
       source.exe_path.empty() ? std::nullopt : std::optional<std::string_view>(source.exe_path));
   const core::ExecutableCandidate* found = search.executable();
@@ -333,11 +333,9 @@ Expected<std::shared_ptr<const Session>> openCore(const LocalHeap& source, Sink&
                              "\n(a core holds the process's memory but not its program: give the "
                              "executable after the core, as in `goheap summary CORE EXE`)");
   }
-  Expected<bin::Binary> opened = bin::Binary::open(found->path);
-  if (!opened) return opened.error();
-  ExecutableOnce exe(found->path, opened.take());
-  const core::ExecutableMatch match =
-      core::checkExecutable(*core, exe.binary()->container(), found->path);
+  const core::ExecutableMatch match = std::move(search.opened->match);
+  ExecutableOnce exe(found->path, std::move(search.opened->binary));
+  search.opened.reset();
   Expected<MappedFile> file = in_memory ? Expected<MappedFile>(MappedFile::borrow(source.bytes))
                                         : MappedFile::open(source.path);
   if (!file) return file.error();

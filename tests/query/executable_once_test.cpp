@@ -29,7 +29,9 @@ class OpenCounter {
  public:
   explicit OpenCounter(const std::string& path) {
     fd_ = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-    if (fd_ >= 0) watch_ = inotify_add_watch(fd_, path.c_str(), IN_OPEN);
+    // Closes too: inotify folds identical events in a row into one, so two
+    // opens with nothing between them would count once.
+    if (fd_ >= 0) watch_ = inotify_add_watch(fd_, path.c_str(), IN_OPEN | IN_CLOSE_NOWRITE);
   }
   ~OpenCounter() {
     if (fd_ >= 0) close(fd_);
