@@ -1,6 +1,6 @@
 // libFuzzer entry for the heap dump reader and everything after it: any input
-// must either fail with an Error or yield a Dump whose field lists stay inside
-// the contents they describe, and that Dump must go through the graph, the
+// must either fail with an Error or yield a model whose field lists stay inside
+// the contents they describe, and that model must go through the graph, the
 // dominators and the queries without a crash. The walk touches every word a slot names, so
 // AddressSanitizer sees any read the reader's validation let through; a slot that ends past its
 // contents but inside the input is caught by the explicit checks.
@@ -32,7 +32,7 @@ using goheap::model::HeapModel;
 
 // Reads every pointer word of contents whose slots `walk` reports.
 template <class Walk>
-uint64_t touchSlots(const Dump& d, const char* what, uint64_t index,
+uint64_t touchSlots(const HeapModel& d, const char* what, uint64_t index,
                     const goheap::model::ByteRange& contents, Walk&& walk) {
   if (contents.region >= d.regionCount()) std::abort();
   const auto region = d.region(contents.region);
@@ -64,7 +64,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (result.error().message().empty()) std::abort();  // errors must say something
     return 0;
   }
-  const Dump& d = *result;
+  const HeapModel& d = *result;
   const uint32_t ptr = d.params.ptr_size;
   if (ptr != 4 && ptr != 8) std::abort();
   uint64_t sum = 0;
