@@ -407,7 +407,10 @@ int runCoreInfo(int argc, const char* const* argv) {
     HeapSummary heap;
     std::optional<core::Goroutines> goroutines;
     GoroutineView view;
-    if (!exe.empty()) {
+    if (search.opened) {
+      program = std::move(search.opened);  // found, opened and checked already
+      search.opened.reset();
+    } else if (!exe.empty()) {
       Expected<core::CheckedExecutable> opened = core::openExecutable(*c, exe);
       if (!opened) return fail(opened.error());
       program.emplace(opened.take());

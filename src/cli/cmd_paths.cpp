@@ -5,7 +5,6 @@
 #include "cli/path_text.h"
 #include "query/labels.h"
 #include "query/queries.h"
-#include "util/format.h"
 
 namespace goheap::cli {
 
