@@ -20,8 +20,8 @@
 
 #include "analysis/reports.h"
 #include "export/formats.h"
-#include "query/api.h"
 #include "query/open.h"
+#include "questions/catalog.h"
 #include "sql/database.h"
 #include "util/format.h"
 #include "util/process_memory.h"
@@ -131,7 +131,7 @@ int main(int argc, char** argv) {
   const uint64_t peak = goheap::peakRssBytes();
 
   // The web UI's API calls, answered as goheap serve answers them (the API
-  // table of query/api.h, parameters as given in the URL), after the
+  // table of questions/catalog.h, parameters as given in the URL), after the
   // server's preparation; each is what one page asks for.
   struct ApiCall {
     std::string name;
@@ -149,19 +149,20 @@ int main(int argc, char** argv) {
                     const std::vector<std::pair<std::string, std::string>>& params,
                     const goheap::query::Session* base = nullptr) {
       const std::string endpoint = name.substr(0, name.find_first_of("? "));
-      const goheap::query::ApiEndpoint* e = goheap::query::findApiEndpoint(endpoint);
-      if (e == nullptr) {
+      const goheap::questions::Question* q = goheap::questions::findQuestion(endpoint);
+      if (q == nullptr) {
         std::fprintf(stderr, "goheap_bench: no API endpoint %s\n", endpoint.c_str());
         std::exit(1);
       }
       auto a = Clock::now();
-      const goheap::query::ApiAnswer answer = e->answer(
-          {session, base}, goheap::query::ParamValues::fromQueryString(e->params(), params));
+      // As goheap serve answers: read the parameters, compute, write the JSON.
+      size_t bytes = 0;
+      auto asked = q->read(goheap::query::ParamValues::fromQueryString(q->params, params));
+      auto answer = asked ? (*asked)->answer({session, base}) : asked.error();
+      if (answer) bytes = (*answer)->json().size();
       const double ms = seconds(a, Clock::now()) * 1e3;
-      if (answer.error) {
-        std::fprintf(stderr, "%s: %s\n", name.c_str(), answer.error->message.c_str());
-      }
-      api_calls.push_back({name, ms, answer.json ? answer.json->size() : 0});
+      if (!answer) std::fprintf(stderr, "%s: %s\n", name.c_str(), answer.error().message().c_str());
+      api_calls.push_back({name, ms, bytes});
     };
     call("summary?n=20", {{"n", "20"}});
     for (const char* sort : {"retained", "count"}) {

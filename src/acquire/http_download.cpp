@@ -307,7 +307,7 @@ class Exchange {
 Error downloadError(std::string_view where, const Error& why) {
   std::string message = "cannot download ";
   message.append(where).append(": ").append(why.message());
-  return why.needsInput() ? Error::needsInput(std::move(message)) : Error(std::move(message));
+  return Error(why.kind(), std::move(message));
 }
 
 }  // namespace

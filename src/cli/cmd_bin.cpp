@@ -3,9 +3,9 @@
 // address (to check the names goheap will give frames and allocation sites).
 #include "bin/binary.h"
 #include "cli/command.h"
-#include "cli/text_table.h"
 #include "util/format.h"
 #include "util/json_writer.h"
+#include "util/text_table.h"
 
 namespace goheap::cli {
 

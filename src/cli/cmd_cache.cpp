@@ -5,9 +5,10 @@
 
 #include "cache/cache_directory.h"
 #include "cli/command.h"
-#include "cli/text_table.h"
+#include "cli/output_width.h"
 #include "util/format.h"
 #include "util/json_writer.h"
+#include "util/text_table.h"
 
 namespace goheap::cli {
 

@@ -10,7 +10,6 @@
 #include "bin/binary.h"
 #include "bin/inline.h"
 #include "cli/command.h"
-#include "cli/text_table.h"
 #include "core/core_file.h"
 #include "core/core_reader.h"
 #include "core/executable_match.h"
@@ -20,6 +19,7 @@
 #include "core/pointer_masks.h"
 #include "util/format.h"
 #include "util/json_writer.h"
+#include "util/text_table.h"
 
 namespace goheap::cli {
 

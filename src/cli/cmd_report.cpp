@@ -19,7 +19,7 @@
 #include "analysis/reports.h"
 #include "cli/command.h"
 #include "cli/progress.h"
-#include "query/queries.h"
+#include "questions/queries.h"
 #include "sql/database.h"
 #include "sql/result_json.h"
 #include "util/file_identity.h"
@@ -78,14 +78,14 @@ CommandSpec reportSpec() {
   spec.boolFlag("timings", "print each phase's time and the peak memory on stderr");
   spec.boolFlag("no-progress", "no progress line on stderr (it shows only on a terminal)");
   spec.example("goheap report heap.dump ./server", "goheap-report.html and .json for one dump");
-  spec.example("goheap report after.model before.model ./server --html leak.html",
+  spec.example("goheap report after.dump before.dump ./server --html leak.html",
                "the same, with what grew between the two dumps");
-  spec.example("goheap report after.model before.model --fail-if-growth 10MB || exit 1",
+  spec.example("goheap report after.dump before.dump --fail-if-growth 10MB || exit 1",
                "fail a CI step when the heap grew by more than 10 MB");
   spec.example("goheap report heap.dump ./server --sql checks.sql --fail-if-rows",
                "fail when a saved query finds something, e.g. SELECT address FROM objects WHERE "
                "type = 'main.Session' AND retained > 1e6");
-  spec.example("goheap report http://127.0.0.1:6060/debug/heapdump before.model ./server",
+  spec.example("goheap report http://127.0.0.1:6060/debug/heapdump before.dump ./server",
                "a running service's heap (the capture package) against an earlier dump");
   return spec;
 }
@@ -315,22 +315,21 @@ int runReport(int argc, const char* const* argv) {
         }
         w.endObject();
       }
-      using namespace query;  // NOLINT(google-build-using-namespace): every section is a query
-      section("summary",
-              [&] { return query::summaryJson(querySummary(current, SummaryQuery{top_n})); });
+      using namespace questions;  // NOLINT(google-build-using-namespace): every section is a
+                                  // question
+      section("summary", [&] { return summaryJson(querySummary(current, SummaryQuery{top_n})); });
       TopQuery top;
       top.limit = top_n;
-      section("top", [&] { return query::topJson(top, queryTop(current, top)); });
-      section("suspects",
-              [&] { return query::suspectsJson(querySuspects(current, SuspectsQuery{})); });
+      section("top", [&] { return topJson(top, queryTop(current, top)); });
+      section("suspects", [&] { return suspectsJson(querySuspects(current, SuspectsQuery{})); });
       const DupsQuery dups;
-      section("duplicates", [&] { return query::dupsJson(snap, dups, queryDups(current, dups)); });
+      section("duplicates", [&] { return dupsJson(snap, dups, queryDups(current, dups)); });
       const WasteQuery waste;
-      section("waste", [&] { return query::wasteJson(snap, waste, queryWaste(current, waste)); });
+      section("waste", [&] { return wasteJson(snap, waste, queryWaste(current, waste)); });
       if (base) {
         DiffQuery diff;
         diff.limit = top_n;
-        section("diff", [&] { return query::diffJson(diff, queryDiff(*base, current, diff)); });
+        section("diff", [&] { return diffJson(diff, queryDiff(*base, current, diff)); });
       }
       if (!sql_files.empty()) {
         w.key("sql").beginObject();

@@ -74,8 +74,8 @@ CommandSpec serveSpec() {
                "a running process: snapped to a temporary core (deleted when serve stops)");
   spec.example("goheap serve heap.dump ./server --http 127.0.0.1:0",
                "with the executable, on a free port (printed on stderr)");
-  spec.example("goheap serve after.model ./server --base before.dump",
-               "with a Diff page: what grew since before.model, and what holds it");
+  spec.example("goheap serve after.dump ./server --base before.dump",
+               "with a Diff page: what grew since before.dump, and what holds it");
   spec.example("goheap serve http://127.0.0.1:6060/debug/heapdump ./server --base before.dump",
                "a running service's heap now (the capture package), against an earlier dump");
   spec.example("curl 'http://127.0.0.1:8080/api/top?by=site&n=5'",

@@ -7,7 +7,8 @@
 #include <iterator>
 
 #include "cli/command.h"
-#include "cli/text_table.h"
+#include "cli/output_width.h"
+#include "questions/queries.h"
 #include "sql/database.h"
 #include "sql/result_json.h"
 #include "sql/schema.h"
@@ -66,49 +67,6 @@ CommandSpec sqlSpec() {
   return spec;
 }
 
-// Text cells: addresses in hex, as Go prints them.
-bool isAddressColumn(std::string_view name) {
-  return name == "address" || name == "pointer" || name.ends_with("_address") || name == "pc";
-}
-
-void printText(const sql::SqlResult& r, bool many) {
-  if (many) print("-- " + r.sql + "\n");
-  TextTable t;
-  std::vector<bool> hex;
-  for (const std::string& c : r.columns) {
-    t.addColumn(c);
-    hex.push_back(isAddressColumn(c));
-  }
-  for (const std::vector<sql::Value>& row : r.rows) {
-    std::vector<std::string> cells;
-    for (size_t c = 0; c < row.size(); c++) {
-      const auto* i = std::get_if<int64_t>(&row[c]);
-      if (i != nullptr && hex[c] && *i > 0) {
-        cells.push_back(formatHex(static_cast<uint64_t>(*i)));
-      } else {
-        cells.push_back(sql::cellText(row[c], "NULL"));
-      }
-    }
-    t.addRow(std::move(cells));
-  }
-  if (!r.columns.empty()) print(t.renderText(outputWidth()));
-  std::string footer = formatCount(r.rows.size()) + (r.rows.size() == 1 ? " row" : " rows");
-  if (r.truncated) footer += " (more not shown: --max-rows 0 shows all)";
-  print(footer + "\n" + (many ? "\n" : ""));
-}
-
-void printCsv(const sql::SqlResult& r, bool first) {
-  TextTable t;
-  for (const std::string& c : r.columns) t.addColumn(c);
-  for (const std::vector<sql::Value>& row : r.rows) {
-    std::vector<std::string> cells;
-    for (const sql::Value& v : row) cells.push_back(sql::cellText(v, ""));
-    t.addRow(std::move(cells));
-  }
-  if (!first) print("\n");
-  print(t.renderCsv());
-}
-
 }  // namespace
 
 int runSql(int argc, const char* const* argv) {
@@ -158,9 +116,9 @@ int runSql(int argc, const char* const* argv) {
     size_t printed = 0;
     auto show = [&](const sql::SqlResult& r, bool many) {
       if (format == OutputFormat::Csv) {
-        printCsv(r, printed == 0);
+        print(questions::sqlResultCsv(r, printed == 0));
       } else if (format == OutputFormat::Text) {
-        printText(r, many);
+        print(questions::sqlResultText(r, many, outputWidth()));
       }
       printed++;
     };

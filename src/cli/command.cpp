@@ -5,43 +5,61 @@
 #include <utility>
 
 #include "analysis/memory_use.h"
+#include "cli/output_width.h"
 #include "cli/progress.h"
-#include "cli/text_table.h"
+#include "questions/catalog.h"
 #include "util/format.h"
 #include "util/json_writer.h"
 #include "util/output_file.h"
+#include "util/text_table.h"
 
 namespace goheap::cli {
 
+namespace {
+
+// The commands that are not questions about a heap's contents: tools.
+constexpr struct {
+  std::string_view name, summary;
+  int (*run)(int argc, const char* const* argv);
+} kTools[] = {
+    {"report", "one self-contained HTML page and JSON of all of the above, for CI", runReport},
+    {"convert", "the heap in another tool's format: JSON Lines, Graphviz, ...", runConvert},
+    {"serve", "a web UI and JSON API over HTTP for a dump (and a base dump to diff with)",
+     runServe},
+    {"cache", "the index cache that makes a second open fast: list its entries, or clear it",
+     runCache},
+    {"snap", "a running Go process's heap, as a core file, without a restart (ptrace)", runSnap},
+    {"bin", "a Go executable: version, target, pclntab, functions, address to file:line", runBin},
+    {"core-info",
+     "an ELF core file: machine, threads, segments, mapped files, the executable's match",
+     runCoreInfo},
+};
+
+// A question whose command needs more than runQuestion gives (sql: statements
+// from standard input, printed as each ends) names its runner here.
+constexpr struct {
+  std::string_view name;
+  int (*run)(int argc, const char* const* argv);
+} kOwnRunners[] = {{"sql", runSql}};
+
+}  // namespace
+
 std::span<const Command> allCommands() {
-  static constexpr Command kCommands[] = {
-      {"summary", "what the dump holds, reachable vs garbage, memstats, top retainers", runSummary},
-      {"top", "histogram of objects by type, allocation site or shape, by retained size", runTop},
-      {"dom", "the dominator tree's biggest subtrees", runDom},
-      {"paths", "shortest paths from GC roots to an object", runPaths},
-      {"obj", "one object: contents, pointers, referrers, allocation stack, retained size", runObj},
-      {"goroutines", "goroutines with their frames and the bytes each stack retains",
-       runGoroutines},
-      {"suspects", "leak suspects: what retains a large share of the heap, and where it piles up",
-       runSuspects},
-      {"diff", "what grew between two dumps of one program, and what holds the new objects",
-       runDiff},
-      {"dups", "duplicate strings, []byte and identical objects, by bytes wasted", runDups},
-      {"waste", "size-class rounding, arrays kept by small slices, sparse maps, garbage", runWaste},
-      {"sql", "SQL over the heap: objects, references, roots, fields, strings as tables", runSql},
-      {"report", "one self-contained HTML page and JSON of all of the above, for CI", runReport},
-      {"convert", "the heap in another tool's format: JSON Lines, Graphviz, ...", runConvert},
-      {"serve", "a web UI and JSON API over HTTP for a dump (and a base dump to diff with)",
-       runServe},
-      {"cache", "the index cache that makes a second open fast: list its entries, or clear it",
-       runCache},
-      {"snap", "a running Go process's heap, as a core file, without a restart (ptrace)", runSnap},
-      {"bin", "a Go executable: version, target, pclntab, functions, address to file:line", runBin},
-      {"core-info",
-       "an ELF core file: machine, threads, segments, mapped files, the executable's match",
-       runCoreInfo},
-  };
-  return kCommands;
+  static const std::vector<Command> commands = [] {
+    std::vector<Command> out;
+    for (const questions::Question* q : questions::allQuestions()) {
+      if (!q->command_line) continue;
+      Command c{q->name, q->summary,
+                [q](int argc, const char* const* argv) { return runQuestion(*q, argc, argv); }};
+      for (const auto& own : kOwnRunners) {
+        if (own.name == q->name) c.run = own.run;
+      }
+      out.push_back(std::move(c));
+    }
+    for (const auto& t : kTools) out.push_back({t.name, t.summary, t.run});
+    return out;
+  }();
+  return commands;
 }
 
 void addDumpAndCommonFlags(CommandSpec& spec, bool csv) {
@@ -130,16 +148,6 @@ int runParsed(const CommandSpec& spec, int argc, const char* const* argv,
   int exit_code = kExitOk;
   const std::optional<ParsedArgs> parsed = parseCommandLine(spec, argc, argv, exit_code);
   return parsed ? body(*parsed) : exit_code;
-}
-
-CommandSpec queryCommandSpec(std::string name, std::string description, bool csv,
-                             const std::vector<query::ParamSpec>& params,
-                             std::initializer_list<Example> examples) {
-  CommandSpec spec(std::move(name), std::move(description));
-  addDumpAndCommonFlags(spec, csv);
-  addQueryParams(spec, params);
-  for (const Example& e : examples) spec.example(e.command_line, e.explanation);
-  return spec;
 }
 
 int fail(const Error& error, int code) {
@@ -252,11 +260,9 @@ query::ParamValues queryValues(const ParsedArgs& args,
   return values;
 }
 
-int failQuery(const ParsedArgs& args, const query::QueryError& error) {
-  if (error.kind == query::QueryError::Kind::BadRequest) {
-    return fail(args.usageError(error.message), kExitUsage);
-  }
-  return fail(Error(error.message));
+int failQuery(const ParsedArgs& args, const Error& error) {
+  if (error.needsInput()) return fail(args.usageError(error.message()), kExitUsage);
+  return fail(error);
 }
 
 Expected<OutputFormat> outputFormat(const ParsedArgs& args) {

@@ -10,13 +10,14 @@
 #include <optional>
 #include <span>
 #include <string>
-#include <type_traits>
+#include <string_view>
 #include <vector>
 
 #include "cli/args.h"
 #include "cli/progress.h"
 #include "query/open.h"
 #include "query/params.h"
+#include "questions/question.h"
 #include "util/error.h"
 #include "util/output_file.h"
 
@@ -33,18 +34,16 @@ constexpr int kExitUsage = 2;
 constexpr int kExitCheckFailed = 3;
 
 struct Command {
-  const char* name;
-  const char* summary;
-  int (*run)(int argc, const char* const* argv);  // the words after the command name
+  std::string_view name;
+  std::string_view summary;
+  std::function<int(int argc, const char* const* argv)> run;  // the words after the command name
 };
+// The questions' commands (questions/catalog.h), then the tools'.
 std::span<const Command> allCommands();
 
-int runSummary(int argc, const char* const* argv);
-int runTop(int argc, const char* const* argv);
-int runDom(int argc, const char* const* argv);
-int runPaths(int argc, const char* const* argv);
-int runObj(int argc, const char* const* argv);
-int runGoroutines(int argc, const char* const* argv);
+// `goheap NAME` for a question of the table: its heaps, its parameters as
+// flags, the common flags; prints the answer as text, CSV or JSON.
+int runQuestion(const questions::Question& question, int argc, const char* const* argv);
 int runBin(int argc, const char* const* argv);
 // What goheap reads from an ELF core file (cmd_core_info.cpp).
 int runCoreInfo(int argc, const char* const* argv);
@@ -53,12 +52,8 @@ int runSnap(int argc, const char* const* argv);
 int runConvert(int argc, const char* const* argv);
 int runServe(int argc, const char* const* argv);
 int runReport(int argc, const char* const* argv);
-int runSuspects(int argc, const char* const* argv);
-int runDiff(int argc, const char* const* argv);
-// Memory held twice and memory paid for but unused (cmd_dups.cpp, cmd_waste.cpp).
-int runDups(int argc, const char* const* argv);
-int runWaste(int argc, const char* const* argv);
-// SQL over the heap's tables (cmd_sql.cpp).
+// SQL over the heap's tables (cmd_sql.cpp): the sql question's command, with
+// statements from -e or standard input.
 int runSql(int argc, const char* const* argv);
 // The index cache's entries: list and clear (cmd_cache.cpp).
 int runCache(int argc, const char* const* argv);
@@ -117,65 +112,15 @@ Expected<std::shared_ptr<const query::Session>> openForCommand(const query::Sour
                                                                Progress& progress,
                                                                PhaseTimer& timer);
 
-// A query's parameters as the command's flags (and positionals, like ADDR),
-// with their help and defaults: the same names, kinds and choices as the
-// HTTP API's (query/params.h).
+// A question's parameters as the command's flags (and positionals, like
+// ADDR), with their help and defaults: the same names, kinds and choices as
+// the HTTP API's (query/params.h).
 void addQueryParams(CommandSpec& spec, const std::vector<query::ParamSpec>& params);
-// The values the command line gave for them, for the query's read function.
+// The values the command line gave for them, for the question's read.
 query::ParamValues queryValues(const ParsedArgs& args, const std::vector<query::ParamSpec>& params);
-// Prints why a query could not be answered: a usage error (exit 2) for a
-// wrong parameter, else exit 1.
-int failQuery(const ParsedArgs& args, const query::QueryError& error);
-
-// Reads a query's parameters from the command line into `q` with the
-// query's own read function; on a mistake prints it and sets `exit_code`.
-template <class Q>
-bool readQuery(const ParsedArgs& args, const std::vector<query::ParamSpec>& params,
-               std::optional<query::QueryError> (*read)(const query::ParamValues&, Q&), Q& q,
-               int& exit_code) {
-  if (std::optional<query::QueryError> e = read(queryValues(args, params), q)) {
-    exit_code = failQuery(args, *e);
-    return false;
-  }
-  return true;
-}
-
-// A usage example for a command's help: the command line and what it does.
-struct Example {
-  std::string command_line;
-  std::string explanation;
-};
-
-// The spec of a command that answers one query (query/queries.h): DUMP and
-// the common flags (--csv when `csv`), the query's parameters as flags, and
-// the examples its help ends with.
-CommandSpec queryCommandSpec(std::string name, std::string description, bool csv,
-                             const std::vector<query::ParamSpec>& params,
-                             std::initializer_list<Example> examples);
-
-template <class Q>
-using QueryRead = std::optional<query::QueryError> (*)(const query::ParamValues&, Q&);
-
-// What a query command does once its parameters are read and checked.
-template <class Q>
-using QueryCommandBody = std::function<int(const ParsedArgs& args, const query::Session& session,
-                                           const Q& q, OutputFormat format)>;
-
-// runWithSnapshot for a command that answers one query: reads the query's
-// parameters with `read` (a mistake is printed and ends the command with its
-// exit code) and runs `body` with them.
-template <class Q>
-int runQueryCommand(const CommandSpec& spec, int argc, const char* const* argv,
-                    const std::vector<query::ParamSpec>& params, QueryRead<Q> read,
-                    const std::type_identity_t<QueryCommandBody<Q>>& body) {
-  return runWithSnapshot(
-      spec, argc, argv,
-      [&](const ParsedArgs& args, const query::Session& session, OutputFormat format) {
-        Q q;
-        if (int code; !readQuery(args, params, read, q, code)) return code;
-        return body(args, session, q, format);
-      });
-}
+// Prints why a question could not be answered: a usage error (exit 2) for
+// a wrong parameter, else exit 1.
+int failQuery(const ParsedArgs& args, const Error& error);
 
 // Parses a command's words and runs `body` with them. --help (exit 0) and
 // a usage mistake (exit 2) are answered here, and `body` is not run.

@@ -24,7 +24,8 @@ void printUsage(std::FILE* out) {
                "commands:\n",
                static_cast<int>(kVersion.size()), kVersion.data());
   for (const goheap::cli::Command& c : goheap::cli::allCommands()) {
-    std::fprintf(out, "  %-11s %s\n", c.name, c.summary);
+    std::fprintf(out, "  %-11.*s %.*s\n", static_cast<int>(c.name.size()), c.name.data(),
+                 static_cast<int>(c.summary.size()), c.summary.data());
   }
   std::fprintf(
       out,

@@ -7,9 +7,9 @@
 #include <array>
 #include <utility>
 
-#include "cli/text_table.h"
 #include "util/format.h"
 #include "util/json_writer.h"
+#include "util/text_table.h"
 
 namespace goheap::cli {
 namespace {

@@ -424,7 +424,7 @@ Error naming(const Error& error, const std::string& temporary, const std::string
        at = message.find(temporary, at + origin.size())) {
     message.replace(at, temporary.size(), origin);
   }
-  return error.needsInput() ? Error::needsInput(std::move(message)) : Error(std::move(message));
+  return Error(error.kind(), std::move(message));
 }
 
 // A heap served over HTTP, downloaded first: "request" until the server

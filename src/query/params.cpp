@@ -10,6 +10,79 @@
 
 namespace goheap::query {
 
+ParamSpec ParamSpec::withAlias(char c) const {
+  ParamSpec p = *this;
+  p.short_name = c;
+  return p;
+}
+
+ParamSpec ParamSpec::withCliName(std::string_view cli) const {
+  ParamSpec p = *this;
+  p.cli_name = cli;
+  return p;
+}
+
+ParamSpec ParamSpec::apiOnly() const {
+  ParamSpec p = *this;
+  p.api_only = true;
+  return p;
+}
+
+ParamSpec ParamSpec::mustBeGiven() const {
+  ParamSpec p = *this;
+  p.required = true;
+  return p;
+}
+
+namespace {
+
+ParamSpec param(std::string_view name, ParamKind kind, std::string_view fallback,
+                std::string_view metavar, std::string_view help) {
+  ParamSpec p;
+  p.name = name;
+  p.kind = kind;
+  p.fallback = fallback;
+  p.metavar = metavar;
+  p.help = help;
+  return p;
+}
+
+}  // namespace
+
+ParamSpec textParam(std::string_view name, std::string_view metavar, std::string_view help) {
+  return param(name, ParamKind::Text, "", metavar, help);
+}
+
+ParamSpec uintParam(std::string_view name, std::string_view fallback, std::string_view metavar,
+                    std::string_view help) {
+  return param(name, ParamKind::Uint, fallback, metavar, help);
+}
+
+ParamSpec byteSizeParam(std::string_view name, std::string_view fallback, std::string_view metavar,
+                        std::string_view help) {
+  return param(name, ParamKind::ByteSize, fallback, metavar, help);
+}
+
+ParamSpec addressParam(std::string_view name, std::string_view metavar, std::string_view help) {
+  return param(name, ParamKind::Address, "", metavar, help);
+}
+
+ParamSpec percentParam(std::string_view name, std::string_view fallback, std::string_view metavar,
+                       std::string_view help) {
+  return param(name, ParamKind::Percent, fallback, metavar, help);
+}
+
+ParamSpec choiceParam(std::string_view name, std::string_view fallback,
+                      std::vector<std::string_view> choices, std::string_view help) {
+  ParamSpec p = param(name, ParamKind::Choice, fallback, {}, help);
+  p.choices = std::move(choices);
+  return p;
+}
+
+ParamSpec flagParam(std::string_view name, bool fallback, std::string_view help) {
+  return param(name, ParamKind::Flag, fallback ? "true" : "false", {}, help);
+}
+
 std::string cliName(const ParamSpec& p) {
   if (!p.cli_name.empty()) return std::string(p.cli_name);
   std::string name(p.name);
@@ -47,9 +120,10 @@ ParamValues ParamValues::fromQueryString(
       if (!values.unknown_) {
         std::string list;
         for (const ParamSpec& p : specs) list += (list.empty() ? "" : ", ") + std::string(p.name);
-        values.unknown_ = QueryError{QueryError::Kind::BadRequest, name,
-                                     "unknown parameter \"" + name + "\" (this endpoint takes: " +
-                                         (list.empty() ? "none" : list) + ")"};
+        values.unknown_ =
+            Error::needsInput("unknown parameter \"" + name +
+                              "\" (this endpoint takes: " + (list.empty() ? "none" : list) + ")")
+                .atParameter(name);
       }
       continue;
     }
@@ -101,8 +175,7 @@ const std::string* ParamReader::raw(std::string_view name) const {
 }
 
 void ParamReader::setError(std::string_view name, std::string message) {
-  if (!error_)
-    error_ = QueryError{QueryError::Kind::BadRequest, std::string(name), std::move(message)};
+  if (!error_) error_ = Error::needsInput(std::move(message)).atParameter(name);
 }
 
 std::string ParamReader::text(std::string_view name) {

@@ -46,7 +46,33 @@ struct ParamSpec {
   std::string_view cli_name = {};
   // Not a command-line parameter (only the API has it).
   bool api_only = false;
+  // A value must be given (ADDR).
+  bool required = false;
+
+  // The same parameter with -c / c= as its alias.
+  ParamSpec withAlias(char c) const;
+  // The same parameter spelled `cli` on the command line.
+  ParamSpec withCliName(std::string_view cli) const;
+  // The same parameter, of the HTTP API only.
+  ParamSpec apiOnly() const;
+  // The same parameter, which must be given.
+  ParamSpec mustBeGiven() const;
 };
+
+// A parameter of each kind, so that a question's table reads as what each
+// one is: uintParam("depth", "4", "D", "levels to show").withAlias('d').
+// `fallback` is the default as text; empty: none.
+ParamSpec textParam(std::string_view name, std::string_view metavar, std::string_view help);
+ParamSpec uintParam(std::string_view name, std::string_view fallback, std::string_view metavar,
+                    std::string_view help);
+ParamSpec byteSizeParam(std::string_view name, std::string_view fallback, std::string_view metavar,
+                        std::string_view help);
+ParamSpec addressParam(std::string_view name, std::string_view metavar, std::string_view help);
+ParamSpec percentParam(std::string_view name, std::string_view fallback, std::string_view metavar,
+                       std::string_view help);
+ParamSpec choiceParam(std::string_view name, std::string_view fallback,
+                      std::vector<std::string_view> choices, std::string_view help);
+ParamSpec flagParam(std::string_view name, bool fallback, std::string_view help);
 
 // "--min-bytes", "ADDR", "--no-frames": how the command line spells `p`.
 std::string cliSpelling(const ParamSpec& p);
@@ -55,16 +81,6 @@ std::string cliName(const ParamSpec& p);
 bool isPositional(const ParamSpec& p);
 // The Flag switch on the command line says the opposite (--no-frames).
 bool cliNegated(const ParamSpec& p);
-
-// Why a question cannot be answered: a parameter is wrong (BadRequest: the
-// command line's usage error, HTTP 400), or the object it names is not
-// there (NotFound: exit 1, HTTP 404).
-struct QueryError {
-  enum class Kind : uint8_t { NotFound, BadRequest };
-  Kind kind = Kind::BadRequest;
-  std::string parameter;  // ParamSpec::name of the parameter at fault; may be empty
-  std::string message;    // names the parameter as the front end spells it
-};
 
 // The values given for one question, by ParamSpec, as text.
 class ParamValues {
@@ -91,7 +107,7 @@ class ParamValues {
   std::string spell(std::string_view name) const;
   std::span<const ParamSpec> specs() const { return specs_; }
   // The first parameter the query does not take, as a ready error.
-  const std::optional<QueryError>& unknownParameter() const { return unknown_; }
+  const std::optional<Error>& unknownParameter() const { return unknown_; }
 
  private:
   std::span<const ParamSpec> specs_;
@@ -102,12 +118,14 @@ class ParamValues {
     std::string given_as;
   };
   std::vector<Given> values_;
-  std::optional<QueryError> unknown_;
+  std::optional<Error> unknown_;
 };
 
 // Reads a query's parameters from ParamValues: each getter returns the value
 // given, else the spec's default, and remembers the first mistake, which
-// error() then holds. A read function ends with `return reader.error();`.
+// error() then holds. A read function ends with `return reader.done(q);`:
+// the query read, or the first mistake (an Error::needsInput naming the
+// parameter).
 class ParamReader {
  public:
   explicit ParamReader(const ParamValues& values);
@@ -126,14 +144,19 @@ class ParamReader {
   // A rule about two parameters: "give from or node, not both".
   void failBoth(std::string_view a, std::string_view b);
 
-  const std::optional<QueryError>& error() const { return error_; }
+  const std::optional<Error>& error() const { return error_; }
+  template <class Q>
+  Expected<Q> done(Q q) const {
+    if (error_) return *error_;
+    return q;
+  }
 
  private:
   const std::string* raw(std::string_view name) const;
   void setError(std::string_view name, std::string message);
 
   const ParamValues& values_;
-  std::optional<QueryError> error_;
+  std::optional<Error> error_;
 };
 
 // "10", "2.5", "10%": a share of the heap in percent, above 0 and at most 100.

@@ -43,11 +43,13 @@ const analysis::NewSince& Session::newSince(const Session& base, typing::GroupKi
   return *it->second;
 }
 
-std::shared_ptr<const std::string> Session::answer(
-    const AnswerKey& key, const std::function<std::string()>& compute) const {
-  if (auto kept = answers_.find(key.str())) return kept;
-  auto body = std::make_shared<const std::string>(compute());
-  if (checkFilesUnchanged()) answers_.insert(key.str(), body);
+Expected<std::shared_ptr<const std::string>> Session::answer(
+    const std::string& key, const std::function<Expected<std::string>()>& compute) const {
+  if (auto kept = answers_.find(key)) return kept;
+  Expected<std::string> computed = compute();
+  if (!computed) return computed.error();
+  auto body = std::make_shared<const std::string>(computed.take());
+  if (checkFilesUnchanged()) answers_.insert(key, body);
   return body;
 }
 

@@ -14,6 +14,8 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <typeindex>
+#include <typeinfo>
 #include <vector>
 
 #include "analysis/diff.h"
@@ -74,12 +76,12 @@ class Session {
   // holder: the costly part of a diff, the same for every sort and page.
   const analysis::NewSince& newSince(const Session& base, typing::GroupKind by) const;
 
-  // The answer kept for `key`, else `compute`'s, then kept within the
-  // answer-cache bytes. An answer computed while a file changed on disk is
-  // not kept. Two first requests for one key may both compute it; the
-  // answer is the same.
-  std::shared_ptr<const std::string> answer(const AnswerKey& key,
-                                            const std::function<std::string()>& compute) const;
+  // The answer kept for `key` (an AnswerKey's text), else `compute`'s,
+  // then kept within the answer-cache bytes. An error, and an answer
+  // computed while a file changed on disk, are not kept. Two first
+  // requests for one key may both compute it; the answer is the same.
+  Expected<std::shared_ptr<const std::string>> answer(
+      const std::string& key, const std::function<Expected<std::string>()>& compute) const;
   const AnswerCache& answers() const { return answers_; }
 
   // An Error naming the file when the heap's files (the dump, the
@@ -87,6 +89,18 @@ class Session {
   // mapping faulted: what was computed from them since is not to be trusted.
   // A stat per file: cheap enough to ask per request.
   Status checkFilesUnchanged() const { return snapshot_->checkFilesUnchanged(); }
+
+  // What a layer above derives from this heap once and keeps for the
+  // Session's life (the SQL tables' indexes), one value per type T: `make`
+  // returns a std::unique_ptr<T>, and runs under a lock, so it should be
+  // cheap and leave costly work for later.
+  template <class T, class Make>
+  const T& derived(Make&& make) const {
+    std::lock_guard lock(derived_mu_);
+    std::shared_ptr<const void>& slot = derived_[std::type_index(typeid(T))];
+    if (!slot) slot = std::shared_ptr<const T>(make());
+    return *static_cast<const T*>(slot.get());
+  }
 
   // Computes now what a web UI asks for first (the default histogram, the
   // flame graph and the full interface scan), so no request waits for it.
@@ -104,6 +118,9 @@ class Session {
       new_since_;
   mutable AnswerCache answers_;
   std::thread background_;
+  // Last: what is derived from the snapshot goes before it.
+  mutable std::mutex derived_mu_;
+  mutable std::map<std::type_index, std::shared_ptr<const void>> derived_;
 };
 
 }  // namespace goheap::query

@@ -11,13 +11,11 @@
 #include <span>
 #include <thread>
 
-#include "query/answer_cache.h"
-#include "query/api.h"
 #include "query/open.h"
+#include "questions/catalog.h"
 #include "serve/access.h"
 #include "serve/url.h"
 #include "sql/database.h"
-#include "sql/result_json.h"
 #include "util/format.h"
 #include "util/json_writer.h"
 #include "web/web_assets.h"
@@ -47,16 +45,19 @@ HttpResponse errorFor(std::string_view path, int status, const std::string& mess
   return HttpResponse::of(status, kText, message + "\n");
 }
 
-// What a query's QueryError becomes: a missing object is 404, a mistake in
-// the parameters 400. The parameter at fault is named for scripts.
-HttpResponse queryError(const query::QueryError& e) {
+// What a question's Error becomes: a mistake in the parameters (or the SQL)
+// is 400, a missing object 404, anything else 500. The parameter at fault
+// is named for scripts.
+HttpResponse questionError(const Error& e) {
   std::string out;
   JsonWriter w(out, JsonWriter::Style::Pretty);
-  w.beginObject().field("error", e.message);
-  if (!e.parameter.empty()) w.field("parameter", e.parameter);
+  w.beginObject().field("error", e.message());
+  if (!e.parameter().empty()) w.field("parameter", e.parameter());
   w.endObject();
-  return HttpResponse::of(e.kind == query::QueryError::Kind::NotFound ? 404 : 400, kJson,
-                          std::move(out));
+  const int status = e.kind() == ErrorKind::NeedsInput ? 400
+                     : e.kind() == ErrorKind::NotFound ? 404
+                                                       : 500;
+  return HttpResponse::of(status, kJson, std::move(out));
 }
 
 }  // namespace
@@ -89,11 +90,12 @@ struct Server::State : HttpHandler {
   std::string base_path;
   std::shared_ptr<const query::Session> base;
 
-  // /api/sql's tables over the heap (and the base), made with `ready`.
-  std::unique_ptr<sql::SqlHeap> sql_heap, sql_base;
+  // /api/sql's limits.
   double sql_seconds = 30;
   uint64_t sql_max_rows = 10000;
-  HttpResponse answerSql(const std::vector<std::pair<std::string, std::string>>& query);
+  // A question of the table (questions/catalog.h) answered from the heaps.
+  HttpResponse answer(const questions::Question& question, const query::Session& session,
+                      const std::vector<std::pair<std::string, std::string>>& given);
 
   std::variant<HttpResponse, Job> route(const HttpRequest& request) override;
   HttpResponse refusal(int status, std::string_view target, const std::string& why) override {
@@ -159,8 +161,6 @@ struct Server::State : HttpHandler {
     const query::Session* raw = session.get();
     {
       std::lock_guard lock(mu);
-      sql_heap = std::make_unique<sql::SqlHeap>(session);
-      if (base) sql_base = std::make_unique<sql::SqlHeap>(base);
       owned = std::move(session);
     }
     ready.store(raw);
@@ -205,22 +205,8 @@ std::variant<HttpResponse, HttpHandler::Job> Server::State::route(const HttpRequ
   if (path == "/api/status") return withCookie(jsonAnswer(statusJson()));
   if (!path.starts_with("/api/")) return withCookie(staticFile(path));
 
-  if (path == "/api/sql") {
-    const query::Session* session = ready.load();
-    if (session == nullptr) {
-      std::lock_guard lock(mu);
-      if (load_error) return apiError(500, "the dump could not be loaded: " + *load_error);
-      return apiError(503, "the dump is still loading (" + phase + "); see /api/status");
-    }
-    return Job([this, session, query = std::move(query), withCookie]() {
-      if (auto changed = filesChanged(*session)) return changedOnDisk(*changed);
-      HttpResponse answer = answerSql(query);
-      if (auto changed = filesChanged(*session)) return changedOnDisk(*changed);
-      return withCookie(std::move(answer));
-    });
-  }
-  const query::ApiEndpoint* endpoint = query::findApiEndpoint(path.substr(5));
-  if (endpoint == nullptr) {
+  const questions::Question* question = questions::findQuestion(path.substr(5));
+  if (question == nullptr) {
     return apiError(404, "no such endpoint: " + path + " (see docs/web-api.md)");
   }
   const query::Session* session = ready.load();
@@ -232,55 +218,43 @@ std::variant<HttpResponse, HttpHandler::Job> Server::State::route(const HttpRequ
   // The analysis itself runs on the worker pool. The files are checked
   // before and after it: an answer read from a dump that was cut short or
   // rewritten meanwhile (its pages read as zeros) is not an answer.
-  return Job([this, session, endpoint, query = std::move(query), withCookie]() mutable {
+  return Job([this, session, question, query = std::move(query), withCookie]() mutable {
     if (auto changed = filesChanged(*session)) return changedOnDisk(*changed);
-    const query::ParamValues values =
-        query::ParamValues::fromQueryString(endpoint->params(), query);
-    HttpResponse answer;
+    HttpResponse response;
     try {
-      query::ApiAnswer a = endpoint->answer({*session, base.get()}, values);
-      answer = a.json ? HttpResponse::shared(200, kJson, std::move(a.json)) : queryError(*a.error);
+      response = answer(*question, *session, query);
     } catch (const std::exception& e) {
-      answer = apiError(500, std::string("internal error: ") + e.what());
+      response = apiError(500, std::string("internal error: ") + e.what());
     }
     if (auto changed = filesChanged(*session)) return changedOnDisk(*changed);
-    return withCookie(std::move(answer));
+    return withCookie(std::move(response));
   });
 }
 
-// GET /api/sql?q=SQL[&limit=N]: the statements of q, each run read-only
-// under the server's time and row limits, on a connection of its own.
-// Answers `goheap sql --json`'s document; bad SQL, a statement that writes
-// and one stopped at the time limit are 400 with SQLite's message.
-HttpResponse Server::State::answerSql(
-    const std::vector<std::pair<std::string, std::string>>& query) {
-  std::optional<std::string> text;
-  sql::SqlLimits limits{sql_max_rows, sql_seconds};
-  for (const auto& [name, value] : query) {
-    if (name == "q") {
-      text = value;
-    } else if (name == "limit") {
-      Expected<uint64_t> n = parseUint(value);
-      if (!n || *n == 0) return apiError(400, "limit must be a count of rows above 0");
-      limits.max_rows = std::min(*n, sql_max_rows);
-    } else {
-      return apiError(400, "unknown parameter " + name + " (/api/sql takes q and limit)");
-    }
+HttpResponse Server::State::answer(const questions::Question& question,
+                                   const query::Session& session,
+                                   const std::vector<std::pair<std::string, std::string>>& given) {
+  const query::ParamValues values = query::ParamValues::fromQueryString(question.params, given);
+  auto asked = question.read(values);
+  if (!asked) return questionError(asked.error());
+  if (question.heaps == questions::HeapsNeeded::OldAndNew && base == nullptr) {
+    return questionError(Error::notFound(
+        "no base dump to compare with: start the server with `goheap serve NEW [EXE] --base OLD`"));
   }
-  if (!text || text->find_first_not_of(" \t\r\n;") == std::string::npos) {
-    return apiError(400, "q, the SQL to run, is missing: /api/sql?q=SELECT ... (docs/sql.md)");
+  const questions::Heaps heaps{session, base.get(), sql_max_rows, sql_seconds};
+  const auto compute = [&]() -> Expected<std::string> {
+    GOHEAP_TRY(auto answer, (*asked)->answer(heaps));
+    return answer->json();
+  };
+  if (!question.kept) {
+    Expected<std::string> json = compute();
+    return json ? jsonAnswer(json.take()) : questionError(json.error());
   }
-  auto db = sql::HeapDatabase::open(*sql_heap, sql_base.get());
-  if (!db) return apiError(500, db.error().message());
-  auto results = (*db)->run(*text, limits);
-  if (!results) return apiError(400, results.error().message());
-  std::string out;
-  JsonWriter w(out, JsonWriter::Style::Pretty);
-  w.beginObject().field("schema_version", 1).field("max_rows", limits.max_rows);
-  w.key("results").beginArray();
-  for (const sql::SqlResult& r : *results) sql::writeResultJson(w, r);
-  w.endArray().endObject();
-  return jsonAnswer(std::move(out));
+  // Costly answers are kept by their parameters as read, so that "n=05"
+  // and "n=5" share one.
+  auto kept = session.answer(questions::answerKey(question, values), compute);
+  if (!kept) return questionError(kept.error());
+  return HttpResponse::shared(200, kJson, kept.take());
 }
 
 // An embedded file, "/" being index.html, or a 404. Range requests are not

@@ -55,6 +55,10 @@ GroupIndex indexGroups(const analysis::Snapshot& s, typing::GroupKind kind) {
 
 }  // namespace
 
+SqlHeap::SqlHeap(const query::Session& session)
+    : SqlHeap(std::shared_ptr<const query::Session>(std::shared_ptr<const query::Session>(),
+                                                    &session)) {}
+
 SqlHeap::SqlHeap(std::shared_ptr<const query::Session> session) : session_(std::move(session)) {
   const graph::Heap& heap = snapshot().heap;
   for (NodeId r = heap.objectCount(); r < heap.nodeCount(); r++) {

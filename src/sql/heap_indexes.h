@@ -63,6 +63,8 @@ enum class BuiltTable : uint8_t { Roots, Goroutines, Frames, Globals, Types, Sit
 class SqlHeap {
  public:
   explicit SqlHeap(std::shared_ptr<const query::Session> session);
+  // Over a Session that outlives it (one that keeps it: Session::derived).
+  explicit SqlHeap(const query::Session& session);
   SqlHeap(const SqlHeap&) = delete;
   SqlHeap& operator=(const SqlHeap&) = delete;
 

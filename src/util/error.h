@@ -6,14 +6,25 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
 
 namespace goheap {
 
+// What kind of failure an Error is: it decides how a front end answers it
+// (the CLI's exit code, the HTTP status), never what the message says.
+enum class ErrorKind : uint8_t {
+  BadInput,    // what was read is not what it should be: a corrupt dump, an unknown format
+  NeedsInput,  // the user must give something else: a wrong parameter, a missing executable
+  NotFound,    // what was asked about is not there: no object at an address
+  Io,          // the system could not read or write: a missing file, a full disk
+};
+
 class Error {
  public:
   explicit Error(std::string message) : message_(std::move(message)) {}
+  Error(ErrorKind kind, std::string message) : message_(std::move(message)), kind_(kind) {}
 
   // "offset 1234 (object record): truncated uvarint".
   static Error atOffset(uint64_t offset, std::string_view context, std::string_view what) {
@@ -25,27 +36,40 @@ class Error {
   }
 
   const std::string& message() const { return message_; }
+  ErrorKind kind() const { return kind_; }
 
   // An error the user fixes by giving something else on the command line (a
-  // core's executable that cannot be found), rather than a failure to read:
-  // the CLI exits 2 for it, as for a usage error.
+  // core's executable that cannot be found, a parameter out of range),
+  // rather than a failure to read: the CLI exits 2 for it, as for a usage
+  // error, and the HTTP API answers 400.
   static Error needsInput(std::string message) {
-    Error e(std::move(message));
-    e.needs_input_ = true;
-    return e;
+    return Error(ErrorKind::NeedsInput, std::move(message));
   }
-  bool needsInput() const { return needs_input_; }
+  bool needsInput() const { return kind_ == ErrorKind::NeedsInput; }
+  static Error notFound(std::string message) {
+    return Error(ErrorKind::NotFound, std::move(message));
+  }
+  static Error io(std::string message) { return Error(ErrorKind::Io, std::move(message)); }
+
+  // The parameter at fault, as the HTTP API names it ("min_bytes"), for
+  // scripts; empty when the error is not about one.
+  const std::string& parameter() const { return parameter_; }
+  Error&& atParameter(std::string_view name) && {
+    parameter_ = name;
+    return std::move(*this);
+  }
 
   // Prefixes the message with the name of the file it concerns.
   Error inFile(std::string_view path) const {
-    Error e(std::string(path) + ": " + message_);
-    e.needs_input_ = needs_input_;
+    Error e = *this;
+    e.message_ = std::string(path) + ": " + message_;
     return e;
   }
 
  private:
   std::string message_;
-  bool needs_input_ = false;
+  ErrorKind kind_ = ErrorKind::BadInput;
+  std::string parameter_;
 };
 
 // Either a value or an Error; the caller must look before it uses the value.
@@ -83,5 +107,17 @@ class [[nodiscard]] Status {
  private:
   std::optional<Error> error_;
 };
+
+// Declares `declaration` from an Expected's value, or returns its Error from
+// the enclosing function (which returns an Expected or a Status):
+//   GOHEAP_TRY(TopQuery q, readTop(values));
+#define GOHEAP_TRY(declaration, expression) \
+  GOHEAP_TRY_IMPL_(GOHEAP_TRY_NAME_(goheap_try_, __LINE__), declaration, expression)
+#define GOHEAP_TRY_NAME_(a, b) GOHEAP_TRY_CONCAT_(a, b)
+#define GOHEAP_TRY_CONCAT_(a, b) a##b
+#define GOHEAP_TRY_IMPL_(tmp, declaration, expression) \
+  auto tmp = (expression);                             \
+  if (!tmp) return tmp.error();                        \
+  declaration = tmp.take()
 
 }  // namespace goheap

@@ -23,7 +23,7 @@ FileIdentity fromStat(const struct stat& st) {
 
 Expected<FileIdentity> identityOf(const std::string& path) {
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return Error(path + ": " + std::strerror(errno));
+  if (::stat(path.c_str(), &st) != 0) return Error::io(path + ": " + std::strerror(errno));
   return fromStat(st);
 }
 

@@ -18,7 +18,7 @@ Expected<MappedFile> MappedFile::open(const std::string& path) {
   // O_NONBLOCK: opening a FIFO with no writer would otherwise wait forever;
   // the fstat below then refuses it. It does not affect a regular file.
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-  if (fd < 0) return Error(path + ": cannot open: " + std::strerror(errno));
+  if (fd < 0) return Error::io(path + ": cannot open: " + std::strerror(errno));
   Expected<FileIdentity> id = identityOfDescriptor(fd, path);
   if (!id) {
     ::close(fd);
@@ -39,7 +39,7 @@ Expected<MappedFile> MappedFile::open(const std::string& path) {
     if (p == MAP_FAILED) {
       int err = errno;
       ::close(fd);
-      return Error(path + ": cannot map: " + std::strerror(err));
+      return Error::io(path + ": cannot map: " + std::strerror(err));
     }
     // The reader makes one forward pass; tell the kernel to read ahead.
     ::madvise(p, file.size_, MADV_SEQUENTIAL);

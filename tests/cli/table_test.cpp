@@ -1,4 +1,5 @@
-#include "cli/text_table.h"
+#include "cli/output_width.h"
+#include "util/text_table.h"
 
 #include <gtest/gtest.h>
 

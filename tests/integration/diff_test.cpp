@@ -15,7 +15,7 @@
 #include "analysis/diff.h"
 #include "analysis/reports.h"
 #include "analysis/snapshot.h"
-#include "query/queries.h"
+#include "questions/queries.h"
 #include "support/go_versions.h"
 #include "support/json_value.h"
 #include "support/open_heap.h"
@@ -134,15 +134,15 @@ TEST_P(LeaksDiff, UnchangedGroupsAreLeftOutUnlessAsked) {
     if (r.countDelta() == 0 && r.shallowDelta() == 0 && r.retainedDelta() == 0) unchanged++;
   }
   ASSERT_GT(unchanged, 0u);
-  query::DiffQuery q;
+  questions::DiffQuery q;
   q.limit = 0;
-  const query::DiffResult changed = query::queryDiff(oldSession(), newSession(), q);
+  const questions::DiffResult changed = questions::queryDiff(oldSession(), newSession(), q);
   ASSERT_GT(changed.rows.size(), 0u);
   for (const analysis::DiffGroupRow& r : changed.rows) {
     EXPECT_FALSE(r.countDelta() == 0 && r.shallowDelta() == 0 && r.retainedDelta() == 0) << r.name;
   }
   q.unchanged = true;
-  const query::DiffResult every = query::queryDiff(oldSession(), newSession(), q);
+  const questions::DiffResult every = questions::queryDiff(oldSession(), newSession(), q);
   EXPECT_EQ(every.groups, all.size());
   EXPECT_EQ(changed.groups + unchanged, all.size());
 }
@@ -297,7 +297,8 @@ TEST_P(LeaksDiff, SwappedOrderShowsNegativeGrowth) {
     EXPECT_FALSE(r.group == sessions["type"].str() || isNewSessionSite(r.group))
         << r.count << " new sessions in the older dump";
   }
-  const query::DiffResult r = query::queryDiff(newSession(), oldSession(), query::DiffQuery{});
+  const questions::DiffResult r =
+      questions::queryDiff(newSession(), oldSession(), questions::DiffQuery{});
   EXPECT_TRUE(r.warnings.empty()) << r.warnings[0];
 }
 

@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "analysis/reports.h"
-#include "query/queries.h"
+#include "questions/queries.h"
 #include "sql/leaks_sql.h"
 #include "support/go_versions.h"
 #include "support/param_names.h"
@@ -99,11 +99,11 @@ TEST_P(Cookbook, TopTypesSitesAndRetainers) {
   const query::Session& s = *l_->now;
   // 1: as top --by type --sort shallow; types of one name from two sources
   // are one row in SQL.
-  query::TopQuery by_type;
+  questions::TopQuery by_type;
   by_type.by = "type";
   by_type.limit = 0;
   std::map<std::string, std::pair<uint64_t, uint64_t>> top;
-  for (const auto& r : query::queryTop(s, by_type).histogram.rows) {
+  for (const auto& r : questions::queryTop(s, by_type).histogram.rows) {
     top[r.name].first += r.count;
     top[r.name].second += r.shallow;
   }
@@ -116,18 +116,18 @@ TEST_P(Cookbook, TopTypesSitesAndRetainers) {
   }
   // 2: top --by type, in its order.
   by_type.limit = 20;
-  const auto retained = query::queryTop(s, by_type).histogram.rows;
+  const auto retained = questions::queryTop(s, by_type).histogram.rows;
   const Rows kept = run(2);
   ASSERT_EQ(kept.size(), retained.size());
   for (size_t k = 0; k < kept.size(); k++) {
     EXPECT_EQ(kept.i(k, "retained"), static_cast<int64_t>(retained[k].retained));
   }
   // 3: top --by site, site groups.
-  query::TopQuery by_site;
+  questions::TopQuery by_site;
   by_site.by = "site";
   by_site.limit = 0;
   std::map<std::string, uint64_t> site_bytes;
-  for (const auto& r : query::queryTop(s, by_site).histogram.rows) {
+  for (const auto& r : questions::queryTop(s, by_site).histogram.rows) {
     if (r.source == "site") site_bytes[r.name] = r.shallow;
   }
   const Rows sites = run(3);
@@ -136,7 +136,7 @@ TEST_P(Cookbook, TopTypesSitesAndRetainers) {
     EXPECT_EQ(sites.i(k, "bytes"), static_cast<int64_t>(site_bytes[sites.s(k, "site")]));
   }
   // 4: the biggest retainer is summary's, the sessions map, held by its global.
-  const analysis::Summary sum = query::querySummary(s, {});
+  const analysis::Summary sum = questions::querySummary(s, {});
   const Rows big = run(4);
   ASSERT_GT(big.size(), 0u);
   EXPECT_EQ(static_cast<uint64_t>(big.i(0, "address")), sum.top_retainers.at(0).object.address);
@@ -149,11 +149,10 @@ TEST_P(Cookbook, PathsSubtreesAndHolders) {
   const uint64_t session = report("sessions")["new_addrs"][0].hexAddress();
   const uint64_t map = report("sessions")["map_addr"].hexAddress();
   // 5: paths, as goheap paths shows them.
-  query::PathsQuery pq;
+  questions::PathsQuery pq;
   pq.addr = session;
-  std::optional<query::QueryError> error;
-  const auto paths = query::queryPaths(s, pq, error);
-  ASSERT_TRUE(paths.has_value());
+  const auto paths = questions::queryPaths(s, pq);
+  ASSERT_TRUE(paths.ok()) << paths.error().message();
   const Rows steps = run(5, session);
   size_t row = 0;
   for (const auto& p : paths->paths) row += p.steps.size();
@@ -184,9 +183,9 @@ TEST_P(Cookbook, PathsSubtreesAndHolders) {
 
 TEST_P(Cookbook, GoroutinesAndFrames) {
   // 7: as goroutines --sort retained.
-  query::GoroutinesQuery gq;
+  questions::GoroutinesQuery gq;
   gq.sort = "retained";
-  const auto gs = query::queryGoroutines(*l_->now, gq);
+  const auto gs = questions::queryGoroutines(*l_->now, gq);
   const Rows top = run(7);
   ASSERT_GT(top.size(), 0u);
   EXPECT_EQ(static_cast<uint64_t>(top.i(0, "retained")), gs.at(0).retained);
@@ -202,9 +201,9 @@ TEST_P(Cookbook, GoroutinesAndFrames) {
 }
 
 TEST_P(Cookbook, DuplicatesAndTokens) {
-  query::DupsQuery dq;
+  questions::DupsQuery dq;
   dq.limit = 0;
-  const analysis::Duplicates dups = query::queryDups(*l_->now, dq);
+  const analysis::Duplicates dups = questions::queryDups(*l_->now, dq);
   auto find = [&](analysis::DupKind kind, uint64_t size, uint64_t length, uint64_t copies) {
     for (const analysis::DupGroup& g : dups.groups) {
       if (g.kind == kind && g.size == size && g.length == length && g.copies == copies) return &g;
@@ -292,11 +291,11 @@ TEST_P(Cookbook, FieldsReferrersAndGarbage) {
 TEST_P(Cookbook, LeakHuntingAcrossTwoDumps) {
   const JsonValue& s = report("sessions");
   // 18: growth by type, as goheap diff counts it.
-  query::DiffQuery dq;
+  questions::DiffQuery dq;
   dq.by = "type";
   dq.sort = "count";
   dq.limit = 0;
-  const query::DiffResult diff = query::queryDiff(*l_->old, *l_->now, dq);
+  const questions::DiffResult diff = questions::queryDiff(*l_->old, *l_->now, dq);
   std::map<std::string, int64_t> growth;
   for (const auto& row : diff.rows) growth[row.name] += row.countDelta();
   const Rows grew = run(18);

@@ -9,7 +9,7 @@
 #include <set>
 
 #include <filesystem>
-#include "query/queries.h"
+#include "questions/queries.h"
 #include "sql/leaks_sql.h"
 #include "support/go_versions.h"
 #include "support/param_names.h"
@@ -44,11 +44,11 @@ std::ostream& operator<<(std::ostream& os, const Totals& t) {
 // `top --by BY -n 0`'s groups, by name (and source, when `with_source`).
 std::map<std::string, Totals> topGroups(const query::Session& s, const std::string& by,
                                         bool retained, const std::string& only_source = {}) {
-  query::TopQuery q;
+  questions::TopQuery q;
   q.by = by;
   q.limit = 0;
   std::map<std::string, Totals> out;
-  for (const analysis::HistogramRow& r : query::queryTop(s, q).histogram.rows) {
+  for (const analysis::HistogramRow& r : questions::queryTop(s, q).histogram.rows) {
     if (!only_source.empty() && r.source != only_source) continue;
     out[r.name + (by == "type" ? " | " + r.source : "")] = {r.count, r.shallow,
                                                             retained ? r.retained : 0};
@@ -116,13 +116,12 @@ TEST_P(Sql, RetainedByTypeCountedOnceEqualsTop) {
 TEST_P(Sql, DominatorTreeEqualsDom) {
   const LeaksSql* l = leaks();
   if (l == nullptr) return;
-  query::DomQuery q;
+  questions::DomQuery q;
   q.depth = 3;
   q.min_bytes = 0;
   q.max_children = 40;
-  std::optional<query::QueryError> error;
-  const auto rows = query::queryDom(*l->now, q, error);
-  ASSERT_TRUE(rows.has_value());
+  const auto rows = questions::queryDom(*l->now, q);
+  ASSERT_TRUE(rows.ok()) << rows.error().message();
   size_t objects = 0;
   for (const analysis::DomRow& r : *rows) {
     const std::string id = std::to_string(r.node.node);
@@ -152,12 +151,11 @@ TEST_P(Sql, PathsEqualPathsAndFollowRefs) {
   const auto& addrs = l->report["sessions"]["new_addrs"].items();
   ASSERT_GE(addrs.size(), 3u);
   for (size_t i = 0; i < 3; i++) {
-    query::PathsQuery q;
+    questions::PathsQuery q;
     q.addr = addrs[i].hexAddress();
     q.limit = 5;
-    std::optional<query::QueryError> error;
-    const auto want = query::queryPaths(*l->now, q, error);
-    ASSERT_TRUE(want.has_value());
+    const auto want = questions::queryPaths(*l->now, q);
+    ASSERT_TRUE(want.ok()) << want.error().message();
     const auto got = l->run("SELECT path, step, node, offset, field FROM paths(object_at(" +
                             std::to_string(q.addr) + "), 5) ORDER BY path, step");
     size_t row = 0;

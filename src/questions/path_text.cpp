@@ -1,9 +1,9 @@
-#include "cli/path_text.h"
+#include "questions/path_text.h"
 
 #include "query/labels.h"
 #include "util/format.h"
 
-namespace goheap::cli {
+namespace goheap::questions {
 
 std::string pathStepsText(const analysis::Path& path, std::string_view indent,
                           bool slot_addresses) {
@@ -24,4 +24,4 @@ std::string pathStepsText(const analysis::Path& path, std::string_view indent,
   return out;
 }
 
-}  // namespace goheap::cli
+}  // namespace goheap::questions

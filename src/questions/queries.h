@@ -1,11 +1,9 @@
-// Every question goheap answers, for both front ends: its parameters (a
-// ParamSpec table both the command line and the HTTP API are built from),
-// the struct they are read into with its defaults, the read function that
-// checks them, the query that computes the analysis result from a Session,
-// and the JSON document of `goheap CMD --json` and /api/CMD
-// (docs/cli-json.md, docs/web-api.md). A command renders the same result as
-// text; the server sends the JSON. So both give the same answer, and reject
-// the same mistakes, by construction.
+// The questions' typed parts, for code that asks one directly rather than
+// through the table (goheap report's sections, tests): the struct each
+// question's parameters are read into, with its defaults, the function that
+// computes its result from a Session, and its JSON document (docs/cli-json.md).
+// Each is defined in the question's own file (top.cpp, ...), which also
+// declares its parameters and its text; a new question need not be here.
 #pragma once
 
 #include <cstdint>
@@ -21,25 +19,26 @@
 #include "analysis/waste.h"
 #include "query/params.h"
 #include "query/session.h"
+#include "sql/database.h"
 #include "util/error.h"
 
-namespace goheap::query {
+namespace goheap::questions {
 
-// The object containing `address`, or a NotFound error naming `parameter`.
-std::optional<NodeId> findObject(const analysis::Snapshot& snap, uint64_t address,
-                                 std::string_view parameter, std::optional<QueryError>& error);
+using query::ParamValues;
+using query::Session;
+
+// The object containing `address`, or an Error::notFound naming `parameter`.
+Expected<NodeId> findObject(const analysis::Snapshot& snap, uint64_t address,
+                            std::string_view parameter);
 
 // ---- summary ----
-const std::vector<ParamSpec>& summaryParams();
 struct SummaryQuery {
   uint64_t top = 10;  // top retainers listed
 };
-std::optional<QueryError> readSummary(const ParamValues& values, SummaryQuery& q);
 analysis::Summary querySummary(const Session& session, const SummaryQuery& q);
 std::string summaryJson(const analysis::Summary& s);
 
 // ---- top ----
-const std::vector<ParamSpec>& topParams();
 struct TopQuery {
   std::string by = "auto";        // auto, type, site, shape
   std::string sort = "retained";  // retained, shallow, count
@@ -47,7 +46,6 @@ struct TopQuery {
   uint64_t offset = 0;            // rows skipped before the first one shown
   std::string filter;             // only groups whose name contains this (any case)
 };
-std::optional<QueryError> readTop(const ParamValues& values, TopQuery& q);
 struct TopResult {
   std::string by;                 // "auto" resolved
   analysis::Histogram histogram;  // groups counts the groups the filter keeps
@@ -56,7 +54,6 @@ TopResult queryTop(const Session& session, const TopQuery& q);
 std::string topJson(const TopQuery& q, const TopResult& r);
 
 // ---- dom ----
-const std::vector<ParamSpec>& domParams();
 struct DomQuery {
   std::optional<uint64_t> from;  // an address in the start object; none: the super-root
   // Or the start node by its number (the `node` of JSON labels): a root,
@@ -66,47 +63,37 @@ struct DomQuery {
   uint64_t min_bytes = 64 * 1024;
   uint64_t max_children = 10;
 };
-std::optional<QueryError> readDom(const ParamValues& values, DomQuery& q);
-std::optional<std::vector<analysis::DomRow>> queryDom(const Session& session, const DomQuery& q,
-                                                      std::optional<QueryError>& error);
+Expected<std::vector<analysis::DomRow>> queryDom(const Session& session, const DomQuery& q);
 std::string domJson(const analysis::Snapshot& snap, const std::vector<analysis::DomRow>& rows);
 
 // ---- paths ----
-const std::vector<ParamSpec>& pathsParams();
 struct PathsQuery {
   uint64_t addr = 0;  // an address in the object
   uint64_t limit = 5;
 };
-std::optional<QueryError> readPaths(const ParamValues& values, PathsQuery& q);
 struct PathsResult {
   NodeId target = kNoNode;
   std::vector<analysis::Path> paths;
 };
-std::optional<PathsResult> queryPaths(const Session& session, const PathsQuery& q,
-                                      std::optional<QueryError>& error);
+Expected<PathsResult> queryPaths(const Session& session, const PathsQuery& q);
 std::string pathsJson(const analysis::Snapshot& snap, const PathsResult& r);
 
 // ---- obj ----
-const std::vector<ParamSpec>& objParams();
 struct ObjQuery {
   uint64_t addr = 0;
   uint64_t bytes = 256;  // how much of the contents to show
   uint64_t referrers = 20;
 };
-std::optional<QueryError> readObj(const ParamValues& values, ObjQuery& q);
-std::optional<analysis::ObjectInfo> queryObj(const Session& session, const ObjQuery& q,
-                                             std::optional<QueryError>& error);
+Expected<analysis::ObjectInfo> queryObj(const Session& session, const ObjQuery& q);
 std::string objJson(const analysis::Snapshot& snap, const analysis::ObjectInfo& info,
                     uint64_t max_bytes);
 
 // ---- goroutines ----
-const std::vector<ParamSpec>& goroutinesParams();
 struct GoroutinesQuery {
   std::string sort = "id";  // id, retained
   bool user = false;        // hide the runtime's goroutines
   bool frames = true;
 };
-std::optional<QueryError> readGoroutines(const ParamValues& values, GoroutinesQuery& q);
 std::vector<analysis::GoroutineInfo> queryGoroutines(const Session& session,
                                                      const GoroutinesQuery& q);
 // When a GC first saw the earliest-blocked goroutine blocked (0: none did):
@@ -115,18 +102,15 @@ uint64_t earliestWaitSince(const std::vector<analysis::GoroutineInfo>& gs);
 std::string goroutinesJson(const std::vector<analysis::GoroutineInfo>& gs, bool frames);
 
 // ---- suspects (suspects.cpp) ----
-const std::vector<ParamSpec>& suspectsParams();
 struct SuspectsQuery {
   double threshold = 10;  // percent of the reachable heap, above 0 and at most 100
   uint64_t limit = 10;    // suspects shown; 0: all
   uint64_t accumulation = analysis::kAccumulationPercent;  // 50 to 100
 };
-std::optional<QueryError> readSuspects(const ParamValues& values, SuspectsQuery& q);
 analysis::SuspectReport querySuspects(const Session& session, const SuspectsQuery& q);
 std::string suspectsJson(const analysis::SuspectReport& r);
 
 // ---- diff (diff.cpp: OLD and NEW, what grew, and the objects new since OLD) ----
-const std::vector<ParamSpec>& diffParams();
 struct DiffQuery {
   std::string by = "auto";  // auto (type when both dumps are typed, else site), type, site, shape
   std::string sort = "retained";  // retained, shallow, count: the growth the groups are sorted by
@@ -135,7 +119,6 @@ struct DiffQuery {
   std::string filter;             // only groups (and new objects' groups) whose name contains this
   bool unchanged = false;         // also the groups whose count and sizes did not change
 };
-std::optional<QueryError> readDiff(const ParamValues& values, DiffQuery& q);
 struct DiffResult {
   std::string by;  // "auto" resolved
   std::string old_file, new_file;
@@ -153,46 +136,44 @@ DiffResult queryDiff(const Session& old_session, const Session& new_session, con
 std::string diffJson(const DiffQuery& q, const DiffResult& r);
 
 // ---- dups (dups.cpp) ----
-const std::vector<ParamSpec>& dupsParams();
 struct DupsQuery {
   std::string kind = "all";  // strings, bytes, objects, all
   uint64_t limit = 20;       // groups shown (0: all)
   uint64_t min_wasted = 0;   // groups wasting less are left out
 };
-std::optional<QueryError> readDups(const ParamValues& values, DupsQuery& q);
 analysis::Duplicates queryDups(const Session& session, const DupsQuery& q);
 std::string dupsJson(const analysis::Snapshot& snap, const DupsQuery& q,
                      const analysis::Duplicates& d);
 
 // ---- waste (waste.cpp) ----
-const std::vector<ParamSpec>& wasteParams();
 struct WasteQuery {
   uint64_t limit = 20;  // rows per section (0: all)
 };
-std::optional<QueryError> readWaste(const ParamValues& values, WasteQuery& q);
 analysis::Waste queryWaste(const Session& session, const WasteQuery& q);
 std::string wasteJson(const analysis::Snapshot& snap, const WasteQuery& q,
                       const analysis::Waste& w);
 
 // ---- flame (the web UI's flame graph of retained bytes by chain of types) ----
-const std::vector<ParamSpec>& flameParams();
 struct FlameQuery {
   std::optional<uint64_t> min_bytes;  // none: 1/1000 of the reachable heap
   uint64_t max_depth = analysis::kMaxFlameDepth;
 };
-std::optional<QueryError> readFlame(const ParamValues& values, FlameQuery& q);
 analysis::Flame queryFlame(const Session& session, const FlameQuery& q);
 std::string flameJson(const analysis::Snapshot& snap, const analysis::Flame& flame);
 
 // ---- search (the web UI's search box) ----
-const std::vector<ParamSpec>& searchParams();
 struct SearchQuery {
   std::string q;
   uint64_t limit = 20;
 };
-std::optional<QueryError> readSearch(const ParamValues& values, SearchQuery& q);
 // An object at `q` when it is an address, the groups whose name contains it
 // (as `top --filter`), and the global variables whose name contains it.
 std::string searchJson(const Session& session, const SearchQuery& q);
 
-}  // namespace goheap::query
+// ---- sql (sql.cpp: /api/sql; `goheap sql` prints its results with these) ----
+// One statement's rows as a table, with its statement above when `many`.
+std::string sqlResultText(const sql::SqlResult& r, bool many, size_t width);
+// As CSV, after a blank line unless `first`.
+std::string sqlResultCsv(const sql::SqlResult& r, bool first);
+
+}  // namespace goheap::questions

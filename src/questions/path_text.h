@@ -6,11 +6,11 @@
 
 #include "analysis/reports.h"
 
-namespace goheap::cli {
+namespace goheap::questions {
 
 // One step a line, each after `indent` ("-> " before every step but the
 // root), with the slot's offset and field; with `slot_addresses`, the
 // slot's address too.
 std::string pathStepsText(const analysis::Path& path, std::string_view indent, bool slot_addresses);
 
-}  // namespace goheap::cli
+}  // namespace goheap::questions

@@ -1,4 +1,4 @@
-// Text and CSV renderings of one table. A command fills a TextTable with already
+// Text and CSV renderings of one table. A question's text writer fills a TextTable with already
 // formatted cells (formatBytes, formatCount, ...) and picks the renderer its
 // flags ask for; the data is the same either way.
 #pragma once
@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-namespace goheap::cli {
+namespace goheap {
 
 enum class Align : uint8_t { Left, Right };
 
@@ -77,12 +77,4 @@ size_t displayWidth(std::string_view text);
 // removed at the end, the middle or the start. Never splits a UTF-8 sequence.
 std::string elide(std::string_view text, size_t width, Elide where = Elide::End);
 
-// The width text tables should fit: when stdout is a terminal, $COLUMNS if it
-// holds a sensible number, else the terminal's own width; otherwise (a pipe, a
-// file) kDefaultTableWidth.
-size_t outputWidth();
-// The same decision from its inputs, for tests: `tty_columns` is the
-// terminal's width if stdout is a terminal and it is known.
-size_t outputWidth(bool stdout_is_tty, const char* columns_env, std::optional<size_t> tty_columns);
-
-}  // namespace goheap::cli
+}  // namespace goheap
