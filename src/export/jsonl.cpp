@@ -28,6 +28,19 @@ void writeIdom(JsonWriter& w, const analysis::Snapshot& s, NodeId n) {
   }
 }
 
+// One line of the file: the object `fill` writes the fields of, then a
+// newline. `line` is the caller's so that millions of lines reuse one buffer.
+template <class Fill>
+void writeLine(std::string& line, Output& out, Fill&& fill) {
+  line.clear();
+  JsonWriter w(line);
+  w.beginObject();
+  fill(w);
+  w.endObject();
+  line += '\n';
+  out.text(line);
+}
+
 }  // namespace
 
 Status writeJsonLines(const analysis::Snapshot& s, const ConvertOptions& options, Output& out) {
@@ -35,37 +48,27 @@ Status writeJsonLines(const analysis::Snapshot& s, const ConvertOptions& options
   const uint32_t objects = s.heap.objectCount();
   const uint32_t nodes = s.heap.nodeCount();
   std::string line;
-  {
-    JsonWriter w(line);
-    w.beginObject();
+  writeLine(line, out, [&](JsonWriter& w) {
     w.field("kind", "header").field("schema_version", 1).field("format", "goheap-jsonl");
     w.field("go_version", d.params.go_version).field("arch", d.params.arch);
     w.field("ptr_size", d.params.ptr_size).field("big_endian", d.params.big_endian);
     w.field("objects", objects).field("nodes", nodes).field("super_root", s.heap.superRoot());
     w.field("typed", s.types != nullptr);
-    w.endObject();
-  }
-  out.text(line);
-  out.text("\n");
+  });
 
   std::map<std::string, std::pair<uint64_t, uint64_t>> type_totals;  // name -> count, bytes
   for (NodeId o = 0; o < objects; o++) {
     if (options.progress && (o & 0xffff) == 0) options.progress(o, nodes);
-    line.clear();
-    JsonWriter w(line);
     typing::NameSource source{};
     const std::string name = s.namer().name(o, &source);
-    w.beginObject();
-    w.field("kind", "object").field("id", o).field("address", formatHex(d.objects.addr[o]));
-    w.field("size", d.objects.size[o]).field("name", name);
-    w.field("source", typing::nameSourceName(source));
-    w.field("reachable", s.reachable(o)).field("retained", s.retained[o]);
-    writeIdom(w, s, o);
-    writeRefs(w, s, o);
-    w.endObject();
-    w.flush();
-    out.text(line);
-    out.text("\n");
+    writeLine(line, out, [&](JsonWriter& w) {
+      w.field("kind", "object").field("id", o).field("address", formatHex(d.objects.addr[o]));
+      w.field("size", d.objects.size[o]).field("name", name);
+      w.field("source", typing::nameSourceName(source));
+      w.field("reachable", s.reachable(o)).field("retained", s.retained[o]);
+      writeIdom(w, s, o);
+      writeRefs(w, s, o);
+    });
     if (source == typing::NameSource::Type && s.reachable(o)) {
       auto& t = type_totals[name];
       t.first++;
@@ -73,53 +76,38 @@ Status writeJsonLines(const analysis::Snapshot& s, const ConvertOptions& options
     }
   }
   for (NodeId r = objects; r < nodes; r++) {
-    line.clear();
-    JsonWriter w(line);
     const analysis::NodeLabel l = analysis::labelNode(s, r);
-    w.beginObject();
-    w.field("kind", "root").field("id", r).field("root_kind", l.kind).field("name", l.name);
-    w.field("retained", s.retained[r]);
-    writeIdom(w, s, r);
-    writeRefs(w, s, r);
-    w.endObject();
-    w.flush();
-    out.text(line);
-    out.text("\n");
+    writeLine(line, out, [&](JsonWriter& w) {
+      w.field("kind", "root").field("id", r).field("root_kind", l.kind).field("name", l.name);
+      w.field("retained", s.retained[r]);
+      writeIdom(w, s, r);
+      writeRefs(w, s, r);
+    });
   }
   for (const auto& [name, t] : type_totals) {
-    line.clear();
-    JsonWriter w(line);
-    w.beginObject();
-    w.field("kind", "type").field("name", name).field("count", t.first).field("bytes", t.second);
-    w.endObject();
-    w.flush();
-    out.text(line);
-    out.text("\n");
+    writeLine(line, out, [&](JsonWriter& w) {
+      w.field("kind", "type").field("name", name).field("count", t.first).field("bytes", t.second);
+    });
   }
   for (const analysis::GoroutineInfo& g : analysis::goroutines(s)) {
-    line.clear();
-    JsonWriter w(line);
-    w.beginObject();
-    w.field("kind", "goroutine").field("id", g.id).field("status", g.status_name);
-    w.field("wait_reason", g.wait_reason).field("retained", g.retained);
-    w.key("frames").beginArray();
-    for (const analysis::FrameInfo& f : g.frames) {
-      for (const analysis::SourceLine& in : f.inlined) {
+    writeLine(line, out, [&](JsonWriter& w) {
+      w.field("kind", "goroutine").field("id", g.id).field("status", g.status_name);
+      w.field("wait_reason", g.wait_reason).field("retained", g.retained);
+      w.key("frames").beginArray();
+      for (const analysis::FrameInfo& f : g.frames) {
+        for (const analysis::SourceLine& in : f.inlined) {
+          w.beginObject();
+          w.field("function", in.function).field("file", in.file).field("line", in.line);
+          w.field("inlined", true);
+          w.endObject();
+        }
         w.beginObject();
-        w.field("function", in.function).field("file", in.file).field("line", in.line);
-        w.field("inlined", true);
+        w.field("function", f.function).field("file", f.file).field("line", f.line);
+        w.field("pc", formatHex(f.pc));
         w.endObject();
       }
-      w.beginObject();
-      w.field("function", f.function).field("file", f.file).field("line", f.line);
-      w.field("pc", formatHex(f.pc));
-      w.endObject();
-    }
-    w.endArray();
-    w.endObject();
-    w.flush();
-    out.text(line);
-    out.text("\n");
+      w.endArray();
+    });
   }
   if (options.progress) options.progress(nodes, nodes);
   return Status::success();
