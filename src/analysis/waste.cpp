@@ -218,20 +218,20 @@ class MapReader {
     const TypeId layout = dw_.resolve(t.layout(o));
     const uint64_t base = t.dataOffset(o);
     r.storage = s_.model.objects.size[o];
-    if (const bin::Field* count = field(layout, "count")) {  // Go 1.19-1.23 hmap
+    if (const bin::Field* count = dw_.fieldNamed(layout, "count")) {  // Go 1.19-1.23 hmap
       r.len = uintAt(o, base + count->offset, size(count->type));
-      const bin::Field* b = field(layout, "B");
+      const bin::Field* b = dw_.fieldNamed(layout, "B");
       const uint64_t B = b == nullptr ? 0 : std::min<uint64_t>(uintAt(o, base + b->offset, 1), 40);
       r.capacity = kSlotsPerBucket << B;
       for (const char* name : {"buckets", "oldbuckets"}) {
-        if (const bin::Field* f = field(layout, name))
+        if (const bin::Field* f = dw_.fieldNamed(layout, name))
           r.storage += objectSize(ptrAt(o, base + f->offset));
       }
       return;
     }
-    const bin::Field* used = field(layout, "used");  // Go 1.24+ Swiss map
-    const bin::Field* dir = field(layout, "dirPtr");
-    const bin::Field* dir_len = field(layout, "dirLen");
+    const bin::Field* used = dw_.fieldNamed(layout, "used");  // Go 1.24+ Swiss map
+    const bin::Field* dir = dw_.fieldNamed(layout, "dirPtr");
+    const bin::Field* dir_len = dw_.fieldNamed(layout, "dirLen");
     if (used == nullptr || dir == nullptr || dir_len == nullptr) return;
     r.len = uintAt(o, base + used->offset, size(used->type));
     const uint64_t dir_ptr = ptrAt(o, base + dir->offset);
@@ -258,24 +258,16 @@ class MapReader {
       const TypeId tl = dw_.resolve(t.layout(tab));
       const uint64_t tb = tp - s_.model.objects.addr[tab];
       r.storage += s_.model.objects.size[tab];
-      if (const bin::Field* cap = field(tl, "capacity")) {
+      if (const bin::Field* cap = dw_.fieldNamed(tl, "capacity")) {
         r.capacity += uintAt(tab, tb + cap->offset, size(cap->type));
       }
-      const bin::Field* groups = field(tl, "groups");
-      const bin::Field* data = groups == nullptr ? nullptr : field(groups->type, "data");
+      const bin::Field* groups = dw_.fieldNamed(tl, "groups");
+      const bin::Field* data = groups == nullptr ? nullptr : dw_.fieldNamed(groups->type, "data");
       if (data != nullptr) r.storage += objectSize(ptrAt(tab, tb + groups->offset + data->offset));
     }
   }
 
  private:
-  const bin::Field* field(TypeId t, std::string_view name) const {
-    const TypeId r = dw_.resolve(t);
-    if (r == kNoType) return nullptr;
-    for (const bin::Field& f : dw_.fields(dw_.type(r))) {
-      if (f.name == name) return &f;
-    }
-    return nullptr;
-  }
   uint64_t size(TypeId t) const { return typing::typeSize(dw_, t, words_.ptrSize()); }
   const uint8_t* bytes(NodeId o) const { return s_.model.objectData(o); }
   uint64_t ptrAt(NodeId o, uint64_t off) const {

@@ -560,6 +560,18 @@ Expected<DebugInfo> DebugInfo::read(const Container& c) {
   return DebugInfoBuilder(s.take()).build();
 }
 
+const Field* DebugInfo::fieldNamed(const Type& owner, std::string_view name) const {
+  for (const Field& f : fields(owner)) {
+    if (f.name == name) return &f;
+  }
+  return nullptr;
+}
+
+const Field* DebugInfo::fieldNamed(TypeId t, std::string_view name) const {
+  const TypeId r = resolve(t);
+  return r == kNoType ? nullptr : fieldNamed(type(r), name);
+}
+
 TypeId DebugInfo::resolve(TypeId t) const {
   for (size_t hops = 0; t != kNoType && t < types_.size() && hops <= types_.size(); ++hops) {
     if (types_[t].tag != DwarfTag::Typedef) return t;

@@ -176,6 +176,10 @@ class DebugInfo {
   std::span<const Field> fields(const Type& t) const {
     return std::span<const Field>(fields_).subspan(t.first_field, t.field_count);
   }
+  // The field of `owner` with this name, or null.
+  const Field* fieldNamed(const Type& owner, std::string_view name) const;
+  // The same for the struct `t` names through typedefs; null when t is kNoType.
+  const Field* fieldNamed(TypeId t, std::string_view name) const;
   // Follows typedefs to the type they name (stops at a cycle or kNoType).
   TypeId resolve(TypeId t) const;
   // The type whose DW_AT_go_runtime_type is exactly this value: pass the

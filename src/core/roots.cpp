@@ -17,15 +17,6 @@ const bin::Type* structNamed(const bin::DebugInfo& dwarf, std::string_view name)
   return &dwarf.type(t);
 }
 
-// The field `field` of `owner`, or null.
-const bin::Field* fieldNamed(const bin::DebugInfo& dwarf, const bin::Type& owner,
-                             std::string_view field) {
-  for (const bin::Field& f : dwarf.fields(owner)) {
-    if (f.name == field) return &f;
-  }
-  return nullptr;
-}
-
 // Offsets of the fields of one runtime struct, found by name: the first
 // missing one is remembered so that the Error can name it.
 class FieldOffsets {
@@ -36,7 +27,7 @@ class FieldOffsets {
   }
   uint64_t operator()(std::string_view field) {
     if (type_ == nullptr) return 0;
-    const bin::Field* f = fieldNamed(dwarf_, *type_, field);
+    const bin::Field* f = dwarf_.fieldNamed(*type_, field);
     if (f == nullptr && missing_.empty()) {
       missing_ = std::string(name_) + " has no field " + std::string(field);
     }
@@ -44,13 +35,13 @@ class FieldOffsets {
   }
   // The field's width in bytes (0 when unknown).
   uint64_t width(std::string_view field) const {
-    const bin::Field* f = type_ == nullptr ? nullptr : fieldNamed(dwarf_, *type_, field);
+    const bin::Field* f = type_ == nullptr ? nullptr : dwarf_.fieldNamed(*type_, field);
     if (f == nullptr || f->type == bin::kNoType) return 0;
     const bin::TypeId t = dwarf_.resolve(f->type);
     return t == bin::kNoType ? 0 : dwarf_.type(t).size;
   }
   bool has(std::string_view field) const {
-    return type_ != nullptr && fieldNamed(dwarf_, *type_, field) != nullptr;
+    return type_ != nullptr && dwarf_.fieldNamed(*type_, field) != nullptr;
   }
   const std::string& missing() const { return missing_; }
 

@@ -65,15 +65,6 @@ Status readFields(const bin::DebugInfo& dwarf, const bin::Type& owner, std::stri
   return Status::success();
 }
 
-// Field `field` of `owner` whatever its width, or null.
-const bin::Field* fieldNamed(const bin::DebugInfo& dwarf, const bin::Type& owner,
-                             std::string_view field) {
-  for (const bin::Field& f : dwarf.fields(owner)) {
-    if (f.name == field) return &f;
-  }
-  return nullptr;
-}
-
 // The array type `t` (following typedefs), or null.
 const bin::Type* arrayType(const bin::DebugInfo& dwarf, bin::TypeId t) {
   if (t == bin::kNoType) return nullptr;
@@ -90,7 +81,7 @@ Expected<HeapBitsLayout> readHeapBitsLayout(const bin::DebugInfo& dwarf, uint32_
   auto heap = structType(dwarf, "runtime.mheap");
   if (!heap) return heap.error();
   // arenas is [L1]*[L2]*heapArena: the two counts are its geometry.
-  const bin::Field* arenas = fieldNamed(dwarf, **heap, "arenas");
+  const bin::Field* arenas = dwarf.fieldNamed(**heap, "arenas");
   if (arenas == nullptr) return Error("runtime.mheap has no field arenas");
   const bin::Type* outer = arrayType(dwarf, arenas->type);
   const bin::Type* inner = nullptr;
@@ -109,7 +100,7 @@ Expected<HeapBitsLayout> readHeapBitsLayout(const bin::DebugInfo& dwarf, uint32_
 
   auto arena = structType(dwarf, "runtime.heapArena");
   if (!arena) return arena.error();
-  const bin::Field* spans = fieldNamed(dwarf, **arena, "spans");
+  const bin::Field* spans = dwarf.fieldNamed(**arena, "spans");
   const bin::Type* spans_array = spans == nullptr ? nullptr : arrayType(dwarf, spans->type);
   if (spans_array == nullptr || spans_array->count == 0) {
     return Error("runtime.heapArena has no array field spans");
@@ -117,7 +108,7 @@ Expected<HeapBitsLayout> readHeapBitsLayout(const bin::DebugInfo& dwarf, uint32_
   l.arena_spans = spans->offset;
   const uint64_t page_size = RuntimeLayout{}.page_size;
   l.arena_bytes = spans_array->count * page_size;
-  if (fieldNamed(dwarf, **arena, "noMorePtrs") != nullptr) {
+  if (dwarf.fieldNamed(**arena, "noMorePtrs") != nullptr) {
     return Error("the Go 1.20/1.21 heap bitmap (runtime.heapArena.noMorePtrs) is not read");
   }
 
@@ -127,7 +118,7 @@ Expected<HeapBitsLayout> readHeapBitsLayout(const bin::DebugInfo& dwarf, uint32_
   if (!spanclass) return spanclass.error();
   l.span_spanclass = *spanclass;
 
-  if (const bin::Field* bitmap = fieldNamed(dwarf, **arena, "bitmap")) {
+  if (const bin::Field* bitmap = dwarf.fieldNamed(**arena, "bitmap")) {
     // Go 1.19: a byte array, 2 bits for each of the arena's words.
     const bin::Type* a = arrayType(dwarf, bitmap->type);
     if (a == nullptr || a->count * 4 * ptr_size != l.arena_bytes) {

@@ -145,7 +145,6 @@ class Typer {
   // array's first element, recursively): a pointer to either is the same.
   bool startsWith(TypeId big, TypeId small) const;
   bool instantiates(TypeId specific, TypeId generic) const;
-  const bin::Field* field(TypeId struct_type, std::string_view name) const;
   TypeId groupTypeOfMap(TypeId map_struct);
   // DWARF knows a type descriptor by its offset from runtime.types.
   TypeId typeAtRuntimeAddress(uint64_t addr) const {
@@ -282,15 +281,6 @@ bool Typer::startsWith(TypeId big, TypeId small) const {
   return false;
 }
 
-const bin::Field* Typer::field(TypeId struct_type, std::string_view name) const {
-  const TypeId r = dw_.resolve(struct_type);
-  if (r == kNoType) return nullptr;
-  for (const bin::Field& f : dw_.fields(dw_.type(r))) {
-    if (f.name == name) return &f;
-  }
-  return nullptr;
-}
-
 // Go 1.24's map<K,V> points at a single group when it is small (dirLen 0):
 // the group type is the one table<K,V>.groups.data points at.
 TypeId Typer::groupTypeOfMap(TypeId map_struct) {
@@ -300,9 +290,9 @@ TypeId Typer::groupTypeOfMap(TypeId map_struct) {
   const std::string table = "table" + std::string(name.substr(3));
   const TypeId t = dw_.typeByName(table);
   if (t == kNoType) return kNoType;
-  const bin::Field* groups = field(t, "groups");
+  const bin::Field* groups = dw_.fieldNamed(t, "groups");
   if (groups == nullptr) return kNoType;
-  const bin::Field* data = field(groups->type, "data");
+  const bin::Field* data = dw_.fieldNamed(groups->type, "data");
   if (data == nullptr) return kNoType;
   const TypeId p = dw_.resolve(data->type);
   if (p == kNoType || dw_.type(p).tag != DwarfTag::Pointer) return kNoType;
@@ -457,7 +447,7 @@ void Typer::scanLeaf(const Memory& m, uint64_t addr, TypeId t) {
       TypeId elem = dw_.type(t).elem != kNoType ? dw_.type(t).elem : rt.elem;
       if (elem == kNoType) {
         // The element type is the pointee of the slice's array field.
-        if (const bin::Field* a = field(r, "array")) {
+        if (const bin::Field* a = dw_.fieldNamed(r, "array")) {
           const TypeId p = dw_.resolve(a->type);
           if (p != kNoType) elem = dw_.type(p).elem;
         }
@@ -575,7 +565,7 @@ void Typer::scanStruct(const Memory& m, uint64_t addr, TypeId r, TypeId shown, i
   }
   if (name.starts_with("sync/atomic.Pointer[")) {
     // atomic.Pointer[T] keeps its T only in a zero-length `_ [0]*T` field.
-    const bin::Field* v = field(r, "v");
+    const bin::Field* v = dw_.fieldNamed(r, "v");
     for (const bin::Field& f : dw_.fields(st)) {
       const TypeId a = dw_.resolve(f.type);
       if (f.name != "_" || a == kNoType || dw_.type(a).tag != DwarfTag::Array || v == nullptr) {
@@ -593,8 +583,8 @@ void Typer::scanStruct(const Memory& m, uint64_t addr, TypeId r, TypeId shown, i
     // local and victim point at arrays of localSize / victimSize poolLocals.
     const TypeId local = dw_.typeByName("sync.poolLocal");
     for (auto [ptr_name, size_name] : {std::pair{"local", "localSize"}, {"victim", "victimSize"}}) {
-      const bin::Field* p = field(r, ptr_name);
-      const bin::Field* n = field(r, size_name);
+      const bin::Field* p = dw_.fieldNamed(r, ptr_name);
+      const bin::Field* n = dw_.fieldNamed(r, size_name);
       if (p == nullptr || n == nullptr || local == kNoType) continue;
       assign(pointerAt(m, addr + p->offset), local, local,
              uintAt(m, addr + n->offset, sizeOf(n->type)), TypeForm::Array);
@@ -615,11 +605,11 @@ void Typer::scanStruct(const Memory& m, uint64_t addr, TypeId r, TypeId shown, i
       const TypeId t = is_entry != 0 ? entry : indirect;
       assign(p, t, t, 0, TypeForm::Value);
     };
-    if (const bin::Field* root = field(r, "root"); root != nullptr && trie_root) {
+    if (const bin::Field* root = dw_.fieldNamed(r, "root"); root != nullptr && trie_root) {
       skip = "root";
       node(pointerAt(m, addr + root->offset));
     }
-    if (const bin::Field* children = field(r, "children"); children != nullptr) {
+    if (const bin::Field* children = dw_.fieldNamed(r, "children"); children != nullptr) {
       skip = "children";
       const TypeId a = dw_.resolve(children->type);
       const uint64_t n = a == kNoType ? 0 : dw_.type(a).count;
@@ -629,9 +619,9 @@ void Typer::scanStruct(const Memory& m, uint64_t addr, TypeId r, TypeId shown, i
   } else if (name.starts_with("hash<")) {
     // Go 1.23 and before: buckets is an array of 2^B buckets, oldbuckets
     // (while growing) of 2^(B-1).
-    const bin::Field* b = field(r, "B");
-    const bin::Field* buckets = field(r, "buckets");
-    const bin::Field* old = field(r, "oldbuckets");
+    const bin::Field* b = dw_.fieldNamed(r, "B");
+    const bin::Field* buckets = dw_.fieldNamed(r, "buckets");
+    const bin::Field* old = dw_.fieldNamed(r, "oldbuckets");
     if (b != nullptr && buckets != nullptr) {
       const uint64_t B = std::min<uint64_t>(uintAt(m, addr + b->offset, 1), 40);
       const TypeId p = dw_.resolve(buckets->type);
@@ -657,8 +647,8 @@ void Typer::scanStruct(const Memory& m, uint64_t addr, TypeId r, TypeId shown, i
   } else if (name.starts_with("map<")) {
     // Go 1.24's Swiss tables: dirPtr is one group while dirLen is 0, else a
     // directory of dirLen tables.
-    const bin::Field* dir = field(r, "dirPtr");
-    const bin::Field* len = field(r, "dirLen");
+    const bin::Field* dir = dw_.fieldNamed(r, "dirPtr");
+    const bin::Field* len = dw_.fieldNamed(r, "dirLen");
     if (dir != nullptr && len != nullptr) {
       skip = "dirPtr";
       const uint64_t n = uintAt(m, addr + len->offset, sizeOf(len->type));
@@ -673,10 +663,10 @@ void Typer::scanStruct(const Memory& m, uint64_t addr, TypeId r, TypeId shown, i
       }
     }
   } else if (name.starts_with("table<")) {
-    const bin::Field* groups = field(r, "groups");
+    const bin::Field* groups = dw_.fieldNamed(r, "groups");
     if (groups != nullptr) {
-      const bin::Field* data = field(groups->type, "data");
-      const bin::Field* mask = field(groups->type, "lengthMask");
+      const bin::Field* data = dw_.fieldNamed(groups->type, "data");
+      const bin::Field* mask = dw_.fieldNamed(groups->type, "lengthMask");
       if (data != nullptr && mask != nullptr) {
         skip = "groups";
         const uint64_t g = addr + groups->offset;
@@ -688,8 +678,8 @@ void Typer::scanStruct(const Memory& m, uint64_t addr, TypeId r, TypeId shown, i
     }
   } else if (name.starts_with("hchan<")) {
     // The buffer is a separate object when the elements hold pointers.
-    const bin::Field* buf = field(r, "buf");
-    const bin::Field* size = field(r, "dataqsiz");
+    const bin::Field* buf = dw_.fieldNamed(r, "buf");
+    const bin::Field* size = dw_.fieldNamed(r, "dataqsiz");
     const TypeId elem = shown != kNoType ? dw_.type(shown).elem : kNoType;
     if (buf != nullptr && size != nullptr && elem != kNoType) {
       skip = "buf";

@@ -274,15 +274,6 @@ struct MapSlots {
 };
 constexpr uint64_t kMapSlots = 8;  // abi.MapGroupSlots, and bucketCnt before
 
-const bin::Field* fieldNamed(const bin::DebugInfo& dwarf, TypeId st, std::string_view n) {
-  const TypeId r = dwarf.resolve(st);
-  if (r == kNoType) return nullptr;
-  for (const bin::Field& f : dwarf.fields(dwarf.type(r))) {
-    if (f.name == n) return &f;
-  }
-  return nullptr;
-}
-
 TypeId arrayElem(const bin::DebugInfo& dwarf, const bin::Field* f) {
   const TypeId a = f == nullptr ? kNoType : dwarf.resolve(f->type);
   return a == kNoType ? kNoType : dwarf.type(a).elem;
@@ -291,8 +282,8 @@ TypeId arrayElem(const bin::DebugInfo& dwarf, const bin::Field* f) {
 // Keys and values in two arrays (a bucket, or a split group).
 std::optional<MapSlots> splitSlots(const bin::DebugInfo& dwarf, TypeId t, std::string_view values,
                                    uint32_t ptr) {
-  const bin::Field* keys = fieldNamed(dwarf, t, "keys");
-  const bin::Field* elems = fieldNamed(dwarf, t, values);
+  const bin::Field* keys = dwarf.fieldNamed(t, "keys");
+  const bin::Field* elems = dwarf.fieldNamed(t, values);
   MapSlots m;
   m.key_type = arrayElem(dwarf, keys);
   m.elem_type = arrayElem(dwarf, elems);
@@ -306,10 +297,10 @@ std::optional<MapSlots> splitSlots(const bin::DebugInfo& dwarf, TypeId t, std::s
 
 // Keys and values interleaved in an array of slots.
 std::optional<MapSlots> interleavedSlots(const bin::DebugInfo& dwarf, TypeId t, uint32_t ptr) {
-  const bin::Field* slots = fieldNamed(dwarf, t, "slots");
+  const bin::Field* slots = dwarf.fieldNamed(t, "slots");
   const TypeId slot = arrayElem(dwarf, slots);
-  const bin::Field* k = slot == kNoType ? nullptr : fieldNamed(dwarf, slot, "key");
-  const bin::Field* v = slot == kNoType ? nullptr : fieldNamed(dwarf, slot, "elem");
+  const bin::Field* k = slot == kNoType ? nullptr : dwarf.fieldNamed(slot, "key");
+  const bin::Field* v = slot == kNoType ? nullptr : dwarf.fieldNamed(slot, "elem");
   if (k == nullptr || v == nullptr) return std::nullopt;
   MapSlots m;
   m.key_stride = m.elem_stride = typeSize(dwarf, slot, ptr);
@@ -329,8 +320,8 @@ std::optional<MapSlots> mapSlots(const bin::DebugInfo& dwarf, TypeId t, uint32_t
   if (name.starts_with("bucket<")) {
     m = splitSlots(dwarf, t, "values", ptr);
   } else if (name.starts_with("map.group[")) {
-    m = fieldNamed(dwarf, t, "slots") != nullptr ? interleavedSlots(dwarf, t, ptr)
-                                                 : splitSlots(dwarf, t, "elems", ptr);
+    m = dwarf.fieldNamed(t, "slots") != nullptr ? interleavedSlots(dwarf, t, ptr)
+                                                : splitSlots(dwarf, t, "elems", ptr);
   }
   if (m && m->key_stride == 0 && m->elem_stride == 0) return std::nullopt;
   return m;
