@@ -68,6 +68,14 @@ enum class GoKind : uint8_t {
   UnsafePointer = 26,
 };
 
+// Whether a value of kind `k` is one pointer word: a map, chan or func value
+// points at the runtime's header or closure, so readers treat all five kinds
+// as a pointer.
+constexpr bool isPointerShaped(GoKind k) {
+  return k == GoKind::Pointer || k == GoKind::UnsafePointer || k == GoKind::Map ||
+         k == GoKind::Chan || k == GoKind::Func;
+}
+
 // What the DIE is, independent of Go's kind.
 enum class DwarfTag : uint8_t {
   Base,        // DW_TAG_base_type (bool, ints, floats, complex, uintptr)

@@ -301,7 +301,12 @@ class HprofWriter {
     auto join = [&](std::string_view name) {
       return path.empty() ? std::string(name) : path + "." + std::string(name);
     };
-    switch (typing::goKind(*dwarf_, t)) {
+    const GoKind kind = typing::goKind(*dwarf_, t);
+    if (bin::isPointerShaped(kind)) {
+      leaf(HType::Object, offset, ptr_, path);
+      return true;
+    }
+    switch (kind) {
       case GoKind::Bool:
         leaf(HType::Boolean, offset, 1, path);
         return true;
@@ -337,13 +342,6 @@ class HprofWriter {
       case GoKind::Complex128:
         leaf(HType::Double, offset, 8, join("real"));
         leaf(HType::Double, offset + 8, 8, join("imag"));
-        return true;
-      case GoKind::Pointer:
-      case GoKind::UnsafePointer:
-      case GoKind::Map:
-      case GoKind::Chan:
-      case GoKind::Func:
-        leaf(HType::Object, offset, ptr_, path);
         return true;
       case GoKind::Array: {
         const uint64_t esize = typing::typeSize(*dwarf_, rt.elem, ptr_);
@@ -454,13 +452,11 @@ class HprofWriter {
     const TypeId t = s_.types->layout(o);
     const uint64_t off = s_.types->dataOffset(o);
     const uint64_t esize = typing::typeSize(*dwarf_, t, ptr_);
-    switch (typing::goKind(*dwarf_, t)) {
-      case GoKind::Pointer:
-      case GoKind::UnsafePointer:
-      case GoKind::Map:
-      case GoKind::Chan:
-      case GoKind::Func:
-        return objectArrayClass(typing::goTypeName(dwarf_->type(t).name), off);
+    const GoKind kind = typing::goKind(*dwarf_, t);
+    if (bin::isPointerShaped(kind)) {
+      return objectArrayClass(typing::goTypeName(dwarf_->type(t).name), off);
+    }
+    switch (kind) {
       case GoKind::Bool:
       case GoKind::Int8:
       case GoKind::Uint8:

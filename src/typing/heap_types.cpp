@@ -214,27 +214,15 @@ bool Typer::hasPointers(TypeId t) {
   has_pointers_[t] = 0;  // a cycle can only pass through a pointer, which answers first
   bool result = false;
   const TypeId r = dw_.resolve(t);
-  switch (kindOf(t)) {
-    case GoKind::Pointer:
-    case GoKind::UnsafePointer:
-    case GoKind::Map:
-    case GoKind::Chan:
-    case GoKind::Func:
-    case GoKind::Interface:
-    case GoKind::String:
-    case GoKind::Slice:
-      result = true;
-      break;
-    case GoKind::Array:
-      result = r != kNoType && dw_.type(r).count > 0 && hasPointers(dw_.type(r).elem);
-      break;
-    case GoKind::Struct:
-      if (r != kNoType) {
-        for (const bin::Field& f : dw_.fields(dw_.type(r))) result = result || hasPointers(f.type);
-      }
-      break;
-    default:
-      break;
+  const GoKind kind = kindOf(t);
+  // Strings, slices and interfaces hold a data pointer beside their other word(s).
+  if (bin::isPointerShaped(kind) || kind == GoKind::Interface || kind == GoKind::String ||
+      kind == GoKind::Slice) {
+    result = true;
+  } else if (kind == GoKind::Array) {
+    result = r != kNoType && dw_.type(r).count > 0 && hasPointers(dw_.type(r).elem);
+  } else if (kind == GoKind::Struct && r != kNoType) {
+    for (const bin::Field& f : dw_.fields(dw_.type(r))) result = result || hasPointers(f.type);
   }
   has_pointers_[t] = result ? 1 : 0;
   return result;
@@ -306,16 +294,7 @@ bool Typer::directIface(uint64_t runtime_type_addr, TypeId t) const {
     return (b->u8(0) & runtime_.direct_iface_mask) != 0;
   }
   // The descriptor is not in the file: judge by the kind.
-  switch (kindOf(t)) {
-    case GoKind::Pointer:
-    case GoKind::UnsafePointer:
-    case GoKind::Map:
-    case GoKind::Chan:
-    case GoKind::Func:
-      return true;
-    default:
-      return false;
-  }
+  return bin::isPointerShaped(kindOf(t));
 }
 
 void Typer::setAssignment(NodeId o, uint32_t index) {

@@ -100,7 +100,13 @@ void Decoder::value(uint64_t off, TypeId t, const std::string& path, int depth) 
   const bin::Type& rt = dw_.type(r);
   const uint32_t ptr = d_.params.ptr_size;
   if (!has(off, typeSize(dw_, t, ptr))) return;
-  switch (goKind(dw_, t)) {
+  const GoKind kind = goKind(dw_, t);
+  if (bin::isPointerShaped(kind)) {
+    const uint64_t p = wordAt(off);
+    emit(off, t, path, pointerText(p), false, p);
+    return;
+  }
+  switch (kind) {
     case GoKind::Bool:
       emit(off, t, path, uintAt(off, 1) != 0 ? "true" : "false");
       return;
@@ -164,15 +170,6 @@ void Decoder::value(uint64_t off, TypeId t, const std::string& path, int depth) 
         return;
       }
       emit(off, t, path, pointerText(data), false, data);
-      return;
-    }
-    case GoKind::Pointer:
-    case GoKind::UnsafePointer:
-    case GoKind::Map:
-    case GoKind::Chan:
-    case GoKind::Func: {
-      const uint64_t p = wordAt(off);
-      emit(off, t, path, pointerText(p), false, p);
       return;
     }
     case GoKind::Array: {
