@@ -4,6 +4,7 @@
 #include <map>
 
 #include "analysis/reports.h"
+#include "graph/tree_walk.h"
 
 namespace goheap::analysis {
 
@@ -34,24 +35,14 @@ Flame buildFlame(const Snapshot& s, uint32_t max_depth) {
   Flame f;
   f.nodes.push_back({"all", 0, 0, 0, UINT32_MAX, {}});
   std::map<std::pair<uint32_t, std::string>, uint32_t> child_of;
-  const Csr& children = s.dominatorChildren();
   // The dominator tree, depth first; each tree node maps to a flame node.
-  struct Frame {
-    NodeId node;
-    uint32_t next;
+  struct At {
     uint32_t flame;
     uint32_t depth;
   };
-  std::vector<Frame> stack{{s.heap.superRoot(), children.begin[s.heap.superRoot()], 0, 0}};
-  while (!stack.empty()) {
-    Frame& top = stack.back();
-    if (top.next == children.begin[top.node + 1]) {
-      stack.pop_back();
-      continue;
-    }
-    const NodeId c = children.targets[top.next++];
-    const uint32_t parent = top.flame;
-    const uint32_t depth = top.depth;
+  auto enter = [&](NodeId c, NodeId, const At& above) {
+    const uint32_t parent = above.flame;
+    const uint32_t depth = above.depth;
     std::string name = s.heap.isObject(c) ? s.namer().name(c) : rootFrame(s, c);
     uint32_t at = parent;
     if (depth < max_depth && name != f.nodes[parent].name) {
@@ -67,8 +58,10 @@ Flame buildFlame(const Snapshot& s, uint32_t max_depth) {
       f.nodes[at].self += s.model.objects.size[c];
       f.nodes[at].count++;
     }
-    stack.push_back({c, children.begin[c], at, at == parent ? depth : depth + 1});
-  }
+    return At{at, at == parent ? depth : depth + 1};
+  };
+  walkTreeDepthFirst(s.dominatorChildren(), s.heap.superRoot(), At{0, 0}, enter,
+                     [](NodeId, const At&) {});
   // Values bottom-up: children come after their parents in `nodes`.
   for (size_t i = f.nodes.size(); i-- > 0;) {
     FlameNode& n = f.nodes[i];

@@ -4,6 +4,7 @@
 #include <deque>
 
 #include "analysis/slots.h"
+#include "graph/tree_walk.h"
 #include "util/mapped_file.h"
 
 namespace goheap::analysis {
@@ -314,28 +315,18 @@ Histogram computeGroups(const Snapshot& s, typing::GroupKind by) {
   // A member's retained size counts unless another member of its group
   // dominates it: walk the dominator tree keeping, per group, how many
   // members are on the current path.
-  const Csr& children = s.dominatorChildren();
   std::vector<uint32_t> on_path(groups, 0);
-  struct Frame {
-    NodeId node;
-    uint32_t next;
-  };
-  std::vector<Frame> stack{{s.heap.superRoot(), children.begin[s.heap.superRoot()]}};
-  while (!stack.empty()) {
-    Frame& f = stack.back();
-    if (f.next == children.begin[f.node + 1]) {
-      if (s.heap.isObject(f.node)) on_path[g.group_of[f.node]]--;
-      stack.pop_back();
-      continue;
-    }
-    NodeId c = children.targets[f.next++];
-    if (s.heap.isObject(c)) {
-      uint32_t grp = g.group_of[c];
-      if (on_path[grp] == 0) rows[grp].retained += s.retained[c];
-      on_path[grp]++;
-    }
-    stack.push_back({c, children.begin[c]});
-  }
+  walkTreeDepthFirst(
+      s.dominatorChildren(), s.heap.superRoot(),
+      [&](NodeId c) {
+        if (!s.heap.isObject(c)) return;
+        const uint32_t grp = g.group_of[c];
+        if (on_path[grp] == 0) rows[grp].retained += s.retained[c];
+        on_path[grp]++;
+      },
+      [&](NodeId n) {
+        if (s.heap.isObject(n)) on_path[g.group_of[n]]--;
+      });
 
   rows.erase(
       std::remove_if(rows.begin(), rows.end(), [](const HistogramRow& r) { return r.count == 0; }),

@@ -5,6 +5,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "graph/tree_walk.h"
 #include "util/format.h"
 #include "util/large_vector.h"
 
@@ -46,36 +47,27 @@ std::vector<GroupTotals> groupTotals(const DomArrays& t, std::span<const uint32_
   // Depth-first over the dominator tree, counting per group how many members
   // are on the current path: a member is a top member when none is.
   std::vector<uint32_t> on_path(group_count, 0);
-  struct Frame {
-    NodeId node;
-    uint32_t next;
-  };
-  const Csr& children = *t.children;
-  std::vector<Frame> stack{{t.root, children.begin[t.root]}};
-  while (!stack.empty()) {
-    Frame& f = stack.back();
-    if (f.next == children.begin[f.node + 1]) {
-      if (isObject(group_of, f.node) && group_of[f.node] != kNoGroup) on_path[group_of[f.node]]--;
-      stack.pop_back();
-      continue;
-    }
-    const NodeId c = children.targets[f.next++];
-    if (isObject(group_of, c) && group_of[c] != kNoGroup) {
-      const uint32_t g = group_of[c];
-      GroupTotals& tot = out[g];
-      tot.count++;
-      if (on_path[g] == 0) {
-        tot.retained += t.retained[c];
-        tot.top_members++;
-      }
-      if (tot.biggest == kNoNode || t.retained[c] > tot.biggest_retained) {
-        tot.biggest = c;
-        tot.biggest_retained = t.retained[c];
-      }
-      on_path[g]++;
-    }
-    stack.push_back({c, children.begin[c]});
-  }
+  auto grouped = [&](NodeId n) { return isObject(group_of, n) && group_of[n] != kNoGroup; };
+  walkTreeDepthFirst(
+      *t.children, t.root,
+      [&](NodeId c) {
+        if (!grouped(c)) return;
+        const uint32_t g = group_of[c];
+        GroupTotals& tot = out[g];
+        tot.count++;
+        if (on_path[g] == 0) {
+          tot.retained += t.retained[c];
+          tot.top_members++;
+        }
+        if (tot.biggest == kNoNode || t.retained[c] > tot.biggest_retained) {
+          tot.biggest = c;
+          tot.biggest_retained = t.retained[c];
+        }
+        on_path[g]++;
+      },
+      [&](NodeId n) {
+        if (grouped(n)) on_path[group_of[n]]--;
+      });
   return out;
 }
 

@@ -15,6 +15,7 @@
 #include "analysis/reports.h"
 #include "export/formats.h"
 #include "export/profile_proto.h"
+#include "graph/tree_walk.h"
 
 namespace goheap::exporting {
 
@@ -33,32 +34,21 @@ uint64_t addMapping(const analysis::Snapshot& s, ProfileWriter& w) {
   return w.mapping({s.exe_path, s.exe->binary().buildId(), true});
 }
 
-// Pre-order walk of the dominator tree below the super-root:
+// Pre-order walk of the dominator tree below the super-root, reporting progress:
 // visit(child, parent, parent_state) returns the child's state.
 template <class State, class Visit>
 void walkDominatorTree(const analysis::Snapshot& s, State root_state, Visit&& visit,
                        const ConvertOptions& options) {
-  const Csr& children = s.dominatorChildren();
-  struct Frame {
-    NodeId node;
-    uint32_t next;
-    State state;
-  };
-  std::vector<Frame> stack{{s.heap.superRoot(), children.begin[s.heap.superRoot()], root_state}};
   uint64_t visited = 0;
   const uint64_t total = s.heap.nodeCount();
-  while (!stack.empty()) {
-    Frame& f = stack.back();
-    if (f.next == children.begin[f.node + 1]) {
-      f.state.leave(f.node);
-      stack.pop_back();
-      continue;
-    }
-    const NodeId c = children.targets[f.next++];
-    State state = visit(c, f.node, f.state);
-    stack.push_back({c, children.begin[c], state});
-    if (options.progress && (++visited & 0xffff) == 0) options.progress(visited, total);
-  }
+  walkTreeDepthFirst(
+      s.dominatorChildren(), s.heap.superRoot(), std::move(root_state),
+      [&](NodeId c, NodeId parent, const State& above) {
+        State state = visit(c, parent, above);
+        if (options.progress && (++visited & 0xffff) == 0) options.progress(visited, total);
+        return state;
+      },
+      [](NodeId n, const State& state) { state.leave(n); });
   if (options.progress) options.progress(total, total);
 }
 
