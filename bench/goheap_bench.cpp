@@ -299,7 +299,7 @@ int main(int argc, char** argv) {
           break;
         }
         goheap::analysis::summarize((*again)->snapshot(), 10);
-        const bool hit = (*again)->snapshot().backing != nullptr;
+        const bool hit = (*again)->fromCache();
         cache_opens.push_back({name, seconds(a, Clock::now()), cpuSeconds() - a_cpu, hit});
         // The entry is written while the session answers; it is done when
         // the session is.

@@ -200,7 +200,6 @@ Expected<std::unique_ptr<Snapshot>> buildSnapshot(model::HeapModel d, const Load
 }
 
 Expected<std::unique_ptr<Snapshot>> restoreSnapshot(model::HeapModel& model, ComputedParts parts,
-                                                    std::shared_ptr<const void> backing,
                                                     const LoadOptions& options,
                                                     bool objects_prepared, Sink& sink) {
   auto snap = std::make_unique<Snapshot>(std::move(model));
@@ -210,7 +209,6 @@ Expected<std::unique_ptr<Snapshot>> restoreSnapshot(model::HeapModel& model, Com
     model = std::move(s.model);
     return Error(what);
   };
-  s.backing = std::move(backing);
   if (!objects_prepared) inPhase(sink, "sort objects", [&] { sortObjects(s); });
   // The dominator tree is checked beside the graph: both checks read every
   // node, and together they were most of a cache hit's time. The graph's

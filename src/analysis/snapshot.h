@@ -100,10 +100,6 @@ class Snapshot {
   // to be trusted. Cheap (a stat per file), so callers may ask per request.
   Status checkFilesUnchanged() const;
 
-  // Memory some columns are views of (the mapped index file they were
-  // restored from); null when every column is owned.
-  std::shared_ptr<const void> backing;
-
   const typing::ObjectNamer& namer() const { return *namer_; }
   // Each node's children in the dominator tree, biggest retained first.
   const Csr& dominatorChildren() const { return children_; }
@@ -137,7 +133,8 @@ Expected<std::unique_ptr<Snapshot>> buildSnapshot(model::HeapModel model,
                                                   Sink& sink = nullSink());
 
 // The Snapshot buildSnapshot(model, options) made, from the parts it
-// computed then (`parts`, whose columns may be views of `backing`). Only
+// computed then (`parts`, whose columns may be views of memory the caller
+// keeps alive as long as the Snapshot: a mapped cache entry). Only
 // the cheap stages run again: sorting the objects (not when
 // `objects_prepared`: the model comes from the cache too, sorted and with
 // its span metadata marked), the executable's symbols, the names. On
@@ -146,7 +143,6 @@ Expected<std::unique_ptr<Snapshot>> buildSnapshot(model::HeapModel model,
 // tree with a cycle) are an Error, and `model` is left as it was (its objects
 // sorted), for the caller to build afresh with buildSnapshot.
 Expected<std::unique_ptr<Snapshot>> restoreSnapshot(model::HeapModel& model, ComputedParts parts,
-                                                    std::shared_ptr<const void> backing,
                                                     const LoadOptions& options = {},
                                                     bool objects_prepared = false,
                                                     Sink& sink = nullSink());

@@ -134,21 +134,14 @@ int runConvert(int argc, const char* const* argv) {
     // A progress line of its own: writing a big dump takes seconds.
     Progress progress(stderr, Progress::wanted(stderr, args.getBool("no-progress")));
     PhaseTimer timer;
-    std::optional<Phase> phase;
-    options.progress = [&](uint64_t done, uint64_t total) {
-      if (!phase) {
-        phase.emplace(timer.phase(std::string("write ") + format->name, &progress, total,
-                                  ProgressUnit::Items));
-      }
-      phase->update(done);
-    };
+    PhaseSink sink(progress, timer, ProgressUnit::Items);
+    options.sink = &sink;
     Status written = [&] {
       exporting::Output out(svg ? dot_source.get() : output->stream(),
                             svg ? "the temporary DOT file" : output->name());
       if (Status s = format->write(snap, options, out); !s) return s;
       return out.finish();
     }();
-    phase.reset();
     if (!written) return fail(written.error());
     if (svg) {
       if (Status r = renderSvg(dot_source.get(), output->stream()); !r) return fail(r.error());

@@ -183,10 +183,12 @@ class PhaseTimer {
 // the warnings and notes on stderr ("goheap: warning: ...").
 class PhaseSink final : public Sink {
  public:
-  PhaseSink(Progress& progress, PhaseTimer& timer) : progress_(progress), timer_(timer) {}
+  // `unit`: what the phases count (bytes read, or items written).
+  PhaseSink(Progress& progress, PhaseTimer& timer, ProgressUnit unit = ProgressUnit::Bytes)
+      : progress_(progress), timer_(timer), unit_(unit) {}
 
   void beginPhase(std::string_view name, uint64_t total) override {
-    current_.emplace(timer_.phase(std::string(name), &progress_, total));
+    current_.emplace(timer_.phase(std::string(name), &progress_, total, unit_));
   }
   void progress(uint64_t done) override {
     if (current_) current_->update(done);
@@ -198,6 +200,7 @@ class PhaseSink final : public Sink {
  private:
   Progress& progress_;
   PhaseTimer& timer_;
+  ProgressUnit unit_;
   std::optional<Phase> current_;
 };
 

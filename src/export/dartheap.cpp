@@ -247,6 +247,7 @@ uint32_t identityHash(const analysis::Snapshot& s, NodeId n) {
 }  // namespace
 
 Status writeDartHeap(const analysis::Snapshot& s, const ConvertOptions& options, Output& out) {
+  WriteProgress progress(options, "dartheap");
   const graph::Heap& h = s.heap;
   const typing::Grouping groups = s.namer().group(typing::GroupKind::Type);
   ClassTable classes(s, groups);
@@ -274,11 +275,11 @@ Status writeDartHeap(const analysis::Snapshot& s, const ConvertOptions& options,
   };
   each([&](NodeId n) {
     writeObject(s, classes, n, refs, out);
-    if (options.progress && (++done & 0xffff) == 0) options.progress(done, h.nodeCount());
+    if ((++done & 0xffff) == 0) progress.report(done, h.nodeCount());
   });
   uleb(out, 0);  // external properties
   each([&](NodeId n) { uleb(out, identityHash(s, n)); });
-  if (options.progress) options.progress(h.nodeCount(), h.nodeCount());
+  progress.report(h.nodeCount(), h.nodeCount());
   return Status::success();
 }
 

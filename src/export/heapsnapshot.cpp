@@ -141,11 +141,12 @@ void writeHeader(const graph::Heap& h, Output& out) {
 }  // namespace
 
 Status writeHeapSnapshot(const analysis::Snapshot& s, const ConvertOptions& options, Output& out) {
+  WriteProgress progress(options, "heapsnapshot");
   const graph::Heap& h = s.heap;
   const uint64_t total = uint64_t{h.nodeCount()} * 2;
   uint64_t done = 0;
   auto tick = [&] {
-    if (options.progress && (++done & 0xffff) == 0) options.progress(done, total);
+    if ((++done & 0xffff) == 0) progress.report(done, total);
   };
   writeHeader(h, out);
   StringTable strings;
@@ -205,7 +206,7 @@ Status writeHeapSnapshot(const analysis::Snapshot& s, const ConvertOptions& opti
   }
   out.text(buf);
   out.text("]}\n");
-  if (options.progress) options.progress(total, total);
+  progress.report(total, total);
   return Status::success();
 }
 

@@ -171,7 +171,12 @@ std::string instanceClassName(std::string name) {
 class HprofWriter {
  public:
   HprofWriter(const analysis::Snapshot& s, const ConvertOptions& options, Output& out)
-      : s_(s), d_(s.model), options_(options), out_(out), ptr_(d_.params.ptr_size) {
+      : s_(s),
+        d_(s.model),
+        options_(options),
+        progress_(options, "hprof"),
+        out_(out),
+        ptr_(d_.params.ptr_size) {
     // 32-bit dumps use 4-byte ids: VisualVM then takes references (object
     // array elements) to be 4 bytes, as the Go pointers are.
     id_size_ = ptr_ == 4 ? 4 : 8;
@@ -519,7 +524,7 @@ class HprofWriter {
     class_of_.resize(n);
     std::vector<uint64_t> slots;
     for (NodeId o = 0; o < n; o++) {
-      if (options_.progress && (o & 0xffff) == 0) options_.progress(o, 2 * uint64_t{n});
+      if ((o & 0xffff) == 0) progress_.report(o, 2 * uint64_t{n});
       class_of_[o] = classOf(o, slots);
     }
   }
@@ -907,18 +912,18 @@ class HprofWriter {
       }
       record(kHeapDumpSegment, length);
       for (; o < end; o++) {
-        if (options_.progress && (o & 0xffff) == 0)
-          options_.progress(n + uint64_t{o}, 2 * uint64_t{n});
+        if ((o & 0xffff) == 0) progress_.report(n + uint64_t{o}, 2 * uint64_t{n});
         writeObject(o, slots);
       }
     }
-    if (options_.progress) options_.progress(2 * uint64_t{n}, 2 * uint64_t{n});
+    progress_.report(2 * uint64_t{n}, 2 * uint64_t{n});
     return Status::success();
   }
 
   const analysis::Snapshot& s_;
   const model::HeapModel& d_;
   const ConvertOptions& options_;
+  WriteProgress progress_;
   Output& out_;
   const uint32_t ptr_;
   uint32_t id_size_ = 8;

@@ -44,6 +44,7 @@ void writeLine(std::string& line, Output& out, Fill&& fill) {
 }  // namespace
 
 Status writeJsonLines(const analysis::Snapshot& s, const ConvertOptions& options, Output& out) {
+  WriteProgress progress(options, "jsonl");
   const model::HeapModel& d = s.model;
   const uint32_t objects = s.heap.objectCount();
   const uint32_t nodes = s.heap.nodeCount();
@@ -58,7 +59,7 @@ Status writeJsonLines(const analysis::Snapshot& s, const ConvertOptions& options
 
   std::map<std::string, std::pair<uint64_t, uint64_t>> type_totals;  // name -> count, bytes
   for (NodeId o = 0; o < objects; o++) {
-    if (options.progress && (o & 0xffff) == 0) options.progress(o, nodes);
+    if ((o & 0xffff) == 0) progress.report(o, nodes);
     typing::NameSource source{};
     const std::string name = s.namer().name(o, &source);
     writeLine(line, out, [&](JsonWriter& w) {
@@ -109,7 +110,7 @@ Status writeJsonLines(const analysis::Snapshot& s, const ConvertOptions& options
       w.endArray();
     });
   }
-  if (options.progress) options.progress(nodes, nodes);
+  progress.report(nodes, nodes);
   return Status::success();
 }
 

@@ -38,18 +38,18 @@ uint64_t addMapping(const analysis::Snapshot& s, ProfileWriter& w) {
 // visit(child, parent, parent_state) returns the child's state.
 template <class State, class Visit>
 void walkDominatorTree(const analysis::Snapshot& s, State root_state, Visit&& visit,
-                       const ConvertOptions& options) {
+                       WriteProgress& progress) {
   uint64_t visited = 0;
   const uint64_t total = s.heap.nodeCount();
   walkTreeDepthFirst(
       s.dominatorChildren(), s.heap.superRoot(), std::move(root_state),
       [&](NodeId c, NodeId parent, const State& above) {
         State state = visit(c, parent, above);
-        if (options.progress && (++visited & 0xffff) == 0) options.progress(visited, total);
+        if ((++visited & 0xffff) == 0) progress.report(visited, total);
         return state;
       },
       [](NodeId n, const State& state) { state.leave(n); });
-  if (options.progress) options.progress(total, total);
+  progress.report(total, total);
 }
 
 // ---- pprof: allocation sites and types ---------------------------------------
@@ -217,6 +217,7 @@ struct ChainState {
 }  // namespace
 
 Status writePprof(const analysis::Snapshot& s, const ConvertOptions& options, Output& out) {
+  WriteProgress progress(options, "pprof");
   ProfileWriter w(out);
   w.sampleType("inuse_objects", "count");
   w.sampleType("inuse_space", "bytes");
@@ -242,7 +243,7 @@ Status writePprof(const analysis::Snapshot& s, const ConvertOptions& options, Ou
         if (on_path[group]++ == 0) sample.retained += s.retained[c];
         return state;
       },
-      options);
+      progress);
 
   // Deterministic output: samples in key order.
   std::vector<std::pair<uint64_t, SiteSample>> sorted(samples.begin(), samples.end());
@@ -277,6 +278,7 @@ namespace goheap::exporting {
 
 Status writePprofRetention(const analysis::Snapshot& s, const ConvertOptions& options,
                            Output& out) {
+  WriteProgress progress(options, "pprof-retention");
   ProfileWriter w(out);
   w.sampleType("inuse_objects", "count");
   w.sampleType("inuse_space", "bytes");
@@ -308,7 +310,7 @@ Status writePprofRetention(const analysis::Snapshot& s, const ConvertOptions& op
         trie.add(t, s.model.objects.size[c]);
         return ChainState{t};
       },
-      options);
+      progress);
 
   trie.forEachSample([&](std::span<const uint64_t> locations, uint64_t objects, uint64_t bytes) {
     const int64_t values[] = {static_cast<int64_t>(objects), static_cast<int64_t>(bytes)};

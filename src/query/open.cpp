@@ -15,10 +15,7 @@
 #include "acquire/http_download.h"
 #include "acquire/snap.h"
 #include "bin/binary.h"
-#include "cache/cache_key.h"
-#include "cache/index_file.h"
-#include "cache/model_index.h"
-#include "cache/snapshot_index.h"
+#include "cache/heap_entry.h"
 #include "core/core_file.h"
 #include "core/core_model.h"
 #include "core/executable_match.h"
@@ -105,116 +102,21 @@ class ExecutableOnce {
   std::optional<analysis::Executable> bound_;
 };
 
-// The index cache for one heap: its folder, its key, and the entry once
-// looked up and verified (null when there is none, or it did not read).
-struct CacheSlot {
-  cache::CacheDirectory directory;
-  cache::Key key;
-  int64_t heap_mtime_ns = 0;  // as the key saw it, for the entry's description
-  bool looked_up = false;
-  std::shared_ptr<const cache::IndexFile> index;
-};
-
-// The cache slot of a heap in a file the user gave (a temporary copy, made
-// from a URL or a live process, is never seen again, so it is not cached),
-// or nothing when caching is off or the heap cannot be told apart.
-// `executable`: the one the heap is read with, opened once by open(); an
-// executable that was given (`exe_path`) but cannot be opened is not worth
-// a cache entry (the warning says why).
-std::optional<CacheSlot> cacheSlotFor(const LocalHeap& source, const std::string& exe_path,
-                                      const bin::Binary* executable, Sink& observer,
-                                      const OpenOptions& options, bool temporary_input) {
-  if (!options.use_cache || source.path.empty() || temporary_input) return std::nullopt;
-  // Only a regular file can be told apart later (and opening a FIFO to
-  // fingerprint it would block, or consume it).
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(source.path, ec)) return std::nullopt;
-  cache::CacheDirectory directory =
-      cache::CacheDirectory::open(options.cache_dir, options.cache_size_bytes);
-  if (std::optional<std::string> why = directory.takeWarning()) observer.warning(*why);
-  if (!directory.usable()) return std::nullopt;
-  cache::KeyInputs inputs;
-  Expected<cache::FileFingerprint> heap = cache::fingerprintOf(source.path);
-  if (!heap) return std::nullopt;
-  inputs.heap = *heap;
-  if (!exe_path.empty()) {
-    if (executable == nullptr) return std::nullopt;
-    inputs.executable = cache::fingerprintOf(*executable);
-  }
-  inputs.options.conservative_stacks = options.conservative_stacks;
-  inputs.options.type_objects = options.type_objects;
-  return CacheSlot{std::move(directory), cache::computeKey(inputs), heap->identity.mtime_ns, false,
-                   nullptr};
-}
-
-// Drops the slot's entry as unusable: one warning, and the file removed, to
-// be written again by this run.
-void refuseEntry(CacheSlot& slot, const Error& why, Sink& observer) {
-  observer.warning("ignoring the index cache entry " + slot.directory.entryPath(slot.key) + " (" +
-                   why.message() + "); computing it again");
-  slot.directory.remove(slot.key);
-  slot.index = nullptr;
-}
-
-// Looks the slot's entry up and verifies it whole (its checksums), once.
-void lookUp(CacheSlot& slot, Sink& observer, const OpenOptions& options) {
-  if (slot.looked_up) return;
-  slot.looked_up = true;
-  std::optional<std::string> path = slot.directory.lookup(slot.key);
-  if (!path) return;
-  observer.beginPhase("read index cache", 0);
-  Expected<std::shared_ptr<const cache::IndexFile>> index =
-      cache::IndexFile::open(*path, slot.key, std::max(1u, options.threads));
-  observer.endPhase();
-  if (!index) return refuseEntry(slot, index.error(), observer);
-  slot.index = index.take();
-}
-
-// The snapshot of `model` from the slot's entry, when it has one that fits;
-// otherwise null, with `model` as it was and the entry refused.
-// `model_from_entry`: the model came from the entry too, sorted already.
-std::unique_ptr<analysis::Snapshot> restoreFromEntry(CacheSlot& slot, model::HeapModel& model,
-                                                     bool model_from_entry,
-                                                     const analysis::LoadOptions& load,
-                                                     Sink& observer) {
-  if (!slot.index) return nullptr;
-  Expected<analysis::ComputedParts> parts = cache::readSnapshotSections(*slot.index);
-  if (!parts) {
-    refuseEntry(slot, parts.error(), observer);
-    return nullptr;
-  }
-  Expected<std::unique_ptr<analysis::Snapshot>> snapshot =
-      analysis::restoreSnapshot(model, parts.take(), slot.index, load, model_from_entry, observer);
-  if (!snapshot) {
-    refuseEntry(slot, snapshot.error(), observer);
-    return nullptr;
-  }
-  return snapshot.take();
-}
-
-// Writes what `s` computed (and its model, a heap dump's) into the cache.
-Status storeInCache(CacheSlot& slot, const analysis::Snapshot& s, const LocalHeap& source,
-                    const std::string& exe_path) {
-  const analysis::ComputedParts parts = analysis::computedPartsOf(s);
-  cache::IndexWriter writer;
-  cache::addSnapshotSections(parts, writer);
-  cache::addModelSections(s.model, writer);
-  cache::EntryDescription description;
-  std::error_code ec;
-  const std::filesystem::path absolute = std::filesystem::absolute(source.path, ec);
-  description.input_path = ec ? source.path : absolute.lexically_normal().string();
-  description.input_size = s.model.file().size();
-  description.input_mtime_ns = slot.heap_mtime_ns;
-  if (!exe_path.empty()) {
-    const std::filesystem::path exe = std::filesystem::absolute(exe_path, ec);
-    description.exe_path = ec ? exe_path : exe.lexically_normal().string();
-  }
-  description.goheap_version = std::string(kGoheapVersion);
-  description.created_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                               std::chrono::system_clock::now().time_since_epoch())
-                               .count();
-  writer.setDescription(description);
-  return slot.directory.store(slot.key, writer);
+// The index cache's entry of a heap in a file the user gave (a temporary
+// copy, made from a URL or a live process, is never seen again, so it is not
+// cached), or nothing when caching is off or the heap cannot be told apart.
+// `executable`: the one the heap is read with, opened once by open().
+std::optional<cache::HeapEntry> cacheEntryFor(const LocalHeap& source, const std::string& exe_path,
+                                              const bin::Binary* executable, Sink& observer,
+                                              const OpenOptions& options, bool temporary_input) {
+  if (!options.use_cache || temporary_input) return std::nullopt;
+  cache::CacheSettings settings;
+  settings.directory = options.cache_dir;
+  settings.size_bytes = options.cache_size_bytes;
+  settings.threads = options.threads;
+  settings.key_options.conservative_stacks = options.conservative_stacks;
+  settings.key_options.type_objects = options.type_objects;
+  return cache::HeapEntry::of(source.path, exe_path, executable, settings, observer);
 }
 
 // How a model read from `source` is analysed, with `executable`.
@@ -235,15 +137,15 @@ void reportModelWarnings(model::HeapModel& model, const LocalHeap& source, Sink&
   model.origin = source.origin;
 }
 
-// The Session of a finished snapshot, with what the user should know of
-// it. With `slot`, the snapshot is written into the cache while the Session
-// answers (writing a big index costs about a quarter of computing it).
+// The Session of a finished snapshot (restored from the cache when
+// `backing` is set), with what the user should know of it. With `entry`,
+// the snapshot is written into the cache while the Session answers (writing
+// a big index costs about a quarter of computing it).
 std::shared_ptr<const Session> finish(std::unique_ptr<analysis::Snapshot> snapshot,
-                                      const LocalHeap& source, Sink& observer,
-                                      const OpenOptions& options,
+                                      std::shared_ptr<const void> backing, const LocalHeap& source,
+                                      Sink& observer, const OpenOptions& options,
                                       std::unique_ptr<TemporaryFile> input,
-                                      std::optional<CacheSlot> slot = std::nullopt,
-                                      const std::string& exe_path = {}) {
+                                      std::optional<cache::HeapEntry> entry = std::nullopt) {
   const analysis::Snapshot& s = *snapshot;
   if (!s.exe_problem.empty()) {
     observer.warning((source.label.empty() ? std::string() : displayName(source) + ": ") +
@@ -254,64 +156,56 @@ std::shared_ptr<const Session> finish(std::unique_ptr<analysis::Snapshot> snapsh
     observer.note("no types from the executable (" + s.types_problem +
                   "); objects are named by allocation site, interface and shape");
   }
-  auto session =
-      std::make_shared<Session>(std::move(snapshot), options.answer_cache_bytes, std::move(input));
-  if (slot) {
-    session->runInBackground(
-        [slot = std::move(*slot), source, exe_path,
-         warn = options.background_warning](const analysis::Snapshot& written) mutable {
-          Status stored = storeInCache(slot, written, source, exe_path);
-          if (!stored && warn) warn(stored.error().message());
-        });
+  auto session = std::make_shared<Session>(std::move(snapshot), options.answer_cache_bytes,
+                                           std::move(input), std::move(backing));
+  if (entry) {
+    session->runInBackground([entry = std::move(*entry), warn = options.background_warning](
+                                 const analysis::Snapshot& written) mutable {
+      Status stored = entry.store(written);
+      if (!stored && warn) warn(stored.error().message());
+    });
   }
   return session;
 }
 
 // Analyses a model read from `source`, with `executable`, through the
-// index cache when `slot` has this heap, and into it when not.
+// index cache when `entry` has this heap, and into it when not.
 Expected<std::shared_ptr<const Session>> analyse(model::HeapModel model, const LocalHeap& source,
                                                  const analysis::Executable& executable,
                                                  Sink& observer, const OpenOptions& options,
                                                  std::unique_ptr<TemporaryFile> input,
-                                                 std::optional<CacheSlot> slot) {
-  const std::string exe_path = executable.path;
+                                                 std::optional<cache::HeapEntry> entry) {
   const analysis::LoadOptions load = loadOptions(executable, options);
   reportModelWarnings(model, source, observer);
-  std::unique_ptr<analysis::Snapshot> restored;
-  if (slot) {
-    lookUp(*slot, observer, options);
-    restored = restoreFromEntry(*slot, model, false, load, observer);
+  if (entry && entry->lookUp(observer)) {
+    if (std::optional<cache::Restored> restored = entry->restore(model, false, load, observer)) {
+      return finish(std::move(restored->snapshot), std::move(restored->backing), source, observer,
+                    options, std::move(input));
+    }
   }
-  Expected<std::unique_ptr<analysis::Snapshot>> snapshot =
-      restored ? Expected<std::unique_ptr<analysis::Snapshot>>(std::move(restored))
-               : analysis::buildSnapshot(std::move(model), load, observer);
-  if (!snapshot) return snapshot.error();
-  if (slot && (*snapshot)->backing) slot.reset();  // read from the cache: nothing to write
-  return finish(snapshot.take(), source, observer, options, std::move(input), std::move(slot),
-                exe_path);
+  GOHEAP_TRY(std::unique_ptr<analysis::Snapshot> snapshot,
+             analysis::buildSnapshot(std::move(model), load, observer));
+  return finish(std::move(snapshot), nullptr, source, observer, options, std::move(input),
+                std::move(entry));
 }
 
-// A heap dump whose model and analysis are both in the slot's entry: the
+// A heap dump whose model and analysis are both in the cache's entry: the
 // dump is mapped, not read. Null when the entry has no model or it does not
 // fit (then the entry is refused, and the dump is read as without it).
-std::shared_ptr<const Session> openFromEntry(CacheSlot& slot, const LocalHeap& source,
+std::shared_ptr<const Session> openFromEntry(cache::HeapEntry& entry, const LocalHeap& source,
                                              ExecutableOnce& executable, Sink& observer,
                                              const OpenOptions& options) {
-  lookUp(slot, observer, options);
-  if (!slot.index || !cache::hasModel(*slot.index)) return nullptr;
+  if (!entry.lookUp(observer) || !entry.hasModel()) return nullptr;
   Expected<MappedFile> file = MappedFile::open(source.path);
   if (!file) return nullptr;  // the reader says why
-  Expected<model::HeapModel> model = cache::readModelSections(*slot.index, file.take());
-  if (!model) {
-    refuseEntry(slot, model.error(), observer);
-    return nullptr;
-  }
+  std::optional<model::HeapModel> model = entry.restoreModel(file.take(), observer);
+  if (!model) return nullptr;
   const analysis::LoadOptions load = loadOptions(executable.boundTo(*model), options);
-  std::unique_ptr<analysis::Snapshot> restored =
-      restoreFromEntry(slot, *model, true, load, observer);
+  std::optional<cache::Restored> restored = entry.restore(*model, true, load, observer);
   if (!restored) return nullptr;
-  reportModelWarnings(restored->model, source, observer);
-  return finish(std::move(restored), source, observer, options, nullptr);
+  reportModelWarnings(restored->snapshot->model, source, observer);
+  return finish(std::move(restored->snapshot), std::move(restored->backing), source, observer,
+                options, nullptr);
 }
 
 // A core file: its executable found (or the one given checked), then the
@@ -347,10 +241,11 @@ Expected<std::shared_ptr<const Session>> openCore(const LocalHeap& source, Sink&
     observer.note(name + ": using the executable " + found->path + " (found through " +
                   found->from + ")");
   }
-  std::optional<CacheSlot> slot =
-      cacheSlotFor(source, found->path, exe.binary(), observer, options, input != nullptr);
+  std::optional<cache::HeapEntry> entry =
+      cacheEntryFor(source, found->path, exe.binary(), observer, options, input != nullptr);
   const analysis::Executable& bound = exe.boundTo(*model, match.bias);
-  return analyse(model.take(), source, bound, observer, options, std::move(input), std::move(slot));
+  return analyse(model.take(), source, bound, observer, options, std::move(input),
+                 std::move(entry));
 }
 
 // A heap dump in a file (or in memory); `input` is that file when goheap
@@ -359,11 +254,11 @@ Expected<std::shared_ptr<const Session>> openDump(const LocalHeap& source, Sink&
                                                   const OpenOptions& options,
                                                   std::unique_ptr<TemporaryFile> input) {
   ExecutableOnce exe(source.exe_path, observer);
-  std::optional<CacheSlot> slot =
-      cacheSlotFor(source, exe.path(), exe.binary(), observer, options, input != nullptr);
-  if (slot) {
+  std::optional<cache::HeapEntry> entry =
+      cacheEntryFor(source, exe.path(), exe.binary(), observer, options, input != nullptr);
+  if (entry) {
     if (std::shared_ptr<const Session> cached =
-            openFromEntry(*slot, source, exe, observer, options)) {
+            openFromEntry(*entry, source, exe, observer, options)) {
       return cached;
     }
   }
@@ -381,7 +276,7 @@ Expected<std::shared_ptr<const Session>> openDump(const LocalHeap& source, Sink&
   observer.endPhase();
   if (!dump) return dump.error();
   const analysis::Executable& bound = exe.boundTo(*dump);
-  return analyse(dump.take(), source, bound, observer, options, std::move(input), std::move(slot));
+  return analyse(dump.take(), source, bound, observer, options, std::move(input), std::move(entry));
 }
 
 // The readers of a heap in a file, asked in this order which claims it by its

@@ -3,8 +3,9 @@
 namespace goheap::query {
 
 Session::Session(std::unique_ptr<const analysis::Snapshot> snapshot, uint64_t answer_cache_bytes,
-                 std::unique_ptr<TemporaryFile> input_file)
+                 std::unique_ptr<TemporaryFile> input_file, std::shared_ptr<const void> backing)
     : input_file_(std::move(input_file)),
+      backing_(std::move(backing)),
       snapshot_(std::move(snapshot)),
       answers_(answer_cache_bytes) {}
 

@@ -50,10 +50,12 @@ class Session {
   // `answer_cache_bytes`: how much the kept answers may take (0: none).
   // `input_file`: the temporary file the heap was read from (a download, a
   // snapshot of a live process), removed with the Session; null for a
-  // user's file.
+  // user's file. `backing`: memory the snapshot's columns are views of (the
+  // index cache's entry it was restored from), kept as long as it.
   explicit Session(std::unique_ptr<const analysis::Snapshot> snapshot,
                    uint64_t answer_cache_bytes = 0,
-                   std::unique_ptr<TemporaryFile> input_file = nullptr);
+                   std::unique_ptr<TemporaryFile> input_file = nullptr,
+                   std::shared_ptr<const void> backing = nullptr);
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
   // Waits for the work given to runInBackground.
@@ -65,6 +67,8 @@ class Session {
   void runInBackground(std::function<void(const analysis::Snapshot&)> work);
 
   const analysis::Snapshot& snapshot() const { return *snapshot_; }
+  // The snapshot was restored from the index cache.
+  bool fromCache() const { return backing_ != nullptr; }
 
   // Every group's totals by `by`: `top` sorts, filters and pages them.
   const analysis::Histogram& groupTotals(typing::GroupKind by) const;
@@ -108,6 +112,7 @@ class Session {
 
  private:
   std::unique_ptr<TemporaryFile> input_file_;  // outlives snapshot_, which maps it
+  std::shared_ptr<const void> backing_;        // outlives snapshot_, which views it
   std::unique_ptr<const analysis::Snapshot> snapshot_;
   std::array<Once<analysis::Histogram>, 4> groups_;  // by GroupKind
   Once<analysis::Flame> flame_;
