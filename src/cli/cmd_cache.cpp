@@ -59,9 +59,7 @@ std::string listJson(const cache::CacheDirectory& dir,
   uint64_t total = 0;
   for (const cache::CacheEntry& e : entries) total += e.size;
   w.field("bytes", total);
-  w.key("entries").beginArray();
-  for (const cache::CacheEntry& e : entries) {
-    w.beginObject();
+  w.arrayOfObjects("entries", entries, [&](const cache::CacheEntry& e) {
     w.field("key", e.key.hex());
     w.field("path", e.path);
     w.field("bytes", e.size);
@@ -79,9 +77,7 @@ std::string listJson(const cache::CacheDirectory& dir,
     } else {
       w.field("error", e.description.error().message());
     }
-    w.endObject();
-  }
-  w.endArray();
+  });
   w.endObject();
   out += '\n';
   return out;

@@ -238,14 +238,10 @@ std::string PhaseTimer::render() const {
 
 void PhaseTimer::writeJson(JsonWriter& json, uint64_t peak_rss_bytes) const {
   json.beginObject();
-  json.key("phases").beginArray();
-  for (const PhaseRecord& p : phases_) {
-    json.beginObject();
+  json.arrayOfObjects("phases", phases_, [&](const PhaseRecord& p) {
     json.field("name", p.name).field("seconds", p.seconds).field("depth", p.depth);
     if (memory_ != nullptr) json.field("peak_anonymous_bytes", p.peak_anonymous_bytes);
-    json.endObject();
-  }
-  json.endArray();
+  });
   json.field("total_seconds", totalSeconds());
   json.field("peak_rss_bytes", peak_rss_bytes);
   json.endObject();

@@ -171,12 +171,7 @@ std::string instanceClassName(std::string name) {
 class HprofWriter {
  public:
   HprofWriter(const analysis::Snapshot& s, const ConvertOptions& options, Output& out)
-      : s_(s),
-        d_(s.model),
-        options_(options),
-        progress_(options, "hprof"),
-        out_(out),
-        ptr_(d_.params.ptr_size) {
+      : s_(s), d_(s.model), progress_(options, "hprof"), out_(out), ptr_(d_.params.ptr_size) {
     // 32-bit dumps use 4-byte ids: VisualVM then takes references (object
     // array elements) to be 4 bytes, as the Go pointers are.
     id_size_ = ptr_ == 4 ? 4 : 8;
@@ -922,7 +917,6 @@ class HprofWriter {
 
   const analysis::Snapshot& s_;
   const model::HeapModel& d_;
-  const ConvertOptions& options_;
   WriteProgress progress_;
   Output& out_;
   const uint32_t ptr_;

@@ -85,9 +85,12 @@ Status writeJsonLines(const analysis::Snapshot& s, const ConvertOptions& options
       writeRefs(w, s, r);
     });
   }
-  for (const auto& [name, t] : type_totals) {
+  for (const auto& [type_name, totals] : type_totals) {
+    // Copies for the lambda: clang before 16 cannot capture a structured binding.
+    const std::string& name = type_name;
+    const uint64_t count = totals.first, bytes = totals.second;
     writeLine(line, out, [&](JsonWriter& w) {
-      w.field("kind", "type").field("name", name).field("count", t.first).field("bytes", t.second);
+      w.field("kind", "type").field("name", name).field("count", count).field("bytes", bytes);
     });
   }
   for (const analysis::GoroutineInfo& g : analysis::goroutines(s)) {

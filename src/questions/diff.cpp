@@ -12,6 +12,44 @@ namespace goheap::questions {
 
 namespace {
 
+constexpr Example kExamples[] = {
+    {"goheap diff before.dump after.dump ./server",
+     "the Go types that grew most, and what holds the new objects"},
+    {"goheap diff before.dump after.dump --by site --sort count",
+     "the allocation sites whose object count grew most"},
+    {"goheap diff before.dump after.dump --filter session -n 5",
+     "only the groups named like *session*"},
+    {"goheap diff before.dump after.dump --json > growth.json", "the same as JSON, for scripts"},
+    {"goheap diff before.dump http://127.0.0.1:6060/debug/heapdump ./server",
+     "what grew in a running service since before.dump (the capture package)"},
+};
+
+constexpr QuestionInfo kInfo{
+    .name = "diff",
+    .summary = "what grew between two dumps of one program, and what holds the new objects",
+    .description =
+        "Compares two heap dumps of the same program, OLD (earlier) and NEW (later), to find "
+        "what leaks. The first table lists the groups (as `goheap top --by`) whose retained "
+        "bytes, shallow bytes or count grew most, with their OLD and NEW totals; groups that "
+        "shrank or are gone come last, with negative growth.\n"
+        "\n"
+        "The second lists the objects new since OLD, by what holds them. Go never moves heap "
+        "objects, so an object of NEW is old when OLD had a reachable object at the same "
+        "address with the same size, allocation site (or shape, without a sample) and, when "
+        "both dumps are typed, the same Go type. New objects are gathered under their "
+        "nearest old ancestor in NEW's dominator tree (an old object, a root, or several "
+        "roots); frames of the same function make one holder, and a global variable names "
+        "the objects it holds directly.\n"
+        "\n"
+        "EXE, the program's executable, applies to both dumps; goheap warns when it matches "
+        "only one of them, or when the dumps look like they come from different executables.",
+    .examples = kExamples,
+    .heaps = HeapsNeeded::OldAndNew,
+    .csv = true,
+    .command_line = true,
+    .kept = true,
+};
+
 std::string signedBytes(int64_t d) {
   const uint64_t magnitude = d < 0 ? 0 - static_cast<uint64_t>(d) : static_cast<uint64_t>(d);
   std::string s = d < 0 ? "-" : d > 0 ? "+" : "";
@@ -111,19 +149,12 @@ const Parts<DiffQuery, DiffResult> kParts{
     .warnings = [](const DiffResult& r) { return r.warnings; },
 };
 
-constexpr Example kExamples[] = {
-    {"goheap diff before.dump after.dump ./server",
-     "the Go types that grew most, and what holds the new objects"},
-    {"goheap diff before.dump after.dump --by site --sort count",
-     "the allocation sites whose object count grew most"},
-    {"goheap diff before.dump after.dump --filter session -n 5",
-     "only the groups named like *session*"},
-    {"goheap diff before.dump after.dump --json > growth.json", "the same as JSON, for scripts"},
-    {"goheap diff before.dump http://127.0.0.1:6060/debug/heapdump ./server",
-     "what grew in a running service since before.dump (the capture package)"},
-};
-
 }  // namespace
+
+const Question& diffQuestion() {
+  static const Question question = makeQuestion(kInfo, kParts);
+  return question;
+}
 
 namespace {
 
@@ -229,9 +260,7 @@ std::string diffJson(const DiffQuery& q, const DiffResult& r) {
     for (const std::string& warning : r.warnings) w.value(warning);
     w.endArray();
     w.field("groups", r.groups);
-    w.key("rows").beginArray();
-    for (const analysis::DiffGroupRow& row : r.rows) {
-      w.beginObject();
+    w.arrayOfObjects("rows", r.rows, [&](const analysis::DiffGroupRow& row) {
       w.field("name", row.name).field("source", row.source);
       w.field("old_count", row.old_count).field("new_count", row.new_count);
       w.field("count_delta", row.countDelta());
@@ -239,9 +268,7 @@ std::string diffJson(const DiffQuery& q, const DiffResult& r) {
       w.field("shallow_delta", row.shallowDelta());
       w.field("old_retained", row.old_retained).field("new_retained", row.new_retained);
       w.field("retained_delta", row.retainedDelta());
-      w.endObject();
-    }
-    w.endArray();
+    });
     w.key("new_objects").beginObject();
     w.field("count", r.new_objects.count).field("bytes", r.new_objects.bytes);
     w.field("groups", r.new_rows);
@@ -264,41 +291,6 @@ std::string diffJson(const DiffQuery& q, const DiffResult& r) {
     w.endArray();
     w.endObject();
   });
-}
-
-const Question& diffQuestion() {
-  static const Question question = makeQuestion(
-      {
-          .name = "diff",
-          .summary = "what grew between two dumps of one program, and what holds the new objects",
-          .description =
-              "Compares two heap dumps of the same program, OLD (earlier) and NEW (later), to find "
-              "what "
-              "leaks. The first table lists the groups (as `goheap top --by`) whose retained "
-              "bytes, "
-              "shallow bytes or count grew most, with their OLD and NEW totals; groups that shrank "
-              "or "
-              "are gone come last, with negative growth.\n\n"
-              "The second lists the objects new since OLD, by what holds them. Go never moves heap "
-              "objects, so an object of NEW is old when OLD had a reachable object at the same "
-              "address "
-              "with the same size, allocation site (or shape, without a sample) and, when both "
-              "dumps "
-              "are typed, the same Go type. New objects are gathered under their nearest old "
-              "ancestor "
-              "in NEW's dominator tree (an old object, a root, or several roots); frames of the "
-              "same "
-              "function make one holder, and a global variable names the objects it holds "
-              "directly.\n\n"
-              "EXE, the program's executable, applies to both dumps; goheap warns when it matches "
-              "only one of them, or when the dumps look like they come from different executables.",
-          .examples = kExamples,
-          .heaps = HeapsNeeded::OldAndNew,
-          .csv = true,
-          .kept = true,
-      },
-      kParts);
-  return question;
 }
 
 }  // namespace goheap::questions

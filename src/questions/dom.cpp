@@ -6,6 +6,27 @@ namespace goheap::questions {
 
 namespace {
 
+constexpr Example kExamples[] = {
+    {"goheap dom heap.dump", "four levels, subtrees of 64 KiB and more"},
+    {"goheap dom heap.dump --depth 8 --min-bytes 1M", "deeper, only the big subtrees"},
+    {"goheap dom heap.dump --from 0xc000123450 -d 2", "what one object keeps alive"},
+};
+
+constexpr QuestionInfo kInfo{
+    .name = "dom",
+    .summary = "the dominator tree's biggest subtrees",
+    .description =
+        "Shows the dominator tree: under each node, the objects that only it keeps alive, "
+        "biggest first. The tree starts at the super-root, whose children are the GC roots "
+        "(data and bss segments, goroutines and their frames, finalizers) and the objects "
+        "that several roots share. --from ADDR starts at the object containing ADDR.",
+    .examples = kExamples,
+    .heaps = HeapsNeeded::One,
+    .csv = true,
+    .command_line = true,
+    .kept = false,
+};
+
 using Rows = std::vector<analysis::DomRow>;
 
 std::string domText(const Heaps& heaps, const DomQuery& /*q*/,
@@ -64,13 +85,12 @@ const Parts<DomQuery, Rows> kParts{
     .text = domText,
 };
 
-constexpr Example kExamples[] = {
-    {"goheap dom heap.dump", "four levels, subtrees of 64 KiB and more"},
-    {"goheap dom heap.dump --depth 8 --min-bytes 1M", "deeper, only the big subtrees"},
-    {"goheap dom heap.dump --from 0xc000123450 -d 2", "what one object keeps alive"},
-};
-
 }  // namespace
+
+const Question& domQuestion() {
+  static const Question question = makeQuestion(kInfo, kParts);
+  return question;
+}
 
 Expected<std::vector<analysis::DomRow>> queryDom(const Session& session, const DomQuery& q) {
   const analysis::Snapshot& snap = session.snapshot();
@@ -105,35 +125,14 @@ Expected<std::vector<analysis::DomRow>> queryDom(const Session& session, const D
 std::string domJson(const analysis::Snapshot& snap, const std::vector<analysis::DomRow>& rows) {
   return jsonDocument([&](JsonWriter& w) {
     w.field("total_retained", snap.retained[snap.heap.superRoot()]);
-    w.key("rows").beginArray();
-    for (const analysis::DomRow& r : rows) {
-      w.beginObject();
+    w.arrayOfObjects("rows", rows, [&](const analysis::DomRow& r) {
       w.field("depth", r.depth);
       w.key("node");
       writeLabel(w, r.node);
       w.field("retained", r.retained).field("shallow", r.shallow);
       w.field("children", r.children).field("hidden_children", r.hidden_children);
-      w.endObject();
-    }
-    w.endArray();
+    });
   });
-}
-
-const Question& domQuestion() {
-  static const Question question = makeQuestion(
-      {
-          .name = "dom",
-          .summary = "the dominator tree's biggest subtrees",
-          .description =
-              "Shows the dominator tree: under each node, the objects that only it keeps alive, "
-              "biggest first. The tree starts at the super-root, whose children are the GC roots "
-              "(data and bss segments, goroutines and their frames, finalizers) and the objects "
-              "that several roots share. --from ADDR starts at the object containing ADDR.",
-          .examples = kExamples,
-          .csv = true,
-      },
-      kParts);
-  return question;
 }
 
 }  // namespace goheap::questions

@@ -5,6 +5,36 @@ namespace goheap::questions {
 
 namespace {
 
+constexpr Example kExamples[] = {
+    {"goheap dups heap.dump ./server", "the 20 duplicate groups that waste the most"},
+    {"goheap dups heap.dump ./server --kind strings --min-wasted 1M",
+     "duplicate strings wasting 1 MiB or more"},
+    {"goheap dups heap.dump --json -n 0", "every group, as JSON, without types"},
+};
+
+constexpr QuestionInfo kInfo{
+    .name = "dups",
+    .summary = "duplicate strings, []byte and identical objects, by bytes wasted",
+    .description =
+        "Finds memory held more than once: the same string or []byte contents in distinct "
+        "backing objects of one size, and objects of one type with identical bytes (pointers "
+        "included). Each group shows one copy's size (its object's), the copies (distinct "
+        "objects), the bytes they take and the bytes wasted (all but one copy), a preview of "
+        "the contents, and the holders that point at most copies. Groups are sorted by "
+        "wasted bytes.\n"
+        "\n"
+        "With EXE (the program's executable, with DWARF) strings and []byte are read through "
+        "their headers in typed objects and globals, and objects are compared within one Go "
+        "type. Without it, whole pointer-free objects of one size and group name (allocation "
+        "site, else shape) are compared (kind bytes: a string and a []byte look the same "
+        "then), and objects with pointers likewise (kind object).",
+    .examples = kExamples,
+    .heaps = HeapsNeeded::One,
+    .csv = true,
+    .command_line = true,
+    .kept = true,
+};
+
 // The table's preview: the first characters of the quoted contents.
 std::string shortPreview(const std::string& preview) {
   constexpr size_t kShown = 32;
@@ -75,14 +105,12 @@ const Parts<DupsQuery, analysis::Duplicates> kParts{
     .text = dupsText,
 };
 
-constexpr Example kExamples[] = {
-    {"goheap dups heap.dump ./server", "the 20 duplicate groups that waste the most"},
-    {"goheap dups heap.dump ./server --kind strings --min-wasted 1M",
-     "duplicate strings wasting 1 MiB or more"},
-    {"goheap dups heap.dump --json -n 0", "every group, as JSON, without types"},
-};
-
 }  // namespace
+
+const Question& dupsQuestion() {
+  static const Question question = makeQuestion(kInfo, kParts);
+  return question;
+}
 
 namespace {
 
@@ -129,42 +157,13 @@ std::string dupsJson(const analysis::Snapshot& snap, const DupsQuery& q,
         w.value(formatHex(snap.address(g.objects[i])));
       }
       w.endArray();
-      w.key("holders").beginArray();
-      for (const analysis::DupHolder& h : g.holders) {
-        w.beginObject();
+      w.arrayOfObjects("holders", g.holders, [&](const analysis::DupHolder& h) {
         w.field("name", h.name).field("count", h.count).field("node", h.node);
-        w.endObject();
-      }
-      w.endArray();
+      });
       w.endObject();
     }
     w.endArray();
   });
-}
-
-const Question& dupsQuestion() {
-  static const Question question = makeQuestion(
-      {
-          .name = "dups",
-          .summary = "duplicate strings, []byte and identical objects, by bytes wasted",
-          .description =
-              "Finds memory held more than once: the same string or []byte contents in distinct "
-              "backing objects of one size, and objects of one type with identical bytes (pointers "
-              "included). "
-              "Each group shows one copy's size (its object's), the copies (distinct objects), the "
-              "bytes they take and the bytes wasted (all but one copy), a preview of the contents, "
-              "and the holders that point at most copies. Groups are sorted by wasted bytes.\n\n"
-              "With EXE (the program's executable, with DWARF) strings and []byte are read through "
-              "their headers in typed objects and globals, and objects are compared within one Go "
-              "type. Without it, whole pointer-free objects of one size and group name (allocation "
-              "site, else shape) are compared (kind bytes: a string and a []byte look the same "
-              "then), and objects with pointers likewise (kind object).",
-          .examples = kExamples,
-          .csv = true,
-          .kept = true,
-      },
-      kParts);
-  return question;
 }
 
 }  // namespace goheap::questions

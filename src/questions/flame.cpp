@@ -7,6 +7,21 @@ namespace goheap::questions {
 
 namespace {
 
+constexpr Example kExamples[] = {
+    {"GET /api/flame", "the whole heap's flame graph, frames under 1/1000 of it folded"},
+    {"GET /api/flame?min_bytes=1M&max_depth=16", "only frames of 1 MiB or more, 16 deep"},
+};
+
+constexpr QuestionInfo kInfo{
+    .name = "flame",
+    .summary = "the web UI's flame graph: retained bytes by chain of types",
+    .examples = kExamples,
+    .heaps = HeapsNeeded::One,
+    .csv = false,
+    .command_line = false,
+    .kept = false,
+};
+
 void writeFlameNode(JsonWriter& w, const analysis::Flame& f, uint32_t i) {
   const analysis::FlameNode& n = f.nodes[i];
   w.beginObject();
@@ -42,6 +57,11 @@ const Parts<FlameQuery, analysis::Flame> kParts{
 
 }  // namespace
 
+const Question& flameQuestion() {
+  static const Question question = makeQuestion(kInfo, kParts);
+  return question;
+}
+
 analysis::Flame queryFlame(const Session& session, const FlameQuery& q) {
   const analysis::Snapshot& snap = session.snapshot();
   // By default frames of less than 1/1000 of the heap fold into their
@@ -60,17 +80,6 @@ std::string flameJson(const analysis::Snapshot& snap, const analysis::Flame& fla
         writeFlameNode(w, flame, 0);
       },
       JsonWriter::Style::Compact);
-}
-
-const Question& flameQuestion() {
-  static const Question question = makeQuestion(
-      {
-          .name = "flame",
-          .summary = "the web UI's flame graph: retained bytes by chain of types",
-          .command_line = false,
-      },
-      kParts);
-  return question;
 }
 
 }  // namespace goheap::questions

@@ -8,6 +8,33 @@ namespace goheap::questions {
 
 namespace {
 
+constexpr Example kExamples[] = {
+    {"goheap goroutines heap.dump", "every goroutine with its frames"},
+    {"goheap goroutines heap.dump ./server",
+     "frames with file:line and inlined calls, and where each was created"},
+    {"goheap goroutines heap.dump --sort retained --user --no-frames",
+     "the goroutines whose stacks keep the most memory alive"},
+};
+
+constexpr QuestionInfo kInfo{
+    .name = "goroutines",
+    .summary = "goroutines with their frames and the bytes each stack retains",
+    .description =
+        "Lists the goroutines in the dump with their state and wait reason, their stack "
+        "frames (innermost first), and the bytes each goroutine's stack retains: what would "
+        "be freed if the goroutine exited. Runtime goroutines (GC workers, the finalizer "
+        "goroutine) are included and marked; --user hides them.\n"
+        "\n"
+        "The dump records when a GC first found each goroutine blocked (not when it blocked, "
+        "and nothing if no GC has run since), on a clock with no \"now\" in the dump: goheap "
+        "shows it as t+X, where t is the earliest such time, so t+0s has waited longest.",
+    .examples = kExamples,
+    .heaps = HeapsNeeded::One,
+    .csv = true,
+    .command_line = true,
+    .kept = false,
+};
+
 using Goroutines = std::vector<analysis::GoroutineInfo>;
 
 std::string state(const analysis::GoroutineInfo& g) {
@@ -113,15 +140,12 @@ const Parts<GoroutinesQuery, Goroutines> kParts{
     .text = goroutinesText,
 };
 
-constexpr Example kExamples[] = {
-    {"goheap goroutines heap.dump", "every goroutine with its frames"},
-    {"goheap goroutines heap.dump ./server",
-     "frames with file:line and inlined calls, and where each was created"},
-    {"goheap goroutines heap.dump --sort retained --user --no-frames",
-     "the goroutines whose stacks keep the most memory alive"},
-};
-
 }  // namespace
+
+const Question& goroutinesQuestion() {
+  static const Question question = makeQuestion(kInfo, kParts);
+  return question;
+}
 
 std::vector<analysis::GoroutineInfo> queryGoroutines(const Session& session,
                                                      const GoroutinesQuery& q) {
@@ -186,26 +210,6 @@ std::string goroutinesJson(const std::vector<analysis::GoroutineInfo>& gs, bool 
     }
     w.endArray();
   });
-}
-
-const Question& goroutinesQuestion() {
-  static const Question question = makeQuestion(
-      {
-          .name = "goroutines",
-          .summary = "goroutines with their frames and the bytes each stack retains",
-          .description =
-              "Lists the goroutines in the dump with their state and wait reason, their stack "
-              "frames (innermost first), and the bytes each goroutine's stack retains: what would "
-              "be freed if the goroutine exited. Runtime goroutines (GC workers, the finalizer "
-              "goroutine) are included and marked; --user hides them.\n\n"
-              "The dump records when a GC first found each goroutine blocked (not when it blocked, "
-              "and nothing if no GC has run since), on a clock with no \"now\" in the dump: goheap "
-              "shows it as t+X, where t is the earliest such time, so t+0s has waited longest.",
-          .examples = kExamples,
-          .csv = true,
-      },
-      kParts);
-  return question;
 }
 
 }  // namespace goheap::questions

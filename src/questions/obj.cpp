@@ -8,6 +8,26 @@ namespace goheap::questions {
 
 namespace {
 
+constexpr Example kExamples[] = {
+    {"goheap obj heap.dump 0xc000123450", "the object at that address"},
+    {"goheap obj heap.dump ./server 0xc000123450", "with the executable: referring globals named"},
+    {"goheap obj heap.dump 0xc000123450 --bytes 4K --json", "more contents, as JSON"},
+};
+
+constexpr QuestionInfo kInfo{
+    .name = "obj",
+    .summary = "one object: contents, pointers, referrers, allocation stack, retained size",
+    .description =
+        "Shows the object containing ADDR: its size, retained size and immediate dominator, "
+        "its contents in hex, the pointers it holds, the objects and roots that point to it, "
+        "and the stack that allocated it (when the dump has an allocation sample for it).",
+    .examples = kExamples,
+    .heaps = HeapsNeeded::One,
+    .csv = false,
+    .command_line = true,
+    .kept = false,
+};
+
 std::string hexDump(std::span<const uint8_t> bytes, uint64_t base) {
   std::string out;
   char buf[16];
@@ -123,13 +143,12 @@ const Parts<ObjQuery, analysis::ObjectInfo> kParts{
     .text = objText,
 };
 
-constexpr Example kExamples[] = {
-    {"goheap obj heap.dump 0xc000123450", "the object at that address"},
-    {"goheap obj heap.dump ./server 0xc000123450", "with the executable: referring globals named"},
-    {"goheap obj heap.dump 0xc000123450 --bytes 4K --json", "more contents, as JSON"},
-};
-
 }  // namespace
+
+const Question& objQuestion() {
+  static const Question question = makeQuestion(kInfo, kParts);
+  return question;
+}
 
 Expected<analysis::ObjectInfo> queryObj(const Session& session, const ObjQuery& q) {
   const analysis::Snapshot& snap = session.snapshot();
@@ -146,15 +165,11 @@ std::string objJson(const analysis::Snapshot& snap, const analysis::ObjectInfo& 
     writeLabel(w, info.label);
     if (!info.type.empty()) {
       w.field("type", info.type);
-      w.key("fields").beginArray();
-      for (const typing::FieldValue& f : info.fields) {
-        w.beginObject();
+      w.arrayOfObjects("fields", info.fields, [&](const typing::FieldValue& f) {
         w.field("path", f.path).field("offset", f.offset).field("type", f.type);
         w.field("value", f.value);
         if (f.points_to != 0) w.field("points_to", formatHex(f.points_to));
-        w.endObject();
-      }
-      w.endArray();
+      });
     }
     w.field("size", info.size).field("retained", info.retained);
     w.field("reachable", info.reachable).field("shape", info.shape);
@@ -163,56 +178,29 @@ std::string objJson(const analysis::Snapshot& snap, const analysis::ObjectInfo& 
     writeLabel(w, info.idom);
     w.field("contents_hex", formatHexBytes(contents));
     w.field("contents_truncated", shown < info.size);
-    w.key("pointers").beginArray();
-    for (const analysis::Reference& r : info.pointers) {
-      w.beginObject();
+    w.arrayOfObjects("pointers", info.pointers, [&](const analysis::Reference& r) {
       w.field("offset", *r.offset).field("slot_address", formatHex(r.slot_address));
       w.field("value", formatHex(r.value));
       if (!r.field.empty()) w.field("field", r.field);
       w.key("target");
       writeLabel(w, r.target);
-      w.endObject();
-    }
-    w.endArray();
+    });
     w.field("referrer_count", info.referrer_count);
-    w.key("referrers").beginArray();
-    for (const analysis::Reference& r : info.referrers) {
-      w.beginObject();
+    w.arrayOfObjects("referrers", info.referrers, [&](const analysis::Reference& r) {
       w.key("holder");
       writeLabel(w, r.target);
       if (r.offset) {
         w.field("offset", *r.offset).field("slot_address", formatHex(r.slot_address));
       }
       if (!r.field.empty()) w.field("field", r.field);
-      w.endObject();
-    }
-    w.endArray();
-    w.key("alloc_stack").beginArray();
-    for (const analysis::AllocFrame& f : info.alloc_stack) {
-      w.beginObject();
+    });
+    w.arrayOfObjects("alloc_stack", info.alloc_stack, [&](const analysis::AllocFrame& f) {
       w.field("function", std::string(f.function)).field("file", std::string(f.file));
       w.field("line", f.line);
       if (f.function_start_line > 0) w.field("function_start_line", f.function_start_line);
       if (f.inlined) w.field("inlined", true);
-      w.endObject();
-    }
-    w.endArray();
+    });
   });
-}
-
-const Question& objQuestion() {
-  static const Question question = makeQuestion(
-      {
-          .name = "obj",
-          .summary = "one object: contents, pointers, referrers, allocation stack, retained size",
-          .description = "Shows the object containing ADDR: its size, retained size and immediate "
-                         "dominator, its contents in hex, the pointers it holds, the objects and "
-                         "roots that point to it, and the stack that allocated it (when the dump "
-                         "has an allocation sample for it).",
-          .examples = kExamples,
-      },
-      kParts);
-  return question;
 }
 
 }  // namespace goheap::questions

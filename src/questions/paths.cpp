@@ -7,6 +7,29 @@ namespace goheap::questions {
 
 namespace {
 
+constexpr Example kExamples[] = {
+    {"goheap paths heap.dump 0xc000123450", "who holds the object at that address"},
+    {"goheap paths heap.dump ./server 0xc000123450",
+     "the same, roots named as global variables and frames with file:line"},
+    {"goheap paths heap.dump 0xc000123450 -n 1 --json", "the single shortest path, as JSON"},
+};
+
+constexpr QuestionInfo kInfo{
+    .name = "paths",
+    .summary = "shortest paths from GC roots to an object",
+    .description =
+        "Shows the shortest paths from the GC roots to the object containing ADDR: the "
+        "chains of references that keep it alive, one per root, shortest first. Each step "
+        "names the holder and the offset (and address) of the word that points to the next "
+        "step. A root is the data or bss segment (a global variable), a goroutine and its "
+        "stack frame, a finalizer, a defer or a panic.",
+    .examples = kExamples,
+    .heaps = HeapsNeeded::One,
+    .csv = false,
+    .command_line = true,
+    .kept = false,
+};
+
 std::string pathsText(const Heaps& heaps, const PathsQuery& /*q*/, const PathsResult& found,
                       const TextStyle& /*style*/) {
   const analysis::Snapshot& snap = heaps.current.snapshot();
@@ -42,14 +65,12 @@ const Parts<PathsQuery, PathsResult> kParts{
     .text = pathsText,
 };
 
-constexpr Example kExamples[] = {
-    {"goheap paths heap.dump 0xc000123450", "who holds the object at that address"},
-    {"goheap paths heap.dump ./server 0xc000123450",
-     "the same, roots named as global variables and frames with file:line"},
-    {"goheap paths heap.dump 0xc000123450 -n 1 --json", "the single shortest path, as JSON"},
-};
-
 }  // namespace
+
+const Question& pathsQuestion() {
+  static const Question question = makeQuestion(kInfo, kParts);
+  return question;
+}
 
 Expected<PathsResult> queryPaths(const Session& session, const PathsQuery& q) {
   const analysis::Snapshot& snap = session.snapshot();
@@ -68,25 +89,6 @@ std::string pathsJson(const analysis::Snapshot& snap, const PathsResult& r) {
     for (const analysis::Path& p : paths) writePathSteps(w, p);
     w.endArray();
   });
-}
-
-const Question& pathsQuestion() {
-  static const Question question = makeQuestion(
-      {
-          .name = "paths",
-          .summary = "shortest paths from GC roots to an object",
-          .description =
-              "Shows the shortest paths from the GC roots to the object containing ADDR: the "
-              "chains "
-              "of references that keep it alive, one per root, shortest first. Each step names the "
-              "holder and the offset (and address) of the word that points to the next step. A "
-              "root "
-              "is the data or bss segment (a global variable), a goroutine and its stack frame, a "
-              "finalizer, a defer or a panic.",
-          .examples = kExamples,
-      },
-      kParts);
-  return question;
 }
 
 }  // namespace goheap::questions

@@ -6,6 +6,21 @@ namespace goheap::questions {
 
 namespace {
 
+constexpr Example kExamples[] = {
+    {"GET /api/search?q=0xc000123450", "the object at that address"},
+    {"GET /api/search?q=session&limit=5", "groups and globals named like *session*"},
+};
+
+constexpr QuestionInfo kInfo{
+    .name = "search",
+    .summary = "the web UI's search box: an object at an address, groups and globals by name",
+    .examples = kExamples,
+    .heaps = HeapsNeeded::One,
+    .csv = false,
+    .command_line = false,
+    .kept = false,
+};
+
 const Parts<SearchQuery, std::string> kParts{
     .fields =
         {
@@ -30,6 +45,11 @@ const Parts<SearchQuery, std::string> kParts{
 
 }  // namespace
 
+const Question& searchQuestion() {
+  static const Question question = makeQuestion(kInfo, kParts);
+  return question;
+}
+
 std::string searchJson(const Session& session, const SearchQuery& search) {
   const analysis::Snapshot& snap = session.snapshot();
   const std::string& q = search.q;
@@ -49,14 +69,10 @@ std::string searchJson(const Session& session, const SearchQuery& search) {
     tq.limit = limit;
     const TopResult top = queryTop(session, tq);
     w.field("by", top.by);
-    w.key("groups").beginArray();
-    for (const analysis::HistogramRow& r : top.histogram.rows) {
-      w.beginObject();
+    w.arrayOfObjects("groups", top.histogram.rows, [&](const analysis::HistogramRow& r) {
       w.field("name", r.name).field("source", r.source).field("count", r.count);
       w.field("shallow", r.shallow).field("retained", r.retained);
-      w.endObject();
-    }
-    w.endArray();
+    });
     w.key("globals").beginArray();
     for (const analysis::GlobalInfo& g : analysis::findGlobals(snap, q, limit)) {
       w.beginObject();
@@ -70,17 +86,6 @@ std::string searchJson(const Session& session, const SearchQuery& search) {
     }
     w.endArray();
   });
-}
-
-const Question& searchQuestion() {
-  static const Question question = makeQuestion(
-      {
-          .name = "search",
-          .summary = "the web UI's search box: an object at an address, groups and globals by name",
-          .command_line = false,
-      },
-      kParts);
-  return question;
 }
 
 }  // namespace goheap::questions

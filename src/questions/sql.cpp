@@ -11,6 +11,22 @@ namespace goheap::questions {
 
 namespace {
 
+constexpr Example kExamples[] = {
+    {"GET /api/sql?q=SELECT type, count(*) FROM objects GROUP BY 1 ORDER BY 2 DESC LIMIT 5",
+     "the five most numerous types"},
+    {"GET /api/sql?q=SELECT * FROM paths(object_at(0xc000123450))", "why an object is alive"},
+};
+
+constexpr QuestionInfo kInfo{
+    .name = "sql",
+    .summary = "SQL over the heap: objects, references, roots, fields, strings as tables",
+    .examples = kExamples,
+    .heaps = HeapsNeeded::OneAndBase,
+    .csv = true,
+    .command_line = true,
+    .kept = false,
+};
+
 struct SqlQuery {
   std::string statements;
   std::optional<uint64_t> limit;
@@ -87,6 +103,13 @@ const Parts<SqlQuery, SqlAnswer> kParts{
 
 }  // namespace
 
+// The CLI's `goheap sql` has a runner of its own (cli/cmd_sql.cpp): it reads
+// statements from -e or standard input and prints each as it ends.
+const Question& sqlQuestion() {
+  static const Question question = makeQuestion(kInfo, kParts);
+  return question;
+}
+
 std::string sqlResultText(const sql::SqlResult& r, bool many, size_t width) {
   std::string out;
   if (many) out += "-- " + r.sql + "\n";
@@ -123,20 +146,6 @@ std::string sqlResultCsv(const sql::SqlResult& r, bool first) {
     t.addRow(std::move(cells));
   }
   return (first ? "" : "\n") + t.renderCsv();
-}
-
-// The CLI's `goheap sql` has a runner of its own (cli/cmd_sql.cpp): it reads
-// statements from -e or standard input and prints each as it ends.
-const Question& sqlQuestion() {
-  static const Question question = makeQuestion(
-      {
-          .name = "sql",
-          .summary = "SQL over the heap: objects, references, roots, fields, strings as tables",
-          .heaps = HeapsNeeded::OneAndBase,
-          .csv = true,
-      },
-      kParts);
-  return question;
 }
 
 }  // namespace goheap::questions

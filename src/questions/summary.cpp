@@ -6,6 +6,32 @@ namespace goheap::questions {
 
 namespace {
 
+constexpr Example kExamples[] = {
+    {"goheap summary heap.dump", "the overview, with the 10 biggest retainers"},
+    {"goheap summary heap.dump -n 30 --json", "the same as JSON, 30 retainers"},
+    {"goheap summary heap.dump --timings", "also how long each phase took"},
+    {"goheap summary heap.dump ./server",
+     "with the executable: globals named, frames with file:line"},
+    {"goheap summary http://127.0.0.1:6060/debug/heapdump ./server",
+     "a running service's heap, from the capture package's handler (capture/README.md)"},
+};
+
+constexpr QuestionInfo kInfo{
+    .name = "summary",
+    .summary = "what the dump holds, reachable vs garbage, memstats, top retainers",
+    .description =
+        "Tells what a heap dump holds: its format and Go version, how many objects and "
+        "bytes, how much is reachable from the GC roots and how much is garbage not yet "
+        "collected, the runtime's memstats, and the top retainers: the objects held directly "
+        "by a root (a global, a goroutine's stack, a finalizer) that keep the most memory "
+        "alive.",
+    .examples = kExamples,
+    .heaps = HeapsNeeded::One,
+    .csv = false,
+    .command_line = true,
+    .kept = false,
+};
+
 // Short: "bss 0x5a2230" (the global's address), "goroutine 18 main.serve",
 // "several roots".
 std::string heldByText(const analysis::Retainer& r) {
@@ -117,17 +143,12 @@ const Parts<SummaryQuery, analysis::Summary> kParts{
     .text = summaryText,
 };
 
-constexpr Example kExamples[] = {
-    {"goheap summary heap.dump", "the overview, with the 10 biggest retainers"},
-    {"goheap summary heap.dump -n 30 --json", "the same as JSON, 30 retainers"},
-    {"goheap summary heap.dump --timings", "also how long each phase took"},
-    {"goheap summary heap.dump ./server",
-     "with the executable: globals named, frames with file:line"},
-    {"goheap summary http://127.0.0.1:6060/debug/heapdump ./server",
-     "a running service's heap, from the capture package's handler (capture/README.md)"},
-};
-
 }  // namespace
+
+const Question& summaryQuestion() {
+  static const Question question = makeQuestion(kInfo, kParts);
+  return question;
+}
 
 analysis::Summary querySummary(const Session& session, const SummaryQuery& q) {
   return analysis::summarize(session.snapshot(), q.top);
@@ -198,9 +219,7 @@ std::string summaryJson(const analysis::Summary& s) {
     } else {
       w.null();
     }
-    w.key("top_retainers").beginArray();
-    for (const analysis::Retainer& r : s.top_retainers) {
-      w.beginObject();
+    w.arrayOfObjects("top_retainers", s.top_retainers, [&](const analysis::Retainer& r) {
       w.key("object");
       writeLabel(w, r.object);
       w.field("retained", r.retained).field("shallow", r.shallow);
@@ -210,30 +229,11 @@ std::string summaryJson(const analysis::Summary& s) {
         w.field("offset", *r.held_at_offset);
         w.field("slot_address", formatHex(r.held_at_address));
       }
-      w.endObject();
-    }
-    w.endArray();
+    });
     w.key("warnings").beginArray();
     for (const std::string& warning : s.warnings) w.value(warning);
     w.endArray();
   });
-}
-
-const Question& summaryQuestion() {
-  static const Question question = makeQuestion(
-      {
-          .name = "summary",
-          .summary = "what the dump holds, reachable vs garbage, memstats, top retainers",
-          .description =
-              "Tells what a heap dump holds: its format and Go version, how many objects "
-              "and bytes, how much is reachable from the GC roots and how much is garbage "
-              "not yet collected, the runtime's memstats, and the top retainers: the "
-              "objects held directly by a root (a global, a goroutine's stack, a "
-              "finalizer) that keep the most memory alive.",
-          .examples = kExamples,
-      },
-      kParts);
-  return question;
 }
 
 }  // namespace goheap::questions

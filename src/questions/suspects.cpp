@@ -8,6 +8,36 @@ namespace goheap::questions {
 
 namespace {
 
+constexpr Example kExamples[] = {
+    {"goheap suspects heap.dump", "what retains 10% of the heap or more"},
+    {"goheap suspects heap.dump ./server",
+     "the same, grouped by Go type, with global variables and frames named"},
+    {"goheap suspects heap.dump --threshold 2.5 -n 20", "smaller suspects too, up to 20 of them"},
+    {"goheap suspects heap.dump ./server --json", "the report as JSON"},
+};
+
+constexpr QuestionInfo kInfo{
+    .name = "suspects",
+    .summary = "leak suspects: what retains a large share of the heap, and where it piles up",
+    .description =
+        "Lists leak suspects: single objects that retain at least PERCENT of the reachable "
+        "heap (the top-most ones: a map, not its bucket array), and groups of objects of one "
+        "type (with EXE's DWARF) or allocation site that together retain that much though no "
+        "member does (goroutines each holding a buffer). Biggest first.\n"
+        "\n"
+        "For each suspect: the shortest path from a GC root, and the accumulation point: "
+        "from the object, down the dominator tree to the child retaining the most, as long "
+        "as that child keeps at least 80% of its parent's bytes (for a group: the deepest "
+        "node holding 80% of the group's bytes). The objects below it are listed by type or "
+        "site: that is what accumulates. A group piling up inside a single suspect is "
+        "reported with it.",
+    .examples = kExamples,
+    .heaps = HeapsNeeded::One,
+    .csv = false,
+    .command_line = true,
+    .kept = true,
+};
+
 std::string suspectText(size_t rank, const analysis::Suspect& s, const std::string& by,
                         size_t width) {
   std::string out = "Suspect " + std::to_string(rank) + (s.is_group ? " (group)" : "") + "\n  " +
@@ -93,15 +123,12 @@ const Parts<SuspectsQuery, analysis::SuspectReport> kParts{
     .text = suspectsText,
 };
 
-constexpr Example kExamples[] = {
-    {"goheap suspects heap.dump", "what retains 10% of the heap or more"},
-    {"goheap suspects heap.dump ./server",
-     "the same, grouped by Go type, with global variables and frames named"},
-    {"goheap suspects heap.dump --threshold 2.5 -n 20", "smaller suspects too, up to 20 of them"},
-    {"goheap suspects heap.dump ./server --json", "the report as JSON"},
-};
-
 }  // namespace
+
+const Question& suspectsQuestion() {
+  static const Question question = makeQuestion(kInfo, kParts);
+  return question;
+}
 
 analysis::SuspectReport querySuspects(const Session& session, const SuspectsQuery& q) {
   analysis::SuspectOptions o;
@@ -160,14 +187,10 @@ std::string suspectsJson(const analysis::SuspectReport& r) {
       w.key("accumulated").beginObject();
       w.field("count", s.accumulated_count).field("bytes", s.accumulated_bytes);
       w.field("groups", s.accumulated_types);
-      w.key("top").beginArray();
-      for (const analysis::AccumulatedType& a : s.accumulated) {
-        w.beginObject();
+      w.arrayOfObjects("top", s.accumulated, [&](const analysis::AccumulatedType& a) {
         w.field("name", a.name).field("source", a.source).field("count", a.count);
         w.field("bytes", a.bytes);
-        w.endObject();
-      }
-      w.endArray();
+      });
       w.endObject();
       if (!s.is_group) {
         w.key("merged_groups").beginArray();
@@ -178,34 +201,6 @@ std::string suspectsJson(const analysis::SuspectReport& r) {
     }
     w.endArray();
   });
-}
-
-const Question& suspectsQuestion() {
-  static const Question question = makeQuestion(
-      {
-          .name = "suspects",
-          .summary = "leak suspects: what retains a large share of the heap, and where it piles up",
-          .description =
-              "Lists leak suspects: single objects that retain at least PERCENT of the reachable "
-              "heap "
-              "(the top-most ones: a map, not its bucket array), and groups of objects of one type "
-              "(with "
-              "EXE's DWARF) or allocation site that together retain that much though no member "
-              "does "
-              "(goroutines each holding a buffer). Biggest first.\n\n"
-              "For each suspect: the shortest path from a GC root, and the accumulation point: "
-              "from the "
-              "object, down the dominator tree to the child retaining the most, as long as that "
-              "child "
-              "keeps at least 80% of its parent's bytes (for a group: the deepest node holding 80% "
-              "of "
-              "the group's bytes). The objects below it are listed by type or site: that is what "
-              "accumulates. A group piling up inside a single suspect is reported with it.",
-          .examples = kExamples,
-          .kept = true,
-      },
-      kParts);
-  return question;
 }
 
 }  // namespace goheap::questions

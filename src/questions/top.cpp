@@ -9,6 +9,38 @@ namespace goheap::questions {
 
 namespace {
 
+constexpr Example kExamples[] = {
+    {"goheap top heap.dump", "the 20 allocation sites that keep the most memory alive"},
+    {"goheap top heap.dump --by shape --sort count -n 50", "the 50 most numerous object shapes"},
+    {"goheap top heap.dump --csv -n 0 > sites.csv", "every group, for a spreadsheet"},
+    {"goheap top heap.dump --filter session --offset 20",
+     "the groups named like *session*, from the 21st on"},
+    {"goheap top heap.dump ./server", "the 20 Go types that keep the most memory alive"},
+};
+
+constexpr QuestionInfo kInfo{
+    .name = "top",
+    .summary = "histogram of objects by type, allocation site or shape, by retained size",
+    .description =
+        "Groups the reachable objects and lists the groups that use the most memory. --by "
+        "type (the default when EXE, the program's executable, has DWARF) groups by Go type: "
+        "main.Session, map[string]int, [64]main.Point, string; objects no typed pointer "
+        "reaches are grouped as with --by site. --by site names each object by where it was "
+        "allocated (the dump's allocation sample: the first frame outside the runtime), else "
+        "by the type an interface pointing at it gives, else by its shape; --by shape groups "
+        "by slot size and pointer offsets only.\n"
+        "\n"
+        "A group's retained size counts each member's retained bytes once: members dominated "
+        "by another member of the same group are not added again. Allocation sites are "
+        "recorded for every object only when the program set runtime.MemProfileRate = 1; by "
+        "default Go samples one allocation per 512 KiB.",
+    .examples = kExamples,
+    .heaps = HeapsNeeded::One,
+    .csv = true,
+    .command_line = true,
+    .kept = false,
+};
+
 std::string topText(const Heaps& /*heaps*/, const TopQuery& /*q*/, const TopResult& result,
                     const TextStyle& style) {
   const analysis::Histogram& h = result.histogram;
@@ -54,16 +86,12 @@ const Parts<TopQuery, TopResult> kParts{
     .text = topText,
 };
 
-constexpr Example kExamples[] = {
-    {"goheap top heap.dump", "the 20 allocation sites that keep the most memory alive"},
-    {"goheap top heap.dump --by shape --sort count -n 50", "the 50 most numerous object shapes"},
-    {"goheap top heap.dump --csv -n 0 > sites.csv", "every group, for a spreadsheet"},
-    {"goheap top heap.dump --filter session --offset 20",
-     "the groups named like *session*, from the 21st on"},
-    {"goheap top heap.dump ./server", "the 20 Go types that keep the most memory alive"},
-};
-
 }  // namespace
+
+const Question& topQuestion() {
+  static const Question question = makeQuestion(kInfo, kParts);
+  return question;
+}
 
 TopResult queryTop(const Session& session, const TopQuery& q) {
   const analysis::Snapshot& snap = session.snapshot();
@@ -103,40 +131,11 @@ std::string topJson(const TopQuery& q, const TopResult& r) {
     if (!q.filter.empty()) w.field("filter", q.filter);
     w.field("groups", h.groups).field("total_count", h.total_count);
     w.field("total_shallow", h.total_shallow);
-    w.key("rows").beginArray();
-    for (const analysis::HistogramRow& row : h.rows) {
-      w.beginObject();
+    w.arrayOfObjects("rows", h.rows, [&](const analysis::HistogramRow& row) {
       w.field("name", row.name).field("source", row.source).field("count", row.count);
       w.field("shallow", row.shallow).field("retained", row.retained);
-      w.endObject();
-    }
-    w.endArray();
+    });
   });
-}
-
-const Question& topQuestion() {
-  static const Question question = makeQuestion(
-      {
-          .name = "top",
-          .summary = "histogram of objects by type, allocation site or shape, by retained size",
-          .description =
-              "Groups the reachable objects and lists the groups that use the most memory. "
-              "--by type (the default when EXE, the program's executable, has DWARF) groups "
-              "by Go type: main.Session, map[string]int, [64]main.Point, string; objects "
-              "no typed pointer reaches are grouped as with --by site. "
-              "--by site names each object by where it was allocated (the dump's allocation "
-              "sample: the first frame outside the runtime), else by the type an interface "
-              "pointing at it gives, else by its shape; --by shape groups by slot size and "
-              "pointer offsets only.\n\n"
-              "A group's retained size counts each member's retained bytes once: members "
-              "dominated by another member of the same group are not added again. Allocation "
-              "sites are recorded for every object only when the program set "
-              "runtime.MemProfileRate = 1; by default Go samples one allocation per 512 KiB.",
-          .examples = kExamples,
-          .csv = true,
-      },
-      kParts);
-  return question;
 }
 
 }  // namespace goheap::questions

@@ -5,6 +5,36 @@ namespace goheap::questions {
 
 namespace {
 
+constexpr Example kExamples[] = {
+    {"goheap waste heap.dump ./server", "all four sections, 20 rows each"},
+    {"goheap waste heap.dump", "garbage only: the others need the executable"},
+    {"goheap waste heap.dump ./server --json -n 0", "every row, as JSON"},
+};
+
+constexpr QuestionInfo kInfo{
+    .name = "waste",
+    .summary = "size-class rounding, arrays kept by small slices, sparse maps, garbage",
+    .description =
+        "Lists memory the program pays for and does not use, in four sections:\n"
+        "  rounding: typed objects whose Go type is smaller than the size class the "
+        "allocator gave them (slot - type size; the 8-byte malloc header Go 1.22+ puts "
+        "before values over 512 bytes with pointers is shown apart, not counted as wasted);\n"
+        "  slices: backing arrays reached only through slice headers, with the bytes no "
+        "slice can see (s[:16] of a 32 KiB array keeps 32 KiB alive); rows hiding 4 KiB or "
+        "more, or more than half of an array (and at least 512 bytes), are flagged with !;\n"
+        "  maps: each map's len against its capacity in slots and the storage its buckets, "
+        "tables and groups keep (Go maps never shrink); sparse ones (len under a quarter of "
+        "64 slots or more) first, flagged with !;\n"
+        "  garbage: unreachable objects still in the dump, by group.\n"
+        "The first three need EXE, the program's executable with DWARF; garbage works "
+        "without.",
+    .examples = kExamples,
+    .heaps = HeapsNeeded::One,
+    .csv = false,
+    .command_line = true,
+    .kept = true,
+};
+
 const char* flag(bool on) {
   return on ? "!" : "";
 }
@@ -105,13 +135,12 @@ const Parts<WasteQuery, analysis::Waste> kParts{
     .text = wasteText,
 };
 
-constexpr Example kExamples[] = {
-    {"goheap waste heap.dump ./server", "all four sections, 20 rows each"},
-    {"goheap waste heap.dump", "garbage only: the others need the executable"},
-    {"goheap waste heap.dump ./server --json -n 0", "every row, as JSON"},
-};
-
 }  // namespace
+
+const Question& wasteQuestion() {
+  static const Question question = makeQuestion(kInfo, kParts);
+  return question;
+}
 
 namespace {
 
@@ -141,88 +170,42 @@ std::string wasteJson(const analysis::Snapshot& snap, const WasteQuery& q,
     beginSection(j, "rounding", w.typed);
     j.field("objects", w.rounding_objects).field("wasted", w.rounding_wasted);
     j.field("malloc_header_bytes", w.rounding_header).field("rows_total", w.rounding_rows);
-    j.key("rows").beginArray();
-    for (const analysis::RoundingRow& r : w.rounding) {
-      j.beginObject();
+    j.arrayOfObjects("rows", w.rounding, [&](const analysis::RoundingRow& r) {
       j.field("type", r.type).field("count", r.count).field("type_size", r.type_size);
       j.field("slot_size", r.slot_size).field("malloc_header", r.header).field("wasted", r.wasted);
-      j.endObject();
-    }
-    j.endArray();
+    });
     j.endObject();
 
     beginSection(j, "slices", w.typed);
     j.field("arrays", w.hidden_arrays).field("hidden_bytes", w.hidden_bytes);
     j.field("flagged", w.hidden_flagged);
-    j.key("rows").beginArray();
-    for (const analysis::HiddenArrayRow& r : w.hidden) {
-      j.beginObject();
+    j.arrayOfObjects("rows", w.hidden, [&](const analysis::HiddenArrayRow& r) {
       j.field("address", formatHex(snap.address(r.object))).field("node", r.object);
       j.field("type", r.type).field("size", r.size).field("visible", r.visible);
       j.field("hidden", r.hidden).field("slices", r.slices).field("holder", r.holder);
       j.field("flagged", r.flagged);
-      j.endObject();
-    }
-    j.endArray();
+    });
     j.endObject();
 
     beginSection(j, "maps", w.typed);
     j.field("maps", w.map_count).field("sparse", w.sparse_maps);
     j.field("sparse_storage", w.sparse_storage);
-    j.key("rows").beginArray();
-    for (const analysis::MapRow& r : w.maps) {
-      j.beginObject();
+    j.arrayOfObjects("rows", w.maps, [&](const analysis::MapRow& r) {
       j.field("address", formatHex(snap.address(r.map))).field("node", r.map);
       j.field("type", r.type).field("len", r.len).field("capacity", r.capacity);
       j.field("storage", r.storage).field("holder", r.holder).field("sparse", r.sparse);
-      j.endObject();
-    }
-    j.endArray();
+    });
     j.endObject();
 
     j.key("garbage").beginObject();
     j.field("objects", w.garbage_objects).field("bytes", w.garbage_bytes);
     j.field("groups", w.garbage_groups);
-    j.key("rows").beginArray();
-    for (const analysis::GarbageRow& r : w.garbage) {
-      j.beginObject();
+    j.arrayOfObjects("rows", w.garbage, [&](const analysis::GarbageRow& r) {
       j.field("name", r.name).field("source", r.source).field("count", r.count);
       j.field("bytes", r.bytes);
-      j.endObject();
-    }
-    j.endArray();
+    });
     j.endObject();
   });
-}
-
-const Question& wasteQuestion() {
-  static const Question question = makeQuestion(
-      {
-          .name = "waste",
-          .summary = "size-class rounding, arrays kept by small slices, sparse maps, garbage",
-          .description =
-              "Lists memory the program pays for and does not use, in four sections:\n"
-              "  rounding: typed objects whose Go type is smaller than the size class the "
-              "allocator "
-              "gave them (slot - type size; the 8-byte malloc header Go 1.22+ puts before values "
-              "over 512 bytes with pointers is shown apart, not counted as wasted);\n"
-              "  slices: backing arrays reached only through slice headers, with the bytes no "
-              "slice "
-              "can see (s[:16] of a 32 KiB array keeps 32 KiB alive); rows hiding 4 KiB or more, "
-              "or "
-              "more than half of an array (and at least 512 bytes), are flagged with !;\n"
-              "  maps: each map's len against its capacity in slots and the storage its buckets, "
-              "tables and groups keep (Go maps never shrink); sparse ones (len under a quarter of "
-              "64 "
-              "slots or more) first, flagged with !;\n"
-              "  garbage: unreachable objects still in the dump, by group.\n"
-              "The first three need EXE, the program's executable with DWARF; garbage works "
-              "without.",
-          .examples = kExamples,
-          .kept = true,
-      },
-      kParts);
-  return question;
 }
 
 }  // namespace goheap::questions

@@ -42,6 +42,18 @@ class JsonWriter {
   JsonWriter& endArray();
   // Inside an object, before each value.
   JsonWriter& key(std::string_view name);
+  // "name": [{...}, ...]: one object per element of `items`, whose fields
+  // `write(item)` writes.
+  template <class Items, class Write>
+  JsonWriter& arrayOfObjects(std::string_view name, const Items& items, Write&& write) {
+    key(name).beginArray();
+    for (const auto& item : items) {
+      beginObject();
+      write(item);
+      endObject();
+    }
+    return endArray();
+  }
 
   JsonWriter& value(std::string_view text);
   // Without this a string literal would convert to bool, not string_view.
