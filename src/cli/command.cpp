@@ -107,9 +107,7 @@ query::OpenOptions openOptions(const ParsedArgs& args) {
   options.use_cache = true;
   // The index cache's entry is written while the command answers; a
   // failure is told as the opening's warnings are.
-  options.background_warning = [](const std::string& text) {
-    std::fprintf(stderr, "goheap: warning: %s\n", text.c_str());
-  };
+  options.background_sink = std::make_shared<WarningsOnStderr>();
   if (args.has("cache")) options.cache_dir = args.getString("cache");
   if (args.has("no-cache")) options.use_cache = !args.getBool("no-cache");
   if (args.has("cache-size")) options.cache_size_bytes = args.getUint("cache-size");

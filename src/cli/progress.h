@@ -204,4 +204,16 @@ class PhaseSink final : public Sink {
   std::optional<Phase> current_;
 };
 
+// Warnings and notes on stderr, as PhaseSink tells them, for work with no
+// progress line (what goes on after a heap is opened).
+class WarningsOnStderr final : public Sink {
+ public:
+  void warning(const std::string& text) override {
+    std::fprintf(stderr, "goheap: warning: %s\n", text.c_str());
+  }
+  void note(const std::string& text) override {
+    std::fprintf(stderr, "goheap: note: %s\n", text.c_str());
+  }
+};
+
 }  // namespace goheap::cli

@@ -159,10 +159,10 @@ std::shared_ptr<const Session> finish(std::unique_ptr<analysis::Snapshot> snapsh
   auto session = std::make_shared<Session>(std::move(snapshot), options.answer_cache_bytes,
                                            std::move(input), std::move(backing));
   if (entry) {
-    session->runInBackground([entry = std::move(*entry), warn = options.background_warning](
+    session->runInBackground([entry = std::move(*entry), sink = options.background_sink](
                                  const analysis::Snapshot& written) mutable {
       Status stored = entry.store(written);
-      if (!stored && warn) warn(stored.error().message());
+      if (!stored && sink) sink->warning(stored.error().message());
     });
   }
   return session;

@@ -74,10 +74,10 @@ struct OpenOptions {
   // (--cache-size).
   bool use_cache = false;
   std::string cache_dir;
-  // The entry of a heap opened without one is written while the Session
-  // answers; a failure then is told here (already worded, as
-  // Sink::warning), or not at all when this is empty.
-  std::function<void(const std::string&)> background_warning;
+  // Where work that goes on after open() returns tells its warnings: the
+  // index cache's entry of a heap opened without one is written while the
+  // Session answers. Kept as long as that work; null: told nowhere.
+  std::shared_ptr<Sink> background_sink;
   uint64_t cache_size_bytes = cache::kDefaultCacheBytes;
 };
 
