@@ -145,7 +145,11 @@ std::string sqlResultCsv(const sql::SqlResult& r, bool first) {
     for (const sql::Value& v : row) cells.push_back(sql::cellText(v, ""));
     t.addRow(std::move(cells));
   }
-  return (first ? "" : "\n") + t.renderCsv();
+  // Appended, not "\n" + string: GCC 12's -O3 takes that for an
+  // overlapping copy (-Wrestrict).
+  std::string out = first ? "" : "\n";
+  out += t.renderCsv();
+  return out;
 }
 
 }  // namespace goheap::questions
