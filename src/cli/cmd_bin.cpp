@@ -211,9 +211,7 @@ void writeText(const bin::Binary& b, bool funcs, bool deps, const std::vector<Pc
   if (deps && b.buildInfo() && !b.buildInfo()->deps.empty()) {
     out += "\n";
     TextTable table;
-    table.addColumn("dependency");
-    table.addColumn("version");
-    table.addColumn("replaced by");
+    table.addColumns({"dependency", "version", "replaced by"});
     for (const bin::GoModule& d : b.buildInfo()->deps) {
       table.addRow({d.path, d.version, d.replace ? moduleText(*d.replace) : ""});
     }
@@ -224,8 +222,7 @@ void writeText(const bin::Binary& b, bool funcs, bool deps, const std::vector<Pc
     TextTable table;
     // The name last: generic instantiations make some names very long.
     table.addColumn("entry", Align::Right);
-    table.addColumn("file:line");
-    table.addColumn("function");
+    table.addColumns({"file:line", "function"});
     for (const bin::Func& f : t.funcs()) {
       Expected<bin::Location> loc = t.pcToLine(f.entry);
       table.addRow({formatHex(f.entry), loc ? fileLine(*loc) : "?", std::string(f.name)});
@@ -236,8 +233,7 @@ void writeText(const bin::Binary& b, bool funcs, bool deps, const std::vector<Pc
     out += "\n";
     TextTable table;
     table.addColumn("pc", Align::Right);
-    table.addColumn("file:line");
-    table.addColumn("function");
+    table.addColumns({"file:line", "function"});
     for (const PcResult& r : pcs) {
       if (!r.loc) {
         table.addRow({formatHex(r.pc), "?", r.loc.error().message()});

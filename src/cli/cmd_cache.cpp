@@ -94,9 +94,7 @@ std::string listText(const cache::CacheDirectory& dir,
   t.addColumn("last used");
   t.addColumn("size", Align::Right);
   t.addColumn("key");
-  const size_t heap = t.addColumn("heap");
-  t.addColumn("executable");
-  t.addColumn("goheap");
+  const size_t heap = t.addColumns({"heap", "executable", "goheap"});
   t.setElastic(heap, Elide::Middle, 20);
   for (const cache::CacheEntry& e : entries) {
     const std::string key = e.key.hex().substr(0, 12);

@@ -341,10 +341,7 @@ void writeText(const core::CoreFile& c, bool segments, const core::ExecutableMat
   }
   out += "\n";
   TextTable threads;
-  threads.addColumn("tid", Align::Right);
-  threads.addColumn("signal", Align::Right);
-  threads.addColumn("pc", Align::Right);
-  threads.addColumn("sp", Align::Right);
+  threads.addColumns({"tid", "signal", "pc", "sp"}, Align::Right);
   for (const core::Thread& t : c.threads()) {
     threads.addRow({std::to_string(t.tid), std::to_string(t.signal),
                     t.has_registers ? formatHex(t.pc) : "?",
@@ -354,9 +351,7 @@ void writeText(const core::CoreFile& c, bool segments, const core::ExecutableMat
   if (!c.files().empty()) {
     out += "\n";
     TextTable files;
-    files.addColumn("start", Align::Right);
-    files.addColumn("end", Align::Right);
-    files.addColumn("offset", Align::Right);
+    files.addColumns({"start", "end", "offset"}, Align::Right);
     files.addColumn("file");
     for (const core::FileMapping& f : c.files()) {
       files.addRow(
@@ -367,8 +362,7 @@ void writeText(const core::CoreFile& c, bool segments, const core::ExecutableMat
   if (segments) {
     out += "\n";
     TextTable segs;
-    segs.addColumn("start", Align::Right);
-    segs.addColumn("end", Align::Right);
+    segs.addColumns({"start", "end"}, Align::Right);
     segs.addColumn("flags");
     segs.addColumn("in core", Align::Right);
     for (const core::CoreSegment& s : c.segments()) {

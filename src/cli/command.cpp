@@ -189,8 +189,7 @@ std::string renderMemoryUse(const analysis::Snapshot& s, uint64_t anonymous_peak
   };
   TextTable table;
   table.addColumn("held after loading");
-  table.addColumn("bytes", Align::Right);
-  table.addColumn("per object", Align::Right);
+  table.addColumns({"bytes", "per object"}, Align::Right);
   uint64_t total = 0;
   for (const analysis::HeldArray& a : analysis::heldArrays(s)) {
     table.addRow({a.name, formatBytes(a.bytes), perObject(a.bytes)});

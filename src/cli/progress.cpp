@@ -217,8 +217,7 @@ std::string PhaseTimer::render(uint64_t peak_rss_bytes) const {
   const double total = totalSeconds();
   TextTable table;
   table.addColumn("phase");
-  table.addColumn("seconds", Align::Right);
-  table.addColumn("share", Align::Right);
+  table.addColumns({"seconds", "share"}, Align::Right);
   if (memory_ != nullptr) table.addColumn("peak anonymous memory", Align::Right);
   for (const PhaseRecord& p : phases_) {
     std::vector<std::string> row = {p.name, seconds(p.seconds),

@@ -12,21 +12,13 @@ namespace goheap::questions {
 
 namespace {
 
-constexpr Example kExamples[] = {
-    {"goheap diff before.dump after.dump ./server",
-     "the Go types that grew most, and what holds the new objects"},
-    {"goheap diff before.dump after.dump --by site --sort count",
-     "the allocation sites whose object count grew most"},
-    {"goheap diff before.dump after.dump --filter session -n 5",
-     "only the groups named like *session*"},
-    {"goheap diff before.dump after.dump --json > growth.json", "the same as JSON, for scripts"},
-    {"goheap diff before.dump http://127.0.0.1:6060/debug/heapdump ./server",
-     "what grew in a running service since before.dump (the capture package)"},
-};
-
-constexpr QuestionInfo kInfo{
+const QuestionInfo kInfo{
     .name = "diff",
     .summary = "what grew between two dumps of one program, and what holds the new objects",
+    .heaps = HeapsNeeded::OldAndNew,
+    .csv = true,
+    .command_line = true,
+    .kept = true,
     .description =
         "Compares two heap dumps of the same program, OLD (earlier) and NEW (later), to find "
         "what leaks. The first table lists the groups (as `goheap top --by`) whose retained "
@@ -43,11 +35,19 @@ constexpr QuestionInfo kInfo{
         "\n"
         "EXE, the program's executable, applies to both dumps; goheap warns when it matches "
         "only one of them, or when the dumps look like they come from different executables.",
-    .examples = kExamples,
-    .heaps = HeapsNeeded::OldAndNew,
-    .csv = true,
-    .command_line = true,
-    .kept = true,
+    .examples =
+        {
+            {"goheap diff before.dump after.dump ./server",
+             "the Go types that grew most, and what holds the new objects"},
+            {"goheap diff before.dump after.dump --by site --sort count",
+             "the allocation sites whose object count grew most"},
+            {"goheap diff before.dump after.dump --filter session -n 5",
+             "only the groups named like *session*"},
+            {"goheap diff before.dump after.dump --json > growth.json",
+             "the same as JSON, for scripts"},
+            {"goheap diff before.dump http://127.0.0.1:6060/debug/heapdump ./server",
+             "what grew in a running service since before.dump (the capture package)"},
+        },
 };
 
 std::string signedBytes(int64_t d) {
@@ -86,12 +86,8 @@ std::string holderText(const analysis::NewObjectsRow& row,
 std::string diffText(const Heaps& /*heaps*/, const DiffQuery& /*q*/, const DiffResult& r,
                      const TextStyle& style) {
   TextTable t;
-  t.addColumn("+retained", Align::Right);
-  t.addColumn("+shallow", Align::Right);
-  t.addColumn("+count", Align::Right);
-  t.addColumn("old count", Align::Right);
-  t.addColumn("new count", Align::Right);
-  t.addColumn("new retained", Align::Right);
+  t.addColumns({"+retained", "+shallow", "+count", "old count", "new count", "new retained"},
+               Align::Right);
   const size_t name_col = t.addColumn(r.by == "shape" ? "shape" : "group");
   t.setElastic(name_col, Elide::Middle, 24);
   for (const analysis::DiffGroupRow& row : r.rows) {

@@ -6,25 +6,24 @@ namespace goheap::questions {
 
 namespace {
 
-constexpr Example kExamples[] = {
-    {"goheap dom heap.dump", "four levels, subtrees of 64 KiB and more"},
-    {"goheap dom heap.dump --depth 8 --min-bytes 1M", "deeper, only the big subtrees"},
-    {"goheap dom heap.dump --from 0xc000123450 -d 2", "what one object keeps alive"},
-};
-
-constexpr QuestionInfo kInfo{
+const QuestionInfo kInfo{
     .name = "dom",
     .summary = "the dominator tree's biggest subtrees",
+    .heaps = HeapsNeeded::One,
+    .csv = true,
+    .command_line = true,
+    .kept = false,
     .description =
         "Shows the dominator tree: under each node, the objects that only it keeps alive, "
         "biggest first. The tree starts at the super-root, whose children are the GC roots "
         "(data and bss segments, goroutines and their frames, finalizers) and the objects "
         "that several roots share. --from ADDR starts at the object containing ADDR.",
-    .examples = kExamples,
-    .heaps = HeapsNeeded::One,
-    .csv = true,
-    .command_line = true,
-    .kept = false,
+    .examples =
+        {
+            {"goheap dom heap.dump", "four levels, subtrees of 64 KiB and more"},
+            {"goheap dom heap.dump --depth 8 --min-bytes 1M", "deeper, only the big subtrees"},
+            {"goheap dom heap.dump --from 0xc000123450 -d 2", "what one object keeps alive"},
+        },
 };
 
 using Rows = std::vector<analysis::DomRow>;
@@ -34,9 +33,7 @@ std::string domText(const Heaps& heaps, const DomQuery& /*q*/,
   const analysis::Snapshot& snap = heaps.current.snapshot();
   const uint64_t total = snap.retained[snap.heap.superRoot()];
   TextTable t;
-  t.addColumn("retained", Align::Right);
-  t.addColumn("%", Align::Right);
-  t.addColumn("shallow", Align::Right);
+  t.addColumns({"retained", "%", "shallow"}, Align::Right);
   size_t node_col = t.addColumn("node");
   if (style.csv) t.addColumn("depth", Align::Right);
   t.setTreeColumn(node_col);

@@ -5,16 +5,13 @@ namespace goheap::questions {
 
 namespace {
 
-constexpr Example kExamples[] = {
-    {"goheap dups heap.dump ./server", "the 20 duplicate groups that waste the most"},
-    {"goheap dups heap.dump ./server --kind strings --min-wasted 1M",
-     "duplicate strings wasting 1 MiB or more"},
-    {"goheap dups heap.dump --json -n 0", "every group, as JSON, without types"},
-};
-
-constexpr QuestionInfo kInfo{
+const QuestionInfo kInfo{
     .name = "dups",
     .summary = "duplicate strings, []byte and identical objects, by bytes wasted",
+    .heaps = HeapsNeeded::One,
+    .csv = true,
+    .command_line = true,
+    .kept = true,
     .description =
         "Finds memory held more than once: the same string or []byte contents in distinct "
         "backing objects of one size, and objects of one type with identical bytes (pointers "
@@ -28,11 +25,13 @@ constexpr QuestionInfo kInfo{
         "type. Without it, whole pointer-free objects of one size and group name (allocation "
         "site, else shape) are compared (kind bytes: a string and a []byte look the same "
         "then), and objects with pointers likewise (kind object).",
-    .examples = kExamples,
-    .heaps = HeapsNeeded::One,
-    .csv = true,
-    .command_line = true,
-    .kept = true,
+    .examples =
+        {
+            {"goheap dups heap.dump ./server", "the 20 duplicate groups that waste the most"},
+            {"goheap dups heap.dump ./server --kind strings --min-wasted 1M",
+             "duplicate strings wasting 1 MiB or more"},
+            {"goheap dups heap.dump --json -n 0", "every group, as JSON, without types"},
+        },
 };
 
 // The table's preview: the first characters of the quoted contents.
@@ -46,9 +45,7 @@ std::string dupsText(const Heaps& /*heaps*/, const DupsQuery& /*q*/, const analy
                      const TextStyle& style) {
   const bool csv = style.csv;
   TextTable t;
-  t.addColumn("wasted", Align::Right);
-  t.addColumn("copies", Align::Right);
-  t.addColumn("size", Align::Right);
+  t.addColumns({"wasted", "copies", "size"}, Align::Right);
   t.addColumn("kind");
   const size_t name_col = t.addColumn("type / group");
   const size_t preview_col = t.addColumn("contents");

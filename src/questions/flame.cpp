@@ -7,19 +7,22 @@ namespace goheap::questions {
 
 namespace {
 
-constexpr Example kExamples[] = {
-    {"GET /api/flame", "the whole heap's flame graph, frames under 1/1000 of it folded"},
-    {"GET /api/flame?min_bytes=1M&max_depth=16", "only frames of 1 MiB or more, 16 deep"},
-};
-
-constexpr QuestionInfo kInfo{
+const QuestionInfo kInfo{
     .name = "flame",
     .summary = "the web UI's flame graph: retained bytes by chain of types",
-    .examples = kExamples,
     .heaps = HeapsNeeded::One,
     .csv = false,
     .command_line = false,
     .kept = false,
+    .description =
+        "The web UI's flame graph of retained bytes: each frame a chain of types down the "
+        "dominator tree from the roots, its width the bytes it keeps alive; frames smaller "
+        "than min_bytes fold into their parents.",
+    .examples =
+        {
+            {"GET /api/flame", "the whole heap's flame graph, frames under 1/1000 of it folded"},
+            {"GET /api/flame?min_bytes=1M&max_depth=16", "only frames of 1 MiB or more, 16 deep"},
+        },
 };
 
 void writeFlameNode(JsonWriter& w, const analysis::Flame& f, uint32_t i) {

@@ -8,17 +8,13 @@ namespace goheap::questions {
 
 namespace {
 
-constexpr Example kExamples[] = {
-    {"goheap goroutines heap.dump", "every goroutine with its frames"},
-    {"goheap goroutines heap.dump ./server",
-     "frames with file:line and inlined calls, and where each was created"},
-    {"goheap goroutines heap.dump --sort retained --user --no-frames",
-     "the goroutines whose stacks keep the most memory alive"},
-};
-
-constexpr QuestionInfo kInfo{
+const QuestionInfo kInfo{
     .name = "goroutines",
     .summary = "goroutines with their frames and the bytes each stack retains",
+    .heaps = HeapsNeeded::One,
+    .csv = true,
+    .command_line = true,
+    .kept = false,
     .description =
         "Lists the goroutines in the dump with their state and wait reason, their stack "
         "frames (innermost first), and the bytes each goroutine's stack retains: what would "
@@ -28,11 +24,14 @@ constexpr QuestionInfo kInfo{
         "The dump records when a GC first found each goroutine blocked (not when it blocked, "
         "and nothing if no GC has run since), on a clock with no \"now\" in the dump: goheap "
         "shows it as t+X, where t is the earliest such time, so t+0s has waited longest.",
-    .examples = kExamples,
-    .heaps = HeapsNeeded::One,
-    .csv = true,
-    .command_line = true,
-    .kept = false,
+    .examples =
+        {
+            {"goheap goroutines heap.dump", "every goroutine with its frames"},
+            {"goheap goroutines heap.dump ./server",
+             "frames with file:line and inlined calls, and where each was created"},
+            {"goheap goroutines heap.dump --sort retained --user --no-frames",
+             "the goroutines whose stacks keep the most memory alive"},
+        },
 };
 
 using Goroutines = std::vector<analysis::GoroutineInfo>;
@@ -61,10 +60,8 @@ std::string goroutinesText(const Heaps& /*heaps*/, const GoroutinesQuery& q, con
   if (style.csv || !frames) {
     TextTable t;
     t.addColumn("id", Align::Right);
-    t.addColumn("state");
-    t.addColumn("seen blocked");
-    t.addColumn("retained", Align::Right);
-    t.addColumn("frames", Align::Right);
+    t.addColumns({"state", "seen blocked"});
+    t.addColumns({"retained", "frames"}, Align::Right);
     size_t fn_col = t.addColumn("innermost user frame");
     t.setElastic(fn_col, Elide::Middle, 24);
     for (const analysis::GoroutineInfo& g : gs) {

@@ -8,24 +8,24 @@ namespace goheap::questions {
 
 namespace {
 
-constexpr Example kExamples[] = {
-    {"goheap obj heap.dump 0xc000123450", "the object at that address"},
-    {"goheap obj heap.dump ./server 0xc000123450", "with the executable: referring globals named"},
-    {"goheap obj heap.dump 0xc000123450 --bytes 4K --json", "more contents, as JSON"},
-};
-
-constexpr QuestionInfo kInfo{
+const QuestionInfo kInfo{
     .name = "obj",
     .summary = "one object: contents, pointers, referrers, allocation stack, retained size",
-    .description =
-        "Shows the object containing ADDR: its size, retained size and immediate dominator, "
-        "its contents in hex, the pointers it holds, the objects and roots that point to it, "
-        "and the stack that allocated it (when the dump has an allocation sample for it).",
-    .examples = kExamples,
     .heaps = HeapsNeeded::One,
     .csv = false,
     .command_line = true,
     .kept = false,
+    .description =
+        "Shows the object containing ADDR: its size, retained size and immediate dominator, "
+        "its contents in hex, the pointers it holds, the objects and roots that point to it, "
+        "and the stack that allocated it (when the dump has an allocation sample for it).",
+    .examples =
+        {
+            {"goheap obj heap.dump 0xc000123450", "the object at that address"},
+            {"goheap obj heap.dump ./server 0xc000123450",
+             "with the executable: referring globals named"},
+            {"goheap obj heap.dump 0xc000123450 --bytes 4K --json", "more contents, as JSON"},
+        },
 };
 
 std::string hexDump(std::span<const uint8_t> bytes, uint64_t base) {
@@ -76,8 +76,7 @@ std::string objText(const Heaps& heaps, const ObjQuery& q, const analysis::Objec
     out += "  fields\n";
     TextTable t;
     t.addColumn("offset", Align::Right);
-    t.addColumn("field");
-    t.addColumn("type");
+    t.addColumns({"field", "type"});
     size_t value_col = t.addColumn("value");
     t.setElastic(value_col, Elide::End, 16);
     for (const typing::FieldValue& f : info.fields) {

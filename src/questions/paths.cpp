@@ -7,27 +7,27 @@ namespace goheap::questions {
 
 namespace {
 
-constexpr Example kExamples[] = {
-    {"goheap paths heap.dump 0xc000123450", "who holds the object at that address"},
-    {"goheap paths heap.dump ./server 0xc000123450",
-     "the same, roots named as global variables and frames with file:line"},
-    {"goheap paths heap.dump 0xc000123450 -n 1 --json", "the single shortest path, as JSON"},
-};
-
-constexpr QuestionInfo kInfo{
+const QuestionInfo kInfo{
     .name = "paths",
     .summary = "shortest paths from GC roots to an object",
+    .heaps = HeapsNeeded::One,
+    .csv = false,
+    .command_line = true,
+    .kept = false,
     .description =
         "Shows the shortest paths from the GC roots to the object containing ADDR: the "
         "chains of references that keep it alive, one per root, shortest first. Each step "
         "names the holder and the offset (and address) of the word that points to the next "
         "step. A root is the data or bss segment (a global variable), a goroutine and its "
         "stack frame, a finalizer, a defer or a panic.",
-    .examples = kExamples,
-    .heaps = HeapsNeeded::One,
-    .csv = false,
-    .command_line = true,
-    .kept = false,
+    .examples =
+        {
+            {"goheap paths heap.dump 0xc000123450", "who holds the object at that address"},
+            {"goheap paths heap.dump ./server 0xc000123450",
+             "the same, roots named as global variables and frames with file:line"},
+            {"goheap paths heap.dump 0xc000123450 -n 1 --json",
+             "the single shortest path, as JSON"},
+        },
 };
 
 std::string pathsText(const Heaps& heaps, const PathsQuery& /*q*/, const PathsResult& found,

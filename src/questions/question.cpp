@@ -7,31 +7,20 @@ namespace goheap::questions {
 std::string answerKey(const Question& question, const ParamValues& values) {
   query::AnswerKey key(question.name);
   query::ParamReader r(values);
+  using K = query::ParamKind;
   for (const ParamSpec& p : question.params) {
     // An optional parameter without a default (dom's from) is keyed by
-    // whether it was given.
+    // whether it was given; a number by its value, not its spelling.
     if (!r.has(p.name) && p.fallback.empty()) {
       key.add(p.name, "-");
-      continue;
-    }
-    switch (p.kind) {
-      case query::ParamKind::Text:
-        key.add(p.name, r.text(p.name));
-        break;
-      case query::ParamKind::Choice:
-        key.add(p.name, r.choice(p.name));
-        break;
-      case query::ParamKind::Uint:
-      case query::ParamKind::ByteSize:
-      case query::ParamKind::Address:
-        key.add(p.name, r.number(p.name));
-        break;
-      case query::ParamKind::Percent:
-        key.add(p.name, r.percent(p.name));
-        break;
-      case query::ParamKind::Flag:
-        key.add(p.name, r.flag(p.name));
-        break;
+    } else if (p.kind == K::Text || p.kind == K::Choice) {
+      key.add(p.name, r.text(p.name));
+    } else if (p.kind == K::Percent) {
+      key.add(p.name, r.percent(p.name));
+    } else if (p.kind == K::Flag) {
+      key.add(p.name, r.flag(p.name));
+    } else {
+      key.add(p.name, r.number(p.name));
     }
   }
   return key.str();

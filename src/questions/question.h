@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <span>
@@ -86,16 +87,17 @@ struct Example {
 
 // What a question is, for its help and its front ends.
 struct QuestionInfo {
-  std::string_view name = {};         // "top": `goheap top`, /api/top
-  std::string_view summary = {};      // one line, in `goheap help`
-  std::string_view description = {};  // the help's paragraphs
-  std::span<const Example> examples = {};
+  std::string_view name = {};     // "top": `goheap top`, /api/top
+  std::string_view summary = {};  // one line, in `goheap help`
   HeapsNeeded heaps = HeapsNeeded::One;
   bool csv = false;          // the text can be CSV (--csv)
   bool command_line = true;  // false: the HTTP API only (the web UI's flame graph)
   // The answer takes seconds on a big heap: goheap serve keeps it, by its
   // parsed parameters, in the Session's memo.
   bool kept = false;
+  std::string_view description = {};  // the help's paragraphs
+  // A static QuestionInfo keeps the examples' array for the program's life.
+  std::initializer_list<Example> examples = {};
 };
 
 struct Question : QuestionInfo {

@@ -6,19 +6,21 @@ namespace goheap::questions {
 
 namespace {
 
-constexpr Example kExamples[] = {
-    {"GET /api/search?q=0xc000123450", "the object at that address"},
-    {"GET /api/search?q=session&limit=5", "groups and globals named like *session*"},
-};
-
-constexpr QuestionInfo kInfo{
+const QuestionInfo kInfo{
     .name = "search",
     .summary = "the web UI's search box: an object at an address, groups and globals by name",
-    .examples = kExamples,
     .heaps = HeapsNeeded::One,
     .csv = false,
     .command_line = false,
     .kept = false,
+    .description =
+        "The web UI's search box: the object at the address given, the groups whose name "
+        "contains the text (as top --filter), and the global variables whose name does.",
+    .examples =
+        {
+            {"GET /api/search?q=0xc000123450", "the object at that address"},
+            {"GET /api/search?q=session&limit=5", "groups and globals named like *session*"},
+        },
 };
 
 const Parts<SearchQuery, std::string> kParts{

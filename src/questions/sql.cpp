@@ -11,20 +11,25 @@ namespace goheap::questions {
 
 namespace {
 
-constexpr Example kExamples[] = {
-    {"GET /api/sql?q=SELECT type, count(*) FROM objects GROUP BY 1 ORDER BY 2 DESC LIMIT 5",
-     "the five most numerous types"},
-    {"GET /api/sql?q=SELECT * FROM paths(object_at(0xc000123450))", "why an object is alive"},
-};
-
-constexpr QuestionInfo kInfo{
+const QuestionInfo kInfo{
     .name = "sql",
     .summary = "SQL over the heap: objects, references, roots, fields, strings as tables",
-    .examples = kExamples,
     .heaps = HeapsNeeded::OneAndBase,
     .csv = true,
     .command_line = true,
     .kept = false,
+    .description =
+        "Runs SQL over the heap's tables (docs/sql.md): objects, refs, roots, goroutines, "
+        "frames, globals, types, sites, fields and strings, with paths(ID), subtree(ID) and "
+        "dominators(ID); the base heap, when there is one, is the schema old. Only reads: "
+        "statements that write are refused, and each stops at the time and row limits.",
+    .examples =
+        {
+            {"GET /api/sql?q=SELECT type, count(*) FROM objects GROUP BY 1 ORDER BY 2 DESC LIMIT 5",
+             "the five most numerous types"},
+            {"GET /api/sql?q=SELECT * FROM paths(object_at(0xc000123450))",
+             "why an object is alive"},
+        },
 };
 
 struct SqlQuery {

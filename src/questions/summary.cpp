@@ -6,30 +6,29 @@ namespace goheap::questions {
 
 namespace {
 
-constexpr Example kExamples[] = {
-    {"goheap summary heap.dump", "the overview, with the 10 biggest retainers"},
-    {"goheap summary heap.dump -n 30 --json", "the same as JSON, 30 retainers"},
-    {"goheap summary heap.dump --timings", "also how long each phase took"},
-    {"goheap summary heap.dump ./server",
-     "with the executable: globals named, frames with file:line"},
-    {"goheap summary http://127.0.0.1:6060/debug/heapdump ./server",
-     "a running service's heap, from the capture package's handler (capture/README.md)"},
-};
-
-constexpr QuestionInfo kInfo{
+const QuestionInfo kInfo{
     .name = "summary",
     .summary = "what the dump holds, reachable vs garbage, memstats, top retainers",
+    .heaps = HeapsNeeded::One,
+    .csv = false,
+    .command_line = true,
+    .kept = false,
     .description =
         "Tells what a heap dump holds: its format and Go version, how many objects and "
         "bytes, how much is reachable from the GC roots and how much is garbage not yet "
         "collected, the runtime's memstats, and the top retainers: the objects held directly "
         "by a root (a global, a goroutine's stack, a finalizer) that keep the most memory "
         "alive.",
-    .examples = kExamples,
-    .heaps = HeapsNeeded::One,
-    .csv = false,
-    .command_line = true,
-    .kept = false,
+    .examples =
+        {
+            {"goheap summary heap.dump", "the overview, with the 10 biggest retainers"},
+            {"goheap summary heap.dump -n 30 --json", "the same as JSON, 30 retainers"},
+            {"goheap summary heap.dump --timings", "also how long each phase took"},
+            {"goheap summary heap.dump ./server",
+             "with the executable: globals named, frames with file:line"},
+            {"goheap summary http://127.0.0.1:6060/debug/heapdump ./server",
+             "a running service's heap, from the capture package's handler (capture/README.md)"},
+        },
 };
 
 // Short: "bss 0x5a2230" (the global's address), "goroutine 18 main.serve",
@@ -114,12 +113,8 @@ std::string summaryText(const Heaps& /*heaps*/, const SummaryQuery& /*q*/,
 
   out += "\nTop retainers: objects a root holds directly, by the bytes they keep alive\n";
   TextTable t;
-  t.addColumn("retained", Align::Right);
-  t.addColumn("%", Align::Right);
-  t.addColumn("shallow", Align::Right);
-  t.addColumn("address", Align::Right);
-  size_t object_col = t.addColumn("object");
-  t.addColumn("held by");
+  t.addColumns({"retained", "%", "shallow", "address"}, Align::Right);
+  size_t object_col = t.addColumns({"object", "held by"});
   t.setElastic(object_col, Elide::End, 20);
   for (const analysis::Retainer& r : s.top_retainers) {
     t.addRow({formatBytes(r.retained), formatPercent(r.retained, s.reachable_bytes),

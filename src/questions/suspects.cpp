@@ -8,17 +8,13 @@ namespace goheap::questions {
 
 namespace {
 
-constexpr Example kExamples[] = {
-    {"goheap suspects heap.dump", "what retains 10% of the heap or more"},
-    {"goheap suspects heap.dump ./server",
-     "the same, grouped by Go type, with global variables and frames named"},
-    {"goheap suspects heap.dump --threshold 2.5 -n 20", "smaller suspects too, up to 20 of them"},
-    {"goheap suspects heap.dump ./server --json", "the report as JSON"},
-};
-
-constexpr QuestionInfo kInfo{
+const QuestionInfo kInfo{
     .name = "suspects",
     .summary = "leak suspects: what retains a large share of the heap, and where it piles up",
+    .heaps = HeapsNeeded::One,
+    .csv = false,
+    .command_line = true,
+    .kept = true,
     .description =
         "Lists leak suspects: single objects that retain at least PERCENT of the reachable "
         "heap (the top-most ones: a map, not its bucket array), and groups of objects of one "
@@ -31,11 +27,15 @@ constexpr QuestionInfo kInfo{
         "node holding 80% of the group's bytes). The objects below it are listed by type or "
         "site: that is what accumulates. A group piling up inside a single suspect is "
         "reported with it.",
-    .examples = kExamples,
-    .heaps = HeapsNeeded::One,
-    .csv = false,
-    .command_line = true,
-    .kept = true,
+    .examples =
+        {
+            {"goheap suspects heap.dump", "what retains 10% of the heap or more"},
+            {"goheap suspects heap.dump ./server",
+             "the same, grouped by Go type, with global variables and frames named"},
+            {"goheap suspects heap.dump --threshold 2.5 -n 20",
+             "smaller suspects too, up to 20 of them"},
+            {"goheap suspects heap.dump ./server --json", "the report as JSON"},
+        },
 };
 
 std::string suspectText(size_t rank, const analysis::Suspect& s, const std::string& by,
@@ -61,9 +61,7 @@ std::string suspectText(size_t rank, const analysis::Suspect& s, const std::stri
          formatBytes(s.accumulated_bytes) + ", in " + formatCount(s.accumulated_types) + " " +
          (by == "type" ? "type" : "group") + (s.accumulated_types == 1 ? "" : "s") + ":\n";
   TextTable t;
-  t.addColumn("count", Align::Right);
-  t.addColumn("bytes", Align::Right);
-  t.addColumn("share", Align::Right);
+  t.addColumns({"count", "bytes", "share"}, Align::Right);
   const size_t name_col = t.addColumn(by == "type" ? "type" : "group");
   t.setElastic(name_col, Elide::Middle, 24);
   for (const analysis::AccumulatedType& a : s.accumulated) {

@@ -9,18 +9,13 @@ namespace goheap::questions {
 
 namespace {
 
-constexpr Example kExamples[] = {
-    {"goheap top heap.dump", "the 20 allocation sites that keep the most memory alive"},
-    {"goheap top heap.dump --by shape --sort count -n 50", "the 50 most numerous object shapes"},
-    {"goheap top heap.dump --csv -n 0 > sites.csv", "every group, for a spreadsheet"},
-    {"goheap top heap.dump --filter session --offset 20",
-     "the groups named like *session*, from the 21st on"},
-    {"goheap top heap.dump ./server", "the 20 Go types that keep the most memory alive"},
-};
-
-constexpr QuestionInfo kInfo{
+const QuestionInfo kInfo{
     .name = "top",
     .summary = "histogram of objects by type, allocation site or shape, by retained size",
+    .heaps = HeapsNeeded::One,
+    .csv = true,
+    .command_line = true,
+    .kept = false,
     .description =
         "Groups the reachable objects and lists the groups that use the most memory. --by "
         "type (the default when EXE, the program's executable, has DWARF) groups by Go type: "
@@ -34,20 +29,23 @@ constexpr QuestionInfo kInfo{
         "by another member of the same group are not added again. Allocation sites are "
         "recorded for every object only when the program set runtime.MemProfileRate = 1; by "
         "default Go samples one allocation per 512 KiB.",
-    .examples = kExamples,
-    .heaps = HeapsNeeded::One,
-    .csv = true,
-    .command_line = true,
-    .kept = false,
+    .examples =
+        {
+            {"goheap top heap.dump", "the 20 allocation sites that keep the most memory alive"},
+            {"goheap top heap.dump --by shape --sort count -n 50",
+             "the 50 most numerous object shapes"},
+            {"goheap top heap.dump --csv -n 0 > sites.csv", "every group, for a spreadsheet"},
+            {"goheap top heap.dump --filter session --offset 20",
+             "the groups named like *session*, from the 21st on"},
+            {"goheap top heap.dump ./server", "the 20 Go types that keep the most memory alive"},
+        },
 };
 
 std::string topText(const Heaps& /*heaps*/, const TopQuery& /*q*/, const TopResult& result,
                     const TextStyle& style) {
   const analysis::Histogram& h = result.histogram;
   TextTable t;
-  t.addColumn("retained", Align::Right);
-  t.addColumn("shallow", Align::Right);
-  t.addColumn("count", Align::Right);
+  t.addColumns({"retained", "shallow", "count"}, Align::Right);
   t.addColumn("from");
   size_t name_col = t.addColumn(result.by == "shape" ? "shape" : "group");
   t.setElastic(name_col, Elide::Middle, 24);

@@ -5,15 +5,13 @@ namespace goheap::questions {
 
 namespace {
 
-constexpr Example kExamples[] = {
-    {"goheap waste heap.dump ./server", "all four sections, 20 rows each"},
-    {"goheap waste heap.dump", "garbage only: the others need the executable"},
-    {"goheap waste heap.dump ./server --json -n 0", "every row, as JSON"},
-};
-
-constexpr QuestionInfo kInfo{
+const QuestionInfo kInfo{
     .name = "waste",
     .summary = "size-class rounding, arrays kept by small slices, sparse maps, garbage",
+    .heaps = HeapsNeeded::One,
+    .csv = false,
+    .command_line = true,
+    .kept = true,
     .description =
         "Lists memory the program pays for and does not use, in four sections:\n"
         "  rounding: typed objects whose Go type is smaller than the size class the "
@@ -28,11 +26,12 @@ constexpr QuestionInfo kInfo{
         "  garbage: unreachable objects still in the dump, by group.\n"
         "The first three need EXE, the program's executable with DWARF; garbage works "
         "without.",
-    .examples = kExamples,
-    .heaps = HeapsNeeded::One,
-    .csv = false,
-    .command_line = true,
-    .kept = true,
+    .examples =
+        {
+            {"goheap waste heap.dump ./server", "all four sections, 20 rows each"},
+            {"goheap waste heap.dump", "garbage only: the others need the executable"},
+            {"goheap waste heap.dump ./server --json -n 0", "every row, as JSON"},
+        },
 };
 
 const char* flag(bool on) {
@@ -41,11 +40,7 @@ const char* flag(bool on) {
 
 std::string roundingText(const analysis::Waste& w, size_t width) {
   TextTable t;
-  t.addColumn("wasted", Align::Right);
-  t.addColumn("count", Align::Right);
-  t.addColumn("type size", Align::Right);
-  t.addColumn("slot", Align::Right);
-  t.addColumn("header", Align::Right);
+  t.addColumns({"wasted", "count", "type size", "slot", "header"}, Align::Right);
   t.setElastic(t.addColumn("type"), Elide::Middle, 20);
   for (const analysis::RoundingRow& r : w.rounding) {
     t.addRow({formatBytes(r.wasted), formatCount(r.count), std::to_string(r.type_size),
@@ -57,15 +52,19 @@ std::string roundingText(const analysis::Waste& w, size_t width) {
          t.renderText(width) + "\n";
 }
 
-std::string slicesText(const analysis::Snapshot& snap, const analysis::Waste& w, size_t width) {
+// The slices' and the maps' table: a flag, three measures, then the object's
+// address, its type and what holds it.
+TextTable flaggedObjectsTable(std::initializer_list<std::string_view> measures) {
   TextTable t;
   t.addColumn("");
-  t.addColumn("hidden", Align::Right);
-  t.addColumn("size", Align::Right);
-  t.addColumn("slices", Align::Right);
-  t.addColumn("address");
-  t.addColumn("type");
+  t.addColumns(measures, Align::Right);
+  t.addColumns({"address", "type"});
   t.setElastic(t.addColumn("held by"), Elide::Middle, 20);
+  return t;
+}
+
+std::string slicesText(const analysis::Snapshot& snap, const analysis::Waste& w, size_t width) {
+  TextTable t = flaggedObjectsTable({"hidden", "size", "slices"});
   for (const analysis::HiddenArrayRow& r : w.hidden) {
     t.addRow({flag(r.flagged), formatBytes(r.hidden), formatBytes(r.size), formatCount(r.slices),
               formatHex(snap.address(r.object)), r.type, r.holder});
@@ -76,14 +75,7 @@ std::string slicesText(const analysis::Snapshot& snap, const analysis::Waste& w,
 }
 
 std::string mapsText(const analysis::Snapshot& snap, const analysis::Waste& w, size_t width) {
-  TextTable t;
-  t.addColumn("");
-  t.addColumn("storage", Align::Right);
-  t.addColumn("len", Align::Right);
-  t.addColumn("capacity", Align::Right);
-  t.addColumn("address");
-  t.addColumn("type");
-  t.setElastic(t.addColumn("held by"), Elide::Middle, 20);
+  TextTable t = flaggedObjectsTable({"storage", "len", "capacity"});
   for (const analysis::MapRow& r : w.maps) {
     t.addRow({flag(r.sparse), formatBytes(r.storage), formatCount(r.len), formatCount(r.capacity),
               formatHex(snap.address(r.map)), r.type, r.holder});
@@ -94,8 +86,7 @@ std::string mapsText(const analysis::Snapshot& snap, const analysis::Waste& w, s
 
 std::string garbageText(const analysis::Waste& w, size_t width) {
   TextTable t;
-  t.addColumn("bytes", Align::Right);
-  t.addColumn("count", Align::Right);
+  t.addColumns({"bytes", "count"}, Align::Right);
   t.addColumn("from");
   t.setElastic(t.addColumn("group"), Elide::Middle, 24);
   for (const analysis::GarbageRow& r : w.garbage) {

@@ -106,6 +106,12 @@ size_t TextTable::addColumn(std::string title, Align align) {
   return columns_.size() - 1;
 }
 
+size_t TextTable::addColumns(std::initializer_list<std::string_view> titles, Align align) {
+  size_t last = columns_.size();
+  for (std::string_view title : titles) last = addColumn(std::string(title), align);
+  return last;
+}
+
 void TextTable::setElastic(size_t column, Elide elide_where, size_t min_width) {
   elastic_ = column;
   elide_ = elide_where;

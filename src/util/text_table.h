@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -25,6 +26,9 @@ class TextTable {
  public:
   // Returns the column's index. Titles are shown as the header row.
   size_t addColumn(std::string title, Align align = Align::Left);
+  // Several columns aligned alike (the numbers of a row); returns the last
+  // one's index.
+  size_t addColumns(std::initializer_list<std::string_view> titles, Align align = Align::Left);
   // The one column that is cut down, with "…", when the table is wider than
   // the width asked for; it keeps at least `min_width` characters (or its
   // title's width, if larger).
