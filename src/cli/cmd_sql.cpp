@@ -8,7 +8,7 @@
 
 #include "cli/command.h"
 #include "cli/output_width.h"
-#include "questions/queries.h"
+#include "questions/sql_text.h"
 #include "sql/database.h"
 #include "sql/result_json.h"
 #include "sql/schema.h"

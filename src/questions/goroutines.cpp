@@ -8,6 +8,16 @@ namespace goheap::questions {
 
 namespace {
 
+// When a GC first saw the earliest-blocked goroutine blocked (0: none did):
+// wait times are shown relative to it.
+uint64_t earliestWaitSince(const std::vector<analysis::GoroutineInfo>& gs) {
+  uint64_t earliest = 0;
+  for (const analysis::GoroutineInfo& g : gs) {
+    if (g.wait_since != 0 && (earliest == 0 || g.wait_since < earliest)) earliest = g.wait_since;
+  }
+  return earliest;
+}
+
 const QuestionInfo kInfo{
     .name = "goroutines",
     .summary = "goroutines with their frames and the bytes each stack retains",
@@ -158,14 +168,6 @@ std::vector<analysis::GoroutineInfo> queryGoroutines(const Session& session,
                      [](const auto& a, const auto& b) { return a.id < b.id; });
   }
   return gs;
-}
-
-uint64_t earliestWaitSince(const std::vector<analysis::GoroutineInfo>& gs) {
-  uint64_t earliest = 0;
-  for (const analysis::GoroutineInfo& g : gs) {
-    if (g.wait_since != 0 && (earliest == 0 || g.wait_since < earliest)) earliest = g.wait_since;
-  }
-  return earliest;
 }
 
 std::string goroutinesJson(const std::vector<analysis::GoroutineInfo>& gs, bool frames) {

@@ -19,17 +19,12 @@
 #include "analysis/waste.h"
 #include "query/params.h"
 #include "query/session.h"
-#include "sql/database.h"
 #include "util/error.h"
 
 namespace goheap::questions {
 
 using query::ParamValues;
 using query::Session;
-
-// The object containing `address`, or an Error::notFound naming `parameter`.
-Expected<NodeId> findObject(const analysis::Snapshot& snap, uint64_t address,
-                            std::string_view parameter);
 
 // ---- summary ----
 struct SummaryQuery {
@@ -96,9 +91,6 @@ struct GoroutinesQuery {
 };
 std::vector<analysis::GoroutineInfo> queryGoroutines(const Session& session,
                                                      const GoroutinesQuery& q);
-// When a GC first saw the earliest-blocked goroutine blocked (0: none did):
-// wait times are shown relative to it.
-uint64_t earliestWaitSince(const std::vector<analysis::GoroutineInfo>& gs);
 std::string goroutinesJson(const std::vector<analysis::GoroutineInfo>& gs, bool frames);
 
 // ---- suspects (suspects.cpp) ----
@@ -169,11 +161,5 @@ struct SearchQuery {
 // An object at `q` when it is an address, the groups whose name contains it
 // (as `top --filter`), and the global variables whose name contains it.
 std::string searchJson(const Session& session, const SearchQuery& q);
-
-// ---- sql (sql.cpp: /api/sql; `goheap sql` prints its results with these) ----
-// One statement's rows as a table, with its statement above when `many`.
-std::string sqlResultText(const sql::SqlResult& r, bool many, size_t width);
-// As CSV, after a blank line unless `first`.
-std::string sqlResultCsv(const sql::SqlResult& r, bool first);
 
 }  // namespace goheap::questions

@@ -3,6 +3,7 @@
 // standard input, printed one by one as they finish) that writes its
 // results with the same functions.
 #include "questions/question.h"
+#include "questions/sql_text.h"
 #include "sql/database.h"
 #include "sql/heap_indexes.h"
 #include "sql/result_json.h"
