@@ -143,6 +143,9 @@ Expected<Binary> Binary::build(std::unique_ptr<MappedFile> file) {
   b.module_layout_ =
       moduleLayoutFromModuledata(b.container_, *b.pclntab_, goMinorVersion(b.go_version_));
   if (!b.module_layout_) b.module_layout_ = moduleLayoutFromSymbols(b.container_);
+  if (b.module_layout_ && b.module_layout_->text != 0) {
+    if (Status s = b.pclntab_->setTextStart(b.module_layout_->text); !s) return s.error();
+  }
   if (b.module_layout_ && b.module_layout_->types == 0) {
     if (const Symbol* ts = b.container_.symbol("runtime.types"))
       b.module_layout_->types = ts->value;

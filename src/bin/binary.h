@@ -32,6 +32,13 @@ struct ModuleLayout {
   // runtime.types: the type descriptors' base, which DWARF's
   // DW_AT_go_runtime_type is an offset from; 0 if unknown.
   uint64_t types = 0;
+  // From moduledata only (0 otherwise): where the type descriptors end
+  // (etypes); Go 1.27's typedesclen, the descriptors' part of
+  // [types, etypes); and the typelinks ([]int32 offsets from types) and
+  // itablinks ([]*itab) slices of Go 1.16-1.26, which Go 1.27 removed.
+  uint64_t etypes = 0, type_descriptors_size = 0;
+  uint64_t typelinks = 0, typelinks_count = 0;
+  uint64_t itablinks = 0, itablinks_count = 0;
   std::string source;  // "moduledata", "symbols" or "sections"
 };
 

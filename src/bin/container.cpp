@@ -1,6 +1,7 @@
 // Format-independent lookups over a Container, and format dispatch.
 #include "bin/container.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "bin/elf.h"
@@ -66,6 +67,19 @@ std::optional<uint64_t> Container::addressOf(uint64_t offset) const {
     }
   }
   return std::nullopt;
+}
+
+const Relocation* Container::relocationAt(uint64_t addr) const {
+  auto it = std::lower_bound(relative_relocations.begin(), relative_relocations.end(), addr,
+                             [](const Relocation& r, uint64_t a) { return r.addr < a; });
+  return it != relative_relocations.end() && it->addr == addr ? &*it : nullptr;
+}
+
+std::optional<uint64_t> Container::pointerAt(uint64_t addr) const {
+  if (const Relocation* r = relocationAt(addr)) return r->addend;
+  std::optional<ByteView> b = readAt(addr, ptr_size);
+  if (!b) return std::nullopt;
+  return b->word(0, ptr_size);
 }
 
 Expected<Container> readContainer(std::span<const uint8_t> bytes) {

@@ -51,6 +51,16 @@ struct Segment {
   bool writable = false;  // data, not code or read-only data
 };
 
+// A RELATIVE relocation of a position-independent ELF: the loader writes its
+// load bias plus `addend` at link-time address `addr`. With RELA relocations
+// (amd64, arm64, s390x, ...) the file holds 0 there, so a pointer the
+// linker wrote (moduledata's, a type descriptor's element type) is only
+// known through its relocation.
+struct Relocation {
+  uint64_t addr = 0;
+  uint64_t addend = 0;
+};
+
 struct Container {
   ContainerFormat format = ContainerFormat::Elf;
   std::string arch;  // GOARCH spelling: "amd64", "386", "arm64", "s390x", ... or "unknown"
@@ -64,6 +74,8 @@ struct Container {
   uint64_t entry = 0;
   // An ELF ET_DYN file: loaded at a bias chosen at run time.
   bool position_independent = false;
+  // RELATIVE relocations with explicit addends, by address (ELF only).
+  std::vector<Relocation> relative_relocations;
   // Where `file` starts in the file read: non-zero for a slice of a
   // universal Mach-O file, whose offsets are relative to the slice.
   uint64_t slice_offset = 0;
@@ -79,6 +91,12 @@ struct Container {
   // The virtual address the byte at file offset `offset` is loaded at, if a
   // segment maps it.
   std::optional<uint64_t> addressOf(uint64_t offset) const;
+  // The link-time pointer stored at `addr` (a word of ptr_size bytes): its
+  // RELATIVE relocation's addend when it has one, else the file's word;
+  // nullopt when no segment maps the word from the file.
+  std::optional<uint64_t> pointerAt(uint64_t addr) const;
+  // The RELATIVE relocation at `addr`, or null.
+  const Relocation* relocationAt(uint64_t addr) const;
 };
 
 // One entry of a format's table of machine codes (ELF e_machine, Mach-O

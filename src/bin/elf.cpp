@@ -1,9 +1,11 @@
 // ELF, 32- and 64-bit, either byte order: the file header, section headers
-// and their names, .symtab, and PT_LOAD segments. Every table is checked to
+// and their names, .symtab, PT_LOAD segments and the RELATIVE relocations
+// of position-independent files. Every table is checked to
 // lie inside the file before it is read, so a truncated or corrupt file gives
 // an Error and never a read out of bounds.
 #include "bin/elf.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -15,6 +17,12 @@ namespace {
 
 constexpr uint32_t kShtSymtab = 2;
 constexpr uint32_t kShtNobits = 8;
+constexpr uint32_t kShtRela = 4;
+
+// The RELATIVE relocation type of each machine (ELF e_machine): the one a
+// position-independent Go executable's pointers in data get.
+constexpr std::pair<uint16_t, uint32_t> kRelativeTypes[] = {
+    {62, 8}, {183, 1027}, {22, 12}, {21, 22}, {243, 3}, {258, 3}, {3, 8}, {40, 23}};
 constexpr uint16_t kPnXnum = 0xffff;
 constexpr uint16_t kShnXindex = 0xffff;
 // sh_flags sits right after sh_name and sh_type in both classes (a word).
@@ -185,6 +193,39 @@ Expected<std::vector<ElfProgramHeader>> readElfProgramHeaders(const ElfHeader& h
   return out;
 }
 
+namespace {
+
+struct RawSection {
+  uint32_t name, type, link;
+  uint64_t offset, size, entsize;
+};
+
+// Collects the RELATIVE relocations of every SHT_RELA section (a truncated
+// section is read as far as the file goes: the relocations only add to what
+// the file's words say).
+void readRelativeRelocations(const ByteView& f, const Layout& L, uint16_t machine,
+                             const std::vector<RawSection>& raw, Container& c) {
+  uint32_t relative = 0;
+  for (const auto& [m, type] : kRelativeTypes) {
+    if (m == machine) relative = type;
+  }
+  if (relative == 0) return;
+  const uint64_t entry = L.w == 8 ? 24 : 12;
+  for (const RawSection& r : raw) {
+    if (r.type != kShtRela) continue;
+    for (uint64_t at = r.offset; at - r.offset + entry <= r.size && f.has(at, entry); at += entry) {
+      const uint64_t info = f.word(at + L.w, L.w);
+      const uint64_t type = L.w == 8 ? info & 0xffffffff : info & 0xff;
+      if (type == relative)
+        c.relative_relocations.push_back({f.word(at, L.w), f.word(at + 2 * L.w, L.w)});
+    }
+  }
+  std::sort(c.relative_relocations.begin(), c.relative_relocations.end(),
+            [](const Relocation& a, const Relocation& b) { return a.addr < b.addr; });
+}
+
+}  // namespace
+
 Expected<Container> readElf(std::span<const uint8_t> bytes) {
   auto header = readElfHeader(bytes);
   if (!header) return header.error();
@@ -234,10 +275,7 @@ Expected<Container> readElf(std::span<const uint8_t> bytes) {
     return Error::atOffset(L.shstrndx, "ELF header", "section name table index out of range");
   }
 
-  struct Raw {
-    uint32_t name, type, link;
-    uint64_t offset, size, entsize;
-  };
+  using Raw = RawSection;
   std::vector<Raw> raw(shnum);
   c.sections.resize(shnum);
   for (uint64_t i = 0; i < shnum; ++i) {
@@ -285,6 +323,7 @@ Expected<Container> readElf(std::span<const uint8_t> bytes) {
       c.symbols.push_back(sym);
     }
   }
+  readRelativeRelocations(f, L, eh.machine, raw, c);
   return c;
 }
 

@@ -114,7 +114,10 @@ Expected<Pclntab> Pclntab::parse(std::span<const uint8_t> data, uint64_t text_st
       t.filetab_off_ = word(first_offset + 2);
       t.pctab_off_ = word(first_offset + 3);
       t.functab_off_ = word(first_offset + 4);
-      if (has_text_start && t.text_start_ == 0) t.text_start_ = text_start;
+      if (has_text_start && t.text_start_ == 0) {
+        t.text_start_ = text_start;
+        t.text_start_from_header_ = false;
+      }
       break;
     }
   }
@@ -127,6 +130,15 @@ Expected<Pclntab> Pclntab::parse(std::span<const uint8_t> data, uint64_t text_st
   }
   if (Status s = t.readFuncs(); !s) return s.error();
   return t;
+}
+
+Status Pclntab::setTextStart(uint64_t text_start) {
+  if (text_start_from_header_ || !textRelative() || text_start == text_start_) {
+    return Status::success();
+  }
+  text_start_ = text_start;
+  funcs_.clear();
+  return readFuncs();
 }
 
 Status Pclntab::readFuncs() {
@@ -389,9 +401,14 @@ Expected<Location> Pclntab::lookup(uint64_t pc) const {
 }
 
 Expected<Pclntab> findPclntab(const Container& c) {
+  // Go's text starts at runtime.text, which an external linker may put
+  // after C code at the start of .text.
   const Section* text = c.section(".text");
   if (text == nullptr) text = c.section("__text");
-  const uint64_t text_start = text != nullptr ? text->addr : 0;
+  const Symbol* go_text = c.symbol("runtime.text");
+  const uint64_t text_start = go_text != nullptr ? go_text->value
+                              : text != nullptr  ? text->addr
+                                                 : 0;
   // A position-independent ELF keeps it in relro, under another name.
   for (std::string_view name : {".gopclntab", "__gopclntab", ".data.rel.ro.gopclntab"}) {
     if (const Section* s = c.section(name)) {

@@ -50,13 +50,23 @@ class Pclntab {
  public:
   // Parses `data` (the pclntab's bytes, starting at its magic). The byte order
   // is taken from the magic. `text_start` is used when the header's own text
-  // start is 0 (Go 1.26 writes 0 there): pass the .text section's address.
+  // start is 0 (Go 1.26+ linking externally writes 0 there): pass the best
+  // guess (runtime.text's symbol, else the .text section's address, which
+  // may start with C code), and correct it with setTextStart once the
+  // runtime's moduledata is found.
   // `file_offset` (where the table starts in its file) is added to the byte
   // offsets that errors report.
   static Expected<Pclntab> parse(std::span<const uint8_t> data, uint64_t text_start = 0,
                                  uint64_t file_offset = 0);
 
   PclntabLayout layout() const { return layout_; }
+  // Where function entries are counted from (Go 1.18+), and whether the
+  // table's own header said so rather than the caller's guess.
+  uint64_t textStart() const { return text_start_; }
+  bool textStartFromHeader() const { return text_start_from_header_; }
+  // Replaces a guessed text start (moduledata.text knows it): re-reads the
+  // function table. Does nothing when the header gave it.
+  Status setTextStart(uint64_t text_start);
   uint32_t quantum() const { return quantum_; }
   uint32_t ptrSize() const { return ptr_size_; }
   bool bigEndian() const { return data_.bigEndian(); }
@@ -142,6 +152,7 @@ class Pclntab {
   uint32_t ptr_size_ = 8;
   uint64_t nfunc_ = 0;
   uint64_t text_start_ = 0;
+  bool text_start_from_header_ = true;
   // Offsets within data_ of the sub-tables (Go 1.16+); for Go 1.2 names,
   // pc-value tables and files are all relative to the pclntab start.
   uint64_t funcname_off_ = 0, cu_off_ = 0, filetab_off_ = 0, pctab_off_ = 0, functab_off_ = 0;

@@ -30,7 +30,9 @@ namespace goheap::cache {
 // 2: no dominator preorder (the snapshot no longer keeps one).
 // 3: types as an index per object into a table of distinct assignments;
 //    object addresses and sizes and retained sizes packed (PackedColumn).
-inline constexpr uint32_t kIndexFormatVersion = 3;
+// 4: executables linked externally by Go 1.26+ bind to their heaps (older
+//    entries hold such heaps untyped, the executable refused).
+inline constexpr uint32_t kIndexFormatVersion = 4;
 
 struct Key {
   std::array<uint8_t, 32> bytes{};

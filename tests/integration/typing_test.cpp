@@ -3,9 +3,11 @@
 // of them exactly that type, and type at least 95% of the reachable bytes.
 // Run natively for every Go release of support/go_versions.h (1.25
 // included) and for Go 1.27 built with the nogreenteagc and mapsplitgroup
-// experiments, and under qemu-user for s390x (big-endian) and arm (32-bit).
+// experiments, linked externally and as a PIE (Go 1.24, 1.26, 1.27), and
+// under qemu-user for s390x (big-endian) and arm (32-bit).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "analysis/reports.h"
@@ -31,6 +33,18 @@ std::vector<testing::ProgramBuild> zooBuilds() {
   for (const std::string exp : {"nogreentea", "mapsplitgroup"}) {
     out.push_back({"go1_27_" + exp, std::string(GOHEAP_TESTDUMPS_DIR) + "/go1.27/" + exp + "/zoo",
                    "go1.27", "amd64"});
+  }
+  // Every way of linking that changes what the executable holds (Go 1.26+
+  // linking externally gives the runtime sections of its own and leaves the
+  // pclntab's text start 0).
+  for (const std::string v : {"go1.24", "go1.26", "go1.27"}) {
+    for (const std::string mode : {"pie", "external", "external-pie"}) {
+      std::string name = v + "_" + mode;
+      std::replace(name.begin(), name.end(), '.', '_');
+      std::replace(name.begin(), name.end(), '-', '_');
+      out.push_back(
+          {name, std::string(GOHEAP_TESTDUMPS_DIR) + "/" + v + "/" + mode + "/zoo", v, "amd64"});
+    }
   }
   return out;
 }

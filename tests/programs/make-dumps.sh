@@ -26,8 +26,12 @@
 #                                its heap over HTTP
 #   OUTDIR/<label>/pie/retention[.dump|.json]  the retention program built
 #                                with -buildmode=pie and run
-#   OUTDIR/<label>/stripped/funcs[.dump|.json]  the funcs program built with
-#                                -ldflags='-s -w' and run
+#   OUTDIR/<label>/stripped/{funcs,zoo}[.dump|.json]  the funcs and zoo
+#                                programs built with -ldflags='-s -w' and run
+#   OUTDIR/<label>/{pie,external,external-pie}/zoo[.dump|.json]  zoo built
+#                                as a PIE, linked externally, and both
+#                                (go1.24, go1.26, go1.27); external-stripped/
+#                                zoo also stripped (go1.26, go1.27)
 #   OUTDIR/<label>/cross/retention-{s390x,arm}[.symtab.json|.dump|.json]  the
 #                                retention program cross-built, its oracle and,
 #                                run under qemu-user, its dump and report;
@@ -272,7 +276,29 @@ make_label() { # label
     # The funcs program stripped of its symbol table and DWARF: names come
     # from the pclntab alone.
     make_program "$label" "$go" "$root" "$HERE/funcs/" "$OUT/$label/stripped" "-ldflags=-s -w" || status=1
+    # zoo stripped the same way: its types come from the runtime's type
+    # descriptors, and the unstripped zoo is its oracle.
+    make_program "$label" "$go" "$root" "$HERE/zoo/" "$OUT/$label/stripped" "-ldflags=-s -w" || status=1
   fi
+  # zoo linked every way a Go executable is linked, where the way changes
+  # what the file holds: by the external (C) linker, which Go 1.26+ gives
+  # sections of their own and a pclntab without its text start, as a PIE,
+  # and both; for Go 1.26+ also external and stripped, as Debian builds.
+  case "$label" in
+    go1.24 | go1.26 | go1.27)
+      make_program "$label" "$go" "$root" "$HERE/zoo/" "$OUT/$label/pie" -buildmode=pie || status=1
+      CGO_ENABLED=1 make_program "$label" "$go" "$root" "$HERE/zoo/" "$OUT/$label/external" \
+        -ldflags=-linkmode=external || status=1
+      CGO_ENABLED=1 make_program "$label" "$go" "$root" "$HERE/zoo/" "$OUT/$label/external-pie" \
+        -buildmode=pie -ldflags=-linkmode=external || status=1
+      ;;
+  esac
+  case "$label" in
+    go1.26 | go1.27)
+      CGO_ENABLED=1 make_program "$label" "$go" "$root" "$HERE/zoo/" "$OUT/$label/external-stripped" \
+        "-ldflags=-linkmode=external -s -w" || status=1
+      ;;
+  esac
 
   # The pclntab oracle: binoracle, built with this toolchain (Go 1.19's
   # debug/gosym cannot read the Go 1.20+ layout), prints what debug/gosym reads
