@@ -586,8 +586,10 @@ TypeId DebugInfo::typeByRuntimeAddress(uint64_t addr) const {
 }
 
 DebugInfo DebugInfo::fromParts(std::vector<Type> types, std::vector<Field> fields,
-                               std::vector<GlobalVariable> globals) {
+                               std::vector<GlobalVariable> globals,
+                               std::vector<std::unique_ptr<uint8_t[]>> storage) {
   DebugInfo d;
+  d.owned_ = std::move(storage);
   d.types_ = std::move(types);
   d.fields_ = std::move(fields);
   d.globals_ = std::move(globals);
@@ -596,6 +598,9 @@ DebugInfo DebugInfo::fromParts(std::vector<Type> types, std::vector<Field> field
       [](const GlobalVariable& a, const GlobalVariable& b) { return a.address < b.address; });
   for (size_t i = 0; i < d.types_.size(); ++i) {
     if (!d.types_[i].name.empty()) d.by_name_.emplace(d.types_[i].name, static_cast<TypeId>(i));
+    if (d.types_[i].runtime_type != 0) {
+      d.by_runtime_type_.emplace(d.types_[i].runtime_type, static_cast<TypeId>(i));
+    }
   }
   return d;
 }

@@ -175,9 +175,14 @@ class DebugInfo {
   static Expected<DebugInfo> read(const Container& c);
   // A DebugInfo of only these types, fields and globals, for an executable
   // without DWARF: core/runtime_types.h builds the runtime's from its layout
-  // table. The names must outlive it.
+  // table, bin/type_descriptors.h the program's from the runtime's type
+  // descriptors. The names must outlive it, or be in `storage`.
+  // `storage` holds bytes the names point into, kept for the DebugInfo's life
+  // (bin/type_descriptors.h builds names). Types with a runtime_type can be
+  // looked up by it, as with DWARF.
   static DebugInfo fromParts(std::vector<Type> types, std::vector<Field> fields,
-                             std::vector<GlobalVariable> globals);
+                             std::vector<GlobalVariable> globals,
+                             std::vector<std::unique_ptr<uint8_t[]>> storage = {});
 
   std::span<const Type> types() const { return types_; }
   const Type& type(TypeId t) const { return types_[t]; }
