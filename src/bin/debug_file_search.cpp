@@ -135,8 +135,8 @@ std::string debugFileMismatch(const Container& exe, const Container& debug) {
 std::string DebugFileSearch::explain() const {
   if (build_id.empty() && link_name.empty()) {
     return "it has neither a GNU build ID nor a .gnu_debuglink, so no separate debug file can be "
-           "looked up for it (Go's linker writes a build ID with -ldflags=-B=gobuildid; "
-           "externally linked builds have one)";
+           "looked up for it (Go's linker writes a build ID by default since Go 1.24, before "
+           "with -ldflags=-B=gobuildid; externally linked builds have one)";
   }
   std::string out = "no separate debug file found (";
   if (!build_id.empty()) out += "GNU build ID " + build_id;

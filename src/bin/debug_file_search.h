@@ -6,8 +6,9 @@
 //   - its GNU build ID (the ELF note NT_GNU_BUILD_ID), whose hex digits
 //     name DIR/.build-id/ab/cdef....debug in a debug folder;
 //   - its .gnu_debuglink section: a file name and the CRC-32 of that file.
-// Go's own linker writes a GNU build ID only when asked (-ldflags=-B=gobuildid
-// since Go 1.22, or -B 0xHEX); externally linked builds have one.
+// Go's own linker writes a GNU build ID by default since Go 1.24; before, only
+// when asked (-ldflags=-B=gobuildid, or -B 0xHEX); externally linked builds
+// have one.
 //
 // Nothing here reads the environment or keeps state: the folders to search
 // are passed in, and the search says what it tried, for messages.

@@ -3,7 +3,8 @@
 #
 # The zoo program as a distribution ships a Go executable, for
 # tests/query/debug_file_test.cpp: built with a GNU build ID
-# (-ldflags=-B=gobuildid) and run, then split as Debian's packages are:
+# (-ldflags=-B=gobuildid: the default since Go 1.24, asked for all the same)
+# and run, then split as Debian's packages are:
 #   OUTDIR/<label>/debugfile/zoo[.dump|.json]  the build with its DWARF, and
 #                                the dump it wrote
 #   OUTDIR/<label>/debugfile/zoo-stripped  the same with its DWARF moved out
