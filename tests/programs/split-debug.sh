@@ -33,10 +33,13 @@ exe="$dir/zoo" stripped="$dir/zoo-stripped"
 
 go=$(go_binary "$label")
 root=$(toolchain_root "$label" "$go")
-newest_source=$(ls -t "$SCRIPT" "$HERE/toolchains.sh" "$(readlink -f "$go")" "$HERE/zoo/"* | head -1)
+# Fresh when every output is there and newer than every source.
 fresh=1
 for out in "$exe" "$exe.dump" "$exe.json" "$stripped" "$stripped.debug"; do
-  if [ ! -s "$out" ] || [ "$newest_source" -nt "$out" ]; then fresh=0; fi
+  [ -s "$out" ] || fresh=0
+  for src in "$SCRIPT" "$HERE/toolchains.sh" "$(readlink -f "$go")" "$HERE/zoo/"*; do
+    if [ -f "$src" ] && [ "$src" -nt "$out" ]; then fresh=0; fi
+  done
 done
 if [ $fresh = 1 ]; then
   echo "make-dumps: $label/debugfile up to date"
