@@ -8,8 +8,10 @@
 # is installed over the system), a JDK with VisualVM, whose heap library reads
 # back the hprof export, Node.js and npm (the tests install memlab and
 # playwright-core with them: scripts/install-npm-tools.sh), Graphviz (dot,
-# for --to dot), Chromium (the web UI's browser tests) and binutils (strip,
-# which tests/bin strips test executables with). The tests also call
+# for --to dot), Chromium (the web UI's browser tests), binutils (strip,
+# which tests/bin strips test executables with, and objcopy, which
+# tests/programs/split-debug.sh splits a debug file off with) and elfutils'
+# debuginfod (the server tests/query/debug_file_test.cpp fetches it from). The tests also call
 # setpriv and timeout, from util-linux and coreutils, which every Debian
 # system has (Essential: yes). Safe to run again.
 set -euo pipefail
@@ -19,7 +21,7 @@ if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
 
 packages=(build-essential binutils cmake ninja-build clang clang-format libclang-rt-14-dev
           libgtest-dev libgmock-dev libbenchmark-dev zlib1g-dev
-          libboost-dev libxxhash-dev libsqlite3-dev
+          libboost-dev libxxhash-dev libsqlite3-dev debuginfod
           golang-go qemu-user-static python3 ca-certificates
           default-jdk-headless visualvm nodejs graphviz chromium)
 missing=()

@@ -192,7 +192,11 @@ class Exchange {
     if (const std::string line = firstLine(body, 300); !line.empty()) {
       text.append(": ").append(line);
     }
-    if (status() == 404) text.append(" (is the capture handler mounted at this path?)");
+    if (status() == 404) {
+      text.append(options_.expect == DownloadedKind::Heap
+                      ? " (is the capture handler mounted at this path?)"
+                      : " (the server has no file for this build ID)");
+    }
     return text;
   }
 
@@ -265,10 +269,15 @@ class Exchange {
   // core: a web page or a JSON error at the wrong URL is refused at once,
   // not downloaded whole and then found unreadable.
   Status checkHead(std::string_view head) const {
-    if (head.starts_with("go1.") || head.starts_with("\x7f"
-                                                     "ELF"))
+    const bool elf = head.starts_with(
+        "\x7f"
+        "ELF");
+    if (elf || (options_.expect == DownloadedKind::Heap && head.starts_with("go1."))) {
       return Status::success();
-    std::string why = "the answer is not a heap dump or a core file";
+    }
+    std::string why = options_.expect == DownloadedKind::Heap
+                          ? "the answer is not a heap dump or a core file"
+                          : "the answer is not an ELF file";
     const std::string type = header(http::field::content_type);
     why.append(" (Content-Type ").append(type.empty() ? "not given" : type);
     why.append("; it starts \"").append(firstLine(head, 60)).append("\")");
@@ -317,6 +326,13 @@ bool isHttpUrl(std::string_view text) {
 }
 
 Expected<TemporaryFile> downloadHeap(std::string_view url, Sink& sink,
+                                     const DownloadOptions& options) {
+  DownloadOptions heap = options;
+  heap.expect = DownloadedKind::Heap;
+  return downloadFile(url, sink, heap);
+}
+
+Expected<TemporaryFile> downloadFile(std::string_view url, Sink& sink,
                                      const DownloadOptions& options) {
   struct EndPhase {
     Sink& sink;

@@ -17,7 +17,13 @@ namespace goheap::acquire {
 // file. "https://" counts too, so that it is refused with a reason.
 bool isHttpUrl(std::string_view text);
 
+// What a download must be: a heap (a dump or a core: a web page at the wrong
+// URL is refused at its first bytes) or an ELF file (a debug file from a
+// debuginfod server).
+enum class DownloadedKind : uint8_t { Heap, ElfFile };
+
 struct DownloadOptions {
+  DownloadedKind expect = DownloadedKind::Heap;
   // How long to wait for the answer's header after the request. The capture
   // handler writes the whole dump to a file before it answers, with the
   // world stopped: about 3 s per GiB of heap.
@@ -43,5 +49,8 @@ struct DownloadOptions {
 // body), with the bytes received so far as its progress.
 Expected<TemporaryFile> downloadHeap(std::string_view url, Sink& sink,
                                      const DownloadOptions& options = {});
+// The same for any file of the kind options.expect says.
+Expected<TemporaryFile> downloadFile(std::string_view url, Sink& sink,
+                                     const DownloadOptions& options);
 
 }  // namespace goheap::acquire

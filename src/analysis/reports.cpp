@@ -263,6 +263,9 @@ Summary summarize(const Snapshot& s, size_t top_n) {
       e.frames_checked = s.exe->framesChecked();
       e.frames_matched = s.exe->framesMatched();
       e.has_symbols = b.symbols().size() > 0;
+      e.debug_file = b.debugFilePath();
+      e.debug_file_found_by = b.debugFileFoundBy();
+      e.dwarf_problem = s.types_problem;
     }
   }
 

@@ -56,6 +56,11 @@ struct ExecutableSummary {
   uint64_t load_bias = 0;
   uint64_t frames_checked = 0, frames_matched = 0;
   bool has_symbols = false;  // false: stripped, globals stay unnamed
+  // The separate debug file the DWARF came from (query/debug_file.h) and how
+  // it was found; empty when the DWARF is the executable's own, or none.
+  std::string debug_file, debug_file_found_by;
+  // Why there are no types from the executable's DWARF; empty when there are.
+  std::string dwarf_problem;
 };
 
 struct Summary {

@@ -5,6 +5,7 @@
 
 #include "bin/build_version.h"
 #include "bin/buildinfo.h"
+#include "bin/debug_file_search.h"
 #include "bin/inline.h"
 #include "bin/moduledata.h"
 
@@ -93,11 +94,13 @@ int64_t Binary::startLine(const Func& f) const {
 const DebugInfo* Binary::debugInfo() const {
   std::call_once(dwarf_->once, [this] {
     dwarf_->reads++;
-    Expected<DebugInfo> d = DebugInfo::read(container_);
+    Expected<DebugInfo> d = DebugInfo::read(dwarf_->container ? *dwarf_->container : container_);
     if (d) {
       dwarf_->info = std::make_unique<DebugInfo>(d.take());
     } else {
-      dwarf_->problem = d.error().message();
+      dwarf_->problem =
+          dwarf_->path.empty() ? d.error().message() : dwarf_->path + ": " + d.error().message();
+      if (!dwarf_->search_note.empty()) dwarf_->problem += "; " + dwarf_->search_note;
     }
   });
   return dwarf_->info.get();
@@ -106,6 +109,34 @@ const DebugInfo* Binary::debugInfo() const {
 const std::string& Binary::debugInfoProblem() const {
   debugInfo();
   return dwarf_->problem;
+}
+
+Status Binary::useDebugFile(const std::string& path, std::string found_by) {
+  Expected<MappedFile> file = MappedFile::open(path);
+  if (!file) return file.error();
+  auto mapped = std::make_unique<MappedFile>(file.take());
+  Expected<Container> c = readContainer(mapped->bytes());
+  if (!c) return c.error().inFile(path);
+  if (std::string why = debugFileMismatch(container_, *c); !why.empty()) {
+    return Error::needsInput(path + " is not the debug file of " + this->path() + ": " + why);
+  }
+  dwarf_->file = std::move(mapped);
+  dwarf_->container = c.take();
+  dwarf_->path = path;
+  dwarf_->found_by = std::move(found_by);
+  return Status::success();
+}
+
+void Binary::noteDebugFileSearch(std::string explanation) {
+  dwarf_->search_note = std::move(explanation);
+}
+
+const std::string& Binary::debugFilePath() const {
+  return dwarf_->path;
+}
+
+const std::string& Binary::debugFileFoundBy() const {
+  return dwarf_->found_by;
 }
 
 Expected<Binary> Binary::open(const std::string& path) {

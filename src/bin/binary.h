@@ -94,6 +94,25 @@ class Binary {
   // and debugInfoProblem() says why. Safe to call from several threads.
   const DebugInfo* debugInfo() const;
   const std::string& debugInfoProblem() const;
+
+  // Reads the DWARF from `path`, a separate debug file of this executable
+  // (`objcopy --only-keep-debug`: the executable's sections at the same
+  // addresses; see bin/debug_file_search.h), instead of from the executable
+  // itself. `found_by` says how it was found ("build ID", ".gnu_debuglink",
+  // "debuginfod http://..."), for debugFileFoundBy(). Call it before the
+  // first debugInfo(). An Error when the file cannot be read or is not this
+  // executable's (debugFileMismatch); the Binary is then unchanged.
+  Status useDebugFile(const std::string& path, std::string found_by);
+  // Why no separate debug file was found, added to debugInfoProblem() when
+  // the executable has no DWARF of its own. Call it before debugInfo().
+  void noteDebugFileSearch(std::string explanation);
+  // The separate debug file the DWARF is read from; empty when it is read
+  // from the executable.
+  const std::string& debugFilePath() const;
+  const std::string& debugFileFoundBy() const;
+  // The separate debug file's mapping (for the index cache's key); null when
+  // there is none.
+  const MappedFile* debugFile() const { return dwarf_->file.get(); }
   // How many times this Binary parsed its DWARF: 0 or 1 (tests).
   int debugInfoReads() const { return dwarf_->reads; }
 
@@ -103,6 +122,12 @@ class Binary {
     std::unique_ptr<DebugInfo> info;
     std::string problem;
     int reads = 0;
+    // A separate debug file (useDebugFile): its mapping and container,
+    // which the DebugInfo's views point into.
+    std::unique_ptr<MappedFile> file;
+    std::optional<Container> container;
+    std::string path, found_by;
+    std::string search_note;  // noteDebugFileSearch
   };
 
   Binary() = default;

@@ -89,6 +89,7 @@ ExecutableFingerprint fingerprintOf(const bin::Binary& executable) {
   e.build_id = executable.buildId();
   e.size = executable.file().size();
   if (e.build_id.empty()) e.file = fingerprintOf(executable.file());
+  if (const MappedFile* debug = executable.debugFile()) e.debug_file = fingerprintOf(*debug);
   return e;
 }
 
@@ -100,6 +101,10 @@ Key computeKey(const KeyInputs& inputs) {
     text.string('B', inputs.executable->build_id);
     text.number('S', inputs.executable->size);
     if (inputs.executable->file) text.file(*inputs.executable->file);
+    if (inputs.executable->debug_file) {
+      text.string('D', "debug file");
+      text.file(*inputs.executable->debug_file);
+    }
   } else {
     text.string('N', "none");
   }

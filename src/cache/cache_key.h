@@ -8,7 +8,8 @@
 // same second on a file system with coarse times, and a copy restored over
 // it). The executable is known by its Go build ID and size: a copy of it
 // elsewhere is the same build. One without a build ID is known as the heap
-// is, by its file.
+// is, by its file. A separate debug file its DWARF came from is known by its
+// file too.
 #pragma once
 
 #include <array>
@@ -66,6 +67,10 @@ struct ExecutableFingerprint {
   uint64_t size = 0;
   // Only for an executable without a build ID: then the file itself.
   std::optional<FileFingerprint> file;
+  // The separate debug file its DWARF was read from (bin::Binary::
+  // useDebugFile), known as the heap is: typed with it or without it are
+  // two entries.
+  std::optional<FileFingerprint> debug_file;
 };
 
 ExecutableFingerprint fingerprintOf(const bin::Binary& executable);

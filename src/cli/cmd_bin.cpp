@@ -2,7 +2,10 @@
 // target, pclntab and functions, and the function and source line of any
 // address (to check the names goheap will give frames and allocation sites).
 #include "bin/binary.h"
+#include "bin/debug_file_search.h"
 #include "cli/command.h"
+#include "cli/progress.h"
+#include "query/debug_file.h"
 #include "util/format.h"
 #include "util/json_writer.h"
 #include "util/text_table.h"
@@ -10,6 +13,13 @@
 namespace goheap::cli {
 
 namespace {
+
+// Where the types come from: "executable" (its own DWARF), "debug_file" (a
+// separate one) or "none".
+std::string_view dwarfSource(const bin::Binary& b) {
+  if (!b.debugFilePath().empty()) return "debug_file";
+  return bin::hasOwnDebugInfo(b.container()) ? "executable" : "none";
+}
 
 CommandSpec binSpec() {
   CommandSpec spec("bin",
@@ -31,6 +41,7 @@ CommandSpec binSpec() {
             "symbolize this address, inlined calls included (give --pc again for more)")
       .kind(ValueKind::Address)
       .repeatable();
+  addDebugDirFlag(spec);
   spec.boolFlag("json", "print JSON instead of text");
   spec.example("goheap bin ./server",
                "Go version, build ID, module, target, pclntab and layout of ./server");
@@ -96,6 +107,14 @@ void writeJson(const bin::Binary& b, bool funcs, const std::vector<PcResult>& pc
   w.field("go_version", b.goVersion());
   w.field("go_version_source", b.goVersionSource());
   w.field("build_id", b.buildId());
+  w.field("gnu_build_id", bin::gnuBuildId(b.container()));
+  w.key("dwarf").beginObject();
+  w.field("source", dwarfSource(b));
+  if (!b.debugFilePath().empty()) {
+    w.field("debug_file", b.debugFilePath()).field("found_by", b.debugFileFoundBy());
+  }
+  if (dwarfSource(b) == "none") w.field("problem", b.debugInfoProblem());
+  w.endObject();
   if (const std::optional<bin::BuildInfo>& bi = b.buildInfo()) {
     w.key("build_info").beginObject();
     w.field("path", bi->path);
@@ -186,6 +205,13 @@ void writeText(const bin::Binary& b, bool funcs, bool deps, const std::vector<Pc
   if (!b.goVersionSource().empty()) version += " (from " + b.goVersionSource() + ")";
   line("go", version);
   line("build ID", b.buildId().empty() ? "none" : b.buildId());
+  if (std::string gnu = bin::gnuBuildId(b.container()); !gnu.empty()) line("GNU build ID", gnu);
+  if (!b.debugFilePath().empty()) {
+    line("dwarf",
+         b.debugFilePath() + " (separate debug file, found by " + b.debugFileFoundBy() + ")");
+  } else if (dwarfSource(b) == "none") {
+    line("dwarf", "none: " + b.debugInfoProblem());
+  }
   if (const std::optional<bin::BuildInfo>& bi = b.buildInfo()) {
     if (!bi->path.empty()) line("path", bi->path);
     if (!bi->main.path.empty()) line("module", moduleText(bi->main));
@@ -268,6 +294,12 @@ int runBin(int argc, const char* const* argv) {
   return runParsed(binSpec(), argc, argv, [](const ParsedArgs& args) {
     Expected<bin::Binary> b = bin::Binary::open(std::string(args.getString("EXE")));
     if (!b) return fail(b.error());
+    // The DWARF of a stripped build from its separate debug file, found as
+    // every command that opens a heap finds it.
+    query::DebugFileOptions debug = openOptions(args).debug_files;
+    debug.store_dir = query::debugFileStore("");
+    WarningsOnStderr to_stderr;
+    query::attachDebugFile(*b, std::string(args.getString("EXE")), debug, to_stderr);
     std::vector<PcResult> pcs;
     if (args.has("pc")) {
       for (uint64_t pc : args.getUints("pc")) {

@@ -10,6 +10,7 @@
 #include "bin/binary.h"
 #include "bin/inline.h"
 #include "cli/command.h"
+#include "cli/progress.h"
 #include "core/core_file.h"
 #include "core/core_reader.h"
 #include "core/executable_match.h"
@@ -17,6 +18,7 @@
 #include "core/goroutines.h"
 #include "core/heap_walk.h"
 #include "core/pointer_masks.h"
+#include "query/debug_file.h"
 #include "util/format.h"
 #include "util/json_writer.h"
 #include "util/text_table.h"
@@ -50,6 +52,7 @@ CommandSpec coreInfoSpec() {
                 "executable's DWARF says) and count the heap objects and their bytes, and the "
                 "objects with pointers and their pointer words");
   spec.boolFlag("goroutines", "list the goroutines and their stacks (needs EXE with DWARF)");
+  addDebugDirFlag(spec);
   spec.boolFlag("json", "print JSON instead of text");
   spec.example("goheap core-info core.1234", "machine, threads, segments and files of a core");
   spec.example("goheap core-info core.1234 ./server",
@@ -408,6 +411,14 @@ int runCoreInfo(int argc, const char* const* argv) {
       Expected<core::CheckedExecutable> opened = core::openExecutable(*c, exe);
       if (!opened) return fail(opened.error());
       program.emplace(opened.take());
+    }
+    if (program) {
+      // The runtime's layouts come from the DWARF: a stripped build's from
+      // its separate debug file.
+      query::DebugFileOptions debug = openOptions(args).debug_files;
+      debug.store_dir = query::debugFileStore("");
+      WarningsOnStderr to_stderr;
+      query::attachDebugFile(program->binary, exe, debug, to_stderr);
     }
     const core::ExecutableMatch* match = program ? &program->match : nullptr;
     // Only the program's own executable says how its runtime lays out spans

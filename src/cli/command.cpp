@@ -1,9 +1,11 @@
 #include "cli/command.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <optional>
 #include <utility>
 
+#include "acquire/debuginfod.h"
 #include "analysis/memory_use.h"
 #include "cli/output_width.h"
 #include "cli/progress.h"
@@ -87,6 +89,17 @@ void addPidFlag(CommandSpec& spec) {
       .kind(ValueKind::Uint);
 }
 
+void addDebugDirFlag(CommandSpec& spec) {
+  spec.flag("debug-dir", "DIR",
+            "where to look for the separate debug file of an EXE without DWARF (a stripped "
+            "build, as distributions ship them): by GNU build ID in DIR/.build-id/, then by "
+            ".gnu_debuglink beside EXE, in its .debug/ and under DIR; may be repeated; "
+            "/usr/lib/debug is searched after. Servers in DEBUGINFOD_URLS (space-separated "
+            "http:// URLs) are asked next, and what they send is kept in the cache folder. "
+            "E.g. --debug-dir ./dbgsym, or DEBUGINFOD_URLS=http://debuginfod.example:8002")
+      .repeatable();
+}
+
 void addCacheFlags(CommandSpec& spec) {
   spec.flag("cache", "DIR",
             "the folder of the index cache, where what goheap computes from a heap is kept so "
@@ -100,6 +113,7 @@ void addCacheFlags(CommandSpec& spec) {
                 std::string(kByteSizeUnitsHelp) + ")")
       .kind(ValueKind::ByteSize)
       .defaultValue("10G");
+  addDebugDirFlag(spec);
 }
 
 query::OpenOptions openOptions(const ParsedArgs& args) {
@@ -111,6 +125,13 @@ query::OpenOptions openOptions(const ParsedArgs& args) {
   if (args.has("cache")) options.cache_dir = args.getString("cache");
   if (args.has("no-cache")) options.use_cache = !args.getBool("no-cache");
   if (args.has("cache-size")) options.cache_size_bytes = args.getUint("cache-size");
+  for (const std::string& dir : args.getStrings("debug-dir")) {
+    options.debug_files.dirs.push_back(dir);
+  }
+  // debuginfod's own variable, as gdb, delve and perf read it.
+  if (const char* urls = std::getenv("DEBUGINFOD_URLS")) {
+    options.debug_files.debuginfod_urls = acquire::debuginfodUrls(urls);
+  }
   return options;
 }
 

@@ -73,10 +73,14 @@ void addDumpAndCommonFlags(CommandSpec& spec, bool csv);
 void addPidFlag(CommandSpec& spec);
 
 // --cache DIR, --no-cache and --cache-size SIZE: the index cache, for every
-// command that opens a heap.
+// command that opens a heap; and --debug-dir (addDebugDirFlag).
 void addCacheFlags(CommandSpec& spec);
-// The options to open heaps with, as the index cache flags ask
-// (addCacheFlags; defaults where the spec has none of them).
+// --debug-dir DIR, repeatable: where EXE's separate debug file is looked for
+// (query/debug_file.h); its help names DEBUGINFOD_URLS too.
+void addDebugDirFlag(CommandSpec& spec);
+// The options to open heaps with, as the index cache flags and --debug-dir
+// ask (addCacheFlags; defaults where the spec has none of them), with the
+// debuginfod servers of DEBUGINFOD_URLS.
 query::OpenOptions openOptions(const ParsedArgs& args);
 // The heap the arguments name: DUMP [EXE], or --pid PID [EXE]. A usage
 // Error when neither is given, or a DUMP as well as --pid.

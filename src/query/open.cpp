@@ -65,6 +65,15 @@ const std::string& displayName(const LocalHeap& source) {
   return source.origin.empty() ? source.path : source.origin;
 }
 
+// Where the executable's separate debug file is looked for, with the store
+// folder of downloaded ones defaulted from the cache folder.
+DebugFileOptions debugFileOptions(const OpenOptions& options) {
+  DebugFileOptions d = options.debug_files;
+  if (d.store_dir.empty() && !d.debuginfod_urls.empty())
+    d.store_dir = debugFileStore(options.cache_dir);
+  return d;
+}
+
 // The program's executable, opened once per open(): the cache key, the core
 // reader (the runtime's layouts from its DWARF) and the typing all use this
 // one Binary, which parses its DWARF once (bin::Binary::debugInfo). It is
@@ -73,9 +82,11 @@ const std::string& displayName(const LocalHeap& source) {
 // which depends only on what both models hold alike.
 class ExecutableOnce {
  public:
-  ExecutableOnce(std::string path, Sink& sink) : path_(std::move(path)) {
+  ExecutableOnce(std::string path, Sink& sink, const OpenOptions& options)
+      : path_(std::move(path)) {
     if (path_.empty()) return;
     inPhase(sink, "read executable", [&] { binary_.emplace(bin::Binary::open(path_)); });
+    if (*binary_) attachDebugFile(**binary_, path_, debugFileOptions(options), sink);
   }
   // An executable found for the heap (a core's) and already open.
   ExecutableOnce(std::string path, bin::Binary binary)
@@ -227,6 +238,8 @@ Expected<std::shared_ptr<const Session>> openCore(const LocalHeap& source, Sink&
                              "\n(a core holds the process's memory but not its program: give the "
                              "executable after the core, as in `goheap summary CORE EXE`)");
   }
+  // Before the core reader, which reads the runtime's layouts from the DWARF.
+  attachDebugFile(search.opened->binary, found->path, debugFileOptions(options), observer);
   const core::ExecutableMatch match = std::move(search.opened->match);
   ExecutableOnce exe(found->path, std::move(search.opened->binary));
   search.opened.reset();
@@ -253,7 +266,7 @@ Expected<std::shared_ptr<const Session>> openCore(const LocalHeap& source, Sink&
 Expected<std::shared_ptr<const Session>> openDump(const LocalHeap& source, Sink& observer,
                                                   const OpenOptions& options,
                                                   std::unique_ptr<TemporaryFile> input) {
-  ExecutableOnce exe(source.exe_path, observer);
+  ExecutableOnce exe(source.exe_path, observer, options);
   std::optional<cache::HeapEntry> entry =
       cacheEntryFor(source, exe.path(), exe.binary(), observer, options, input != nullptr);
   if (entry) {

@@ -15,6 +15,7 @@
 #include <variant>
 
 #include "cache/cache_directory.h"
+#include "query/debug_file.h"
 #include "query/session.h"
 #include "util/error.h"
 #include "util/sink.h"
@@ -79,6 +80,11 @@ struct OpenOptions {
   // Session answers. Kept as long as that work; null: told nowhere.
   std::shared_ptr<Sink> background_sink;
   uint64_t cache_size_bytes = cache::kDefaultCacheBytes;
+  // Where the executable's separate debug file is looked for when it has no
+  // DWARF of its own (query/debug_file.h): --debug-dir folders and
+  // debuginfod servers. The store folder of downloaded ones, when left
+  // empty, is debugFileStore(cache_dir).
+  DebugFileOptions debug_files;
 };
 
 // Reads and analyses `source`, each stage a phase of `sink` (its name with

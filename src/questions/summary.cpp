@@ -68,6 +68,12 @@ std::string summaryText(const Heaps& /*heaps*/, const SummaryQuery& /*q*/,
       if (e.load_bias != 0) text += ", loaded at +" + formatHex(e.load_bias) + " (PIE)";
       if (!e.has_symbols) text += ", stripped (globals unnamed)";
       line("executable", text);
+      if (!e.debug_file.empty()) {
+        line("dwarf",
+             e.debug_file + " (separate debug file, found by " + e.debug_file_found_by + ")");
+      } else if (!e.dwarf_problem.empty()) {
+        line("dwarf", "none: " + e.dwarf_problem);
+      }
     }
   }
   line("objects", formatCount(s.objects) + " objects, " + formatBytes(s.bytes));
@@ -164,6 +170,18 @@ std::string summaryJson(const analysis::Summary& s) {
         w.field("pclntab_layout", e.pclntab_layout).field("load_bias", formatHex(e.load_bias));
         w.field("frames_checked", e.frames_checked).field("frames_matched", e.frames_matched);
         w.field("has_symbols", e.has_symbols);
+        // Where the types came from: the executable, a separate debug file, or
+        // nowhere (and why).
+        w.key("dwarf").beginObject();
+        const std::string_view source = !e.dwarf_problem.empty() ? "none"
+                                        : e.debug_file.empty()   ? "executable"
+                                                                 : "debug_file";
+        w.field("source", source);
+        if (!e.debug_file.empty()) {
+          w.field("debug_file", e.debug_file).field("found_by", e.debug_file_found_by);
+        }
+        if (!e.dwarf_problem.empty()) w.field("problem", e.dwarf_problem);
+        w.endObject();
       }
       w.endObject();
     }

@@ -27,7 +27,7 @@ KeyInputs sampleInputs() {
   in.heap.identity.device = 66;
   in.heap.identity.inode = 4242;
   in.heap.head_tail_hash = 0xabcdef;
-  in.executable = cache::ExecutableFingerprint{"build-id-1", 5000000, std::nullopt};
+  in.executable = cache::ExecutableFingerprint{"build-id-1", 5000000, std::nullopt, std::nullopt};
   return in;
 }
 
@@ -63,6 +63,8 @@ TEST(CacheKey, EveryInputChangesTheKey) {
       {"no executable", [](KeyInputs& in) { in.executable.reset(); }},
       {"executable known by its file",
        [](KeyInputs& in) { in.executable->file = cache::FileFingerprint{}; }},
+      {"a separate debug file",
+       [](KeyInputs& in) { in.executable->debug_file = cache::FileFingerprint{}; }},
       {"conservative stacks", [](KeyInputs& in) { in.options.conservative_stacks = false; }},
       {"typing", [](KeyInputs& in) { in.options.type_objects = false; }},
       {"format version", [](KeyInputs& in) { in.format_version++; }},

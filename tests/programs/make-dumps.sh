@@ -41,6 +41,10 @@
 #                                debug/dwarf reads from EXE
 #                                (tests/programs/dwarforacle, built with the
 #                                same toolchain)
+#   OUTDIR/<label>/debugfile/zoo[-stripped[.debug]]  for go1.24 and go1.26:
+#                                zoo with a GNU build ID, its dump, and the
+#                                same split into a stripped executable and
+#                                its debug file (split-debug.sh)
 # Every label gets all of that except go1.25, which gets only the typing and
 # leak-hunting programs (zoo, leaks) with their oracles: the tests read it
 # for those alone (tests/support/go_versions.h). go1.27 also builds zoo
@@ -352,6 +356,11 @@ make_label() { # label
       "$OUT/$label/nogreentea" || status=1
     GOEXPERIMENT=mapsplitgroup make_program "$label" "$go" "$root" "$HERE/zoo/" \
       "$OUT/$label/mapsplitgroup" || status=1
+  fi
+  # The zoo program split as distributions ship Go programs (its DWARF in a
+  # separate debug file): split-debug.sh, for two releases.
+  if [ "$label" = go1.24 ] || [ "$label" = go1.26 ]; then
+    bash "$HERE/split-debug.sh" "$OUT" "$label" || status=1
   fi
   if [ "$label" = go1.19 ]; then
     cross_build "$label" retention retention-pie "" GOARCH=amd64 -- -buildmode=pie || status=1
