@@ -6,4 +6,5 @@ cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build --target goheap -j2
-./build/goheap summary examples/leaky.dump
+# With the executable that wrote it, so the first screen shows Go types.
+./build/goheap summary examples/leaky.dump examples/leaky-linux-amd64

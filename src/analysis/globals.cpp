@@ -29,7 +29,7 @@ std::vector<GlobalInfo> findGlobals(const Snapshot& s, std::string_view filter, 
     return (inSegment(d.data, addr) || inSegment(d.bss, addr)) &&
            containsIgnoringCase(name, filter);
   };
-  if (const bin::DebugInfo* dwarf = s.exe->debugInfo()) {
+  if (const bin::DebugInfo* dwarf = s.exe->typeTable()) {
     for (const bin::GlobalVariable& g : dwarf->globals()) {
       if (!wanted(g.name, g.address + bias)) continue;
       out.push_back({std::string(g.name),

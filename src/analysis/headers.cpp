@@ -37,7 +37,7 @@ struct Leaf {
 class Finder {
  public:
   Finder(const Snapshot& s, std::vector<Header>& out)
-      : dw_(*s.exe->debugInfo()), words_(s.model.words()), out_(out) {}
+      : dw_(*s.exe->typeTable()), words_(s.model.words()), out_(out) {}
 
   // Scans `count` values of type t at `offset` in the holder's bytes.
   void scan(NodeId holder, const uint8_t* bytes, uint64_t size, uint64_t base, uint64_t offset,
@@ -159,7 +159,7 @@ class Finder {
 
 std::vector<Header> findHeaders(const Snapshot& s, unsigned threads) {
   std::vector<Header> out;
-  if (!s.types || !s.exe || s.exe->debugInfo() == nullptr) return out;
+  if (!s.types || !s.exe || s.exe->typeTable() == nullptr) return out;
   const typing::HeapTypes& t = *s.types;
   const model::HeapModel& d = s.model;
   // The objects in contiguous ranges, one per thread, each with its own
@@ -177,7 +177,7 @@ std::vector<Header> findHeaders(const Snapshot& s, unsigned threads) {
   });
   out = joinLarge(found);
   Finder finder(s, out);
-  const bin::DebugInfo& dw = *s.exe->debugInfo();
+  const bin::DebugInfo& dw = *s.exe->typeTable();
   const uint64_t bias = s.exe->loadBias();
   for (NodeId n = s.heap.objectCount(); n < s.heap.nodeCount(); n++) {
     const graph::RootKind kind = s.heap.rootKind(n);

@@ -91,6 +91,10 @@ NodeLabel labelNode(const Snapshot& s, NodeId n) {
     l.name = s.namer().name(n, &source);
     l.source = std::string(typing::nameSourceName(source));
     l.address = s.model.objects.addr[n];
+    if (s.types && s.types->typed(n)) {
+      l.type_evidence = std::string(typing::typeEvidenceName(
+          s.types->evidence(n), s.exe && s.exe->typeTableSource() == "DWARF"));
+    }
     return l;
   }
   const model::HeapModel& d = s.model;
@@ -164,7 +168,7 @@ NodeLabel labelHolder(const Snapshot& s, NodeId n, uint64_t slot_address) {
 
 std::string slotField(const Snapshot& s, NodeId n, uint64_t offset, uint64_t slot_address) {
   if (!s.types || n == kNoNode) return {};
-  const bin::DebugInfo& dwarf = *s.exe->debugInfo();
+  const bin::DebugInfo& dwarf = *s.exe->typeTable();
   const uint32_t ptr = s.model.params.ptr_size;
   if (s.heap.isObject(n)) {
     return typing::slotPath(s.model, s.heap, *s.types, dwarf, *s.exe, n, offset);
@@ -201,6 +205,50 @@ std::string slotField(const Snapshot& s, NodeId n, uint64_t offset, uint64_t slo
 }
 
 // ---- summary ---------------------------------------------------------------
+
+namespace {
+
+// The roots with an edge to `o`, as Retainer::root_holders names them.
+void nameRootHolders(const Snapshot& s, NodeId o, Retainer& r) {
+  std::vector<NodeId> roots;
+  for (NodeId n : s.heap.referrersOf(o)) {
+    if (!s.heap.isObject(n) && n != s.heap.superRoot()) roots.push_back(n);
+  }
+  roots.erase(std::unique(roots.begin(), roots.end()), roots.end());
+  for (NodeId n : roots) {
+    if (r.root_holders.size() >= kMaxRootHolders) {
+      r.more_root_holders++;
+      continue;
+    }
+    NodeLabel l = labelNode(s, n);
+    const auto slot = slotPointingTo(s, n, o);
+    if (slot) l = labelHolder(s, n, slot->second);
+    if (!l.global.empty()) {
+      r.root_holders.push_back("global " + l.global);
+    } else if (slot && (l.kind == "data segment" || l.kind == "bss segment")) {
+      // No symbol: the global by its address.
+      r.root_holders.push_back("global at " + hex(slot->second) + " (" +
+                               l.kind.substr(0, l.kind.find(' ')) + ")");
+    } else {
+      r.root_holders.push_back(l.short_name.empty() ? l.name : l.short_name);
+    }
+  }
+}
+
+}  // namespace
+
+std::string rootHoldersText(const Retainer& r) {
+  if (r.root_holders.empty()) return {};
+  std::string out;
+  for (size_t i = 0; i < r.root_holders.size(); i++) {
+    if (i > 0) out += i + 1 == r.root_holders.size() && r.more_root_holders == 0 ? " and " : ", ";
+    out += r.root_holders[i];
+  }
+  if (r.more_root_holders > 0) out += " and " + std::to_string(r.more_root_holders) + " more";
+  // One root points at it, others reach it through objects.
+  if (r.root_holders.size() == 1 && r.more_root_holders == 0) out += " and other roots";
+  return out;
+}
 
 Summary summarize(const Snapshot& s, size_t top_n) {
   const model::HeapModel& d = s.model;
@@ -241,11 +289,16 @@ Summary summarize(const Snapshot& s, size_t top_n) {
   sum.warnings = d.warnings;
   if (s.types) {
     sum.typed = true;
+    if (s.exe) sum.type_source = s.exe->typeTableSource();
     sum.type_conflicts = s.types->conflicts;
     for (NodeId o = 0; o < s.heap.objectCount(); o++) {
       if (!s.reachable(o) || !s.types->typed(o)) continue;
       sum.typed_objects++;
       sum.typed_bytes += d.objects.size[o];
+      if (s.types->inferred(o)) {
+        sum.inferred_objects++;
+        sum.inferred_bytes += d.objects.size[o];
+      }
     }
   }
   if (!s.exe_path.empty()) {
@@ -281,14 +334,17 @@ Summary summarize(const Snapshot& s, size_t top_n) {
                     });
   for (size_t i = 0; i < k; i++) {
     NodeId o = entry[i];
-    Retainer r{labelNode(s, o),  s.retained[o],
-               s.shallowSize(o), labelNode(s, s.dom.idom[o]),
-               std::nullopt,     0};
+    Retainer r;
+    r.object = labelNode(s, o);
+    r.retained = s.retained[o];
+    r.shallow = s.shallowSize(o);
+    r.held_by = labelNode(s, s.dom.idom[o]);
     if (auto slot = slotPointingTo(s, s.dom.idom[o], o)) {
       r.held_at_offset = slot->first;
       r.held_at_address = slot->second;
       r.held_by = labelHolder(s, s.dom.idom[o], slot->second);
     }
+    if (s.dom.idom[o] == s.heap.superRoot()) nameRootHolders(s, o, r);
     sum.top_retainers.push_back(std::move(r));
   }
   return sum;
@@ -311,6 +367,7 @@ Histogram computeGroups(const Snapshot& s, typing::GroupKind by) {
     if (!s.reachable(o)) continue;
     HistogramRow& r = rows[g.group_of[o]];
     r.count++;
+    if (s.types && s.types->inferred(o)) r.inferred_count++;
     r.shallow += s.model.objects.size[o];
     h.total_count++;
     h.total_shallow += s.model.objects.size[o];
@@ -491,7 +548,7 @@ ObjectInfo objectInfo(const Snapshot& s, NodeId o, size_t max_referrers, size_t 
   if (s.types && s.types->typed(o)) {
     info.type = s.namer().typeName(o);
     info.fields =
-        typing::decodeFields(s.model, s.heap, *s.types, *s.exe->debugInfo(), *s.exe, o, max_fields);
+        typing::decodeFields(s.model, s.heap, *s.types, *s.exe->typeTable(), *s.exe, o, max_fields);
   }
   auto preds = s.heap.predecessors().neighbors(o);
   info.referrer_count = preds.size();

@@ -21,7 +21,10 @@ struct NodeLabel {
   std::string name;        // object: its group name; root: what it is
   std::string short_name;  // a root's name for narrow columns; empty if `name` is short
   std::string source;      // object: "site" / "closure" / "interface" / "shape"; root: empty
-  uint64_t address = 0;    // object address; 0 for roots
+  // A typed object: how its type was found ("dwarf", "descriptor", "header",
+  // "interface" or "inferred"); empty otherwise.
+  std::string type_evidence;
+  uint64_t address = 0;  // object address; 0 for roots
   // A data or bss root seen through one of its words, with the executable:
   // the global variable holding that word ("main.cache").
   std::string global;
@@ -45,7 +48,15 @@ struct Retainer {
   // the word's address (a global variable's address, for data and bss).
   std::optional<uint64_t> held_at_offset;
   uint64_t held_at_address = 0;
+  // Held by several roots: the ones pointing at it directly ("global
+  // main.server", "goroutine 18", "bss 0x5a2230"), at most kMaxRootHolders.
+  std::vector<std::string> root_holders;
+  uint64_t more_root_holders = 0;  // pointing at it directly beyond those
 };
+inline constexpr size_t kMaxRootHolders = 4;
+// "global main.server and 2 goroutines": a retainer's direct root holders,
+// globals by name, the other roots counted by kind; empty when none.
+std::string rootHoldersText(const Retainer& r);
 
 // The executable given with the dump: what it is and how well it matched.
 struct ExecutableSummary {
@@ -88,9 +99,13 @@ struct Summary {
   std::vector<Retainer> top_retainers;
   std::vector<std::string> warnings;
   std::optional<ExecutableSummary> executable;  // when one was given
-  // With DWARF types: how much of the reachable heap they cover.
+  // With types (from DWARF or the runtime's type descriptors): how much of
+  // the reachable heap they cover, and how much of that was inferred by
+  // shape (counted in typed_* too).
   bool typed = false;
+  std::string type_source;                      // "DWARF" or "type descriptors"
   uint64_t typed_objects = 0, typed_bytes = 0;  // reachable ones
+  uint64_t inferred_objects = 0, inferred_bytes = 0;
   uint64_t type_conflicts = 0;
 };
 // Top retainers: the objects dominated directly by a root, biggest first:
@@ -105,6 +120,7 @@ struct HistogramRow {
   std::string name;
   std::string source;
   uint64_t count = 0;
+  uint64_t inferred_count = 0;  // members typed by shape alone (source "type")
   uint64_t shallow = 0;
   // Bytes the group retains: retained sizes of its members that no other
   // member dominates (so nothing is counted twice).

@@ -23,13 +23,13 @@ class SnapshotBuilder {
   }
 
   static void typeObjects(Snapshot& s) {
-    const bin::DebugInfo* dwarf = s.exe->debugInfo();
-    if (dwarf == nullptr) {
-      s.types_problem = s.exe->debugInfoProblem();
+    const bin::DebugInfo* table = s.exe->typeTable();
+    if (table == nullptr) {
+      s.types_problem = s.exe->typeTableProblem();
       return;
     }
     s.types =
-        std::make_unique<typing::HeapTypes>(typing::typeHeap(s.model, s.heap, *s.exe, *dwarf));
+        std::make_unique<typing::HeapTypes>(typing::typeHeap(s.model, s.heap, *s.exe, *table));
   }
 
   static void index(Snapshot& s) {
@@ -239,14 +239,14 @@ Expected<std::unique_ptr<Snapshot>> restoreSnapshot(model::HeapModel& model, Com
   if (parts.retained.size() != nodes) return refuse("the retained sizes do not fit the heap");
   SnapshotBuilder::attachExecutable(s, options.executable);
   if (parts.types) {
-    const bin::DebugInfo* dwarf = s.exe ? s.exe->debugInfo() : nullptr;
-    if (dwarf == nullptr) return refuse("types without the executable's DWARF");
-    if (std::string p = typesProblem(*parts.types, s.heap.objectCount(), *dwarf); !p.empty()) {
+    const bin::DebugInfo* table = s.exe ? s.exe->typeTable() : nullptr;
+    if (table == nullptr) return refuse("types without the executable's type table");
+    if (std::string p = typesProblem(*parts.types, s.heap.objectCount(), *table); !p.empty()) {
       return refuse("the types do not fit the heap: " + p);
     }
     s.types = std::make_unique<typing::HeapTypes>(std::move(*parts.types));
-  } else if (s.exe && options.type_objects && s.exe->debugInfo() == nullptr) {
-    s.types_problem = s.exe->debugInfoProblem();  // as typeObjects says it
+  } else if (s.exe && options.type_objects && s.exe->typeTable() == nullptr) {
+    s.types_problem = s.exe->typeTableProblem();  // as typeObjects says it
   }
   s.dom = std::move(parts.dom);
   s.retained = std::move(parts.retained);

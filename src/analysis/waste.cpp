@@ -34,7 +34,7 @@ void sortAndCut(std::vector<Row>& rows, size_t limit, Less less) {
 
 void sizeClassRounding(const Snapshot& s, const WasteOptions& options, Waste& w) {
   const typing::HeapTypes& t = *s.types;
-  const bin::DebugInfo& dw = *s.exe->debugInfo();
+  const bin::DebugInfo& dw = *s.exe->typeTable();
   const uint32_t ptr = s.model.params.ptr_size;
   struct Key {
     TypeId layout;
@@ -202,7 +202,7 @@ void hiddenArrays(const Snapshot& s, const std::vector<Header>& headers,
 class MapReader {
  public:
   explicit MapReader(const Snapshot& s)
-      : s_(s), dw_(*s.exe->debugInfo()), words_(s.model.words()) {}
+      : s_(s), dw_(*s.exe->typeTable()), words_(s.model.words()) {}
 
   bool isMap(TypeId layout) const {
     const TypeId r = dw_.resolve(layout);

@@ -39,14 +39,15 @@
 namespace goheap::bin {
 namespace {
 
-constexpr uint8_t kTflagUncommon = 1;
-constexpr uint8_t kTflagExtraStar = 2;
-constexpr uint8_t kTflagNamed = 4;
-constexpr uint8_t kKindMask = 31;
-// Bounds that a corrupt descriptor cannot push a read past.
-constexpr uint64_t kMaxDescriptors = uint64_t{1} << 20;
-constexpr uint64_t kMaxMembers = uint64_t{1} << 16;  // fields, methods, parameters
-constexpr uint64_t kMaxNameLength = uint64_t{1} << 16;
+// abi.TFlag bits goheap reads.
+enum TFlag : uint8_t { kTflagUncommon = 1, kTflagExtraStar = 2, kTflagNamed = 4 };
+constexpr uint8_t kKindMask = 31;  // Kind_'s kind; the bits above are flags
+
+// Bounds that a corrupt descriptor cannot push a read past: descriptors
+// read, members (fields, methods, parameters) of one, a name's length, and
+// the nesting of a composite type's name.
+constexpr uint64_t kMaxDescriptors = uint64_t{1} << 20, kMaxMembers = uint64_t{1} << 16,
+                   kMaxNameLength = uint64_t{1} << 16;
 constexpr int kMaxNameDepth = 64;
 
 struct Name {
@@ -250,6 +251,14 @@ class DescriptorReader {
     return std::pair{pointer(addr), *n};
   }
 
+  // An interface's or struct's tail: its PkgPath into d, and its methods'
+  // or fields' slice.
+  std::optional<std::pair<uint64_t, uint64_t>> pkgPathAndMembers(uint64_t tail,
+                                                                 Descriptor& d) const {
+    if (std::optional<Name> pkg = readName(pointer(tail))) d.struct_pkg_path = pkg->text;
+    return slice(tail + p_);
+  }
+
   std::optional<Descriptor> read(uint64_t a) const {
     if (m_.etypes != 0 && (a < m_.types || a >= m_.etypes)) return std::nullopt;
     std::optional<ByteView> h = bytes(a, header_);
@@ -304,8 +313,7 @@ class DescriptorReader {
         break;
       }
       case GoKind::Interface: {
-        if (std::optional<Name> pkg = readName(pointer(t))) d.struct_pkg_path = pkg->text;
-        std::optional<std::pair<uint64_t, uint64_t>> ms = slice(t + p_);
+        const auto ms = pkgPathAndMembers(t, d);
         if (!ms) return std::nullopt;
         for (uint64_t i = 0; i < ms->second; i++) {
           std::optional<int32_t> name = i32(ms->first + 8 * i);
@@ -323,8 +331,7 @@ class DescriptorReader {
         break;
       }
       case GoKind::Struct: {
-        if (std::optional<Name> pkg = readName(pointer(t))) d.struct_pkg_path = pkg->text;
-        std::optional<std::pair<uint64_t, uint64_t>> fs = slice(t + p_);
+        const auto fs = pkgPathAndMembers(t, d);
         if (!fs) return std::nullopt;
         for (uint64_t i = 0; i < fs->second; i++) {
           const uint64_t f = fs->first + i * 3 * p_;
@@ -456,8 +463,8 @@ class TableBuilder {
         const bool starts = i == 0 || (args[i - 1] != '.' && args[i - 1] != '/');
         if (starts && j < args.size() && args[j] == '.') {
           size_t k = j + 1;
-          while (k < args.size() && (std::isalnum(static_cast<unsigned char>(args[k])) != 0 ||
-                                     args[k] == '_')) {
+          while (k < args.size() &&
+                 (std::isalnum(static_cast<unsigned char>(args[k])) != 0 || args[k] == '_')) {
             k++;
           }
           auto type = short_type_to_full_.find(args.substr(i, k - i));
@@ -656,15 +663,18 @@ class TableBuilder {
   TypeId intType() { return base("int", GoKind::Int, p_); }
   TypeId uintType() { return base("uint", GoKind::Uint, p_); }
   TypeId uintptrType() { return base("uintptr", GoKind::Uintptr, p_); }
-  TypeId unsafePointer() {
-    return synthesized("unsafe.Pointer", [&] {
+  // A pointer whose target the table does not hold (unsafe.Pointer, the
+  // runtime's *_type and *itab in interfaces).
+  TypeId opaquePointer(const std::string& name, GoKind kind) {
+    return synthesized(name, [&] {
       Type t;
       t.tag = DwarfTag::Pointer;
-      t.kind = GoKind::UnsafePointer;
+      t.kind = kind;
       t.size = p_;
-      return add(t, "unsafe.Pointer");
+      return add(t, name);
     });
   }
+  TypeId unsafePointer() { return opaquePointer("unsafe.Pointer", GoKind::UnsafePointer); }
   TypeId pointerTo(TypeId target, const std::string& target_name) {
     const std::string name = "*" + target_name;
     return synthesized(name, [&] {
@@ -703,26 +713,12 @@ class TableBuilder {
   }
   TypeId iface() {
     return synthesized("runtime.iface", [&] {
-      const TypeId tab = synthesized("*runtime.itab", [&] {
-        Type t;
-        t.tag = DwarfTag::Pointer;
-        t.kind = GoKind::Pointer;
-        t.size = p_;
-        return add(t, "*runtime.itab");
-      });
+      const TypeId tab = opaquePointer("*runtime.itab", GoKind::Pointer);
       return structOf("runtime.iface", 2 * p_, GoKind::Struct,
                       {{"tab", 0, tab}, {"data", p_, unsafePointer()}});
     });
   }
-  TypeId runtimeTypePointer() {
-    return synthesized("*runtime._type", [&] {
-      Type t;
-      t.tag = DwarfTag::Pointer;
-      t.kind = GoKind::Pointer;
-      t.size = p_;
-      return add(t, "*runtime._type");
-    });
-  }
+  TypeId runtimeTypePointer() { return opaquePointer("*runtime._type", GoKind::Pointer); }
 
   // hchan<T>: the fields the readers use; its size by release (a timer since
   // Go 1.23, a synctest bubble since 1.25).

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 
+#include "bin/inline.h"
+#include "bin/type_descriptors.h"
 #include "util/format.h"
 
 namespace goheap::binding {
@@ -60,7 +62,65 @@ std::optional<uint64_t> biasFromFrames(
   return best->first;
 }
 
+// The type descriptors the heap names, at link time: the itabs' types,
+// finalizers' and panics' types, and the first word of every object that
+// may start with a malloc header (Go 1.22+: more than 8 words per pointer
+// bit, at most 32 KiB, holding pointers; a word that is not a descriptor
+// address is dropped by the reader's bounds). The reader reads these
+// beside the ones its lists reach.
+std::vector<uint64_t> descriptorRoots(const model::HeapModel& d, uint64_t bias) {
+  std::vector<uint64_t> roots;
+  for (const model::ItabRecord& it : d.itabs) roots.push_back(it.type_addr - bias);
+  for (const model::Finalizer& f : d.finalizers) roots.push_back(f.obj_type - bias);
+  for (const model::Panic& p : d.panics) roots.push_back(p.eface_type - bias);
+  const uint32_t ptr = d.params.ptr_size;
+  const uint64_t threshold = uint64_t{ptr} * ptr * 8;
+  const auto words = d.words();
+  for (size_t o = 0; o < d.objects.count(); o++) {
+    const uint64_t size = d.objects.size[o];
+    if (size <= threshold || size > 32768 || !d.objectHasPointers(o)) continue;
+    roots.push_back(words.read(d.objectData(o)) - bias);
+  }
+  std::sort(roots.begin(), roots.end());
+  roots.erase(std::unique(roots.begin(), roots.end()), roots.end());
+  return roots;
+}
+
 }  // namespace
+
+const DebugInfo* BoundExecutable::typeTable() const {
+  if (const DebugInfo* dwarf = exe_->debugInfo()) return dwarf;
+  readTypeTable();
+  return types_->descriptors.get();
+}
+
+const std::string& BoundExecutable::typeTableProblem() const {
+  if (exe_->debugInfo() == nullptr) readTypeTable();
+  return types_->problem;
+}
+
+std::string_view BoundExecutable::typeTableSource() const {
+  if (exe_->debugInfo() != nullptr) return "DWARF";
+  return typeTable() != nullptr ? "type descriptors" : "";
+}
+
+void BoundExecutable::readTypeTable() const {
+  std::call_once(types_->once, [&] {
+    const std::optional<ModuleLayout>& m = exe_->moduleLayout();
+    const std::optional<int> minor = goMinorVersion(exe_->goVersion());
+    if (!m || m->types == 0 || !minor) {
+      types_->problem = exe_->debugInfoProblem() +
+                        "; and the runtime's type descriptors cannot be found (no moduledata)";
+      return;
+    }
+    Expected<DebugInfo> t = readTypeDescriptors(exe_->container(), *m, *minor, types_->roots);
+    if (!t) {
+      types_->problem = exe_->debugInfoProblem() + "; and " + t.error().message();
+      return;
+    }
+    types_->descriptors = std::make_unique<DebugInfo>(t.take());
+  });
+}
 
 Expected<BoundExecutable> BoundExecutable::bind(Binary exe, const model::HeapModel& d,
                                                 std::optional<uint64_t> known_bias) {
@@ -104,6 +164,8 @@ Expected<BoundExecutable> BoundExecutable::bind(Binary exe, const model::HeapMod
       return s.error();
     }
   }
+
+  b.types_->roots = descriptorRoots(d, b.bias_);
 
   for (size_t i = 0; i < d.frames.size() && i < kMaxFramesChecked; ++i) {
     const model::StackFrame& fr = d.frames[i];

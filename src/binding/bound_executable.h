@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -77,12 +78,33 @@ class BoundExecutable {
   // debugInfoProblem() says why.
   const bin::DebugInfo* debugInfo() const { return exe_->debugInfo(); }
   const std::string& debugInfoProblem() const { return exe_->debugInfoProblem(); }
+
+  // The types the typing pass and everything above it read: the DWARF when
+  // the executable has it, else the program's types read from the runtime's
+  // type descriptors (bin/type_descriptors.h), with the descriptors the
+  // heap names (itabs, finalizers, malloc headers) as further roots. Read
+  // once, on first use; null when neither can be read, and
+  // typeTableProblem() says why. Safe to call from several threads.
+  const bin::DebugInfo* typeTable() const;
+  const std::string& typeTableProblem() const;
+  // Where typeTable() came from: "DWARF", "type descriptors" or "".
+  std::string_view typeTableSource() const;
   // The global variable holding a run-time data or bss address.
   std::optional<GlobalSymbol> globalAt(uint64_t addr) const;
 
  private:
+  struct LazyTypeTable {
+    std::once_flag once;
+    std::unique_ptr<bin::DebugInfo> descriptors;
+    std::string problem;
+    // Link-time descriptor addresses the heap names, found at bind time.
+    std::vector<uint64_t> roots;
+  };
+
   BoundExecutable() = default;
+  void readTypeTable() const;
   std::unique_ptr<bin::Binary> exe_;
+  std::unique_ptr<LazyTypeTable> types_ = std::make_unique<LazyTypeTable>();
   std::unordered_map<std::string_view, const bin::Func*> by_name_;
   uint64_t bias_ = 0;
   uint64_t frames_checked_ = 0, frames_matched_ = 0;

@@ -38,7 +38,7 @@ SlotName fromFieldPath(std::string path, uint64_t offset) {
 SlotName EdgeNamer::slotName(NodeId n, uint64_t offset, uint64_t slot_address) const {
   if (s_.heap.isObject(n)) {
     if (!s_.types || !s_.types->typed(n)) return offsetName(offset);
-    return fromFieldPath(typing::objectFieldPath(*s_.types, *s_.exe->debugInfo(), n, offset,
+    return fromFieldPath(typing::objectFieldPath(*s_.types, *s_.exe->typeTable(), n, offset,
                                                  s_.model.params.ptr_size),
                          offset);
   }

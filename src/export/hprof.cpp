@@ -175,7 +175,7 @@ class HprofWriter {
     // 32-bit dumps use 4-byte ids: VisualVM then takes references (object
     // array elements) to be 4 bytes, as the Go pointers are.
     id_size_ = ptr_ == 4 ? 4 : 8;
-    dwarf_ = s.exe && s.types ? s.exe->debugInfo() : nullptr;
+    dwarf_ = s.exe && s.types ? s.exe->typeTable() : nullptr;
   }
 
   Status run() {

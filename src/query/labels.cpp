@@ -5,7 +5,11 @@
 namespace goheap::query {
 
 std::string labelText(const analysis::NodeLabel& label) {
-  if (label.kind == "object") return label.name + " @" + formatHex(label.address);
+  if (label.kind == "object") {
+    // A guess is never shown as a fact.
+    const char* inferred = label.type_evidence == "inferred" ? " (inferred)" : "";
+    return label.name + inferred + " @" + formatHex(label.address);
+  }
   if (label.kind == "none") return "(none)";
   return label.name;
 }
@@ -16,6 +20,7 @@ void writeLabel(JsonWriter& w, const analysis::NodeLabel& label) {
   w.field("name", label.name);
   if (label.kind == "object") {
     w.field("source", label.source);
+    if (!label.type_evidence.empty()) w.field("type_evidence", label.type_evidence);
     w.field("address", formatHex(label.address));
   }
   if (!label.global.empty()) w.field("global", label.global);

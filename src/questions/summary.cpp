@@ -31,9 +31,11 @@ const QuestionInfo kInfo{
         },
 };
 
-// Short: "bss 0x5a2230" (the global's address), "goroutine 18 main.serve",
-// "several roots".
+// Short: "bss 0x5a2230" (the global's address), "goroutine 18 main.serve";
+// for several roots the ones pointing at it ("global main.srv and goroutine
+// 18"), else "several roots".
 std::string heldByText(const analysis::Retainer& r) {
+  if (!r.root_holders.empty()) return analysis::rootHoldersText(r);
   const analysis::NodeLabel& h = r.held_by;
   if (!h.global.empty()) return h.name;
   if (h.kind == "data segment" || h.kind == "bss segment") {
@@ -93,7 +95,14 @@ std::string summaryText(const Heaps& /*heaps*/, const SummaryQuery& /*q*/,
                         formatBytes(s.typed_bytes) + " (" +
                         formatPercent(s.typed_bytes, s.reachable_bytes) + " of bytes)";
     if (s.type_conflicts > 0) typed += ", " + formatCount(s.type_conflicts) + " type conflicts";
+    if (s.type_source == "type descriptors") typed += ", from the runtime's type descriptors";
     line("typed", typed);
+    if (s.inferred_objects > 0) {
+      line("inferred", formatCount(s.inferred_objects) + " of the typed objects, " +
+                           formatBytes(s.inferred_bytes) +
+                           " (typed by their size and pointer layout, which fit one type only: "
+                           "a guess, marked inferred)");
+    }
   }
   line("pointers", formatCount(s.pointers) + " between objects, " +
                        formatCount(s.non_heap_pointers) + " to memory outside the heap");
@@ -189,6 +198,9 @@ std::string summaryJson(const analysis::Summary& s) {
       w.key("types").beginObject();
       w.field("typed_reachable_count", s.typed_objects);
       w.field("typed_reachable_bytes", s.typed_bytes);
+      w.field("inferred_reachable_count", s.inferred_objects);
+      w.field("inferred_reachable_bytes", s.inferred_bytes);
+      w.field("source", s.type_source == "DWARF" ? "dwarf" : "descriptors");
       w.field("conflicts", s.type_conflicts);
       w.endObject();
     }
@@ -241,6 +253,12 @@ std::string summaryJson(const analysis::Summary& s) {
       if (r.held_at_offset) {
         w.field("offset", *r.held_at_offset);
         w.field("slot_address", formatHex(r.held_at_address));
+      }
+      if (!r.root_holders.empty()) {
+        w.key("held_by_roots").beginArray();
+        for (const std::string& h : r.root_holders) w.value(h);
+        w.endArray();
+        if (r.more_root_holders > 0) w.field("more_held_by_roots", r.more_root_holders);
       }
     });
     w.key("warnings").beginArray();

@@ -54,8 +54,16 @@ std::string topText(const Heaps& /*heaps*/, const TopQuery& /*q*/, const TopResu
       t.addRow({std::to_string(r.retained), std::to_string(r.shallow), std::to_string(r.count),
                 r.source, r.name});
     } else {
-      t.addRow({formatBytes(r.retained), formatBytes(r.shallow), formatCount(r.count), r.source,
-                r.name});
+      // A guess is never shown as a fact: say how many members were inferred.
+      const std::string name =
+          r.inferred_count == 0
+              ? r.name
+              : r.name + " (" +
+                    (r.inferred_count == r.count ? "inferred"
+                                                 : formatCount(r.inferred_count) + " inferred") +
+                    ")";
+      t.addRow(
+          {formatBytes(r.retained), formatBytes(r.shallow), formatCount(r.count), r.source, name});
     }
   }
   if (style.csv) return t.renderCsv();
@@ -131,6 +139,7 @@ std::string topJson(const TopQuery& q, const TopResult& r) {
     w.field("total_shallow", h.total_shallow);
     w.arrayOfObjects("rows", h.rows, [&](const analysis::HistogramRow& row) {
       w.field("name", row.name).field("source", row.source).field("count", row.count);
+      if (row.source == "type") w.field("inferred_count", row.inferred_count);
       w.field("shallow", row.shallow).field("retained", row.retained);
     });
   });

@@ -88,6 +88,7 @@ enum ObjectColumn : int {
   kObjReachable,
   kObjTyped,
   kObjContents,
+  kObjTypeEvidence,
   kObjColumnCount
 };
 inline constexpr Column kObjectColumns[] = {
@@ -111,8 +112,13 @@ inline constexpr Column kObjectColumns[] = {
      "the node that dominates it: an object's id, or a root's node; NULL when unreachable",
      kIndexed},
     {kObjReachable, "reachable", kInteger, "1 when a root reaches it, 0 for garbage"},
-    {kObjTyped, "typed", kInteger, "1 when `type` is a DWARF type"},
+    {kObjTyped, "typed", kInteger,
+     "1 when `type` is a Go type (from DWARF or, stripped, the runtime's type descriptors)"},
     {kObjContents, "contents", kBlob, "its bytes"},
+    {kObjTypeEvidence, "type_evidence", kText,
+     "how a typed object's type was found: `dwarf` or `descriptor` (from a typed root or "
+     "pointer), `header` (its malloc header), `interface` (an interface's type word), "
+     "`inferred` (its size and pointer layout fit one type only: a guess); NULL when untyped"},
 };
 static_assert(numberedInOrder(kObjectColumns, kObjColumnCount));
 inline constexpr TableSchema kObjectsTable{

@@ -229,6 +229,16 @@ class ObjectsCursor final : public Cursor {
       case kObjContents:
         resultBlob(ctx, s_.model.objectData(o), s_.model.objects.size[o], true);
         break;
+      case kObjTypeEvidence:
+        if (s_.types && s_.types->typed(o)) {
+          resultText(ctx,
+                     typing::typeEvidenceName(s_.types->evidence(o),
+                                              s_.exe && s_.exe->typeTableSource() == "DWARF"),
+                     true);
+        } else {
+          sqlite3_result_null(ctx);
+        }
+        break;
       default:
         sqlite3_result_null(ctx);
     }
@@ -489,7 +499,7 @@ class FieldsCursor final : public Cursor {
       fields_.clear();
       pos_ = 0;
       if (!s_.types->typed(object_) || s_.isRuntimeMetadata(object_)) continue;
-      fields_ = typing::decodeFields(s_.model, s_.heap, *s_.types, *s_.exe->debugInfo(), *s_.exe,
+      fields_ = typing::decodeFields(s_.model, s_.heap, *s_.types, *s_.exe->typeTable(), *s_.exe,
                                      object_, kFieldsPerObject);
     }
     if (pos_ < fields_.size()) {

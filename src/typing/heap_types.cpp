@@ -1,11 +1,15 @@
 #include "typing/heap_types.h"
 
 #include <algorithm>
+#include <array>
 #include <deque>
+#include <map>
+#include <set>
 #include <span>
 #include <unordered_map>
 
 #include "typing/release_layout.h"
+#include "util/enum_names.h"
 #include "util/format.h"
 #include "util/go_version.h"
 #include "util/large_vector.h"
@@ -55,7 +59,9 @@ constexpr uint64_t kUnrolledElements = 8;
 struct AssignmentHash {
   size_t operator()(const TypeAssignment& a) const {
     const uint64_t types = uint64_t{a.layout} << 32 | a.shown;
-    const uint64_t rest = uint64_t{a.count} << 32 | uint64_t{static_cast<uint8_t>(a.form)} << 16 |
+    const uint64_t rest = uint64_t{a.count} << 32 |
+                          uint64_t{static_cast<uint8_t>(a.evidence)} << 24 |
+                          uint64_t{static_cast<uint8_t>(a.form)} << 16 |
                           uint64_t{a.data_offset} << 8 | a.count_guessed;
     // Multiply-xorshift: cheap, and every input bit reaches the high bits
     // the table's bucket index is taken from.
@@ -161,6 +167,20 @@ class Typer {
   void buildLayout(TypeId t, uint64_t base, int depth, std::vector<ScanOp>& out);
   void scanStruct(const Memory& m, uint64_t addr, TypeId r, TypeId shown, int depth);
   void scanInterface(const Memory& m, uint64_t addr, TypeId r);
+  // Types the target of an interface's data word by its dynamic type.
+  void typeInterfaceData(uint64_t type_addr, uint64_t data);
+  // Interfaces no typed value reaches (globals without symbols, untyped
+  // objects, frames without DWARF): a pointer slot whose preceding word is
+  // an itab or a type descriptor the table knows is an interface's data word.
+  void seedInterfaceWords();
+  // Untyped objects whose size class and pointer mask fit exactly one type
+  // of the table (or one whose pointer fields agree with the types of the
+  // objects they point at): typed as that type, marked inferred.
+  void inferByShape();
+  // The GC pointer words of a value of type t at offset `base` (a pointer,
+  // map, chan, func, string or slice: one; an interface: two), up to `limit`.
+  void pointerWords(TypeId t, uint64_t base, int depth, std::vector<uint64_t>& out);
+  void drain();
   void scanObject(NodeId o);
   void scanPiece(const Memory& m, uint64_t addr, TypeId t, uint64_t offset, uint64_t size);
 
@@ -202,6 +222,7 @@ class Typer {
   std::vector<int8_t> special_;  // per TypeId: -1 unknown
   uint64_t types_base_ = 0;      // link-time runtime.types
   ReleaseLayout runtime_;
+  TypeEvidence evidence_ = TypeEvidence::Table;  // of what set() assigns now
 };
 
 GoKind Typer::kindOf(TypeId t) const {
@@ -333,6 +354,7 @@ void Typer::set(NodeId o, TypeId layout, TypeId shown, uint64_t count, TypeForm 
   a.count = static_cast<uint32_t>(std::min<uint64_t>(count, UINT32_MAX));
   a.form = form;
   a.count_guessed = count_guessed ? 1 : 0;
+  a.evidence = evidence_;
   reassign(o, a);
   queue_.push_back(o);
 }
@@ -684,6 +706,10 @@ void Typer::scanInterface(const Memory& m, uint64_t addr, TypeId r) {
     if (it == itab_type_.end()) return;
     type_addr = it->second;
   }
+  typeInterfaceData(type_addr, data);
+}
+
+void Typer::typeInterfaceData(uint64_t type_addr, uint64_t data) {
   const TypeId dyn = typeAtRuntimeAddress(type_addr);
   if (dyn == kNoType) return;
   if (!directIface(type_addr, dyn)) {
@@ -713,6 +739,8 @@ void Typer::scanInterface(const Memory& m, uint64_t addr, TypeId r) {
 void Typer::scanObject(NodeId o) {
   const TypeAssignment a = of(o);
   if (a.form != TypeForm::Value && a.form != TypeForm::Array) return;
+  // What a guess points at is a guess too.
+  evidence_ = a.evidence == TypeEvidence::Inferred ? TypeEvidence::Inferred : TypeEvidence::Table;
   Memory m{d_.objectData(o), d_.objects.addr[o], d_.objects.size[o], nullptr, {}};
   const uint64_t start = m.base + a.data_offset;
   const TypeId t = a.layout;
@@ -751,11 +779,13 @@ void Typer::seedMallocHeaders() {
     // The header names the element type of an array: the slot size only
     // bounds its length, which a slice's capacity may tell exactly later.
     const uint64_t start = d_.objects.addr[o] + header;
+    evidence_ = TypeEvidence::Header;
     if (n > 1) {
       assign(start, t, t, n, TypeForm::Array, /*approximate=*/true);
     } else {
       assign(start, t, t, 0, TypeForm::Value);
     }
+    evidence_ = TypeEvidence::Table;
   }
 }
 
@@ -877,17 +907,216 @@ void Typer::seedFinalizersAndPanics() {
   }
 }
 
+void Typer::seedInterfaceWords() {
+  // Itabs and descriptors lie in the executable's read-only data: a range
+  // check spares the lookups for almost every word.
+  uint64_t lo = UINT64_MAX, hi = 0;
+  for (const auto& [itab, type] : itab_type_) {
+    lo = std::min(lo, itab);
+    hi = std::max(hi, itab);
+  }
+  if (const auto& m = exe_.binary().moduleLayout(); m && m->etypes > m->types) {
+    lo = std::min(lo, m->types + exe_.loadBias());
+    hi = std::max(hi, m->etypes + exe_.loadBias());
+  }
+  if (lo > hi) return;
+  auto check = [&](const uint8_t* contents, uint64_t off) {
+    if (off < ptr()) return;
+    uint64_t type_word = words_.read(contents + off - ptr());
+    if (type_word < lo || type_word > hi) return;
+    const uint64_t data = words_.read(contents + off);
+    const NodeId target = objectAt(data);
+    if (target == kNoNode || of(target).form != TypeForm::None) return;  // typed already
+    if (auto it = itab_type_.find(type_word); it != itab_type_.end()) type_word = it->second;
+    evidence_ = TypeEvidence::Interface;
+    typeInterfaceData(type_word, data);
+    evidence_ = TypeEvidence::Table;
+  };
+  auto scanRange = [&](model::ByteRange contents, uint32_t layout) {
+    const uint8_t* bytes = d_.bytes(contents).data();
+    d_.forEachSlot(layout, [&](uint64_t off) { check(bytes, off); });
+  };
+  if (d_.data.present) scanRange(d_.data.contents, d_.data.layout);
+  if (d_.bss.present) scanRange(d_.bss.contents, d_.bss.layout);
+  for (const model::StackFrame& f : d_.frames) scanRange(f.contents, f.layout);
+  // Typed objects' interfaces were read with their types.
+  for (NodeId o = 0; o < heap_.objectCount(); o++) {
+    if (of(o).form != TypeForm::None) continue;
+    const uint8_t* bytes = d_.objectData(o);
+    d_.forEachObjectSlot(o, [&](uint64_t off) { check(bytes, off); });
+  }
+}
+
 void Typer::run() {
   const uint64_t before = out_.typed_objects;
   seedGlobals();
   seedFrames();
   seedFinalizersAndPanics();
   out_.typed_from_roots = out_.typed_objects - before;
+  drain();
+  seedInterfaceWords();
+  drain();
+  inferByShape();
+  drain();
+}
+
+void Typer::drain() {
   while (!queue_.empty()) {
     const NodeId o = queue_.front();
     queue_.pop_front();
     scanObject(o);
   }
+  evidence_ = TypeEvidence::Table;
+}
+
+void Typer::pointerWords(TypeId t, uint64_t base, int depth, std::vector<uint64_t>& out) {
+  if (t == kNoType || depth > kMaxDepth || !hasPointers(t) || out.size() > 64) return;
+  const TypeId r = dw_.resolve(t);
+  switch (kindOf(t)) {
+    case GoKind::Interface:
+      out.push_back(base);
+      out.push_back(base + ptr());
+      return;
+    case GoKind::Map:
+    case GoKind::Chan:
+    case GoKind::Func:
+    case GoKind::Pointer:
+    case GoKind::UnsafePointer:
+    case GoKind::String:
+    case GoKind::Slice:
+      out.push_back(base);
+      return;
+    case GoKind::Array: {
+      if (r == kNoType) return;
+      const uint64_t esize = sizeOf(dw_.type(r).elem);
+      for (uint64_t i = 0; i < dw_.type(r).count && i < 64 && esize > 0; i++) {
+        pointerWords(dw_.type(r).elem, base + i * esize, depth + 1, out);
+      }
+      return;
+    }
+    case GoKind::Struct:
+      if (r == kNoType) return;
+      for (const bin::Field& f : dw_.fields(dw_.type(r))) {
+        pointerWords(f.type, base + f.offset, depth + 1, out);
+      }
+      return;
+    default:
+      return;
+  }
+}
+
+// The runtime's size classes (runtime/sizeclasses.go, the same from Go 1.19
+// to 1.27): an object of a small type occupies the smallest that holds it.
+constexpr uint16_t kSizeClasses[] = {
+    8,     16,    24,    32,    48,    64,    80,    96,    112,   128,   144,  160,   176,   192,
+    208,   224,   240,   256,   288,   320,   352,   384,   416,   448,   480,  512,   576,   640,
+    704,   768,   896,   1024,  1152,  1280,  1408,  1536,  1792,  2048,  2304, 2688,  3072,  3200,
+    3456,  4096,  4864,  5376,  6144,  6528,  6784,  6912,  8192,  9472,  9728, 10240, 10880, 12288,
+    13568, 14336, 16384, 18432, 19072, 20480, 21760, 24576, 27264, 28672, 32768};
+
+uint64_t sizeClassOf(uint64_t size) {
+  for (const uint16_t c : kSizeClasses) {
+    if (size <= c) return c;
+  }
+  return 0;  // a large object: its own pages
+}
+
+void Typer::inferByShape() {
+  // Candidates: the table's real Go types (those with a descriptor) that
+  // hold pointers, by (size class, pointer words).
+  std::map<std::pair<uint64_t, std::vector<uint64_t>>, std::vector<TypeId>> by_shape;
+  std::vector<uint64_t> words;
+  for (TypeId t = 0; t < dw_.types().size(); t++) {
+    const bin::Type& ty = dw_.type(t);
+    if (ty.runtime_type == 0 || ty.tag == DwarfTag::Typedef || ty.size == 0) continue;
+    if (ty.kind != GoKind::Struct && ty.kind != GoKind::Array) continue;
+    // Runtime-internal shapes never allocated on their own, and the runtime's
+    // generic headers (runtime.hmap, runtime.hchan, internal/runtime/maps.*),
+    // whose instances are a map's or chan's of some K, V or T.
+    if (ty.name.starts_with("noalg.") || ty.name.find("go.shape.") != std::string_view::npos ||
+        ty.name.starts_with("runtime.") || ty.name.starts_with("internal/runtime/")) {
+      continue;
+    }
+    const uint64_t slot = sizeClassOf(ty.size);
+    if (slot == 0) continue;
+    words.clear();
+    pointerWords(t, 0, 0, words);
+    if (words.empty() || words.size() > 64) continue;
+    by_shape[{slot, words}].push_back(t);
+  }
+  if (by_shape.empty()) return;
+  // Element shapes: any object might be the backing array of a slice of
+  // some element type, whose descriptor the table need not have as an
+  // array ([]*T's [cap]*T): a mask such an array explains is ambiguous.
+  std::set<std::pair<uint64_t, std::vector<uint64_t>>> element_shapes;
+  for (TypeId t = 0; t < dw_.types().size(); t++) {
+    const bin::Type& ty = dw_.type(t);
+    if (ty.runtime_type == 0) continue;
+    const uint64_t size = sizeOf(t);
+    if (size == 0 || size > 16384) continue;
+    words.clear();
+    pointerWords(t, 0, 0, words);
+    if (!words.empty() && words.size() <= 64) element_shapes.insert({size, words});
+  }
+  auto explainedByArray = [&](uint64_t object_size, const std::vector<uint64_t>& mask) {
+    for (const auto& [esize, emask] : element_shapes) {
+      // [k]E for k >= 2 elements, the last holding the last pointer word.
+      const uint64_t k = mask.back() / esize + 1;
+      if (k < 2 || k * esize > object_size || mask.size() != k * emask.size()) continue;
+      bool same = true;
+      for (size_t i = 0; i < mask.size() && same; i++) {
+        same = mask[i] == (i / emask.size()) * esize + emask[i % emask.size()];
+      }
+      if (same) return true;
+    }
+    return false;
+  };
+  const uint64_t header_threshold =
+      runtime_.malloc_header_size != 0 ? uint64_t{ptr()} * ptr() * 8 : UINT64_MAX;
+  evidence_ = TypeEvidence::Inferred;
+  for (NodeId o = 0; o < heap_.objectCount(); o++) {
+    if (of(o).form != TypeForm::None || !holdsPointers(o)) continue;
+    const uint64_t size = d_.objects.size[o];
+    if (size > header_threshold || size > 32768) continue;  // headers name those
+    words.clear();
+    d_.forEachObjectSlot(o, [&](uint64_t off) { words.push_back(off); });
+    std::sort(words.begin(), words.end());
+    auto it = by_shape.find({size, words});
+    if (it == by_shape.end() || explainedByArray(size, words)) continue;
+    // A closure's context starts with its function's entry: no Go type.
+    if (exe_.functionEntry(words_.read(d_.objectData(o))) != nullptr) continue;
+    TypeId chosen = kNoType;
+    if (it->second.size() == 1) {
+      chosen = it->second.front();
+    } else {
+      // Several types fit: keep the one whose pointer fields agree with the
+      // types of the objects they point at, when exactly one does.
+      int agreeing = 0;
+      for (TypeId t : it->second) {
+        bool agrees = true, any = false;
+        for (const ScanOp& op : layoutOf(t)) {
+          if (op.kind != ScanOp::Leaf || kindOf(op.type) != GoKind::Pointer) continue;
+          const TypeId r = dw_.resolve(op.type);
+          const uint64_t target = words_.read(d_.objectData(o) + op.offset);
+          const NodeId to = objectAt(target);
+          if (r == kNoType || to == kNoNode || of(to).form != TypeForm::Value) continue;
+          any = true;
+          const TypeId want = dw_.type(r).elem;
+          agrees = agrees && (dw_.resolve(want) == dw_.resolve(of(to).layout) ||
+                              startsWith(of(to).layout, want));
+        }
+        if (agrees && any) {
+          chosen = t;
+          agreeing++;
+        }
+      }
+      if (agreeing != 1) chosen = kNoType;
+    }
+    if (chosen == kNoType) continue;
+    assign(d_.objects.addr[o] + of(o).data_offset, chosen, chosen, 0, TypeForm::Value);
+    if (of(o).form != TypeForm::None) out_.inferred_objects++;
+  }
+  evidence_ = TypeEvidence::Table;
 }
 
 // Splits "K,V" at its top-level comma.
@@ -905,6 +1134,16 @@ std::pair<std::string_view, std::string_view> splitPair(std::string_view s) {
 }
 
 }  // namespace
+
+// Table's name is "descriptor", or "dwarf" with DWARF.
+constexpr std::array<std::string_view, 4> kEvidenceNames = {"descriptor", "header", "interface",
+                                                            "inferred"};
+static_assert(namesEveryValue(kEvidenceNames, TypeEvidence::Inferred));
+
+std::string_view typeEvidenceName(TypeEvidence e, bool dwarf) {
+  if (e == TypeEvidence::Table && dwarf) return "dwarf";
+  return enumName(e, kEvidenceNames, "");
+}
 
 GoKind goKind(const bin::DebugInfo& dwarf, TypeId t) {
   // A typedef names Go's kind (map, chan, interface, a named struct); the

@@ -36,6 +36,17 @@ enum class TypeForm : uint8_t {
   Closure,      // a func value's context: code pointer, then captured variables
 };
 
+// How an object's type was found, as the JSON's type_evidence reports it.
+// Types spread along pointers keep the evidence of the table (Table) unless
+// they spread from an inferred object, which makes them inferred too.
+enum class TypeEvidence : uint8_t {
+  Table,      // a typed root or pointer: "dwarf" or "descriptor", by the table
+  Header,     // the object's malloc header (or a finalizer's record) names it
+  Interface,  // an interface's type word or itab names its data word's target
+  Inferred,   // its size and pointer mask fit one type only: a guess
+};
+std::string_view typeEvidenceName(TypeEvidence e, bool dwarf);
+
 // How one object is typed. Few of these differ in a heap (a type, an array
 // length, a header), so objects share them: each object holds the index of
 // its assignment (HeapTypes::assignment), 4 bytes instead of these 16.
@@ -49,7 +60,7 @@ struct TypeAssignment {
   // The count was guessed from the slot size, not read from a slice's
   // capacity; a capacity seen later replaces it.
   uint8_t count_guessed = 0;
-  uint8_t unused = 0;  // keeps the padding defined: the index cache writes these bytes
+  TypeEvidence evidence = TypeEvidence::Table;
 
   bool operator==(const TypeAssignment&) const = default;
 };
@@ -64,6 +75,7 @@ struct HeapTypes {
   uint64_t typed_objects = 0;
   uint64_t conflicts = 0;  // an object reached at its start as incompatible types
   uint64_t typed_from_roots = 0, typed_from_headers = 0;
+  uint64_t inferred_objects = 0;  // typed by inferByShape, before spreading
 
   const TypeAssignment& of(NodeId o) const { return assignments[assignment[o]]; }
   bin::TypeId layout(NodeId o) const { return of(o).layout; }
@@ -71,11 +83,14 @@ struct HeapTypes {
   uint32_t count(NodeId o) const { return of(o).count; }
   TypeForm form(NodeId o) const { return of(o).form; }
   uint8_t dataOffset(NodeId o) const { return of(o).data_offset; }
+  TypeEvidence evidence(NodeId o) const { return of(o).evidence; }
+  bool inferred(NodeId o) const { return typed(o) && evidence(o) == TypeEvidence::Inferred; }
   bool typed(NodeId o) const { return form(o) != TypeForm::None; }
   size_t objectCount() const { return assignment.size(); }
 };
 
-// Runs the typing pass. `exe` must have DWARF (exe.debugInfo() != null).
+// Runs the typing pass over `table`: exe.typeTable(), the executable's DWARF
+// or its runtime type descriptors.
 HeapTypes typeHeap(const model::HeapModel& dump, const graph::Heap& heap,
                    const binding::BoundExecutable& exe, const bin::DebugInfo& dwarf);
 

@@ -320,7 +320,7 @@ uint64_t ObjectNamer::shapeHash(NodeId object) const {
 
 std::string ObjectNamer::typeName(NodeId object) const {
   if (types_ == nullptr || !types_->typed(object)) return {};
-  return typing::typeName(*types_, object, *exe_->debugInfo(), *exe_, dump_);
+  return typing::typeName(*types_, object, *exe_->typeTable(), *exe_, dump_);
 }
 
 std::string ObjectNamer::name(NodeId object, NameSource* source) const {

@@ -523,12 +523,17 @@ INSTANTIATE_TEST_SUITE_P(Zoo, CliTypes, ::testing::ValuesIn(testing::goVersionsW
 // Stripped: a note on stderr, names from the dump alone, exit 0.
 class CliStripped : public ::testing::TestWithParam<std::string> {};
 
-TEST_P(CliStripped, TopWithoutTypesSaysSo) {
+// Without DWARF the types come from the runtime's type descriptors, and the
+// summary says so.
+TEST_P(CliStripped, AStrippedBuildIsTypedFromItsTypeDescriptors) {
   const std::string stripped =
       std::string(GOHEAP_TESTDUMPS_DIR) + "/" + GetParam() + "/stripped/funcs";
-  RunResult s = run({"top", stripped + ".dump", stripped, "--no-progress"});
+  RunResult s = run({"summary", stripped + ".dump", stripped, "--no-progress", "--no-cache"});
   EXPECT_TRUE(s.exited && s.code == 0) << s.describe();
-  EXPECT_NE(s.err.find("no types from the executable"), std::string::npos) << s.describe();
+  EXPECT_EQ(s.err.find("no types from the executable"), std::string::npos) << s.describe();
+  EXPECT_NE(s.out.find("from the runtime's type descriptors"), std::string::npos) << s.describe();
+  RunResult j = run({"summary", stripped + ".dump", stripped, "--json", "--no-progress"});
+  EXPECT_NE(j.out.find("\"source\": \"descriptors\""), std::string::npos) << j.describe();
 }
 
 INSTANTIATE_TEST_SUITE_P(Funcs, CliStripped, ::testing::ValuesIn(testing::goVersions()),

@@ -88,8 +88,11 @@ void expectCoreHoldsTheDump(const std::string& core_path, const std::string& dum
   EXPECT_FALSE(core->model.heap_dump.has_value());
   EXPECT_EQ(core->exe_path, exe);
   EXPECT_TRUE(core->exe) << core->exe_problem;
-  // Without DWARF objects are named by shape, as for a dump.
-  EXPECT_EQ(core->types != nullptr, !stripped) << core->types_problem;
+  // Without DWARF the types come from the runtime's type descriptors.
+  EXPECT_NE(core->types, nullptr) << core->types_problem;
+  if (stripped && core->exe) {
+    EXPECT_EQ(core->exe->typeTableSource(), "type descriptors");
+  }
   for (const std::string& w : core->model.warnings) {
     // The layout table has no memstats layouts: a stripped core has none;
     // nor runtime.mbuckets: only the sampled objects' buckets are read.

@@ -51,7 +51,8 @@ std::string splitDir(const std::string& release) {
 struct Typing {
   std::vector<std::string> names;
   uint64_t typed_objects = 0, typed_bytes = 0;
-  std::string problem;  // why nothing is typed
+  std::string problem;  // why there is no DWARF
+  std::string source;   // of the types: "DWARF" or "type descriptors"
   std::string debug_file, found_by;
 };
 
@@ -68,6 +69,8 @@ Typing typingOf(const std::string& dump, const std::string& exe,
   const analysis::Snapshot& s = (*session)->snapshot();
   t.problem = s.types_problem;
   if (s.exe != nullptr) {
+    t.problem = s.exe->debugInfoProblem();
+    t.source = s.exe->typeTableSource();
     t.debug_file = s.exe->binary().debugFilePath();
     t.found_by = s.exe->binary().debugFileFoundBy();
   }
@@ -124,6 +127,7 @@ class DebugFileTest : public ::testing::TestWithParam<std::string> {
   // object, the same typed bytes.
   void expectSameAsTwin(const Typing& t) const {
     EXPECT_EQ(t.problem, "");
+    EXPECT_EQ(t.source, "DWARF");
     EXPECT_EQ(t.typed_objects, twin_typing_.typed_objects);
     EXPECT_EQ(t.typed_bytes, twin_typing_.typed_bytes);
     ASSERT_EQ(t.names.size(), twin_typing_.names.size());
@@ -160,9 +164,11 @@ TEST_P(DebugFileTest, TheSplitIsAsDebianMakesIt) {
   EXPECT_EQ(bin::gnuBuildId(twin->container()), bin::gnuBuildId(exe->container()));
 }
 
-TEST_P(DebugFileTest, WithoutItNothingIsTypedAndTheMessageSaysWhatWasTried) {
+// Without it the types come from the runtime's type descriptors, and the
+// DWARF's absence says what was tried.
+TEST_P(DebugFileTest, WithoutItTheDescriptorsTypeAndTheMessageSaysWhatWasTried) {
   const Typing t = typingOf(dump(), lonelyStripped(), {{work_ + "/empty"}, {}, {}});
-  EXPECT_EQ(t.typed_objects, 0u);
+  EXPECT_EQ(t.source, "type descriptors");
   EXPECT_NE(t.problem.find("no separate debug file found"), std::string::npos) << t.problem;
   EXPECT_NE(t.problem.find(buildId()), std::string::npos) << t.problem;
   EXPECT_NE(t.problem.find(work_ + "/empty/.build-id/"), std::string::npos) << t.problem;
@@ -215,7 +221,7 @@ TEST_P(DebugFileTest, ADebugLinkToAnotherBuildIsRefusedByItsCrc) {
   const std::string exe = lonelyStripped();
   copyFile(other + "/zoo-stripped.debug", work_ + "/bin/zoo-stripped.debug");
   const Typing t = typingOf(dump(), exe, {{work_ + "/empty"}, {}, {}});
-  EXPECT_EQ(t.typed_objects, 0u);
+  EXPECT_EQ(t.source, "type descriptors");
   EXPECT_NE(t.problem.find(work_ + "/bin/zoo-stripped.debug: "), std::string::npos) << t.problem;
   EXPECT_NE(t.problem.find("another build"), std::string::npos) << t.problem;
 }
@@ -393,7 +399,7 @@ TEST(DebugFileSearch, AnExecutableWithNeitherBuildIdNorLinkCannotBeLookedUp) {
   const std::string exe = std::string(GOHEAP_TESTDUMPS_DIR) + "/go1.19/stripped/funcs";
   ASSERT_TRUE(fs::exists(exe)) << exe << " is missing: run tests/programs/make-dumps.sh";
   Typing t = typingOf(exe + ".dump", exe, {});
-  EXPECT_EQ(t.typed_objects, 0u);
+  EXPECT_EQ(t.source, "type descriptors");
   EXPECT_NE(t.problem.find("neither a GNU build ID nor a .gnu_debuglink"), std::string::npos)
       << t.problem;
 }

@@ -13,6 +13,7 @@ ReportedTypes checkReportedTypes(const analysis::Snapshot& snap, const JsonValue
     if (got == v["type"].str()) {
       r.right++;
     } else {
+      if (got.empty()) r.untyped++;
       r.wrong += "  " + v["what"].str() + " at " + v["addr"].str() + ": want " + v["type"].str() +
                  ", got " + (got.empty() ? "(untyped)" : got) + "\n";
     }

@@ -13,7 +13,8 @@ namespace goheap::testing {
 
 struct ReportedTypes {
   size_t right = 0, total = 0;
-  std::string wrong;  // one line per value typed otherwise
+  size_t untyped = 0;  // of the others, those given no type at all (the rest are misnamed)
+  std::string wrong;   // one line per value typed otherwise
 };
 
 // `values`: [{addr, type, what}], as zoo reports them.
