@@ -208,13 +208,19 @@ std::string slotField(const Snapshot& s, NodeId n, uint64_t offset, uint64_t slo
 
 namespace {
 
-// The roots with an edge to `o`, as Retainer::root_holders names them.
+// The roots with an edge to `o`, as Retainer::root_holders names them
+// (roots' edges only: far fewer than all edges).
 void nameRootHolders(const Snapshot& s, NodeId o, Retainer& r) {
   std::vector<NodeId> roots;
-  for (NodeId n : s.heap.referrersOf(o)) {
-    if (!s.heap.isObject(n) && n != s.heap.superRoot()) roots.push_back(n);
+  for (NodeId n = s.heap.objectCount(); n < s.heap.nodeCount(); n++) {
+    if (n == s.heap.superRoot()) continue;
+    for (NodeId to : s.heap.successors.neighbors(n)) {
+      if (to == o) {
+        roots.push_back(n);
+        break;
+      }
+    }
   }
-  roots.erase(std::unique(roots.begin(), roots.end()), roots.end());
   for (NodeId n : roots) {
     if (r.root_holders.size() >= kMaxRootHolders) {
       r.more_root_holders++;

@@ -68,11 +68,15 @@ std::optional<uint64_t> biasFromFrames(
 // bit, at most 32 KiB, holding pointers; a word that is not a descriptor
 // address is dropped by the reader's bounds). The reader reads these
 // beside the ones its lists reach.
-std::vector<uint64_t> descriptorRoots(const model::HeapModel& d, uint64_t bias) {
+// The malloc headers are read only for an executable without DWARF, which
+// is when the descriptors are read (a pass over every object otherwise
+// spent for nothing).
+std::vector<uint64_t> descriptorRoots(const model::HeapModel& d, uint64_t bias, bool with_headers) {
   std::vector<uint64_t> roots;
   for (const model::ItabRecord& it : d.itabs) roots.push_back(it.type_addr - bias);
   for (const model::Finalizer& f : d.finalizers) roots.push_back(f.obj_type - bias);
   for (const model::Panic& p : d.panics) roots.push_back(p.eface_type - bias);
+  if (!with_headers) return roots;
   const uint32_t ptr = d.params.ptr_size;
   const uint64_t threshold = uint64_t{ptr} * ptr * 8;
   const auto words = d.words();
@@ -165,7 +169,12 @@ Expected<BoundExecutable> BoundExecutable::bind(Binary exe, const model::HeapMod
     }
   }
 
-  b.types_->roots = descriptorRoots(d, b.bias_);
+  const Container& bc = b.exe_->container();
+  const bool has_dwarf = !b.exe_->debugFilePath().empty() || bc.section(".debug_info") != nullptr ||
+                         bc.section(".zdebug_info") != nullptr ||
+                         bc.section("__debug_info") != nullptr ||
+                         bc.section("__zdebug_info") != nullptr;
+  b.types_->roots = descriptorRoots(d, b.bias_, !has_dwarf);
 
   for (size_t i = 0; i < d.frames.size() && i < kMaxFramesChecked; ++i) {
     const model::StackFrame& fr = d.frames[i];

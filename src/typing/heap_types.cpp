@@ -1048,7 +1048,8 @@ void Typer::inferByShape() {
   // Element shapes: any object might be the backing array of a slice of
   // some element type, whose descriptor the table need not have as an
   // array ([]*T's [cap]*T): a mask such an array explains is ambiguous.
-  std::set<std::pair<uint64_t, std::vector<uint64_t>>> element_shapes;
+  // The elements' pointer masks, by element size.
+  std::map<uint64_t, std::set<std::vector<uint64_t>>> element_masks;
   for (TypeId t = 0; t < dw_.types().size(); t++) {
     const bin::Type& ty = dw_.type(t);
     if (ty.runtime_type == 0) continue;
@@ -1056,16 +1057,21 @@ void Typer::inferByShape() {
     if (size == 0 || size > 16384) continue;
     words.clear();
     pointerWords(t, 0, 0, words);
-    if (!words.empty() && words.size() <= 64) element_shapes.insert({size, words});
+    if (!words.empty() && words.size() <= 64) element_masks[size].insert(words);
   }
+  std::vector<uint64_t> first;
   auto explainedByArray = [&](uint64_t object_size, const std::vector<uint64_t>& mask) {
-    for (const auto& [esize, emask] : element_shapes) {
-      // [k]E for k >= 2 elements, the last holding the last pointer word.
+    for (const auto& [esize, masks] : element_masks) {
+      // [k]E for k >= 2 elements, the last holding the last pointer word:
+      // the first element's mask repeated k times.
       const uint64_t k = mask.back() / esize + 1;
-      if (k < 2 || k * esize > object_size || mask.size() != k * emask.size()) continue;
+      if (k < 2 || k * esize > object_size || mask.size() % k != 0) continue;
+      const size_t per = mask.size() / k;
+      first.assign(mask.begin(), mask.begin() + static_cast<std::ptrdiff_t>(per));
+      if (!masks.contains(first)) continue;
       bool same = true;
-      for (size_t i = 0; i < mask.size() && same; i++) {
-        same = mask[i] == (i / emask.size()) * esize + emask[i % emask.size()];
+      for (size_t i = per; i < mask.size() && same; i++) {
+        same = mask[i] == mask[i - per] + esize;
       }
       if (same) return true;
     }

@@ -247,12 +247,14 @@ std::string strippedName(const ::testing::TestParamInfo<StrippedBuild>& info) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Zoo, ZooTypesStripped,
-                         ::testing::Values(StrippedBuild{"go1.19/stripped/zoo", 0, 0},
-                                           StrippedBuild{"go1.24/stripped/zoo", 0, 0},
-                                           StrippedBuild{"go1.26/stripped/zoo", 0, 0},
-                                           StrippedBuild{"go1.27/stripped/zoo", 0, 0},
-                                           StrippedBuild{"go1.26/external-stripped/zoo", 0, 0},
-                                           StrippedBuild{"go1.27/external-stripped/zoo", 0, 0}),
+                         // Measured (2026-11): 18, 26, 26, 29, 26, 29 of 54 named exactly;
+                         // 3, 81, 82, 82, 85, 84% of the bytes typed.
+                         ::testing::Values(StrippedBuild{"go1.19/stripped/zoo", 30, 2},
+                                           StrippedBuild{"go1.24/stripped/zoo", 45, 78},
+                                           StrippedBuild{"go1.26/stripped/zoo", 45, 78},
+                                           StrippedBuild{"go1.27/stripped/zoo", 50, 78},
+                                           StrippedBuild{"go1.26/external-stripped/zoo", 45, 78},
+                                           StrippedBuild{"go1.27/external-stripped/zoo", 50, 78}),
                          strippedName);
 
 }  // namespace
