@@ -5,8 +5,11 @@
 // bare pclntab the input itself is also mapped as memory at gofunc, so the
 // inline tree reader sees fuzzed trees. The input is also read as plain
 // DWARF sections (dwarfContainer) by DebugInfo::read, every answer of which
-// is then asked for. AddressSanitizer sees any read the bounds checks let
-// through.
+// is then asked for. And it is read as the runtime's type descriptors
+// (typeDescriptors): byte 0 picks the release, byte order and pointer size,
+// the rest is the types section, its first words also the typelinks. An
+// Error or a table whose every type can be walked; never a crash or a loop.
+// AddressSanitizer sees any read the bounds checks let through.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -16,6 +19,7 @@
 #include "bin/debug_info.h"
 #include "bin/inline.h"
 #include "bin/pclntab.h"
+#include "bin/type_descriptors.h"
 
 namespace {
 
@@ -87,11 +91,32 @@ void walk(const goheap::bin::DebugInfo& d) {
   }
 }
 
+// The input as a types section mapped at kDataAddr (see the header).
+void typeDescriptors(std::span<const uint8_t> bytes) {
+  if (bytes.size() < 2) return;
+  const uint8_t mode = bytes[0];
+  const int minor = 19 + mode % 9;  // Go 1.19 to 1.27
+  goheap::bin::Container c;
+  c.big_endian = (mode & 0x10) != 0;
+  c.ptr_size = (mode & 0x20) != 0 ? 4 : 8;
+  c.file = goheap::bin::ByteView(bytes, c.big_endian);
+  c.segments.push_back({kDataAddr, bytes.size(), 0, bytes.size(), false, false});
+  goheap::bin::ModuleLayout m;
+  m.types = kDataAddr;
+  m.etypes = kDataAddr + bytes.size();
+  m.type_descriptors_size = bytes.size();
+  m.typelinks = kDataAddr + 1;
+  m.typelinks_count = std::min<uint64_t>(32, (bytes.size() - 1) / 4);
+  const uint64_t roots[] = {kDataAddr + c.ptr_size, kDataAddr + 8 * c.ptr_size};
+  if (auto d = goheap::bin::readTypeDescriptors(c, m, minor, roots)) walk(*d);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::span<const uint8_t> bytes(data, size);
   if (auto d = goheap::bin::DebugInfo::read(dwarfContainer(bytes))) walk(*d);
+  typeDescriptors(bytes);
   if (auto b = goheap::bin::Binary::fromBytes(bytes, "fuzz")) {
     if (auto d = goheap::bin::DebugInfo::read(b->container())) walk(*d);
     walk(b->pclntab());
