@@ -36,10 +36,17 @@ class ApiError extends Error {
   constructor(status, message) { super(message); this.status = status; }
 }
 
+// A page whose answer came after the user moved on: it must not draw over
+// the page now shown (a slow answer used to replace the next page).
+class StaleRoute extends Error {}
+let routeGeneration = 0;
+
 async function api(path) {
+  const generation = routeGeneration;
   const r = await fetch("/api/" + path);
   let body = null;
   try { body = await r.json(); } catch (e) { /* not JSON */ }
+  if (generation !== routeGeneration) throw new StaleRoute();
   if (!r.ok) throw new ApiError(r.status, (body && body.error) || r.statusText);
   return body;
 }
@@ -442,7 +449,9 @@ async function suspectsPage(params) {
 
 // While the server loads the dump (/api/status), a progress line.
 async function waitForLoad() {
+  const generation = routeGeneration;
   for (;;) {
+    if (generation !== routeGeneration) throw new StaleRoute();
     let s = null;
     try { s = await api("status"); } catch (e) { /* not up yet */ }
     if (s && s.state === "ready") return;
@@ -453,6 +462,7 @@ async function waitForLoad() {
 }
 
 async function route() {
+  routeGeneration++;
   const { page, arg, params } = parseHash();
   setActive(page === "obj" ? "" : page);
   try {
@@ -472,11 +482,13 @@ async function route() {
       default: await overview();
     }
   } catch (e) {
+    if (e instanceof StaleRoute) return;  // another page is being drawn
     if (e.status === 503) {
       try {
         await waitForLoad();
         return route();
       } catch (failed) {
+        if (failed instanceof StaleRoute) return;
         e = failed;
       }
     }
