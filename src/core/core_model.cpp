@@ -146,6 +146,7 @@ class ModelBuilder {
         f.obj = specials.obj[i];
         f.fn_val = specials.fn_val[i];
         f.fn_pc = specials.fn_pc[i];
+        f.obj_type = specials.obj_type[i];
         out_.finalizers.push_back(f);
       } else {
         // A cleanup keeps its function (and what that captured) alive, not

@@ -12,6 +12,8 @@ namespace {
 
 using model::MemStat;
 using Value = std::optional<uint64_t>;
+// More globals than core::tableDebugInfo gives: a real DWARF.
+constexpr size_t kTableGlobals = 16;
 
 // Where a field lies in the process, and its type.
 struct Place {
@@ -29,7 +31,10 @@ class GlobalFields {
     for (const bin::GlobalVariable& g : dwarf.globals()) {
       if (g.name == name) return GlobalFields(mem, dwarf, name, g.address + mem.bias(), g.type);
     }
-    return Error("the executable's DWARF has no global " + std::string(name));
+    // Without DWARF, the layout table's few globals (core/runtime_globals.h).
+    return Error(
+        "the executable's DWARF has no global " + std::string(name) +
+        (dwarf.globals().size() < kTableGlobals ? ", and it has no anchor without DWARF" : ""));
   }
 
   // Field `path` of the struct at `base`, of type `type`.
@@ -106,11 +111,13 @@ class MemStatsReader {
   MemStatsReader(const MemoryImage& mem, const bin::DebugInfo& dwarf, CoreMemStats& out)
       : mem_(mem), dwarf_(dwarf), out_(out) {}
 
-  // Global `name`, or nullopt after a warning.
-  std::optional<GlobalFields> global(std::string_view name) {
+  // Global `name`, or nullopt after a warning saying which of memstats'
+  // fields (`needed_for`) go unknown.
+  std::optional<GlobalFields> global(std::string_view name, std::string_view needed_for) {
     auto g = GlobalFields::of(mem_, dwarf_, name);
     if (g) return *g;
-    out_.warnings.push_back("memstats: " + g.error().message());
+    out_.warnings.push_back("memstats: " + std::string(needed_for) +
+                            " unknown: " + g.error().message());
     return std::nullopt;
   }
 
@@ -195,13 +202,35 @@ void set(model::MemStats& m, MemStat f, uint64_t& into, Value v) {
 
 Expected<CoreMemStats> readMemStats(const MemoryImage& mem, const bin::DebugInfo& dwarf,
                                     const HeapObjects& heap) {
+  // Heap objects: what the walk found, unless it had to skip spans.
+  const bool whole_heap = heap.unreadable_spans == 0 && heap.unreadable_alloc_bits == 0 &&
+                          heap.bad_spans == 0 && heap.missing_memory == 0;
+  const Value heap_alloc = whole_heap ? Value(heap.bytes) : std::nullopt;
   auto memstats = GlobalFields::of(mem, dwarf, "runtime.memstats");
-  if (!memstats) return memstats.error();
+  if (!memstats) {
+    // A stripped binary: the runtime's own counters cannot be found, but
+    // what the heap holds is known from the walk itself.
+    if (!whole_heap) return memstats.error();
+    CoreMemStats out;
+    model::MemStats& m = out.stats;
+    m.present = true;
+    m.known = 0;
+    m.alloc = m.heap_alloc = *heap_alloc;
+    m.heap_objects = heap.count();
+    for (MemStat f : {MemStat::Alloc, MemStat::HeapAlloc, MemStat::HeapObjects}) {
+      m.known |= uint32_t{1} << static_cast<uint32_t>(f);
+    }
+    out.warnings.push_back("memstats: only HeapAlloc, Alloc and HeapObjects, from the heap walk (" +
+                           memstats.error().message() + ")");
+    return out;
+  }
   CoreMemStats out;
   MemStatsReader r(mem, dwarf, out);
   const std::optional<GlobalFields> ms = *memstats;
-  const std::optional<GlobalFields> gc = r.global("runtime.gcController");
-  const std::optional<GlobalFields> mheap = r.global("runtime.mheap_");
+  const std::optional<GlobalFields> gc = r.global(
+      "runtime.gcController", "HeapInuse, HeapIdle, HeapReleased, HeapSys, Sys and NextGC");
+  const std::optional<GlobalFields> mheap =
+      r.global("runtime.mheap_", "MSpanInuse and MCacheInuse");
 
   const Value num_gc = r.field(ms, "numgc");
   if (!num_gc) return Error("runtime.memstats.numgc cannot be read");
@@ -224,10 +253,6 @@ Expected<CoreMemStats> readMemStats(const MemoryImage& mem, const bin::DebugInfo
     out.warnings.push_back("memstats: runtime.memstats.pause_ns is not 256 readable words");
   }
 
-  // Heap objects: what the walk found, unless it had to skip spans.
-  const bool whole_heap = heap.unreadable_spans == 0 && heap.unreadable_alloc_bits == 0 &&
-                          heap.bad_spans == 0 && heap.missing_memory == 0;
-  const Value heap_alloc = whole_heap ? Value(heap.bytes) : std::nullopt;
   set(m, MemStat::HeapAlloc, m.heap_alloc, heap_alloc);
   set(m, MemStat::Alloc, m.alloc, heap_alloc);
   set(m, MemStat::HeapObjects, m.heap_objects, whole_heap ? Value(heap.count()) : std::nullopt);

@@ -243,6 +243,9 @@ Expected<Specials> readSpecials(const MemoryImage& mem, const RuntimeLayout& lay
   const uint64_t span_specials = span("specials");
   const uint64_t sp_next = sp("next"), sp_offset = sp("offset"), sp_kind = sp("kind");
   const uint64_t fin_fn = fin("fn");
+  // ot only types the object: a layout table without it loses no root.
+  const bool has_ot = fin.has("ot");
+  const uint64_t fin_ot = has_ot ? fin("ot") : 0;
   // special.offset is a uint16 in Go 1.19, a uintptr later.
   const uint64_t sp_offset_width = sp.width("offset");
   if (sp_offset_width != 2 && sp_offset_width != 4 && sp_offset_width != 8) {
@@ -352,6 +355,8 @@ Expected<Specials> readSpecials(const MemoryImage& mem, const RuntimeLayout& lay
       out.fn_val.push_back(fn_val ? *fn_val : 0);
       out.fn_pc.push_back(fn_pc ? *fn_pc : 0);
       out.fn_name.push_back(f == nullptr ? std::string_view() : f->name);
+      auto ot = is_fin && has_ot ? mem.readWord(here + fin_ot) : Expected<uint64_t>(0);
+      out.obj_type.push_back(ot ? *ot : 0);
     }
   }
   if (unreadable > 0) {

@@ -96,6 +96,9 @@ struct Specials {
   std::vector<uint64_t> fn_val;           // the *funcval
   std::vector<uint64_t> fn_pc;            // its code pointer (0 when unreadable)
   std::vector<std::string_view> fn_name;  // from the pclntab; "" when unknown
+  // A finalizer's specialfinalizer.ot, the *T it was set with (types the
+  // object without DWARF); 0 for a cleanup or when unknown.
+  std::vector<uint64_t> obj_type;
 
   // The memory profiler's samples, in the order of the spans and their
   // lists (the heap dump's): the object's address and its *bucket.

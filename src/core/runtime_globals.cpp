@@ -224,6 +224,27 @@ uint64_t findModuledata(const Region& r, const bin::ModuleLayout& m, uint32_t pt
   return 0;
 }
 
+// runtime.memstats at link time, through the stat pointers of mheap_'s
+// span and mcache allocators (runtime_globals.h); 0 when they disagree.
+uint64_t findMemstats(uint64_t mheap, const MemoryImage& mem, const RuntimeTable& t) {
+  const TableField* spanalloc = t.field("runtime.mheap", "spanalloc");
+  const TableField* cachealloc = t.field("runtime.mheap", "cachealloc");
+  const TableField* stat = t.field("runtime.fixalloc", "stat");
+  const TableField* mspan_sys = t.field("runtime.mstats", "mspan_sys");
+  const TableField* mcache_sys = t.field("runtime.mstats", "mcache_sys");
+  if (spanalloc == nullptr || cachealloc == nullptr || stat == nullptr || mspan_sys == nullptr ||
+      mcache_sys == nullptr) {
+    return 0;
+  }
+  const uint64_t at = mheap + mem.bias();
+  auto spans = mem.readWord(at + spanalloc->offset + stat->offset);
+  auto caches = mem.readWord(at + cachealloc->offset + stat->offset);
+  if (!spans || !caches || *spans < mspan_sys->offset + mem.bias()) return 0;
+  const uint64_t base = *spans - mspan_sys->offset;
+  if (*caches != base + mcache_sys->offset) return 0;
+  return base - mem.bias();
+}
+
 }  // namespace
 
 Expected<RuntimeGlobals> findRuntimeGlobals(const bin::Binary& exe, const MemoryImage& mem,
@@ -245,6 +266,7 @@ Expected<RuntimeGlobals> findRuntimeGlobals(const bin::Binary& exe, const Memory
   auto mheap = findMheap(bss, mem, table, exe.container().arch);
   if (!mheap) return mheap.error();
   g.mheap = *mheap;
+  g.memstats = findMemstats(g.mheap, mem, table);
   auto allgs = findAllgs(bss, mem, table);
   if (!allgs) return allgs.error();
   g.allgs = *allgs;

@@ -7,7 +7,11 @@
 // plausible, and the same code serves amd64 and arm64 (and any release the
 // table has), where instruction decoding would need a decoder per
 // architecture and knowledge of which instruction of which function
-// touches which global, which the compiler is free to change.
+// touches which global, which the compiler is free to change. Reconsidered
+// for memstats and gcController (issue 28), which no content check can
+// recognise: the runtime's own pointers to memstats anchor it for every
+// release and architecture alike, so decoding is still not needed there;
+// gcController stays unfound until a second anchor is worth a decoder.
 //   - firstmoduledata: the record whose first word points at the pclntab
 //     header and whose other fields agree with it (bin/moduledata.h), found
 //     in the executable's file.
@@ -18,6 +22,11 @@
 //     goroutine) and whose goids are distinct.
 //   - waitReasonStrings: the data array of strings equal, one by one, to the
 //     table's wait reasons for the release.
+//   - memstats: a struct of counters with nothing to recognise it by, but
+//     the runtime points at it: mheap_.spanalloc and .cachealloc were made
+//     with &memstats.mspan_sys and &memstats.mcache_sys as their stat, and
+//     both words must give the same base. gcController has no such pointer
+//     (its heapInUse, heapFree, heapReleased and the GC goal stay unknown).
 // runtime.allglen (the slice's length is used instead) and runtime.inProgress
 // (Go 1.24+: an empty byte, nothing to recognise it by) are not found.
 #pragma once
@@ -38,6 +47,7 @@ struct RuntimeGlobals {
   uint64_t allgs = 0;
   uint64_t wait_reasons = 0;  // 0 when not found: the goroutines' wait reasons go unnamed
   uint64_t itab_table = 0;    // 0 when not found: interface values' dynamic types go unknown
+  uint64_t memstats = 0;      // 0 when not found: memstats gives what the heap walk finds only
 };
 
 // Finds the globals of `exe`'s runtime in `mem` with the layouts of `table`:

@@ -16,14 +16,15 @@ namespace {
 // mspan, heapArena, abi.Type, spanInlineMarkBits), goroutines.cpp (g, stack,
 // gobuf, m), roots.cpp (moduledata, bitvector, special, specialfinalizer,
 // specialCleanup, cleanupFn, specialprofile, bucket, memRecord,
-// memRecordCycle; mspan.specials), and for the readers to come
-// _defer, _panic and itab. A name a release lacks is left out of its entry.
+// memRecordCycle; mspan.specials), memstats.cpp (mstats and the
+// fixallocs of mheap), and for the readers to come _defer, _panic and itab. A name a release lacks
+// is left out of its entry.
 struct Wanted {
   std::string_view owner;
   std::initializer_list<std::string_view> fields;
 };
 const std::initializer_list<Wanted> kWanted = {
-    {"runtime.mheap", {"allspans", "arenas"}},
+    {"runtime.mheap", {"allspans", "arenas", "spanalloc", "cachealloc"}},
     {"runtime.mspan",
      {"startAddr", "npages", "freeindex", "nelems", "allocBits", "elemsize", "state", "spanclass",
       "largeType", "specials"}},
@@ -40,7 +41,7 @@ const std::initializer_list<Wanted> kWanted = {
      {"data", "edata", "bss", "ebss", "gcdatamask", "gcbssmask", "next", "rodata", "gofunc"}},
     {"runtime.bitvector", {"n", "bytedata"}},
     {"runtime.special", {"next", "offset", "kind"}},
-    {"runtime.specialfinalizer", {"fn"}},
+    {"runtime.specialfinalizer", {"fn", "ot"}},
     {"runtime.specialCleanup", {"fn", "cleanup"}},
     {"runtime.cleanupFn", {"fn"}},
     {"runtime.specialprofile", {"b"}},
@@ -53,6 +54,14 @@ const std::initializer_list<Wanted> kWanted = {
     {"runtime.itab", {"inter", "_type", "hash", "fun"}},
     {"internal/abi.ITab", {"Inter", "Type", "Hash", "Fun"}},
     {"runtime.itabTableType", {"size", "count", "entries"}},
+    // memstats (core/memstats.cpp), found through mheap_'s fixallocs, whose
+    // stat points into it (runtime_globals.h).
+    {"runtime.fixalloc", {"inuse", "stat"}},
+    {"runtime.mstats",
+     {"numgc", "pause_total_ns", "last_gc_unix", "pause_ns", "heapStats", "stacks_sys", "mspan_sys",
+      "mcache_sys", "buckhash_sys", "gcMiscSys", "other_sys"}},
+    {"runtime.consistentHeapStats", {"stats"}},
+    {"runtime.heapStatsDelta", {"inStacks", "inWorkBufs", "inPtrScalarBits"}},
 };
 
 bool isWantedStruct(std::string_view name) {
@@ -126,6 +135,11 @@ Entry::Field tableField(const bin::DebugInfo& dwarf, std::string_view owner, con
   if (type.tag == bin::DwarfTag::Array) {
     out.count = type.count;
     const bin::TypeId p = type.elem == bin::kNoType ? type.elem : dwarf.resolve(type.elem);
+    // An array of a table struct (consistentHeapStats.stats).
+    if (p != bin::kNoType && dwarf.type(p).tag == bin::DwarfTag::Struct &&
+        isWantedStruct(dwarf.type(p).name)) {
+      out.type = dwarf.type(p).name;
+    }
     if (p != bin::kNoType && dwarf.type(p).tag == bin::DwarfTag::Pointer) {
       if (const bin::Type* inner = arrayOf(dwarf, dwarf.type(p).elem))
         out.inner_count = inner->count;

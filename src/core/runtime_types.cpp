@@ -63,7 +63,9 @@ class PartsBuilder {
  private:
   bin::TypeId fieldType(const TableField& f) {
     if (!f.type.empty()) {
-      if (const bin::TypeId s = structId(f.type); s != bin::kNoType) return s;
+      if (const bin::TypeId s = structId(f.type); s != bin::kNoType) {
+        return f.count == 0 ? s : array(f.count, f.size, s);
+      }
     }
     if (f.count == 0) return scalar(f.size);
     bin::TypeId elem = bin::kNoType;
@@ -96,6 +98,9 @@ bin::DebugInfo tableDebugInfo(const RuntimeTable& t, const RuntimeGlobals& g, ui
     const uint64_t n = t.wait_reasons.size();
     globals.push_back({"runtime.waitReasonStrings", g.wait_reasons,
                        b.array(n, n * 2 * ptr_size, b.scalar(2 * ptr_size))});
+  }
+  if (g.memstats != 0) {
+    globals.push_back({"runtime.memstats", g.memstats, b.structId("runtime.mstats")});
   }
   if (g.itab_table != 0) {
     globals.push_back({"runtime.itabTable", g.itab_table, b.scalar(ptr_size)});
