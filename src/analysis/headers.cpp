@@ -219,9 +219,16 @@ std::string describeHolder(const Snapshot& s, NodeId holder, uint64_t slot_addre
   if (preds.empty()) return name;
   const NodeId up = preds[0];
   if (up == s.heap.superRoot()) return name;
-  const std::string above = s.heap.isObject(up)
-                                ? labelNode(s, up).name
-                                : labelHolder(s, up, slotPointingInto(s, up, holder)).name;
+  std::string above;
+  if (s.heap.isObject(up)) {
+    above = labelNode(s, up).name;
+  } else {
+    // A global without a symbol is named by what it points at: the holder.
+    const NodeLabel l = labelHolder(s, up, slotPointingInto(s, up, holder));
+    const bool named_by_target =
+        l.global.empty() && (l.kind == "data segment" || l.kind == "bss segment");
+    above = named_by_target ? l.short_name : l.name;
+  }
   return above + " \u2192 " + name +
          (preds.size() > 1 ? " (+" + std::to_string(preds.size() - 1) + " more)" : "");
 }

@@ -152,13 +152,48 @@ NodeLabel labelNode(const Snapshot& s, NodeId n) {
   return l;
 }
 
+namespace {
+
+// " → *T": what the word of a global without a symbol points at; empty
+// when it points at no object.
+std::string holderlessGlobalTarget(const Snapshot& s, graph::RootKind kind, uint64_t slot_address) {
+  const model::Segment& seg = kind == graph::RootKind::DataSegment ? s.model.data : s.model.bss;
+  const WordReader words = s.model.words();
+  if (!seg.present || slot_address < seg.addr ||
+      slot_address - seg.addr + words.ptrSize() > seg.contents.size) {
+    return {};
+  }
+  const uint64_t value = words.read(s.model.bytes(seg.contents).data() + (slot_address - seg.addr));
+  const std::optional<NodeId> o = objectAt(s, value);
+  if (!o) return {};
+  typing::NameSource source = typing::NameSource::Shape;
+  const std::string target = s.namer().name(*o, &source);
+  // A map, chan, func or string value is itself the pointer to its runtime
+  // object; any other typed word points at a value of that type.
+  const bool is_value = target.starts_with("map[") || target.starts_with("chan ") ||
+                        target.starts_with("closure ") || target == "string";
+  const bool pointer = source == typing::NameSource::Type && !is_value;
+  const bool inside = value != s.model.objects.addr[*o] + (s.types ? s.types->dataOffset(*o) : 0);
+  return std::string(" \u2192 ") + (inside ? "inside " : "") + (pointer && !inside ? "*" : "") +
+         target;
+}
+
+}  // namespace
+
 NodeLabel labelHolder(const Snapshot& s, NodeId n, uint64_t slot_address) {
   NodeLabel l = labelNode(s, n);
-  if (!s.exe || s.heap.isObject(n) || n == kNoNode) return l;
+  if (s.heap.isObject(n) || n == kNoNode) return l;
   const graph::RootKind kind = s.heap.rootKind(n);
   if (kind != graph::RootKind::DataSegment && kind != graph::RootKind::BssSegment) return l;
-  std::optional<binding::GlobalSymbol> g = s.exe->globalAt(slot_address);
-  if (!g) return l;
+  std::optional<binding::GlobalSymbol> g;
+  if (s.exe) g = s.exe->globalAt(slot_address);
+  if (!g) {
+    // No symbol (a stripped binary, or no executable): the global by its
+    // address and what its word points at, "data 0x5881de0 → *scrape.Manager".
+    l.short_name = (kind == graph::RootKind::DataSegment ? "data " : "bss ") + hex(slot_address);
+    l.name = l.short_name + holderlessGlobalTarget(s, kind, slot_address);
+    return l;
+  }
   l.global = std::string(g->name);
   l.name = "global " + l.global;
   if (g->offset != 0) l.name += " +" + std::to_string(g->offset);
@@ -231,10 +266,6 @@ void nameRootHolders(const Snapshot& s, NodeId o, Retainer& r) {
     if (slot) l = labelHolder(s, n, slot->second);
     if (!l.global.empty()) {
       r.root_holders.push_back("global " + l.global);
-    } else if (slot && (l.kind == "data segment" || l.kind == "bss segment")) {
-      // No symbol: the global by its address.
-      r.root_holders.push_back("global at " + hex(slot->second) + " (" +
-                               l.kind.substr(0, l.kind.find(' ')) + ")");
     } else {
       r.root_holders.push_back(l.short_name.empty() ? l.name : l.short_name);
     }

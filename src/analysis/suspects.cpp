@@ -324,7 +324,13 @@ SuspectReport leakSuspects(const Snapshot& s, const SuspectOptions& o) {
     // The root right above the objects: a goroutine's frame, not the goroutine.
     std::string held_by = "no root";
     for (const PathStep& step : out.path.steps) {
-      if (step.node.kind != "object") held_by = step.node.name;
+      if (step.node.kind == "object") continue;
+      // A global without a symbol by its address: the suspect itself is
+      // what it points at.
+      const bool segment = step.node.kind == "data segment" || step.node.kind == "bss segment";
+      held_by = segment && step.node.global.empty() && !step.node.short_name.empty()
+                    ? step.node.short_name
+                    : step.node.name;
     }
     if (c.is_group) {
       out.group = groupRef(c.group);

@@ -443,4 +443,22 @@ Expected<Pclntab> findPclntab(const Container& c) {
   return Error("no pclntab found (no .gopclntab section and no valid table in the file)");
 }
 
+bool isClosureName(std::string_view name) {
+  if (name.ends_with("-fm")) return true;
+  // Strip the ".N" of nested closures, then look for funcN or -rangeN.
+  auto digits = [](std::string_view s) {
+    return !s.empty() && s.find_first_not_of("0123456789") == std::string_view::npos;
+  };
+  while (true) {
+    const size_t dot = name.rfind('.');
+    if (dot == std::string_view::npos || !digits(name.substr(dot + 1))) break;
+    name = name.substr(0, dot);
+  }
+  for (const std::string_view mark : {".func", "-range"}) {
+    const size_t at = name.rfind(mark);
+    if (at != std::string_view::npos && digits(name.substr(at + mark.size()))) return true;
+  }
+  return false;
+}
+
 }  // namespace goheap::bin

@@ -28,6 +28,12 @@ struct Func {
   uint64_t func_offset = 0;  // of its _func record within the pclntab
 };
 
+// Whether the compiler named a function as a closure or a method value,
+// whose func values carry a context object: "main.f.func1", "main.f.func1.2",
+// "main.glob..func3", "main.f-range1" (range-over-func bodies) and
+// "main.T.M-fm".
+bool isClosureName(std::string_view name);
+
 // Where a PC is: its function, and the file and line of the instruction.
 // `file` is empty and `line` 0 when the function has no line table there.
 struct Location {

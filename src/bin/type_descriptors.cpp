@@ -729,12 +729,15 @@ class TableBuilder {
       const uint64_t head = 3 * p_ + 8;  // elemsize u16, closed u32 at 3P+4
       const TypeId u16 = base("uint16", GoKind::Uint16, 2);
       const TypeId u32 = base("uint32", GoKind::Uint32, 4);
-      return structOf(name, head + words * p_, GoKind::Struct,
-                      {{"qcount", 0, uintType()},
-                       {"dataqsiz", p_, uintType()},
-                       {"buf", 2 * p_, unsafePointer()},
-                       {"elemsize", 3 * p_, u16},
-                       {"closed", 3 * p_ + 4, u32}});
+      return structOf(
+          name, head + words * p_, GoKind::Struct,
+          {{"qcount", 0, uintType()},
+           {"dataqsiz", p_, uintType()},
+           {"buf", 2 * p_, unsafePointer()},
+           {"elemsize", 3 * p_, u16},
+           {"closed", 3 * p_ + 4, u32},
+           // after the timer of Go 1.23+
+           {"elemtype", 3 * p_ + 8 + (go_minor_ >= 23 ? p_ : 0), runtimeTypePointer()}});
     });
   }
 

@@ -33,7 +33,10 @@ namespace goheap::cache {
 //    object addresses and sizes and retained sizes packed (PackedColumn).
 // 4: executables linked externally by Go 1.26+ bind to their heaps (older
 //    entries hold such heaps untyped, the executable refused).
-inline constexpr uint32_t kIndexFormatVersion = 4;
+// 5: cores of stripped binaries give memstats and their finalizers' types;
+//    channels, closures and arrays of interface {} are typed without a
+//    typed pointer to them.
+inline constexpr uint32_t kIndexFormatVersion = 5;
 
 struct Key {
   std::array<uint8_t, 32> bytes{};

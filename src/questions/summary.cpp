@@ -31,7 +31,8 @@ const QuestionInfo kInfo{
         },
 };
 
-// Short: "bss 0x5a2230" (the global's address), "goroutine 18 main.serve";
+// Short: "bss 0x5a2230" (a global without a symbol, by its address),
+// "goroutine 18 main.serve";
 // for several roots the ones pointing at it ("global main.srv and goroutine
 // 18"), else "several roots".
 std::string heldByText(const analysis::Retainer& r) {
@@ -39,8 +40,10 @@ std::string heldByText(const analysis::Retainer& r) {
   const analysis::NodeLabel& h = r.held_by;
   if (!h.global.empty()) return h.name;
   if (h.kind == "data segment" || h.kind == "bss segment") {
-    std::string seg = h.kind == "data segment" ? "data" : "bss";
-    return r.held_at_offset ? "global at " + formatHex(r.held_at_address) + " (" + seg + ")" : seg;
+    // A global without a symbol by its address (the object beside it says
+    // what it points at).
+    if (r.held_at_offset) return h.short_name;
+    return h.kind == "data segment" ? "data" : "bss";
   }
   return h.short_name.empty() ? h.name : h.short_name;
 }

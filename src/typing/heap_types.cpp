@@ -173,10 +173,19 @@ class Typer {
   // objects, frames without DWARF): a pointer slot whose preceding word is
   // an itab or a type descriptor the table knows is an interface's data word.
   void seedInterfaceWords();
+  // Channels no typed value reaches (a stripped binary's globals, a frame
+  // without DWARF): an hchan records its element's type and size.
+  void seedChannels();
   // Untyped objects whose size class and pointer mask fit exactly one type
   // of the table (or one whose pointer fields agree with the types of the
   // objects they point at): typed as that type, marked inferred.
   void inferByShape();
+  // A closure's context: an object whose first word is the entry of a
+  // function the compiler named as a closure ("main.f.func1", "T.M-fm").
+  void inferClosures();
+  // A backing array of interface {}: every pointer pair a type descriptor
+  // and its data word.
+  void inferInterfaceArrays();
   // The GC pointer words of a value of type t at offset `base` (a pointer,
   // map, chan, func, string or slice: one; an interface: two), up to `limit`.
   void pointerWords(TypeId t, uint64_t base, int depth, std::vector<uint64_t>& out);
@@ -956,7 +965,11 @@ void Typer::run() {
   drain();
   seedInterfaceWords();
   drain();
+  seedChannels();
+  drain();
   inferByShape();
+  inferClosures();
+  inferInterfaceArrays();
   drain();
 }
 
@@ -1120,6 +1133,109 @@ void Typer::inferByShape() {
     }
     if (chosen == kNoType) continue;
     assign(d_.objects.addr[o] + of(o).data_offset, chosen, chosen, 0, TypeForm::Value);
+    if (of(o).form != TypeForm::None) out_.inferred_objects++;
+  }
+  evidence_ = TypeEvidence::Table;
+}
+
+void Typer::seedChannels() {
+  // chan T by T's name, for the bidirectional chans (what make creates),
+  // and the fields every hchan<T> shares.
+  std::unordered_map<std::string_view, TypeId> chan_of;
+  TypeId hchan = kNoType;
+  for (TypeId t = 0; t < dw_.types().size(); t++) {
+    const bin::Type& ty = dw_.type(t);
+    if (ty.kind != GoKind::Chan || !ty.name.starts_with("chan ") || ty.elem == kNoType) continue;
+    const TypeId r = dw_.resolve(t);
+    if (r == kNoType || dw_.type(r).tag != DwarfTag::Pointer || dw_.type(r).elem == kNoType) {
+      continue;
+    }
+    chan_of.emplace(dw_.type(ty.elem).name, t);
+    hchan = dw_.type(r).elem;
+  }
+  if (hchan == kNoType) return;
+  const bin::Field* elemtype = dw_.fieldNamed(hchan, "elemtype");
+  const bin::Field* elemsize = dw_.fieldNamed(hchan, "elemsize");
+  const bin::Field* dataqsiz = dw_.fieldNamed(hchan, "dataqsiz");
+  const bin::Field* qcount = dw_.fieldNamed(hchan, "qcount");
+  const bin::Field* buf = dw_.fieldNamed(hchan, "buf");
+  const uint64_t header = dw_.type(hchan).size;
+  if (elemtype == nullptr || elemsize == nullptr || dataqsiz == nullptr || qcount == nullptr ||
+      buf == nullptr || header == 0) {
+    return;
+  }
+  evidence_ = TypeEvidence::Header;
+  for (NodeId o = 0; o < heap_.objectCount(); o++) {
+    const uint64_t size = d_.objects.size[o];
+    if (size < header || of(o).form != TypeForm::None || d_.objects.isSpanMetadata(o)) continue;
+    const uint64_t addr = d_.objects.addr[o];
+    const Memory m{d_.objectData(o), addr, size, nullptr, {}};
+    const TypeId elem = typeAtRuntimeAddress(uintAt(m, addr + elemtype->offset, ptr()));
+    if (elem == kNoType) continue;
+    const uint64_t esize = uintAt(m, addr + elemsize->offset, sizeOf(elemsize->type));
+    const uint64_t n = uintAt(m, addr + dataqsiz->offset, sizeOf(dataqsiz->type));
+    const uint64_t queued = uintAt(m, addr + qcount->offset, sizeOf(qcount->type));
+    const uint64_t b = uintAt(m, addr + buf->offset, ptr());
+    if (esize != sizeOf(elem) || queued > n) continue;
+    // makechan: no buffer bytes point at the buf field itself; elements
+    // without pointers follow the header in the same object; others are
+    // an object of their own.
+    const bool fits = n == 0 || esize == 0 ? b == addr + buf->offset
+                      : hasPointers(elem)  ? b != 0 && objectAt(b) != o
+                                           : b == addr + header && n * esize <= size - header;
+    if (!fits) continue;
+    auto it = chan_of.find(dw_.type(elem).name);
+    if (it == chan_of.end()) continue;
+    const TypeId layout = dw_.type(dw_.resolve(it->second)).elem;
+    assign(addr, layout, it->second, 0, TypeForm::Value);
+  }
+  evidence_ = TypeEvidence::Table;
+}
+
+void Typer::inferClosures() {
+  evidence_ = TypeEvidence::Inferred;
+  for (NodeId o = 0; o < heap_.objectCount(); o++) {
+    if (of(o).form != TypeForm::None || d_.objects.size[o] < ptr()) continue;
+    if (d_.objects.isSpanMetadata(o)) continue;
+    const bin::Func* f = exe_.functionEntry(words_.read(d_.objectData(o)));
+    if (f == nullptr || !bin::isClosureName(f->name)) continue;
+    assignWeak(d_.objects.addr[o], TypeForm::Closure);
+    if (of(o).form != TypeForm::None) out_.inferred_objects++;
+  }
+  evidence_ = TypeEvidence::Table;
+}
+
+void Typer::inferInterfaceArrays() {
+  const TypeId eface = dw_.typeByName("interface {}");
+  if (eface == kNoType || types_base_ == 0) return;
+  const auto& layout = exe_.binary().moduleLayout();
+  if (!layout || layout->etypes <= layout->types) return;
+  const uint64_t lo = layout->types + exe_.loadBias(), hi = layout->etypes + exe_.loadBias();
+  const uint64_t pair = 2 * uint64_t{ptr()};
+  std::vector<uint64_t> slots;
+  evidence_ = TypeEvidence::Inferred;
+  for (NodeId o = 0; o < heap_.objectCount(); o++) {
+    const uint64_t size = d_.objects.size[o];
+    if (of(o).form != TypeForm::None || size < 2 * pair || !holdsPointers(o)) continue;
+    slots.clear();
+    d_.forEachObjectSlot(o, [&](uint64_t off) { slots.push_back(off); });
+    std::sort(slots.begin(), slots.end());
+    // The collector skips an eface's type word (descriptors are not in the
+    // heap): the data word of every element is a pointer slot, and nothing
+    // else is.
+    const uint64_t n = slots.back() / pair + 1;
+    if (slots.size() != n || n * pair > size) continue;
+    bool all = true;
+    uint64_t used = 0;
+    for (uint64_t i = 0; i < n && all; i++) {
+      all = slots[i] == i * pair + ptr();
+      const uint64_t type_word = words_.read(d_.objectData(o) + i * pair);
+      if (!all || type_word == 0) continue;
+      all = type_word >= lo && type_word < hi && typeAtRuntimeAddress(type_word) != kNoType;
+      used++;
+    }
+    if (!all || used < 2) continue;
+    assign(d_.objects.addr[o], eface, eface, n, TypeForm::Array, /*approximate=*/true);
     if (of(o).form != TypeForm::None) out_.inferred_objects++;
   }
   evidence_ = TypeEvidence::Table;
