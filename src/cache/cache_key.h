@@ -36,7 +36,9 @@ namespace goheap::cache {
 // 5: cores of stripped binaries give memstats and their finalizers' types;
 //    channels, closures and arrays of interface {} are typed without a
 //    typed pointer to them.
-inline constexpr uint32_t kIndexFormatVersion = 5;
+// 6: cores keep their large objects' types (the span's largeType); maps,
+//    arrays of structs and runtime structs are typed by their shape.
+inline constexpr uint32_t kIndexFormatVersion = 6;
 
 struct Key {
   std::array<uint8_t, 32> bytes{};

@@ -50,6 +50,7 @@ enum ModelSection : uint32_t {
   kObjectAddrPacking,  // how kObjectAddr is packed (IndexWriter::addPacked)
   kObjectSizePacking,
   kObjectLayoutPacking,
+  kLargeObjectTypes,
 };
 
 // A string of the model: where it lies in the dump file.
@@ -297,6 +298,7 @@ void addModelSections(const model::HeapModel& d, IndexWriter& writer) {
   writer.addArray(kLayoutStride, std::span<const uint64_t>(d.layouts.stride));
   writer.addArray(kLayoutRepeats, std::span<const uint64_t>(d.layouts.repeats));
   writer.addArray(kItabs, std::span<const model::ItabRecord>(d.itabs));
+  writer.addArray(kLargeObjectTypes, std::span<const model::LargeObjectType>(d.large_object_types));
   writer.addArray(kFinalizers, std::span<const model::Finalizer>(d.finalizers));
   writer.addArray(kThreads, std::span<const model::OsThread>(d.threads));
   writer.addArray(kDefers, std::span<const model::Defer>(d.defers));
@@ -363,6 +365,7 @@ Expected<model::HeapModel> readModelSections(const IndexFile& index, MappedFile 
         readArray(index, kLayoutRepeats, d.layouts.repeats),
         readRecords(index, kTypes, kTypeStrings, d.types, bytes, &model::TypeRecord::name),
         readArray(index, kItabs, d.itabs),
+        readArray(index, kLargeObjectTypes, d.large_object_types),
         readRecords(index, kOtherRoots, kOtherRootStrings, d.other_roots, bytes,
                     &model::OtherRoot::description),
         readRecords(index, kGoroutines, kGoroutineStrings, d.goroutines, bytes,

@@ -44,6 +44,9 @@ class ModelBuilder {
     // The masks' layouts come first, so that their ids stay valid; the
     // builder adds the frames' and segments' after them.
     out_.layouts = std::move(masks.layouts);
+    out_.large_object_types = std::move(masks.large_types);
+    std::sort(out_.large_object_types.begin(), out_.large_object_types.end(),
+              [](const auto& a, const auto& b) { return a.addr < b.addr; });
     model::Objects& o = out_.objects;
     o.addr.reserve(heap.count());
     o.size.reserve(heap.count());

@@ -176,6 +176,7 @@ class MaskReader {
       start += ptr_;
     }
     if (type == 0) return;  // not yet typed (the runtime's delayed zeroing)
+    if ((s->spanclass >> 1) == 0) out_.large_types.push_back({addr, type});
     const TypeInfo& t = typeInfo(type);
     if (t.failure != nullptr) {
       fail(*t.failure, addr, "type " + formatHex(type) + ": " + t.why);

@@ -26,6 +26,7 @@
 #include "core/heap_walk.h"
 #include "core/memory_image.h"
 #include "core/runtime_layout.h"
+#include "model/heap_model.h"
 #include "model/pointer_layouts.h"
 
 namespace goheap::core {
@@ -33,6 +34,8 @@ namespace goheap::core {
 struct PointerMasks {
   model::PointerLayouts layouts;
   std::vector<uint32_t> layout;  // per object of the HeapObjects, into layouts
+  // The large objects' types (the span's largeType), by address.
+  std::vector<model::LargeObjectType> large_types;
 
   uint64_t objects_with_pointers = 0;
   uint64_t pointer_words = 0;  // over all objects

@@ -133,6 +133,13 @@ struct ItabRecord {
   bool data_is_pointer = false;  // go1.3 only
 };
 
+// A large object's type (over 32 KiB, Go 1.22+): a core reads it from the
+// span (mspan.largeType), as the collector does; a heap dump has none.
+struct LargeObjectType {
+  uint64_t addr = 0;
+  uint64_t type_addr = 0;  // the *_type, in the process's addresses
+};
+
 struct OtherRoot {
   std::string_view description;
   uint64_t addr = 0;
@@ -372,6 +379,7 @@ class HeapModel {
   uint64_t total_field_entries = 0;  // pointer slots over all objects: bounds the edge count
   std::vector<TypeRecord> types;
   std::vector<ItabRecord> itabs;
+  std::vector<LargeObjectType> large_object_types;  // by address
   std::vector<OtherRoot> other_roots;
   std::vector<Goroutine> goroutines;
   std::vector<StackFrame> frames;

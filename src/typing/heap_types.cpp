@@ -53,6 +53,9 @@ struct ScanOp {
   uint64_t stride;  // Loop: element size
 };
 
+// Pointer masks compared by inference: those of up to this many words.
+constexpr size_t kMaxMaskWords = 1024;
+
 // Arrays up to this long are flattened into their elements' steps.
 constexpr uint64_t kUnrolledElements = 8;
 
@@ -180,11 +183,22 @@ class Typer {
   // of the table (or one whose pointer fields agree with the types of the
   // objects they point at): typed as that type, marked inferred.
   void inferByShape();
+  // Map headers no typed value reaches: an object shaped as the runtime's
+  // map header whose group (or bucket) array is typed, or fits the group
+  // of one map type only.
+  void inferMaps();
+  // Whether the pointer words of a value of type t at the start of object
+  // o point at objects that could be what t says (their type, or their
+  // size class and pointer words), at least one of them.
+  bool targetsAgree(NodeId o, TypeId t);
+  // The group or bucket array object a map header at `m` points at, with
+  // `header` its map<K,V> or hash<K,V> type; kNoNode if none.
+  NodeId groupsOfMap(const Memory& m, TypeId header);
   // A closure's context: an object whose first word is the entry of a
   // function the compiler named as a closure ("main.f.func1", "T.M-fm").
   void inferClosures();
-  // A backing array of interface {}: every pointer pair a type descriptor
-  // and its data word.
+  // A backing array of interfaces: every pointer pair a type descriptor
+  // (interface {}) or an itab of one interface, and its data word.
   void inferInterfaceArrays();
   // The GC pointer words of a value of type t at offset `base` (a pointer,
   // map, chan, func, string or slice: one; an interface: two), up to `limit`.
@@ -404,7 +418,11 @@ void Typer::assign(uint64_t ptr, TypeId layout, TypeId shown, uint64_t count, Ty
         const bool exact_now = had.count_guessed != 0 && !approximate && form == TypeForm::Array;
         if (!exact_now && cover <= old_cover && had.form == form) return;
         if (!exact_now && cover < old_cover) return;
+        // The type was known before this count: its evidence stays.
+        const TypeEvidence now = evidence_;
+        if (evidence_ == TypeEvidence::Inferred) evidence_ = had.evidence;
         set(o, layout, shown, count, form, approximate);
+        evidence_ = now;
         return;
       }
       if (startsWith(layout, old) && cover >= old_cover) break;  // a bigger view of the same
@@ -796,6 +814,22 @@ void Typer::seedMallocHeaders() {
     }
     evidence_ = TypeEvidence::Table;
   }
+  // Large objects keep their type in the span: a core gives it.
+  for (const model::LargeObjectType& large : d_.large_object_types) {
+    const TypeId t = typeAtRuntimeAddress(large.type_addr);
+    const NodeId o = objectAt(large.addr);
+    const uint64_t esize = t == kNoType ? 0 : sizeOf(t);
+    if (esize == 0 || o == kNoNode || d_.objects.addr[o] != large.addr) continue;
+    const uint64_t n = d_.objects.size[o] / esize;
+    out_.typed_from_headers++;
+    evidence_ = TypeEvidence::Header;
+    if (n > 1) {
+      assign(large.addr, t, t, n, TypeForm::Array, /*approximate=*/true);
+    } else {
+      assign(large.addr, t, t, 0, TypeForm::Value);
+    }
+    evidence_ = TypeEvidence::Table;
+  }
 }
 
 void Typer::seedGlobals() {
@@ -967,6 +1001,8 @@ void Typer::run() {
   drain();
   seedChannels();
   drain();
+  inferMaps();
+  drain();
   inferByShape();
   inferClosures();
   inferInterfaceArrays();
@@ -983,11 +1019,12 @@ void Typer::drain() {
 }
 
 void Typer::pointerWords(TypeId t, uint64_t base, int depth, std::vector<uint64_t>& out) {
-  if (t == kNoType || depth > kMaxDepth || !hasPointers(t) || out.size() > 64) return;
+  if (t == kNoType || depth > kMaxDepth || !hasPointers(t) || out.size() > kMaxMaskWords) return;
   const TypeId r = dw_.resolve(t);
   switch (kindOf(t)) {
     case GoKind::Interface:
-      out.push_back(base);
+      // The compiler's mask leaves out the type or itab word, which points
+      // at no heap object (cmd/compile's typebits.Set).
       out.push_back(base + ptr());
       return;
     case GoKind::Map:
@@ -1002,7 +1039,7 @@ void Typer::pointerWords(TypeId t, uint64_t base, int depth, std::vector<uint64_
     case GoKind::Array: {
       if (r == kNoType) return;
       const uint64_t esize = sizeOf(dw_.type(r).elem);
-      for (uint64_t i = 0; i < dw_.type(r).count && i < 64 && esize > 0; i++) {
+      for (uint64_t i = 0; i < dw_.type(r).count && i < kMaxMaskWords && esize > 0; i++) {
         pointerWords(dw_.type(r).elem, base + i * esize, depth + 1, out);
       }
       return;
@@ -1046,49 +1083,60 @@ void Typer::inferByShape() {
     // Runtime-internal shapes never allocated on their own, and the runtime's
     // generic headers (runtime.hmap, runtime.hchan, internal/runtime/maps.*),
     // whose instances are a map's or chan's of some K, V or T.
+    const bool runtime =
+        ty.name.starts_with("runtime.") || ty.name.starts_with("internal/runtime/");
     if (ty.name.starts_with("noalg.") || ty.name.find("go.shape.") != std::string_view::npos ||
-        ty.name.starts_with("runtime.") || ty.name.starts_with("internal/runtime/")) {
+        ty.name.starts_with("internal/runtime/") || ty.name == "runtime.hmap" ||
+        ty.name == "runtime.hchan" || ty.name == "runtime.bmap") {
       continue;
     }
     const uint64_t slot = sizeClassOf(ty.size);
     if (slot == 0) continue;
     words.clear();
     pointerWords(t, 0, 0, words);
-    if (words.empty() || words.size() > 64) continue;
+    // The runtime's own structs (its g, m and p on Go 1.21 and before,
+    // which have no malloc header) only by a mask of their own: one of a
+    // few words could be many a program's.
+    if (words.empty() || words.size() > kMaxMaskWords || (runtime && words.size() < 4)) continue;
     by_shape[{slot, words}].push_back(t);
   }
   if (by_shape.empty()) return;
   // Element shapes: any object might be the backing array of a slice of
   // some element type, whose descriptor the table need not have as an
   // array ([]*T's [cap]*T): a mask such an array explains is ambiguous.
-  // The elements' pointer masks, by element size.
-  std::map<uint64_t, std::set<std::vector<uint64_t>>> element_masks;
+  // The element types by their size and pointer mask.
+  std::map<uint64_t, std::map<std::vector<uint64_t>, std::vector<TypeId>>> elements;
   for (TypeId t = 0; t < dw_.types().size(); t++) {
     const bin::Type& ty = dw_.type(t);
-    if (ty.runtime_type == 0) continue;
+    if (ty.runtime_type == 0 || ty.tag == DwarfTag::Typedef) continue;
     const uint64_t size = sizeOf(t);
     if (size == 0 || size > 16384) continue;
     words.clear();
     pointerWords(t, 0, 0, words);
-    if (!words.empty() && words.size() <= 64) element_masks[size].insert(words);
+    if (!words.empty() && words.size() <= kMaxMaskWords) elements[size][words].push_back(t);
   }
+  // The element types E and sizes of the arrays [k]E (k >= 2, the last
+  // element holding the last pointer word) whose mask is `mask`: the first
+  // element's mask repeated k times.
   std::vector<uint64_t> first;
+  std::vector<std::pair<TypeId, uint64_t>> explaining, candidates;
   auto explainedByArray = [&](uint64_t object_size, const std::vector<uint64_t>& mask) {
-    for (const auto& [esize, masks] : element_masks) {
-      // [k]E for k >= 2 elements, the last holding the last pointer word:
-      // the first element's mask repeated k times.
+    explaining.clear();
+    for (const auto& [esize, masks] : elements) {
       const uint64_t k = mask.back() / esize + 1;
       if (k < 2 || k * esize > object_size || mask.size() % k != 0) continue;
       const size_t per = mask.size() / k;
       first.assign(mask.begin(), mask.begin() + static_cast<std::ptrdiff_t>(per));
-      if (!masks.contains(first)) continue;
+      auto it = masks.find(first);
+      if (it == masks.end()) continue;
       bool same = true;
       for (size_t i = per; i < mask.size() && same; i++) {
         same = mask[i] == mask[i - per] + esize;
       }
-      if (same) return true;
+      if (!same) continue;
+      for (TypeId e : it->second) explaining.emplace_back(e, esize);
     }
-    return false;
+    return !explaining.empty();
   };
   const uint64_t header_threshold =
       runtime_.malloc_header_size != 0 ? uint64_t{ptr()} * ptr() * 8 : UINT64_MAX;
@@ -1100,39 +1148,40 @@ void Typer::inferByShape() {
     words.clear();
     d_.forEachObjectSlot(o, [&](uint64_t off) { words.push_back(off); });
     std::sort(words.begin(), words.end());
-    auto it = by_shape.find({size, words});
-    if (it == by_shape.end() || explainedByArray(size, words)) continue;
+    // Candidates: the structs of this shape, and the element types of the
+    // arrays whose mask it is (a slice's backing array).
+    candidates.clear();
+    if (auto it = by_shape.find({size, words}); it != by_shape.end()) {
+      for (TypeId t : it->second) candidates.emplace_back(t, 0);
+    }
+    if (explainedByArray(size, words)) {
+      candidates.insert(candidates.end(), explaining.begin(), explaining.end());
+    }
+    if (candidates.empty()) continue;
     // A closure's context starts with its function's entry: no Go type.
     if (exe_.functionEntry(words_.read(d_.objectData(o))) != nullptr) continue;
-    TypeId chosen = kNoType;
-    if (it->second.size() == 1) {
-      chosen = it->second.front();
-    } else {
-      // Several types fit: keep the one whose pointer fields agree with the
-      // types of the objects they point at, when exactly one does.
-      int agreeing = 0;
-      for (TypeId t : it->second) {
-        bool agrees = true, any = false;
-        for (const ScanOp& op : layoutOf(t)) {
-          if (op.kind != ScanOp::Leaf || kindOf(op.type) != GoKind::Pointer) continue;
-          const TypeId r = dw_.resolve(op.type);
-          const uint64_t target = words_.read(d_.objectData(o) + op.offset);
-          const NodeId to = objectAt(target);
-          if (r == kNoType || to == kNoNode || of(to).form != TypeForm::Value) continue;
-          any = true;
-          const TypeId want = dw_.type(r).elem;
-          agrees = agrees && (dw_.resolve(want) == dw_.resolve(of(to).layout) ||
-                              startsWith(of(to).layout, want));
-        }
-        if (agrees && any) {
-          chosen = t;
-          agreeing++;
-        }
-      }
-      if (agreeing != 1) chosen = kNoType;
+    // Several fit: keep the one whose pointer fields (the first element's,
+    // for an array) agree with the objects they point at (their types, or
+    // their shapes), when exactly one does.
+    if (candidates.size() > 1) {
+      std::erase_if(candidates, [&](const auto& c) { return !targetsAgree(o, c.first); });
     }
-    if (chosen == kNoType) continue;
-    assign(d_.objects.addr[o] + of(o).data_offset, chosen, chosen, 0, TypeForm::Value);
+    if (candidates.size() != 1) continue;
+    const auto [chosen, esize] = candidates.front();
+    if (esize == 0) {
+      assign(d_.objects.addr[o] + of(o).data_offset, chosen, chosen, 0, TypeForm::Value);
+    } else {
+      // Only arrays of structs: a mask of pointers or strings repeated is
+      // any slice's of them.
+      const std::string_view name = dw_.type(chosen).name;
+      if (kindOf(chosen) != GoKind::Struct || name.starts_with("noalg.") ||
+          name.starts_with("internal/runtime/") || name == "runtime.hmap" ||
+          name == "runtime.hchan" || name == "runtime.bmap") {
+        continue;
+      }
+      assign(d_.objects.addr[o], chosen, chosen, size / esize, TypeForm::Array,
+             /*approximate=*/true);
+    }
     if (of(o).form != TypeForm::None) out_.inferred_objects++;
   }
   evidence_ = TypeEvidence::Table;
@@ -1192,6 +1241,172 @@ void Typer::seedChannels() {
   evidence_ = TypeEvidence::Table;
 }
 
+NodeId Typer::groupsOfMap(const Memory& m, TypeId header) {
+  const std::string_view name = dw_.type(header).name;
+  auto target = [&](uint64_t p) {
+    const NodeId o = objectAt(p);
+    return o != kNoNode && d_.objects.addr[o] + of(o).data_offset == p ? o : kNoNode;
+  };
+  if (name.starts_with("hash<")) {
+    const bin::Field* buckets = dw_.fieldNamed(header, "buckets");
+    return buckets == nullptr ? kNoNode : target(pointerAt(m, m.base + buckets->offset));
+  }
+  const bin::Field* dir = dw_.fieldNamed(header, "dirPtr");
+  const bin::Field* len = dw_.fieldNamed(header, "dirLen");
+  if (dir == nullptr || len == nullptr) return kNoNode;
+  const uint64_t p = pointerAt(m, m.base + dir->offset);
+  if (uintAt(m, m.base + len->offset, sizeOf(len->type)) == 0) return target(p);
+  // A directory of tables: the first table's groups.
+  const NodeId directory = target(p);
+  if (directory == kNoNode) return kNoNode;
+  const NodeId table = target(words_.read(d_.objectData(directory) + of(directory).data_offset));
+  const TypeId table_type = dw_.typeByName("table" + std::string(name.substr(3)));
+  if (table == kNoNode || table_type == kNoType) return kNoNode;
+  const bin::Field* groups = dw_.fieldNamed(table_type, "groups");
+  const bin::Field* data = groups == nullptr ? nullptr : dw_.fieldNamed(groups->type, "data");
+  if (data == nullptr) return kNoNode;
+  const Memory t{d_.objectData(table), d_.objects.addr[table], d_.objects.size[table], nullptr, {}};
+  return target(pointerAt(t, t.base + of(table).data_offset + groups->offset + data->offset));
+}
+
+bool Typer::targetsAgree(NodeId o, TypeId t) {
+  const uint8_t* bytes = d_.objectData(o) + of(o).data_offset;
+  const uint64_t size = d_.objects.size[o] - of(o).data_offset;
+  std::vector<uint64_t> want, got;
+  size_t checked = 0;
+  for (const ScanOp& op : layoutOf(t)) {
+    if (op.kind != ScanOp::Leaf || op.offset + ptr() > size) continue;
+    const GoKind kind = kindOf(op.type);
+    if (kind == GoKind::Interface && op.offset + 2 * ptr() <= size) {
+      // The type or itab word: nil with a nil data word, else one the
+      // table or the heap's itabs know.
+      const uint64_t word = words_.read(bytes + op.offset);
+      const uint64_t data = words_.read(bytes + op.offset + ptr());
+      if (word == 0 ? data != 0
+                    : !itab_type_.contains(word) && typeAtRuntimeAddress(word) == kNoType) {
+        return false;
+      }
+      checked += word != 0;
+      continue;
+    }
+    if (kind != GoKind::Pointer && kind != GoKind::String) continue;
+    const NodeId to = objectAt(words_.read(bytes + op.offset));
+    if (to == kNoNode) continue;
+    checked++;
+    if (kind == GoKind::String) {  // a string's bytes hold no pointers
+      if (holdsPointers(to)) return false;
+      continue;
+    }
+    const TypeId r = dw_.resolve(op.type);
+    const TypeId elem = r == kNoType ? kNoType : dw_.type(r).elem;
+    if (elem == kNoType) return false;
+    if (of(to).form == TypeForm::Value) {
+      if (dw_.resolve(of(to).layout) != dw_.resolve(elem) && !startsWith(of(to).layout, elem)) {
+        return false;
+      }
+      continue;
+    }
+    if (sizeClassOf(sizeOf(elem)) != d_.objects.size[to]) return false;
+    want.clear();
+    pointerWords(elem, 0, 0, want);
+    std::sort(want.begin(), want.end());
+    got.clear();
+    d_.forEachObjectSlot(to, [&](uint64_t off) { got.push_back(off); });
+    std::sort(got.begin(), got.end());
+    if (want != got) return false;
+  }
+  return checked > 0;
+}
+
+void Typer::inferMaps() {
+  // The map types the table has, by their group (bucket) type; the header
+  // types' pointer words (the same for every map of a release).
+  struct MapType {
+    TypeId map, header, group;
+  };
+  std::vector<MapType> maps;
+  std::unordered_map<TypeId, std::vector<size_t>> by_group;
+  for (TypeId t = 0; t < dw_.types().size(); t++) {
+    const bin::Type& ty = dw_.type(t);
+    if (ty.kind != GoKind::Map || !ty.name.starts_with("map[")) continue;
+    const TypeId r = dw_.resolve(t);
+    if (r == kNoType || dw_.type(r).tag != DwarfTag::Pointer) continue;
+    const TypeId header = dw_.type(r).elem;
+    if (header == kNoType) continue;
+    TypeId group = kNoType;
+    if (dw_.type(header).name.starts_with("map<")) {
+      group = groupTypeOfMap(header);
+    } else if (const bin::Field* b = dw_.fieldNamed(header, "buckets")) {
+      const TypeId p = dw_.resolve(b->type);
+      group = p == kNoType ? kNoType : dw_.type(p).elem;
+    }
+    if (group == kNoType || sizeOf(group) == 0) continue;
+    by_group[dw_.resolve(group)].push_back(maps.size());
+    maps.push_back({t, header, group});
+  }
+  if (maps.empty()) return;
+  const TypeId header = maps.front().header;
+  const uint64_t header_size = sizeClassOf(sizeOf(header));
+  std::vector<uint64_t> header_words, words, group_words;
+  pointerWords(header, 0, 0, header_words);
+  std::sort(header_words.begin(), header_words.end());
+  // Group shapes: (group size, pointer words of one group) -> map types.
+  std::map<std::pair<uint64_t, std::vector<uint64_t>>, std::vector<size_t>> by_shape;
+  for (size_t i = 0; i < maps.size(); i++) {
+    group_words.clear();
+    pointerWords(maps[i].group, 0, 0, group_words);
+    std::sort(group_words.begin(), group_words.end());
+    by_shape[{sizeOf(maps[i].group), group_words}].push_back(i);
+  }
+  for (NodeId o = 0; o < heap_.objectCount(); o++) {
+    if (of(o).form != TypeForm::None || d_.objects.size[o] != header_size) continue;
+    words.clear();
+    d_.forEachObjectSlot(o, [&](uint64_t off) { words.push_back(off); });
+    std::sort(words.begin(), words.end());
+    if (words != header_words) continue;
+    const Memory m{d_.objectData(o), d_.objects.addr[o], d_.objects.size[o], nullptr, {}};
+    const NodeId g = groupsOfMap(m, header);
+    if (g == kNoNode) continue;
+    size_t chosen = SIZE_MAX;
+    if (of(g).form != TypeForm::None) {
+      // Typed already (a malloc header names large group arrays).
+      auto it = by_group.find(dw_.resolve(of(g).layout));
+      if (it == by_group.end() || it->second.size() != 1) continue;
+      chosen = it->second.front();
+      evidence_ =
+          of(g).evidence == TypeEvidence::Inferred ? TypeEvidence::Inferred : TypeEvidence::Header;
+    } else {
+      // By the first group's pointer words, and a size that holds whole
+      // groups; among several map types, the one whose keys and values
+      // agree with what they point at.
+      const uint64_t gsize = d_.objects.size[g];
+      std::vector<size_t> fits;
+      for (const auto& [shape, candidates] : by_shape) {
+        const uint64_t n = shape.first == 0 ? 0 : gsize / shape.first;
+        if (n == 0 || (n * shape.first != gsize && sizeClassOf(n * shape.first) != gsize)) continue;
+        group_words.clear();
+        d_.forEachObjectSlot(g, [&](uint64_t off) {
+          if (off < shape.first) group_words.push_back(off);
+        });
+        std::sort(group_words.begin(), group_words.end());
+        if (group_words == shape.second)
+          fits.insert(fits.end(), candidates.begin(), candidates.end());
+      }
+      if (fits.size() > 1) {
+        std::erase_if(fits, [&](size_t i) { return !targetsAgree(g, maps[i].group); });
+      }
+      if (fits.size() != 1) continue;
+      chosen = fits.front();
+      evidence_ = TypeEvidence::Inferred;
+    }
+    assign(d_.objects.addr[o], maps[chosen].header, maps[chosen].map, 0, TypeForm::Value);
+    if (of(o).form != TypeForm::None && evidence_ == TypeEvidence::Inferred) {
+      out_.inferred_objects++;
+    }
+    evidence_ = TypeEvidence::Table;
+  }
+}
+
 void Typer::inferClosures() {
   evidence_ = TypeEvidence::Inferred;
   for (NodeId o = 0; o < heap_.objectCount(); o++) {
@@ -1207,11 +1422,18 @@ void Typer::inferClosures() {
 
 void Typer::inferInterfaceArrays() {
   const TypeId eface = dw_.typeByName("interface {}");
-  if (eface == kNoType || types_base_ == 0) return;
+  if (types_base_ == 0) return;
   const auto& layout = exe_.binary().moduleLayout();
   if (!layout || layout->etypes <= layout->types) return;
   const uint64_t lo = layout->types + exe_.loadBias(), hi = layout->etypes + exe_.loadBias();
   const uint64_t pair = 2 * uint64_t{ptr()};
+  // An itab's interface (itab.inter, its first word), for the itabs the
+  // executable's file holds.
+  auto interfaceOf = [&](uint64_t itab) {
+    if (!itab_type_.contains(itab)) return kNoType;
+    const auto inter = exe_.binary().container().pointerAt(itab - exe_.loadBias());
+    return inter ? typeAtRuntimeAddress(*inter + exe_.loadBias()) : kNoType;
+  };
   std::vector<uint64_t> slots;
   evidence_ = TypeEvidence::Inferred;
   for (NodeId o = 0; o < heap_.objectCount(); o++) {
@@ -1220,22 +1442,28 @@ void Typer::inferInterfaceArrays() {
     slots.clear();
     d_.forEachObjectSlot(o, [&](uint64_t off) { slots.push_back(off); });
     std::sort(slots.begin(), slots.end());
-    // The collector skips an eface's type word (descriptors are not in the
-    // heap): the data word of every element is a pointer slot, and nothing
-    // else is.
+    // The collector skips an interface's type or itab word (neither is in
+    // the heap): the data word of every element is a pointer slot, and
+    // nothing else is.
     const uint64_t n = slots.back() / pair + 1;
     if (slots.size() != n || n * pair > size) continue;
+    TypeId elem = kNoType;
     bool all = true;
     uint64_t used = 0;
     for (uint64_t i = 0; i < n && all; i++) {
       all = slots[i] == i * pair + ptr();
-      const uint64_t type_word = words_.read(d_.objectData(o) + i * pair);
-      if (!all || type_word == 0) continue;
-      all = type_word >= lo && type_word < hi && typeAtRuntimeAddress(type_word) != kNoType;
+      const uint64_t word = words_.read(d_.objectData(o) + i * pair);
+      if (!all || word == 0) continue;
+      // Every element an eface (a type descriptor), or every one an iface
+      // of the same interface (an itab).
+      TypeId t = word >= lo && word < hi && typeAtRuntimeAddress(word) != kNoType ? eface : kNoType;
+      if (t == kNoType) t = interfaceOf(word);
+      all = t != kNoType && (elem == kNoType || elem == t);
+      elem = t;
       used++;
     }
-    if (!all || used < 2) continue;
-    assign(d_.objects.addr[o], eface, eface, n, TypeForm::Array, /*approximate=*/true);
+    if (!all || used < 2 || elem == kNoType) continue;
+    assign(d_.objects.addr[o], elem, elem, n, TypeForm::Array, /*approximate=*/true);
     if (of(o).form != TypeForm::None) out_.inferred_objects++;
   }
   evidence_ = TypeEvidence::Table;
