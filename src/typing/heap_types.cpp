@@ -189,8 +189,10 @@ class Typer {
   void inferMaps();
   // Whether the pointer words of a value of type t at the start of object
   // o point at objects that could be what t says (their type, or their
-  // size class and pointer words), at least one of them.
-  bool targetsAgree(NodeId o, TypeId t);
+  // size class and pointer words): Contradicts at the first that cannot,
+  // else Agrees when at least one was checked.
+  enum class Agreement { Contradicts, Unchecked, Agrees };
+  Agreement targetsAgree(NodeId o, TypeId t);
   // The group or bucket array object a map header at `m` points at, with
   // `header` its map<K,V> or hash<K,V> type; kNoNode if none.
   NodeId groupsOfMap(const Memory& m, TypeId header);
@@ -1003,9 +1005,12 @@ void Typer::run() {
   drain();
   inferMaps();
   drain();
-  inferByShape();
+  // What its contents tell first: a closure's code pointer, the types and
+  // itabs of interfaces; then the masks.
   inferClosures();
   inferInterfaceArrays();
+  drain();
+  inferByShape();
   drain();
 }
 
@@ -1108,7 +1113,11 @@ void Typer::inferByShape() {
   std::map<uint64_t, std::map<std::vector<uint64_t>, std::vector<TypeId>>> elements;
   for (TypeId t = 0; t < dw_.types().size(); t++) {
     const bin::Type& ty = dw_.type(t);
-    if (ty.runtime_type == 0 || ty.tag == DwarfTag::Typedef) continue;
+    // Named types are typedefs in DWARF: the structs are not, the named
+    // interfaces are, and an array of them is as plausible as of any.
+    if (ty.runtime_type == 0 || (ty.tag == DwarfTag::Typedef && ty.kind != GoKind::Interface)) {
+      continue;
+    }
     const uint64_t size = sizeOf(t);
     if (size == 0 || size > 16384) continue;
     words.clear();
@@ -1164,7 +1173,10 @@ void Typer::inferByShape() {
     // for an array) agree with the objects they point at (their types, or
     // their shapes), when exactly one does.
     if (candidates.size() > 1) {
-      std::erase_if(candidates, [&](const auto& c) { return !targetsAgree(o, c.first); });
+      std::erase_if(candidates,
+                    [&](const auto& c) { return targetsAgree(o, c.first) != Agreement::Agrees; });
+    } else if (targetsAgree(o, candidates.front().first) == Agreement::Contradicts) {
+      continue;  // one fits, but what it points at says otherwise
     }
     if (candidates.size() != 1) continue;
     const auto [chosen, esize] = candidates.front();
@@ -1269,7 +1281,7 @@ NodeId Typer::groupsOfMap(const Memory& m, TypeId header) {
   return target(pointerAt(t, t.base + of(table).data_offset + groups->offset + data->offset));
 }
 
-bool Typer::targetsAgree(NodeId o, TypeId t) {
+Typer::Agreement Typer::targetsAgree(NodeId o, TypeId t) {
   const uint8_t* bytes = d_.objectData(o) + of(o).data_offset;
   const uint64_t size = d_.objects.size[o] - of(o).data_offset;
   std::vector<uint64_t> want, got;
@@ -1284,7 +1296,7 @@ bool Typer::targetsAgree(NodeId o, TypeId t) {
       const uint64_t data = words_.read(bytes + op.offset + ptr());
       if (word == 0 ? data != 0
                     : !itab_type_.contains(word) && typeAtRuntimeAddress(word) == kNoType) {
-        return false;
+        return Agreement::Contradicts;
       }
       checked += word != 0;
       continue;
@@ -1294,28 +1306,28 @@ bool Typer::targetsAgree(NodeId o, TypeId t) {
     if (to == kNoNode) continue;
     checked++;
     if (kind == GoKind::String) {  // a string's bytes hold no pointers
-      if (holdsPointers(to)) return false;
+      if (holdsPointers(to)) return Agreement::Contradicts;
       continue;
     }
     const TypeId r = dw_.resolve(op.type);
     const TypeId elem = r == kNoType ? kNoType : dw_.type(r).elem;
-    if (elem == kNoType) return false;
+    if (elem == kNoType) return Agreement::Contradicts;
     if (of(to).form == TypeForm::Value) {
       if (dw_.resolve(of(to).layout) != dw_.resolve(elem) && !startsWith(of(to).layout, elem)) {
-        return false;
+        return Agreement::Contradicts;
       }
       continue;
     }
-    if (sizeClassOf(sizeOf(elem)) != d_.objects.size[to]) return false;
+    if (sizeClassOf(sizeOf(elem)) != d_.objects.size[to]) return Agreement::Contradicts;
     want.clear();
     pointerWords(elem, 0, 0, want);
     std::sort(want.begin(), want.end());
     got.clear();
     d_.forEachObjectSlot(to, [&](uint64_t off) { got.push_back(off); });
     std::sort(got.begin(), got.end());
-    if (want != got) return false;
+    if (want != got) return Agreement::Contradicts;
   }
-  return checked > 0;
+  return checked > 0 ? Agreement::Agrees : Agreement::Unchecked;
 }
 
 void Typer::inferMaps() {
@@ -1382,8 +1394,13 @@ void Typer::inferMaps() {
       const uint64_t gsize = d_.objects.size[g];
       std::vector<size_t> fits;
       for (const auto& [shape, candidates] : by_shape) {
+        // Small objects are rounded up to their size class, large ones
+        // (Go 1.19-1.21's bucket arrays have no header) to a page.
         const uint64_t n = shape.first == 0 ? 0 : gsize / shape.first;
-        if (n == 0 || (n * shape.first != gsize && sizeClassOf(n * shape.first) != gsize)) continue;
+        const bool whole =
+            n != 0 && (n * shape.first == gsize || sizeClassOf(n * shape.first) == gsize ||
+                       (gsize > 32768 && gsize - n * shape.first < 8192));
+        if (!whole) continue;
         group_words.clear();
         d_.forEachObjectSlot(g, [&](uint64_t off) {
           if (off < shape.first) group_words.push_back(off);
@@ -1393,7 +1410,11 @@ void Typer::inferMaps() {
           fits.insert(fits.end(), candidates.begin(), candidates.end());
       }
       if (fits.size() > 1) {
-        std::erase_if(fits, [&](size_t i) { return !targetsAgree(g, maps[i].group); });
+        std::erase_if(
+            fits, [&](size_t i) { return targetsAgree(g, maps[i].group) != Agreement::Agrees; });
+      } else if (fits.size() == 1 &&
+                 targetsAgree(g, maps[fits.front()].group) == Agreement::Contradicts) {
+        continue;
       }
       if (fits.size() != 1) continue;
       chosen = fits.front();

@@ -124,6 +124,35 @@ TEST_P(LeaksDiff, TypeGrowthOfSessionsMatchesTheReport) {
   }
 }
 
+// A stripped build (no DWARF, no symbols), as production ships: the types
+// come from the runtime's descriptors, and diff still names the type that
+// leaked, first by growth, with the count its own run reports.
+TEST_P(LeaksDiff, StrippedBuildNamesTheLeakedType) {
+  const std::string dir = dir_ + "/stripped";
+  ASSERT_TRUE(std::filesystem::exists(dir + "/leaks.old.dump"))
+      << dir << "/leaks.old.dump is missing: tests/programs/make-dumps.sh makes it";
+  const JsonValue report = JsonValue::parseFile(dir + "/leaks.json");
+  const JsonValue& sessions = report["sessions"];
+  const analysis::Snapshot& before =
+      loadSession(dir + "/leaks.old.dump", dir + "/leaks").snapshot();
+  const analysis::Snapshot& after = loadSession(dir + "/leaks.dump", dir + "/leaks").snapshot();
+  ASSERT_TRUE(after.exe);
+  ASSERT_EQ(after.exe->debugInfo(), nullptr) << "the build has DWARF";
+  const auto rows =
+      analysis::diffGroups(before, after, typing::GroupKind::Type, analysis::SortKey::Retained);
+  ASSERT_FALSE(rows.empty());
+  const analysis::DiffGroupRow* typed =
+      findGroup(rows, [&](const std::string& n) { return n == sessions["type"].str(); });
+  ASSERT_NE(typed, nullptr) << "no row " << sessions["type"].str();
+  EXPECT_EQ(typed->countDelta(), static_cast<int64_t>(sessions["sessions_added"].u64()));
+  // What grows most is theirs: the Sessions, or the map holding them (its
+  // header, directory, tables or groups).
+  const std::string& top = rows.front().name;
+  EXPECT_TRUE(top == sessions["type"].str() ||
+              top.find("[uint64]*main.Session") != std::string::npos)
+      << top;
+}
+
 // Groups that did not change are left out unless asked for: every row shown
 // changed, and asking for the rest adds exactly the ones that did not.
 TEST_P(LeaksDiff, UnchangedGroupsAreLeftOutUnlessAsked) {

@@ -236,9 +236,12 @@ TEST_P(ZooTypesStripped, NamesAreExactAndFloorsHold) {
   const analysis::Summary sum = analysis::summarize(**snap, 0);
   EXPECT_GE(sum.typed_bytes * 100, sum.reachable_bytes * GetParam().min_typed_bytes)
       << sum.typed_bytes << " of " << sum.reachable_bytes << " reachable bytes typed";
+  // A wrong guess shows as a conflict where what it points at was typed
+  // otherwise.
+  EXPECT_LE(sum.type_conflicts, 2u);
   std::cerr << GetParam().path << ": " << t.right << " of " << t.total << " named exactly, "
             << t.untyped << " untyped; " << sum.typed_bytes << " of " << sum.reachable_bytes
-            << " reachable bytes typed\n";
+            << " reachable bytes typed; " << sum.type_conflicts << " conflicts\n";
 }
 
 std::string strippedName(const ::testing::TestParamInfo<StrippedBuild>& info) {

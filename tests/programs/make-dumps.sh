@@ -26,7 +26,7 @@
 #                                its heap over HTTP
 #   OUTDIR/<label>/pie/retention[.dump|.json]  the retention program built
 #                                with -buildmode=pie and run
-#   OUTDIR/<label>/stripped/{funcs,zoo}[.dump|.json]  the funcs and zoo
+#   OUTDIR/<label>/stripped/{funcs,zoo,leaks}[.dump|.json]  the funcs, zoo and leaks
 #                                programs built with -ldflags='-s -w' and run
 #   OUTDIR/<label>/{pie,external,external-pie}/zoo[.dump|.json]  zoo built
 #                                as a PIE, linked externally, and both
@@ -284,6 +284,9 @@ make_label() { # label
     # descriptors, and the unstripped zoo is its oracle.
     make_program "$label" "$go" "$root" "$HERE/zoo/" "$OUT/$label/stripped" "-ldflags=-s -w" || status=1
   fi
+  # leaks stripped (every release, as the leak hunt): diff must name the
+  # type that leaked without DWARF.
+  make_program "$label" "$go" "$root" "$HERE/leaks/" "$OUT/$label/stripped" "-ldflags=-s -w" || status=1
   # zoo linked every way a Go executable is linked, where the way changes
   # what the file holds: by the external (C) linker, which Go 1.26+ gives
   # sections of their own and a pclntab without its text start, as a PIE,
