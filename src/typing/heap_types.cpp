@@ -1301,6 +1301,19 @@ Typer::Agreement Typer::targetsAgree(NodeId o, TypeId t) {
       checked += word != 0;
       continue;
     }
+    if (kind == GoKind::Map || kind == GoKind::Chan) {
+      // A typed map or chan object must be of this header (map<K,V>,
+      // hchan<T>).
+      const NodeId to = objectAt(words_.read(bytes + op.offset));
+      const TypeId r = dw_.resolve(op.type);
+      if (to == kNoNode || of(to).form != TypeForm::Value || r == kNoType) continue;
+      checked++;
+      if (dw_.type(r).tag != DwarfTag::Pointer ||
+          dw_.resolve(dw_.type(r).elem) != dw_.resolve(of(to).layout)) {
+        return Agreement::Contradicts;
+      }
+      continue;
+    }
     if (kind != GoKind::Pointer && kind != GoKind::String) continue;
     const NodeId to = objectAt(words_.read(bytes + op.offset));
     if (to == kNoNode) continue;
