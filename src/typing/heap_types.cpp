@@ -1409,14 +1409,15 @@ void Typer::inferMaps() {
       for (const auto& [shape, candidates] : by_shape) {
         // Small objects are rounded up to their size class, large ones
         // (Go 1.19-1.21's bucket arrays have no header) to a page.
-        const uint64_t n = shape.first == 0 ? 0 : gsize / shape.first;
+        const uint64_t group_size = shape.first;
+        const uint64_t n = group_size == 0 ? 0 : gsize / group_size;
         const bool whole =
-            n != 0 && (n * shape.first == gsize || sizeClassOf(n * shape.first) == gsize ||
-                       (gsize > 32768 && gsize - n * shape.first < 8192));
+            n != 0 && (n * group_size == gsize || sizeClassOf(n * group_size) == gsize ||
+                       (gsize > 32768 && gsize - n * group_size < 8192));
         if (!whole) continue;
         group_words.clear();
         d_.forEachObjectSlot(g, [&](uint64_t off) {
-          if (off < shape.first) group_words.push_back(off);
+          if (off < group_size) group_words.push_back(off);
         });
         std::sort(group_words.begin(), group_words.end());
         if (group_words == shape.second)
