@@ -1291,13 +1291,11 @@ Typer::Agreement Typer::targetsAgree(NodeId o, TypeId t) {
     const GoKind kind = kindOf(op.type);
     if (kind == GoKind::Interface && op.offset + 2 * ptr() <= size) {
       // The type or itab word: nil with a nil data word, else one the
-      // table or the heap's itabs know.
+      // table or the heap's itabs know (when the itabs could be read).
       const uint64_t word = words_.read(bytes + op.offset);
       const uint64_t data = words_.read(bytes + op.offset + ptr());
-      if (word == 0 ? data != 0
-                    : !itab_type_.contains(word) && typeAtRuntimeAddress(word) == kNoType) {
-        return Agreement::Contradicts;
-      }
+      const bool known = itab_type_.contains(word) || typeAtRuntimeAddress(word) != kNoType;
+      if (word == 0 ? data != 0 : !known && !itab_type_.empty()) return Agreement::Contradicts;
       checked += word != 0;
       continue;
     }
