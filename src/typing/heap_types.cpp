@@ -95,6 +95,9 @@ class Typer {
   }
 
   void seedMallocHeaders();
+  // Types the object at `start` as t (n > 1: an array of about n) from a
+  // type the runtime keeps with it (a malloc header, a span's largeType).
+  void assignFromHeader(uint64_t start, TypeId t, uint64_t n);
   void seedGlobals();
   void seedFrames();
   void seedFinalizersAndPanics();
@@ -803,18 +806,7 @@ void Typer::seedMallocHeaders() {
     if (t == kNoType) continue;
     const uint64_t esize = sizeOf(t);
     if (esize == 0) continue;
-    const uint64_t n = (size - header) / esize;
-    out_.typed_from_headers++;
-    // The header names the element type of an array: the slot size only
-    // bounds its length, which a slice's capacity may tell exactly later.
-    const uint64_t start = d_.objects.addr[o] + header;
-    evidence_ = TypeEvidence::Header;
-    if (n > 1) {
-      assign(start, t, t, n, TypeForm::Array, /*approximate=*/true);
-    } else {
-      assign(start, t, t, 0, TypeForm::Value);
-    }
-    evidence_ = TypeEvidence::Table;
+    assignFromHeader(d_.objects.addr[o] + header, t, (size - header) / esize);
   }
   // Large objects keep their type in the span: a core gives it.
   for (const model::LargeObjectType& large : d_.large_object_types) {
@@ -822,16 +814,21 @@ void Typer::seedMallocHeaders() {
     const NodeId o = objectAt(large.addr);
     const uint64_t esize = t == kNoType ? 0 : sizeOf(t);
     if (esize == 0 || o == kNoNode || d_.objects.addr[o] != large.addr) continue;
-    const uint64_t n = d_.objects.size[o] / esize;
-    out_.typed_from_headers++;
-    evidence_ = TypeEvidence::Header;
-    if (n > 1) {
-      assign(large.addr, t, t, n, TypeForm::Array, /*approximate=*/true);
-    } else {
-      assign(large.addr, t, t, 0, TypeForm::Value);
-    }
-    evidence_ = TypeEvidence::Table;
+    assignFromHeader(large.addr, t, d_.objects.size[o] / esize);
   }
+}
+
+void Typer::assignFromHeader(uint64_t start, TypeId t, uint64_t n) {
+  out_.typed_from_headers++;
+  // The header names the element type of an array: the slot size only
+  // bounds its length, which a slice's capacity may tell exactly later.
+  evidence_ = TypeEvidence::Header;
+  if (n > 1) {
+    assign(start, t, t, n, TypeForm::Array, /*approximate=*/true);
+  } else {
+    assign(start, t, t, 0, TypeForm::Value);
+  }
+  evidence_ = TypeEvidence::Table;
 }
 
 void Typer::seedGlobals() {
@@ -1069,6 +1066,15 @@ constexpr uint16_t kSizeClasses[] = {
     3456,  4096,  4864,  5376,  6144,  6528,  6784,  6912,  8192,  9472,  9728, 10240, 10880, 12288,
     13568, 14336, 16384, 18432, 19072, 20480, 21760, 24576, 27264, 28672, 32768};
 
+// Runtime-internal shapes never allocated on their own (noalg.*), and the
+// runtime's generic headers (runtime.hmap, runtime.hchan,
+// internal/runtime/maps.*), whose instances are a map's or chan's of some
+// K, V or T: never a guess.
+bool neverAllocatedAlone(std::string_view name) {
+  return name.starts_with("noalg.") || name.starts_with("internal/runtime/") ||
+         name == "runtime.hmap" || name == "runtime.hchan" || name == "runtime.bmap";
+}
+
 uint64_t sizeClassOf(uint64_t size) {
   for (const uint16_t c : kSizeClasses) {
     if (size <= c) return c;
@@ -1085,14 +1091,9 @@ void Typer::inferByShape() {
     const bin::Type& ty = dw_.type(t);
     if (ty.runtime_type == 0 || ty.tag == DwarfTag::Typedef || ty.size == 0) continue;
     if (ty.kind != GoKind::Struct && ty.kind != GoKind::Array) continue;
-    // Runtime-internal shapes never allocated on their own, and the runtime's
-    // generic headers (runtime.hmap, runtime.hchan, internal/runtime/maps.*),
-    // whose instances are a map's or chan's of some K, V or T.
     const bool runtime =
         ty.name.starts_with("runtime.") || ty.name.starts_with("internal/runtime/");
-    if (ty.name.starts_with("noalg.") || ty.name.find("go.shape.") != std::string_view::npos ||
-        ty.name.starts_with("internal/runtime/") || ty.name == "runtime.hmap" ||
-        ty.name == "runtime.hchan" || ty.name == "runtime.bmap") {
+    if (neverAllocatedAlone(ty.name) || ty.name.find("go.shape.") != std::string_view::npos) {
       continue;
     }
     const uint64_t slot = sizeClassOf(ty.size);
@@ -1185,10 +1186,7 @@ void Typer::inferByShape() {
     } else {
       // Only arrays of structs: a mask of pointers or strings repeated is
       // any slice's of them.
-      const std::string_view name = dw_.type(chosen).name;
-      if (kindOf(chosen) != GoKind::Struct || name.starts_with("noalg.") ||
-          name.starts_with("internal/runtime/") || name == "runtime.hmap" ||
-          name == "runtime.hchan" || name == "runtime.bmap") {
+      if (kindOf(chosen) != GoKind::Struct || neverAllocatedAlone(dw_.type(chosen).name)) {
         continue;
       }
       assign(d_.objects.addr[o], chosen, chosen, size / esize, TypeForm::Array,
