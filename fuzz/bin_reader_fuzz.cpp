@@ -9,14 +9,18 @@
 // (typeDescriptors): byte 0 picks the release, byte order and pointer size,
 // the rest is the types section, its first words also the typelinks. An
 // Error or a table whose every type can be walked; never a crash or a loop.
+// A whole executable's code is also decoded for what it stores into its
+// globals (bin/global_stores.h).
 // AddressSanitizer sees any read the bounds checks let through.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "bin/binary.h"
 #include "bin/debug_info.h"
+#include "bin/global_stores.h"
 #include "bin/inline.h"
 #include "bin/pclntab.h"
 #include "bin/type_descriptors.h"
@@ -124,6 +128,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       (void)b->symbolize(pc);
       (void)b->startLine(f);
     });
+    // What the code stores into the first words of data (decoding amd64).
+    if (const auto& m = b->moduleLayout(); m && m->ebss > m->data) {
+      std::vector<uint64_t> words;
+      for (uint64_t a = m->data; a < m->ebss && words.size() < 4096; a += 8) words.push_back(a);
+      (void)goheap::bin::findGlobalStores(*b, words);
+    }
   }
   if (auto t = goheap::bin::Pclntab::parse(bytes, kTextStart)) {
     walk(*t);

@@ -2,7 +2,8 @@
 # Installs everything goheap's build and tests need on a fresh Debian 12 machine:
 # the C++ toolchain, zlib (compressed DWARF), Boost's headers (Beast and Asio,
 # for goheap serve), xxHash (the index cache's checksums and keys), SQLite
-# (goheap sql), Go 1.19 (Debian's golang-go), qemu-user-static for the
+# (goheap sql), Capstone (decodes a stripped executable's code to type its
+# globals), Go 1.19 (Debian's golang-go), qemu-user-static for the
 # 32-bit and big-endian test dumps, Go 1.24, 1.25, 1.26 and 1.27 from Debian
 # trixie, trixie-backports or forky, each unpacked into its own folder (nothing
 # is installed over the system), a JDK with VisualVM, whose heap library reads
@@ -21,7 +22,7 @@ if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
 
 packages=(build-essential binutils cmake ninja-build clang clang-format libclang-rt-14-dev
           libgtest-dev libgmock-dev libbenchmark-dev zlib1g-dev
-          libboost-dev libxxhash-dev libsqlite3-dev debuginfod
+          libboost-dev libxxhash-dev libsqlite3-dev libcapstone-dev pkg-config debuginfod
           golang-go qemu-user-static python3 ca-certificates
           default-jdk-headless visualvm nodejs graphviz chromium)
 missing=()

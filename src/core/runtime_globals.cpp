@@ -4,6 +4,7 @@
 #include <string>
 #include <unordered_set>
 
+#include "bin/global_stores.h"
 #include "util/format.h"
 
 namespace goheap::core {
@@ -267,6 +268,9 @@ Expected<RuntimeGlobals> findRuntimeGlobals(const bin::Binary& exe, const Memory
   if (!mheap) return mheap.error();
   g.mheap = *mheap;
   g.memstats = findMemstats(g.mheap, mem, table);
+  if (table.structNamed("runtime.gcControllerState") != nullptr) {
+    g.gc_controller = bin::findReceiverGlobal(exe, "runtime.(*gcControllerState).").value_or(0);
+  }
   auto allgs = findAllgs(bss, mem, table);
   if (!allgs) return allgs.error();
   g.allgs = *allgs;

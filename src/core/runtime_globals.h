@@ -10,8 +10,11 @@
 // touches which global, which the compiler is free to change. Reconsidered
 // for memstats and gcController (issue 28), which no content check can
 // recognise: the runtime's own pointers to memstats anchor it for every
-// release and architecture alike, so decoding is still not needed there;
-// gcController stays unfound until a second anchor is worth a decoder.
+// release and architecture alike, so decoding is still not needed there.
+// The typing pass does decode amd64 code now (bin/global_stores.h: which
+// type the code allocates each global with), which could find
+// gcController too, as the receiver the runtime passes to
+// (*gcControllerState) methods, which it now does:
 //   - firstmoduledata: the record whose first word points at the pclntab
 //     header and whose other fields agree with it (bin/moduledata.h), found
 //     in the executable's file.
@@ -25,8 +28,14 @@
 //   - memstats: a struct of counters with nothing to recognise it by, but
 //     the runtime points at it: mheap_.spanalloc and .cachealloc were made
 //     with &memstats.mspan_sys and &memstats.mcache_sys as their stat, and
-//     both words must give the same base. gcController has no such pointer
-//     (its heapInUse, heapFree, heapReleased and the GC goal stay unknown).
+//     both words must give the same base.
+//   - gcController: no pointer leads to it, and its contents are counters
+//     too. The code names it: the runtime calls gcControllerState's
+//     methods (startCycle, heapGoalInternal, ...) with
+//     `LEAQ runtime.gcController(SB), AX`, and the pclntab names the
+//     methods in a stripped binary too (bin::findReceiverGlobal). amd64
+//     only, as the decoder is; elsewhere its heapInUse, heapFree,
+//     heapReleased and the GC goal stay unknown.
 // runtime.allglen (the slice's length is used instead) and runtime.inProgress
 // (Go 1.24+: an empty byte, nothing to recognise it by) are not found.
 #pragma once
@@ -48,6 +57,9 @@ struct RuntimeGlobals {
   uint64_t wait_reasons = 0;  // 0 when not found: the goroutines' wait reasons go unnamed
   uint64_t itab_table = 0;    // 0 when not found: interface values' dynamic types go unknown
   uint64_t memstats = 0;      // 0 when not found: memstats gives what the heap walk finds only
+  // 0 when not found: HeapInuse, HeapIdle, HeapReleased, HeapSys, Sys and
+  // NextGC stay unknown.
+  uint64_t gc_controller = 0;
 };
 
 // Finds the globals of `exe`'s runtime in `mem` with the layouts of `table`:

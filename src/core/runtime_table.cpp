@@ -62,6 +62,10 @@ const std::initializer_list<Wanted> kWanted = {
       "mcache_sys", "buckhash_sys", "gcMiscSys", "other_sys"}},
     {"runtime.consistentHeapStats", {"stats"}},
     {"runtime.heapStatsDelta", {"inStacks", "inWorkBufs", "inPtrScalarBits"}},
+    // gcController, found in the code (runtime_globals.h).
+    {"runtime.gcControllerState",
+     {"heapInUse", "heapFree", "heapReleased", "gcPercentHeapGoal", "sweepDistMinTrigger",
+      "triggered", "memoryLimit"}},
 };
 
 bool isWantedStruct(std::string_view name) {

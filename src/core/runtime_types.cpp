@@ -102,6 +102,10 @@ bin::DebugInfo tableDebugInfo(const RuntimeTable& t, const RuntimeGlobals& g, ui
   if (g.memstats != 0) {
     globals.push_back({"runtime.memstats", g.memstats, b.structId("runtime.mstats")});
   }
+  if (g.gc_controller != 0) {
+    globals.push_back(
+        {"runtime.gcController", g.gc_controller, b.structId("runtime.gcControllerState")});
+  }
   if (g.itab_table != 0) {
     globals.push_back({"runtime.itabTable", g.itab_table, b.scalar(ptr_size)});
   }

@@ -8,6 +8,7 @@
 #include <span>
 #include <unordered_map>
 
+#include "bin/global_stores.h"
 #include "typing/release_layout.h"
 #include "util/enum_names.h"
 #include "util/format.h"
@@ -74,6 +75,31 @@ struct AssignmentHash {
     return static_cast<size_t>(h ^ (h >> 32));
   }
 };
+
+// The runtime's size classes (runtime/sizeclasses.go, the same from Go 1.19
+// to 1.27): an object of a small type occupies the smallest that holds it.
+constexpr uint16_t kSizeClasses[] = {
+    8,     16,    24,    32,    48,    64,    80,    96,    112,   128,   144,  160,   176,   192,
+    208,   224,   240,   256,   288,   320,   352,   384,   416,   448,   480,  512,   576,   640,
+    704,   768,   896,   1024,  1152,  1280,  1408,  1536,  1792,  2048,  2304, 2688,  3072,  3200,
+    3456,  4096,  4864,  5376,  6144,  6528,  6784,  6912,  8192,  9472,  9728, 10240, 10880, 12288,
+    13568, 14336, 16384, 18432, 19072, 20480, 21760, 24576, 27264, 28672, 32768};
+
+// Runtime-internal shapes never allocated on their own (noalg.*), and the
+// runtime's generic headers (runtime.hmap, runtime.hchan,
+// internal/runtime/maps.*), whose instances are a map's or chan's of some
+// K, V or T: never a guess.
+bool neverAllocatedAlone(std::string_view name) {
+  return name.starts_with("noalg.") || name.starts_with("internal/runtime/") ||
+         name == "runtime.hmap" || name == "runtime.hchan" || name == "runtime.bmap";
+}
+
+uint64_t sizeClassOf(uint64_t size) {
+  for (const uint16_t c : kSizeClasses) {
+    if (size <= c) return c;
+  }
+  return 0;  // a large object: its own pages
+}
 
 class Typer {
  public:
@@ -182,6 +208,12 @@ class Typer {
   // Channels no typed value reaches (a stripped binary's globals, a frame
   // without DWARF): an hchan records its element's type and size.
   void seedChannels();
+  // Globals without symbols: what the code stores into them
+  // (bin/global_stores.h), where the object they point at fits it.
+  void seedGlobalsFromCode();
+  // Whether object o (untyped, no malloc header) could be n values of t:
+  // its size class and its pointer words.
+  bool fitsObject(NodeId o, TypeId t, uint64_t n);
   // Untyped objects whose size class and pointer mask fit exactly one type
   // of the table (or one whose pointer fields agree with the types of the
   // objects they point at): typed as that type, marked inferred.
@@ -745,7 +777,13 @@ void Typer::typeInterfaceData(uint64_t type_addr, uint64_t data) {
   const TypeId dyn = typeAtRuntimeAddress(type_addr);
   if (dyn == kNoType) return;
   if (!directIface(type_addr, dyn)) {
-    assign(data, dyn, dyn, 0, TypeForm::Value);  // a boxed copy of the value
+    // A boxed copy of the value, allocated at its size (with room for a
+    // malloc header): a bigger object is not one, whatever the word before
+    // its pointer says.
+    const NodeId o = objectAt(data);
+    const uint64_t boxed = sizeClassOf(sizeOf(dyn) + ptr());
+    if (o != kNoNode && boxed != 0 && d_.objects.size[o] > boxed) return;
+    assign(data, dyn, dyn, 0, TypeForm::Value);
     return;
   }
   // The data word is the value: a pointer, map, chan or func.
@@ -1000,6 +1038,8 @@ void Typer::run() {
   drain();
   seedChannels();
   drain();
+  seedGlobalsFromCode();
+  drain();
   inferMaps();
   drain();
   // What its contents tell first: a closure's code pointer, the types and
@@ -1055,31 +1095,6 @@ void Typer::pointerWords(TypeId t, uint64_t base, int depth, std::vector<uint64_
     default:
       return;
   }
-}
-
-// The runtime's size classes (runtime/sizeclasses.go, the same from Go 1.19
-// to 1.27): an object of a small type occupies the smallest that holds it.
-constexpr uint16_t kSizeClasses[] = {
-    8,     16,    24,    32,    48,    64,    80,    96,    112,   128,   144,  160,   176,   192,
-    208,   224,   240,   256,   288,   320,   352,   384,   416,   448,   480,  512,   576,   640,
-    704,   768,   896,   1024,  1152,  1280,  1408,  1536,  1792,  2048,  2304, 2688,  3072,  3200,
-    3456,  4096,  4864,  5376,  6144,  6528,  6784,  6912,  8192,  9472,  9728, 10240, 10880, 12288,
-    13568, 14336, 16384, 18432, 19072, 20480, 21760, 24576, 27264, 28672, 32768};
-
-// Runtime-internal shapes never allocated on their own (noalg.*), and the
-// runtime's generic headers (runtime.hmap, runtime.hchan,
-// internal/runtime/maps.*), whose instances are a map's or chan's of some
-// K, V or T: never a guess.
-bool neverAllocatedAlone(std::string_view name) {
-  return name.starts_with("noalg.") || name.starts_with("internal/runtime/") ||
-         name == "runtime.hmap" || name == "runtime.hchan" || name == "runtime.bmap";
-}
-
-uint64_t sizeClassOf(uint64_t size) {
-  for (const uint16_t c : kSizeClasses) {
-    if (size <= c) return c;
-  }
-  return 0;  // a large object: its own pages
 }
 
 void Typer::inferByShape() {
@@ -1193,6 +1208,118 @@ void Typer::inferByShape() {
              /*approximate=*/true);
     }
     if (of(o).form != TypeForm::None) out_.inferred_objects++;
+  }
+  evidence_ = TypeEvidence::Table;
+}
+
+bool Typer::fitsObject(NodeId o, TypeId t, uint64_t n) {
+  const uint64_t size = d_.objects.size[o];
+  const uint64_t esize = sizeOf(t);
+  if (esize == 0 || n == 0 || n > size / esize) return false;
+  const uint64_t need = esize * n;
+  // A small object takes the smallest size class that holds it; a large
+  // one, whole pages.
+  constexpr uint64_t kPage = 8192;
+  if (need <= kSizeClasses[std::size(kSizeClasses) - 1] ? sizeClassOf(need) != size
+                                                        : size - need >= kPage) {
+    return false;
+  }
+  std::vector<uint64_t> want, got;
+  uint64_t covered = 0;  // the bytes `want` describes
+  for (uint64_t i = 0; i < n && want.size() <= kMaxMaskWords; i++, covered += esize) {
+    pointerWords(t, i * esize, 0, want);
+  }
+  d_.forEachObjectSlot(o, [&](uint64_t off) {
+    if (off < covered) got.push_back(off);
+  });
+  std::sort(want.begin(), want.end());
+  std::sort(got.begin(), got.end());
+  std::erase_if(want, [&](uint64_t off) { return off >= covered; });
+  return want == got;
+}
+
+void Typer::seedGlobalsFromCode() {
+  if (!dw_.globals().empty()) return;  // the symbols typed them
+  // The global words pointing at objects nothing has typed.
+  const uint64_t bias = exe_.loadBias();
+  std::vector<uint64_t> wanted;
+  for (const model::Segment* seg : {&d_.data, &d_.bss}) {
+    if (!seg->present) continue;
+    const uint8_t* bytes = d_.bytes(seg->contents).data();
+    d_.forEachSlot(seg->layout, [&](uint64_t off) {
+      if (off + ptr() > seg->contents.size) return;
+      const NodeId o = objectAt(words_.read(bytes + off));
+      if (o != kNoNode && of(o).form == TypeForm::None) wanted.push_back(seg->addr + off - bias);
+    });
+  }
+  if (wanted.empty()) return;
+  std::sort(wanted.begin(), wanted.end());
+  wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
+  const std::vector<bin::GlobalStore> seen = bin::findGlobalStores(exe_.binary(), wanted);
+
+  // What each sighting says of the object the global points at: one t, an
+  // array of t, or (a map or chan) the global's own value is a t.
+  enum class How : uint8_t { Object, Array, Direct };
+  auto claimOf = [&](const bin::GlobalStore& g) -> std::optional<std::pair<TypeId, How>> {
+    const TypeId t = typeAtRuntimeAddress(g.type + bias);
+    if (t == kNoType) return std::nullopt;
+    switch (g.what) {
+      case bin::StoredValue::NewObject:
+        return std::pair{t, How::Object};
+      case bin::StoredValue::NewArray:
+        return std::pair{t, How::Array};
+      case bin::StoredValue::Value: {
+        const GoKind k = kindOf(t);
+        if (k == GoKind::Map || k == GoKind::Chan) return std::pair{t, How::Direct};
+        const TypeId r = dw_.resolve(t);
+        if (k == GoKind::Pointer && r != kNoType && dw_.type(r).elem != kNoType) {
+          return std::pair{dw_.type(r).elem, How::Object};
+        }
+        return std::nullopt;
+      }
+    }
+    return std::nullopt;
+  };
+  const Memory segments[] = {{d_.bytes(d_.data.contents).data(),
+                              d_.data.addr,
+                              d_.data.present ? d_.data.contents.size : 0,
+                              nullptr,
+                              {}},
+                             {d_.bytes(d_.bss.contents).data(),
+                              d_.bss.addr,
+                              d_.bss.present ? d_.bss.contents.size : 0,
+                              nullptr,
+                              {}}};
+  evidence_ = TypeEvidence::Inferred;
+  for (size_t i = 0, j = 0; i < seen.size(); i = j) {
+    // Every sighting of a global must say the same.
+    const auto claim = claimOf(seen[i]);
+    bool agree = claim.has_value();
+    for (j = i + 1; j < seen.size() && seen[j].global == seen[i].global; j++) {
+      agree = agree && claimOf(seen[j]) == claim;
+    }
+    if (!agree) continue;
+    const uint64_t addr = seen[i].global + bias;
+    const Memory* m = nullptr;
+    for (const Memory& s : segments) {
+      if (readable(s, addr, ptr())) m = &s;
+    }
+    if (m == nullptr) continue;
+    const uint64_t target = pointerAt(*m, addr);
+    const NodeId o = objectAt(target);
+    if (o == kNoNode || of(o).form != TypeForm::None || target != d_.objects.addr[o]) continue;
+    const auto [t, how] = *claim;
+    if (how == How::Object) {
+      if (fitsObject(o, t, 1)) assign(target, t, t, 0, TypeForm::Value);
+    } else if (how == How::Array) {
+      // A slice: its capacity two words on.
+      const uint64_t cap = uintAt(*m, addr + 2 * ptr(), ptr());
+      if (fitsObject(o, t, cap)) assign(target, t, t, cap, TypeForm::Array);
+    } else {
+      const TypeId r = dw_.resolve(t);
+      const TypeId header = r == kNoType ? kNoType : dw_.type(r).elem;
+      if (header != kNoType && fitsObject(o, header, 1)) scanValue(*m, addr, t, t, 0);
+    }
   }
   evidence_ = TypeEvidence::Table;
 }

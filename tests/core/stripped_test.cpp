@@ -77,8 +77,9 @@ TEST_P(StrippedCore, ReadsAsTheUnstrippedTwin) {
   EXPECT_EQ(table->source, "layout table " + GetParam() + " amd64");
 
   // Every global found is where the DWARF says.
-  for (const char* name : {"runtime.mheap_", "runtime.allgs", "runtime.firstmoduledata",
-                           "runtime.waitReasonStrings", "runtime.itabTable"}) {
+  for (const char* name :
+       {"runtime.mheap_", "runtime.allgs", "runtime.firstmoduledata", "runtime.waitReasonStrings",
+        "runtime.itabTable", "runtime.memstats", "runtime.gcController"}) {
     uint64_t want = 0, got = 0;
     for (const bin::GlobalVariable& g : dwarf->info().globals())
       want = g.name == name ? g.address : want;

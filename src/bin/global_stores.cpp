@@ -1,0 +1,578 @@
+#include "bin/global_stores.h"
+
+#include <capstone/capstone.h>
+
+#include <algorithm>
+#include <array>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string_view>
+#include <tuple>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "util/go_version.h"
+
+namespace goheap::bin {
+
+namespace {
+
+// What a register or stack slot holds, as far as the pass follows it.
+struct Tracked {
+  enum Kind : uint8_t {
+    Unknown,
+    TypeAddress,    // a type descriptor's address (a = descriptor)
+    GlobalAddress,  // a global's address (a = global)
+    LoadedGlobal,   // the word loaded from a global (a = global)
+    NewObject,      // runtime.newobject(a)
+    NewArray,       // makeslice(a) or growslice(a): an array of a
+    NewValue,       // makemap(a), makechan(a): a value of type a
+    PendingMap,     // makemap_small(): a map whose type a later map call names (a = id)
+    CallResult,     // what the function at entry a returned
+  };
+  Kind kind = Unknown;
+  uint64_t a = 0;
+
+  bool operator==(const Tracked&) const = default;
+};
+
+// The general-purpose registers, numbered as the instruction encoding does.
+enum Register : int { kRax, kRcx, kRdx, kRbx, kRsp, kRbp, kRsi, kRdi, kR8, kR9, kR10, kR11 };
+constexpr int kRegisters = 16;
+// Go's integer argument (and result) registers, in order (ABIInternal).
+constexpr std::array<int, 9> kArgumentRegisters = {kRax, kRbx, kRcx, kRdi, kRsi,
+                                                   kR8,  kR9,  kR10, kR11};
+
+// The general-purpose register a Capstone register is (part of); -1 for
+// the others (RIP, flags, vector registers).
+int registerIndex(unsigned reg) {
+  // Each register's names, widest first, in the order of the indices above.
+  static constexpr x86_reg kNames[kRegisters][5] = {
+      {X86_REG_RAX, X86_REG_EAX, X86_REG_AX, X86_REG_AL, X86_REG_AH},
+      {X86_REG_RCX, X86_REG_ECX, X86_REG_CX, X86_REG_CL, X86_REG_CH},
+      {X86_REG_RDX, X86_REG_EDX, X86_REG_DX, X86_REG_DL, X86_REG_DH},
+      {X86_REG_RBX, X86_REG_EBX, X86_REG_BX, X86_REG_BL, X86_REG_BH},
+      {X86_REG_RSP, X86_REG_ESP, X86_REG_SP, X86_REG_SPL},
+      {X86_REG_RBP, X86_REG_EBP, X86_REG_BP, X86_REG_BPL},
+      {X86_REG_RSI, X86_REG_ESI, X86_REG_SI, X86_REG_SIL},
+      {X86_REG_RDI, X86_REG_EDI, X86_REG_DI, X86_REG_DIL},
+      {X86_REG_R8, X86_REG_R8D, X86_REG_R8W, X86_REG_R8B},
+      {X86_REG_R9, X86_REG_R9D, X86_REG_R9W, X86_REG_R9B},
+      {X86_REG_R10, X86_REG_R10D, X86_REG_R10W, X86_REG_R10B},
+      {X86_REG_R11, X86_REG_R11D, X86_REG_R11W, X86_REG_R11B},
+      {X86_REG_R12, X86_REG_R12D, X86_REG_R12W, X86_REG_R12B},
+      {X86_REG_R13, X86_REG_R13D, X86_REG_R13W, X86_REG_R13B},
+      {X86_REG_R14, X86_REG_R14D, X86_REG_R14W, X86_REG_R14B},
+      {X86_REG_R15, X86_REG_R15D, X86_REG_R15W, X86_REG_R15B}};
+  static const std::array<int8_t, X86_REG_ENDING> kIndex = [] {
+    std::array<int8_t, X86_REG_ENDING> index{};
+    index.fill(-1);
+    for (int r = 0; r < kRegisters; r++) {
+      for (const x86_reg name : kNames[r]) {
+        if (name != X86_REG_INVALID) index[name] = static_cast<int8_t>(r);
+      }
+    }
+    return index;
+  }();
+  return reg < kIndex.size() ? kIndex[reg] : -1;
+}
+
+// The 64-bit general-purpose register a whole-register operand names, or -1.
+int wholeRegister(const cs_x86_op& op) {
+  if (op.type != X86_OP_REG || op.size != 8) return -1;
+  return registerIndex(op.reg);
+}
+
+// The registers and stack slots at one point of a function.
+struct State {
+  std::array<Tracked, kRegisters> regs{};
+  std::map<int64_t, Tracked> stack;  // by offset from SP
+
+  void clearRegisters() { regs.fill(Tracked{}); }
+  // Keeps what `other` agrees on.
+  void meet(const State& other) {
+    for (int r = 0; r < kRegisters; r++) {
+      if (!(regs[r] == other.regs[r])) regs[r] = Tracked{};
+    }
+    for (auto it = stack.begin(); it != stack.end();) {
+      auto o = other.stack.find(it->first);
+      it = o != other.stack.end() && o->second == it->second ? std::next(it) : stack.erase(it);
+    }
+  }
+};
+
+// How a runtime function the compiler calls treats its arguments.
+enum class Callee : uint8_t {
+  Other,
+  NewObject,     // newobject(typ) *T
+  MakeSlice,     // makeslice(et, len, cap): et in AX
+  GrowSlice,     // growslice: et in AX (Go 1.19), in SI (Go 1.20+)
+  MakeValue,     // makemap(t, ...), makechan(t, ...): a value of type t
+  MakeMapSmall,  // makemap_small(): a map of a type a later map call names
+  MapOperation,  // runtime.map*(t, m, ...): m is a map of type t
+  WriteBarrier,  // gcWriteBarrier*: preserves every register but R11
+  Duff,          // duffzero, duffcopy: clobber DI and SI only
+};
+
+Callee classify(std::string_view name) {
+  static const std::unordered_map<std::string_view, Callee> kNamed = {
+      {"runtime.newobject", Callee::NewObject},
+      {"runtime.makeslice", Callee::MakeSlice},
+      {"runtime.makeslice64", Callee::MakeSlice},
+      {"runtime.growslice", Callee::GrowSlice},
+      {"runtime.makemap", Callee::MakeValue},
+      {"runtime.makemap64", Callee::MakeValue},
+      {"runtime.makechan", Callee::MakeValue},
+      {"runtime.makechan64", Callee::MakeValue},
+      {"runtime.makemap_small", Callee::MakeMapSmall},
+      {"runtime.duffzero", Callee::Duff},
+      {"runtime.duffcopy", Callee::Duff},
+  };
+  if (auto it = kNamed.find(name); it != kNamed.end()) return it->second;
+  if (name.starts_with("runtime.gcWriteBarrier")) return Callee::WriteBarrier;
+  // mapaccess*, mapassign*, mapdelete*, mapiterinit, mapIterStart, mapclear.
+  if (name.starts_with("runtime.map")) return Callee::MapOperation;
+  return Callee::Other;
+}
+
+// Packages whose functions take a type and a pointer to a value of that type
+// (typedmemmove, reflect's unsafe_New): a descriptor beside a loaded global
+// there is not an interface's two words.
+bool takesTypedPointers(std::string_view name) {
+  return name.starts_with("runtime.") || name.starts_with("reflect.") ||
+         name.starts_with("internal/") || name.starts_with("sync/atomic.");
+}
+
+struct CapstoneHandle {
+  csh handle = 0;
+  bool ok = false;
+  CapstoneHandle() {
+    ok = cs_open(CS_ARCH_X86, CS_MODE_64, &handle) == CS_ERR_OK;
+    if (ok) cs_option(handle, CS_OPT_DETAIL, CS_OPT_ON);
+  }
+  ~CapstoneHandle() {
+    if (ok) cs_close(&handle);
+  }
+  CapstoneHandle(const CapstoneHandle&) = delete;
+  CapstoneHandle& operator=(const CapstoneHandle&) = delete;
+};
+
+struct InsnDeleter {
+  void operator()(cs_insn* i) const { cs_free(i, 1); }
+};
+
+class CodeScanner {
+ public:
+  CodeScanner(const Binary& exe, const ModuleLayout& m, csh handle, GlobalStoreCounts& counts)
+      : exe_(exe), m_(m), handle_(handle), counts_(counts) {
+    go_ = parseGoVersion(exe.goVersion());
+  }
+
+  // Scans `f`, adding what it stores into globals to `out`; `returned`
+  // (when asked) gets what it returns in AX if every return agrees.
+  void scan(const Func& f, std::vector<GlobalStore>& out, std::optional<Tracked>* returned);
+
+  // Calls whose result was stored into a global: (callee entry, global).
+  std::vector<std::pair<uint64_t, uint64_t>> stored_results;
+  // Calls to these entries record the global whose address is in AX, their
+  // receiver, in `receivers`.
+  std::unordered_set<uint64_t> receiver_callees;
+  std::vector<uint64_t> receivers;
+
+ private:
+  bool isType(uint64_t a) const { return a >= m_.types && a < m_.etypes; }
+  bool isGlobal(uint64_t a) const { return a >= m_.data && a < m_.ebss; }
+  // Any global, with or without pointers.
+  bool isAnyGlobal(uint64_t a) const {
+    return (a >= m_.noptrdata && a < m_.enoptrdata) || isGlobal(a) ||
+           (a >= m_.noptrbss && a < m_.enoptrbss);
+  }
+  Callee calleeAt(uint64_t entry, std::string_view* name);
+  void store(uint64_t global, const Tracked& v, std::vector<GlobalStore>& out);
+  void call(uint64_t target, State& s, std::vector<GlobalStore>& out);
+
+  const Binary& exe_;
+  const ModuleLayout& m_;
+  csh handle_;
+  GlobalStoreCounts& counts_;
+  GoVersion go_;
+  uint64_t next_pending_ = 1;
+  // PendingMap ids: the map type a map call named, and the globals stored from it.
+  std::unordered_map<uint64_t, uint64_t> pending_type_;
+  std::vector<std::pair<uint64_t, uint64_t>> pending_stores_;  // (id, global)
+};
+
+Callee CodeScanner::calleeAt(uint64_t entry, std::string_view* name) {
+  const Func* f = exe_.pclntab().funcAt(entry);
+  if (f == nullptr || f->entry != entry) return Callee::Other;
+  *name = f->name;
+  return classify(f->name);
+}
+
+void CodeScanner::store(uint64_t global, const Tracked& v, std::vector<GlobalStore>& out) {
+  switch (v.kind) {
+    case Tracked::NewObject:
+      out.push_back({global, v.a, StoredValue::NewObject});
+      break;
+    case Tracked::NewArray:
+      out.push_back({global, v.a, StoredValue::NewArray});
+      break;
+    case Tracked::NewValue:
+      out.push_back({global, v.a, StoredValue::Value});
+      break;
+    case Tracked::PendingMap:
+      pending_stores_.emplace_back(v.a, global);
+      break;
+    case Tracked::CallResult:
+      stored_results.emplace_back(v.a, global);
+      break;
+    default:
+      break;
+  }
+}
+
+void CodeScanner::call(uint64_t target, State& s, std::vector<GlobalStore>& out) {
+  std::string_view name;
+  const Callee kind = calleeAt(target, &name);
+  auto typeIn = [&](int reg) -> std::optional<uint64_t> {
+    const Tracked& t = s.regs[reg];
+    if (t.kind == Tracked::TypeAddress) return t.a;
+    return std::nullopt;
+  };
+  if (receiver_callees.contains(target) && s.regs[kRax].kind == Tracked::GlobalAddress) {
+    receivers.push_back(s.regs[kRax].a);
+  }
+  if (kind == Callee::WriteBarrier) {
+    s.regs[kR11] = Tracked{};
+    return;
+  }
+  if (kind == Callee::Duff) {
+    s.regs[kRdi] = s.regs[kRsi] = Tracked{};
+    return;
+  }
+  // A map operation's (type, map), or an interface's (type, data) passed
+  // to a function: the loaded global is a value of that type.
+  if (kind == Callee::MapOperation || (kind == Callee::Other && !takesTypedPointers(name))) {
+    const size_t pairs = kind == Callee::MapOperation ? 1 : kArgumentRegisters.size() - 1;
+    for (size_t i = 0; i < pairs; i++) {
+      const Tracked& type = s.regs[kArgumentRegisters[i]];
+      const Tracked& value = s.regs[kArgumentRegisters[i + 1]];
+      if (type.kind != Tracked::TypeAddress) continue;
+      if (value.kind == Tracked::LoadedGlobal) {
+        out.push_back({value.a, type.a, StoredValue::Value});
+      } else if (value.kind == Tracked::PendingMap && kind == Callee::MapOperation) {
+        pending_type_.emplace(value.a, type.a);
+      }
+    }
+  }
+  Tracked result;
+  std::optional<uint64_t> type;
+  switch (kind) {
+    case Callee::NewObject:
+      if ((type = typeIn(kRax))) result = {Tracked::NewObject, *type};
+      break;
+    case Callee::MakeSlice:
+      if ((type = typeIn(kRax))) result = {Tracked::NewArray, *type};
+      break;
+    case Callee::GrowSlice:
+      if ((type = typeIn(go_.atLeast(20) ? kRsi : kRax))) result = {Tracked::NewArray, *type};
+      break;
+    case Callee::MakeValue:
+      if ((type = typeIn(kRax))) result = {Tracked::NewValue, *type};
+      break;
+    case Callee::MakeMapSmall:
+      result = {Tracked::PendingMap, next_pending_++};
+      break;
+    case Callee::Other:
+      result = {Tracked::CallResult, target};
+      break;
+    default:
+      break;
+  }
+  s.clearRegisters();  // Go's ABI saves no register across a call
+  s.regs[kRax] = result;
+}
+
+void CodeScanner::scan(const Func& f, std::vector<GlobalStore>& out,
+                       std::optional<Tracked>* returned) {
+  if (f.end <= f.entry || f.end - f.entry > (uint64_t{1} << 24)) return;
+  const std::optional<ByteView> code = exe_.container().readAt(f.entry, f.end - f.entry);
+  if (!code) return;
+  counts_.functions++;
+  std::unique_ptr<cs_insn, InsnDeleter> insn(cs_malloc(handle_));
+  if (!insn) return;
+
+  // First pass: where jumps land, and whether from below (a loop).
+  std::unordered_set<uint64_t> loop_heads;
+  {
+    const uint8_t* p = code->bytes().data();
+    size_t left = code->size();
+    uint64_t pc = f.entry;
+    while (cs_disasm_iter(handle_, &p, &left, &pc, insn.get())) {
+      if (!cs_insn_group(handle_, insn.get(), CS_GRP_JUMP)) continue;
+      const cs_x86& x = insn->detail->x86;
+      if (x.op_count == 1 && x.operands[0].type == X86_OP_IMM) {
+        const auto to = static_cast<uint64_t>(x.operands[0].imm);
+        if (to <= insn->address) loop_heads.insert(to);
+      }
+    }
+  }
+
+  State s;
+  std::unordered_map<uint64_t, State> forward;  // states jumped to, by target
+  bool falls_through = true;
+  std::optional<Tracked> ret;
+  bool ret_agrees = true;
+  const uint8_t* p = code->bytes().data();
+  size_t left = code->size();
+  uint64_t pc = f.entry;
+  while (cs_disasm_iter(handle_, &p, &left, &pc, insn.get())) {
+    counts_.instructions++;
+    const uint64_t at = insn->address;
+    // Where jumps land, the states that reach it meet.
+    if (auto it = forward.find(at); it != forward.end()) {
+      if (falls_through) {
+        s.meet(it->second);
+      } else {
+        s = std::move(it->second);
+      }
+      forward.erase(it);
+      falls_through = true;
+    }
+    if (loop_heads.contains(at)) s.clearRegisters();
+    if (!falls_through) s = State{};
+
+    const cs_x86& x = insn->detail->x86;
+    const unsigned id = insn->id;
+    if (cs_insn_group(handle_, insn.get(), CS_GRP_JUMP)) {
+      if (x.op_count == 1 && x.operands[0].type == X86_OP_IMM) {
+        const auto to = static_cast<uint64_t>(x.operands[0].imm);
+        if (to > at) {
+          auto [it, fresh] = forward.try_emplace(to, s);
+          if (!fresh) it->second.meet(s);
+        }
+      }
+      falls_through = id != X86_INS_JMP;
+      continue;
+    }
+    if (id == X86_INS_RET) {
+      if (!ret) {
+        ret = s.regs[kRax];
+      } else if (!(*ret == s.regs[kRax])) {
+        ret_agrees = false;
+      }
+      falls_through = false;
+      continue;
+    }
+    if (id == X86_INS_UD2 || id == X86_INS_INT3) {
+      falls_through = false;
+      continue;
+    }
+    falls_through = true;
+    if (id == X86_INS_CALL) {
+      if (x.op_count == 1 && x.operands[0].type == X86_OP_IMM) {
+        call(static_cast<uint64_t>(x.operands[0].imm), s, out);
+      } else {
+        s.clearRegisters();
+      }
+      continue;
+    }
+
+    // What the instruction computes, for the moves the pass follows.
+    std::optional<std::pair<int, Tracked>> set;
+    const uint64_t next = at + insn->size;
+    if (x.op_count == 2) {
+      const cs_x86_op& dst = x.operands[0];
+      const cs_x86_op& src = x.operands[1];
+      const int d = wholeRegister(dst);
+      const bool src_rip =
+          src.type == X86_OP_MEM && src.mem.base == X86_REG_RIP && src.mem.index == X86_REG_INVALID;
+      const bool src_stack =
+          src.type == X86_OP_MEM && src.mem.base == X86_REG_RSP && src.mem.index == X86_REG_INVALID;
+      const bool dst_rip =
+          dst.type == X86_OP_MEM && dst.mem.base == X86_REG_RIP && dst.mem.index == X86_REG_INVALID;
+      const bool dst_stack =
+          dst.type == X86_OP_MEM && dst.mem.base == X86_REG_RSP && dst.mem.index == X86_REG_INVALID;
+      if (id == X86_INS_LEA && d >= 0 && src_rip) {
+        const uint64_t addr = next + static_cast<uint64_t>(src.mem.disp);
+        if (isType(addr)) {
+          set.emplace(d, Tracked{Tracked::TypeAddress, addr});
+        } else if (isAnyGlobal(addr)) {
+          set.emplace(d, Tracked{Tracked::GlobalAddress, addr});
+        } else {
+          set.emplace(d, Tracked{});
+        }
+      } else if (id == X86_INS_MOV && d >= 0) {
+        if (src.type == X86_OP_REG) {
+          const int r = wholeRegister(src);
+          set.emplace(d, r >= 0 ? s.regs[r] : Tracked{});
+        } else if (src_rip && src.size == 8) {
+          const uint64_t addr = next + static_cast<uint64_t>(src.mem.disp);
+          set.emplace(d, isGlobal(addr) ? Tracked{Tracked::LoadedGlobal, addr} : Tracked{});
+        } else if (src_stack && src.size == 8) {
+          auto it = s.stack.find(src.mem.disp);
+          set.emplace(d, it != s.stack.end() ? it->second : Tracked{});
+        }
+      } else if (id == X86_INS_MOV && dst_rip && dst.size == 8) {
+        const int r = wholeRegister(src);
+        const uint64_t addr = next + static_cast<uint64_t>(dst.mem.disp);
+        if (r >= 0 && isGlobal(addr)) store(addr, s.regs[r], out);
+      }
+      if (dst_stack && (dst.access & CS_AC_WRITE) != 0) {
+        const int r = id == X86_INS_MOV && dst.size == 8 ? wholeRegister(src) : -1;
+        if (r >= 0 && s.regs[r].kind != Tracked::Unknown) {
+          s.stack[dst.mem.disp] = s.regs[r];
+        } else {
+          // A narrower or other write: whatever overlaps the slot is gone.
+          for (int64_t off = dst.mem.disp - 7; off < dst.mem.disp + dst.size; off++) {
+            s.stack.erase(off);
+          }
+        }
+      }
+    }
+    // Every register written loses what it held.
+    cs_regs read, written;
+    uint8_t nread = 0, nwritten = 0;
+    if (cs_regs_access(handle_, insn.get(), read, &nread, written, &nwritten) == CS_ERR_OK) {
+      for (uint8_t i = 0; i < nwritten; i++) {
+        const int r = registerIndex(written[i]);
+        if (r < 0) continue;
+        s.regs[r] = Tracked{};
+        if (r == kRsp) s.stack.clear();  // the slots moved
+      }
+    } else {
+      s.clearRegisters();
+    }
+    if (set) s.regs[set->first] = set->second;
+  }
+
+  for (const auto& [id, global] : pending_stores_) {
+    if (auto it = pending_type_.find(id); it != pending_type_.end()) {
+      out.push_back({global, it->second, StoredValue::Value});
+    }
+  }
+  pending_stores_.clear();
+  pending_type_.clear();
+  if (returned != nullptr && ret && ret_agrees) *returned = ret;
+}
+
+// The functions whose code holds a RIP-relative reference to one of
+// `globals`: every 4 bytes that, read as a displacement from the end of
+// an instruction they end, land on one. A cheap superset of the functions
+// that name them, so that only those are decoded.
+std::vector<const Func*> functionsNaming(const Binary& exe, const ModuleLayout& m,
+                                         std::span<const uint64_t> globals) {
+  std::vector<const Func*> found;
+  if (globals.empty() || m.etext <= m.text) return found;
+  const uint64_t lo = globals.front(), hi = globals.back();
+  const std::optional<ByteView> text = exe.container().readAt(m.text, m.etext - m.text);
+  if (!text || text->size() < 4) return found;
+  const uint8_t* bytes = text->bytes().data();
+  const Func* last = nullptr;
+  for (size_t i = 0; i + 4 <= text->size(); i++) {
+    const auto disp =
+        static_cast<int32_t>(uint32_t{bytes[i]} | uint32_t{bytes[i + 1]} << 8 |
+                             uint32_t{bytes[i + 2]} << 16 | uint32_t{bytes[i + 3]} << 24);
+    const uint64_t to = m.text + i + 4 + static_cast<uint64_t>(int64_t{disp});
+    if (to < lo || to > hi || !std::binary_search(globals.begin(), globals.end(), to)) continue;
+    const Func* f = exe.pclntab().funcAt(m.text + i);
+    if (f == nullptr || f == last) continue;
+    found.push_back(f);
+    last = f;
+  }
+  std::sort(found.begin(), found.end());
+  found.erase(std::unique(found.begin(), found.end()), found.end());
+  return found;
+}
+
+// The functions holding a direct call (E8 rel32) to one of `entries`.
+std::vector<const Func*> functionsCalling(const Binary& exe, const ModuleLayout& m,
+                                          const std::unordered_set<uint64_t>& entries) {
+  std::vector<const Func*> found;
+  const std::optional<ByteView> text =
+      m.etext > m.text ? exe.container().readAt(m.text, m.etext - m.text) : std::nullopt;
+  if (!text || text->size() < 5 || entries.empty()) return found;
+  const uint8_t* bytes = text->bytes().data();
+  for (size_t i = 0; i + 5 <= text->size(); i++) {
+    if (bytes[i] != 0xE8) continue;
+    const auto rel =
+        static_cast<int32_t>(uint32_t{bytes[i + 1]} | uint32_t{bytes[i + 2]} << 8 |
+                             uint32_t{bytes[i + 3]} << 16 | uint32_t{bytes[i + 4]} << 24);
+    if (!entries.contains(m.text + i + 5 + static_cast<uint64_t>(int64_t{rel}))) continue;
+    if (const Func* f = exe.pclntab().funcAt(m.text + i)) found.push_back(f);
+  }
+  std::sort(found.begin(), found.end());
+  found.erase(std::unique(found.begin(), found.end()), found.end());
+  return found;
+}
+
+}  // namespace
+
+std::optional<uint64_t> findReceiverGlobal(const Binary& exe, std::string_view method_prefix,
+                                           GlobalStoreCounts* counts) {
+  const std::optional<ModuleLayout>& m = exe.moduleLayout();
+  if (exe.container().arch != "amd64" || !m) return std::nullopt;
+  CapstoneHandle cs;
+  if (!cs.ok) return std::nullopt;
+  GlobalStoreCounts local;
+  CodeScanner scanner(exe, *m, cs.handle, counts != nullptr ? *counts : local);
+  for (const Func& f : exe.pclntab().funcs()) {
+    if (f.name.starts_with(method_prefix)) scanner.receiver_callees.insert(f.entry);
+  }
+  std::vector<GlobalStore> ignored;
+  for (const Func* f : functionsCalling(exe, *m, scanner.receiver_callees)) {
+    scanner.scan(*f, ignored, nullptr);
+  }
+  const std::vector<uint64_t>& seen = scanner.receivers;
+  if (seen.size() < 2 ||
+      std::adjacent_find(seen.begin(), seen.end(), std::not_equal_to<>()) != seen.end()) {
+    return std::nullopt;
+  }
+  return seen.front();
+}
+
+std::vector<GlobalStore> findGlobalStores(const Binary& exe, std::span<const uint64_t> globals,
+                                          GlobalStoreCounts* counts) {
+  std::vector<GlobalStore> out;
+  const std::optional<ModuleLayout>& m = exe.moduleLayout();
+  if (exe.container().arch != "amd64" || !m || m->etypes <= m->types || globals.empty()) {
+    return out;
+  }
+  CapstoneHandle cs;
+  if (!cs.ok) return out;
+  GlobalStoreCounts local;
+  GlobalStoreCounts& c = counts != nullptr ? *counts : local;
+  CodeScanner scanner(exe, *m, cs.handle, c);
+  for (const Func* f : functionsNaming(exe, *m, globals)) scanner.scan(*f, out, nullptr);
+
+  // A global stored from a call: what the callee returns, if it returns
+  // one new value on every path (a constructor: `var enc = NewEncoding(...)`).
+  std::map<uint64_t, std::optional<Tracked>> returns;
+  for (const auto& [callee, global] : scanner.stored_results) returns.try_emplace(callee);
+  for (auto& [entry, returned] : returns) {
+    const Func* f = exe.pclntab().funcAt(entry);
+    if (f == nullptr || f->entry != entry) continue;
+    std::vector<GlobalStore> ignored;
+    scanner.scan(*f, ignored, &returned);
+  }
+  for (const auto& [callee, global] : scanner.stored_results) {
+    const std::optional<Tracked>& r = returns[callee];
+    if (!r) continue;
+    if (r->kind == Tracked::NewObject) out.push_back({global, r->a, StoredValue::NewObject});
+    if (r->kind == Tracked::NewArray) out.push_back({global, r->a, StoredValue::NewArray});
+    if (r->kind == Tracked::NewValue) out.push_back({global, r->a, StoredValue::Value});
+  }
+
+  std::erase_if(out, [&](const GlobalStore& g) {
+    return !std::binary_search(globals.begin(), globals.end(), g.global);
+  });
+  std::sort(out.begin(), out.end(), [](const GlobalStore& a, const GlobalStore& b) {
+    return std::tie(a.global, a.type, a.what) < std::tie(b.global, b.type, b.what);
+  });
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+}  // namespace goheap::bin

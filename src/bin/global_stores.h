@@ -1,0 +1,79 @@
+// What a stripped executable's code says its globals hold.
+//
+// Without DWARF or a symbol table a global has no type, and the object it
+// points at is typed only if something else names it. The code that fills a
+// global still does: Go passes a type descriptor to every allocation and
+// every map operation, so `grid = new([16]int64)` compiles to
+//
+//   LEAQ  type:[16]int64(SB), AX
+//   CALL  runtime.newobject(SB)
+//   MOVQ  AX, main.grid(SB)
+//
+// and `sets[k] = v` loads the global beside its map type:
+//
+//   MOVQ  main.sets(SB), BX
+//   LEAQ  type:map[int64]struct {}(SB), AX
+//   CALL  runtime.mapassign_fast64(SB)
+//
+// findGlobalStores follows registers (and stack slots) through each function
+// that names one of the globals asked about, from type descriptor to
+// allocation to store, and reports what each global word is seen to hold.
+// It is a linear pass over the instructions, not a data-flow analysis: a
+// register keeps its value across a branch. That suffices for the code the
+// Go compiler emits for these sequences, and the typing pass (which takes
+// these as inferences, never as facts) checks each one against the object's
+// size and pointer words before it believes it.
+//
+// Only amd64 code is decoded (with Capstone); other architectures give no
+// results.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "bin/binary.h"
+
+namespace goheap::bin {
+
+// What a global word was seen holding.
+enum class StoredValue : uint8_t {
+  NewObject,  // a pointer to a new T: runtime.newobject(T)
+  NewArray,   // a slice's data pointer to an array of T: makeslice(T), growslice(T)
+  Value,      // a value of the pointer-shaped type T itself (a map, chan or pointer):
+              // makemap(T), makechan(T), or read beside T's descriptor as an
+              // interface's two words or a map operation's two arguments
+};
+
+struct GlobalStore {
+  uint64_t global = 0;  // link-time address of the word
+  uint64_t type = 0;    // link-time address of T's type descriptor
+  StoredValue what = StoredValue::NewObject;
+
+  bool operator==(const GlobalStore&) const = default;
+};
+
+struct GlobalStoreCounts {
+  uint64_t functions = 0;     // functions decoded
+  uint64_t instructions = 0;  // instructions decoded
+};
+
+// What the code says about the words at the link-time addresses `globals`
+// (sorted) in `exe`'s data and bss: every (global, type, what) seen, sorted
+// and without repeats; a global seen with different types is reported with
+// each, for the caller to judge. Empty for executables of other
+// architectures than amd64, or without a module layout.
+std::vector<GlobalStore> findGlobalStores(const Binary& exe, std::span<const uint64_t> globals,
+                                          GlobalStoreCounts* counts = nullptr);
+
+// The global whose address the code passes as the receiver (in AX) to the
+// functions whose names start with `method_prefix`
+// ("runtime.(*gcControllerState)."): its link-time address, when at least
+// two calls show one and every call that shows one agrees. nullopt
+// otherwise, and for other architectures than amd64.
+std::optional<uint64_t> findReceiverGlobal(const Binary& exe, std::string_view method_prefix,
+                                           GlobalStoreCounts* counts = nullptr);
+
+}  // namespace goheap::bin

@@ -1,0 +1,172 @@
+// What the code says globals hold (bin/global_stores.h), against the DWARF
+// of the same executable: every sighting of a global that DWARF can check
+// must agree with the global's declared type (NewObject(T) and
+// NewArray(T): the word is a *T or a []T's data pointer; Value(T): the word
+// is a T). The test programs of every release, linked every way; a
+// non-amd64 build gives no sightings.
+#include "bin/global_stores.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <sstream>
+
+#include "bin/binary.h"
+#include "support/go_versions.h"
+#include "support/param_names.h"
+
+namespace goheap {
+namespace {
+
+namespace fs = std::filesystem;
+using bin::DebugInfo;
+using bin::GoKind;
+using bin::kNoType;
+using bin::TypeId;
+
+std::vector<std::string> amd64Executables() {
+  std::vector<std::string> out =
+      testing::inEachVersion({"zoo", "leaks", "retention", "funcs", "inlining", "modinfo"});
+  for (const std::string v : {"go1.24", "go1.26", "go1.27"}) {
+    for (const std::string m : {"pie", "external", "external-pie"})
+      out.push_back(v + "/" + m + "/zoo");
+  }
+  return out;
+}
+
+// The type of the pointer-sized word at `offset` into a value of type t:
+// through structs (Go's slices, strings and interfaces are structs in
+// DWARF) and arrays; kNoType when no leaf starts there.
+TypeId leafAt(const DebugInfo& dw, TypeId t, uint64_t offset) {
+  for (int depth = 0; depth < 32 && t != kNoType; depth++) {
+    const TypeId r = dw.resolve(t);
+    if (r == kNoType) return kNoType;
+    const bin::Type& rt = dw.type(r);
+    if (offset == 0 &&
+        (bin::isPointerShaped(dw.type(t).kind) || rt.tag == bin::DwarfTag::Pointer)) {
+      return t;
+    }
+    if (rt.tag == bin::DwarfTag::Struct) {
+      const bin::Field* inside = nullptr;
+      for (const bin::Field& f : dw.fields(rt)) {
+        const uint64_t size = std::max<uint64_t>(dw.type(f.type).size, 1);
+        if (offset >= f.offset && offset < f.offset + size) inside = &f;
+      }
+      if (inside == nullptr) return kNoType;
+      offset -= inside->offset;
+      t = inside->type;
+    } else if (rt.tag == bin::DwarfTag::Array) {
+      const uint64_t esize = dw.type(rt.elem).size;
+      if (esize == 0) return kNoType;
+      offset %= esize;
+      t = rt.elem;
+    } else {
+      return kNoType;
+    }
+  }
+  return kNoType;
+}
+
+bool sameType(const DebugInfo& dw, TypeId a, TypeId b) {
+  return a != kNoType && b != kNoType &&
+         (dw.resolve(a) == dw.resolve(b) || dw.type(a).name == dw.type(b).name);
+}
+
+class GlobalStoresAgainstDwarf : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(GlobalStoresAgainstDwarf, EverySightingDwarfCanCheckAgrees) {
+  const std::string path = std::string(GOHEAP_TESTDUMPS_DIR) + "/" + GetParam();
+  if (!fs::exists(path)) GTEST_SKIP() << path << " was not built";
+  auto exe = bin::Binary::open(path);
+  ASSERT_TRUE(exe.ok()) << exe.error().message();
+  const DebugInfo* dw = exe->debugInfo();
+  ASSERT_NE(dw, nullptr) << exe->debugInfoProblem();
+  const auto& layout = exe->moduleLayout();
+  ASSERT_TRUE(layout.has_value());
+  // Every word of data and bss.
+  std::vector<uint64_t> words;
+  for (uint64_t a = layout->data; a < layout->ebss; a += 8) words.push_back(a);
+  bin::GlobalStoreCounts counts;
+  const std::vector<bin::GlobalStore> seen = bin::findGlobalStores(*exe, words, &counts);
+
+  size_t agree = 0, unchecked = 0;
+  std::ostringstream wrong;
+  size_t disagree = 0;
+  for (const bin::GlobalStore& g : seen) {
+    const bin::GlobalVariable* var = dw->globalAt(g.global);
+    const TypeId leaf = var == nullptr ? kNoType : leafAt(*dw, var->type, g.global - var->address);
+    const TypeId stored = dw->typeByRuntimeAddress(g.type - layout->types);
+    if (leaf == kNoType || stored == kNoType || dw->type(leaf).kind == GoKind::UnsafePointer ||
+        dw->type(leaf).name == "unsafe.Pointer") {
+      unchecked++;  // an interface's data word, or a type DWARF does not have
+      continue;
+    }
+    bool ok = false;
+    if (g.what == bin::StoredValue::Value) {
+      ok = sameType(*dw, leaf, stored);
+    } else {
+      // *T, or the data pointer (a *T) of a []T; a slice literal's is a
+      // new [n]T.
+      const TypeId r = dw->resolve(leaf);
+      const TypeId array = dw->resolve(stored);
+      const TypeId elem = array != kNoType && dw->type(array).tag == bin::DwarfTag::Array
+                              ? dw->type(array).elem
+                              : kNoType;
+      ok = r != kNoType && dw->type(r).tag == bin::DwarfTag::Pointer &&
+           (sameType(*dw, dw->type(r).elem, stored) ||
+            (g.what == bin::StoredValue::NewObject && sameType(*dw, dw->type(r).elem, elem)));
+    }
+    if (ok) {
+      agree++;
+    } else {
+      disagree++;
+      wrong << "  " << (var != nullptr ? var->name : "?") << "+" << g.global - var->address << ": "
+            << dw->type(leaf).name << ", seen "
+            << (g.what == bin::StoredValue::NewObject  ? "new "
+                : g.what == bin::StoredValue::NewArray ? "array of "
+                                                       : "")
+            << dw->type(stored).name << "\n";
+    }
+  }
+  std::cerr << GetParam() << ": " << seen.size() << " sightings, " << agree << " agree, "
+            << disagree << " disagree, " << unchecked << " unchecked; " << counts.functions
+            << " functions, " << counts.instructions << " instructions decoded\n";
+  EXPECT_EQ(disagree, 0u) << wrong.str();
+  EXPECT_GE(agree, 10u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Programs, GlobalStoresAgainstDwarf,
+                         ::testing::ValuesIn(amd64Executables()), testing::pathParamName);
+
+// runtime.gcController, which a stripped core's memstats need: the receiver
+// the runtime passes to its (*gcControllerState) methods, against the
+// symbol table.
+TEST_P(GlobalStoresAgainstDwarf, GcControllerIsTheReceiverOfItsMethods) {
+  const std::string path = std::string(GOHEAP_TESTDUMPS_DIR) + "/" + GetParam();
+  if (!fs::exists(path)) GTEST_SKIP() << path << " was not built";
+  auto exe = bin::Binary::open(path);
+  ASSERT_TRUE(exe.ok()) << exe.error().message();
+  const bin::Symbol* sym = exe->container().symbol("runtime.gcController");
+  ASSERT_NE(sym, nullptr);
+  const std::optional<uint64_t> found =
+      bin::findReceiverGlobal(*exe, "runtime.(*gcControllerState).");
+  ASSERT_TRUE(found.has_value());
+  EXPECT_EQ(*found, sym->value);
+}
+
+// Other architectures' code is not decoded: no sightings, no error.
+TEST(GlobalStores, OtherArchitecturesGiveNone) {
+  const std::string path = std::string(GOHEAP_TESTDUMPS_DIR) + "/go1.24/cross/zoo-s390x";
+  if (!fs::exists(path)) GTEST_SKIP() << path << " was not built";
+  auto exe = bin::Binary::open(path);
+  ASSERT_TRUE(exe.ok()) << exe.error().message();
+  ASSERT_TRUE(exe->moduleLayout().has_value());
+  std::vector<uint64_t> words;
+  for (uint64_t a = exe->moduleLayout()->data; a < exe->moduleLayout()->ebss; a += 8) {
+    words.push_back(a);
+  }
+  EXPECT_TRUE(bin::findGlobalStores(*exe, words).empty());
+}
+
+}  // namespace
+}  // namespace goheap
