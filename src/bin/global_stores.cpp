@@ -137,6 +137,51 @@ Callee classify(std::string_view name) {
   return Callee::Other;
 }
 
+// "sync.Map" for a pointer method's name, "sync.(*Map).Load"; empty for
+// other functions, closures inside methods and method values ("-fm"). A
+// generic type's methods are named by their shapes
+// ("internal/sync.(*HashTrieMap[go.shape.interface {},go.shape.interface {}]).Load"):
+// only the shape of `interface {}` is the type itself, so only such types
+// are named ("internal/sync.HashTrieMap[interface {},interface {}]", which
+// is what sync.Map is since Go 1.24).
+std::string_view receiverTypeName(std::string_view name, std::string& out) {
+  out.clear();
+  const size_t open = name.find(".(*");
+  if (open == std::string_view::npos) return {};
+  const size_t close = name.find(").", open);
+  if (close == std::string_view::npos) return {};
+  std::string_view type = name.substr(open + 3, close - open - 3);
+  const std::string_view method = name.substr(close + 2);
+  if (type.empty() || method.empty() || method.find_first_of(".-") != std::string_view::npos) {
+    return {};
+  }
+  const size_t bracket = type.find('[');
+  if (type.substr(0, bracket).find('.') != std::string_view::npos) return {};
+  out.assign(name.substr(0, open));
+  out += '.';
+  if (bracket == std::string_view::npos) {
+    out += type;
+    return out;
+  }
+  constexpr std::string_view kShape = "go.shape.";
+  constexpr std::string_view kAnyShape = "go.shape.interface {}";
+  out += type.substr(0, bracket);
+  type.remove_prefix(bracket);
+  while (!type.empty()) {
+    if (type.starts_with(kAnyShape)) {
+      out += "interface {}";
+      type.remove_prefix(kAnyShape.size());
+    } else if (type.starts_with(kShape)) {
+      out.clear();
+      return {};
+    } else {
+      out += type.front();
+      type.remove_prefix(1);
+    }
+  }
+  return out;
+}
+
 // Packages whose functions take a type and a pointer to a value of that type
 // (typedmemmove, reflect's unsafe_New): a descriptor beside a loaded global
 // there is not an interface's two words.
@@ -214,13 +259,13 @@ Callee CodeScanner::calleeAt(uint64_t entry, std::string_view* name) {
 void CodeScanner::store(uint64_t global, const Tracked& v, std::vector<GlobalStore>& out) {
   switch (v.kind) {
     case Tracked::NewObject:
-      out.push_back({global, v.a, StoredValue::NewObject});
+      out.push_back({global, v.a, StoredValue::NewObject, {}});
       break;
     case Tracked::NewArray:
-      out.push_back({global, v.a, StoredValue::NewArray});
+      out.push_back({global, v.a, StoredValue::NewArray, {}});
       break;
     case Tracked::NewValue:
-      out.push_back({global, v.a, StoredValue::Value});
+      out.push_back({global, v.a, StoredValue::Value, {}});
       break;
     case Tracked::PendingMap:
       pending_stores_.emplace_back(v.a, global);
@@ -241,8 +286,13 @@ void CodeScanner::call(uint64_t target, State& s, std::vector<GlobalStore>& out)
     if (t.kind == Tracked::TypeAddress) return t.a;
     return std::nullopt;
   };
-  if (receiver_callees.contains(target) && s.regs[kRax].kind == Tracked::GlobalAddress) {
-    receivers.push_back(s.regs[kRax].a);
+  if (s.regs[kRax].kind == Tracked::GlobalAddress) {
+    if (receiver_callees.contains(target)) receivers.push_back(s.regs[kRax].a);
+    std::string type;
+    if (kind == Callee::Other && isGlobal(s.regs[kRax].a) &&
+        !receiverTypeName(name, type).empty()) {
+      out.push_back({s.regs[kRax].a, 0, StoredValue::Receiver, std::move(type)});
+    }
   }
   if (kind == Callee::WriteBarrier) {
     s.regs[kR11] = Tracked{};
@@ -261,7 +311,7 @@ void CodeScanner::call(uint64_t target, State& s, std::vector<GlobalStore>& out)
       const Tracked& value = s.regs[kArgumentRegisters[i + 1]];
       if (type.kind != Tracked::TypeAddress) continue;
       if (value.kind == Tracked::LoadedGlobal) {
-        out.push_back({value.a, type.a, StoredValue::Value});
+        out.push_back({value.a, type.a, StoredValue::Value, {}});
       } else if (value.kind == Tracked::PendingMap && kind == Callee::MapOperation) {
         pending_type_.emplace(value.a, type.a);
       }
@@ -341,8 +391,14 @@ void CodeScanner::scan(const Func& f, std::vector<GlobalStore>& out,
       forward.erase(it);
       falls_through = true;
     }
-    if (loop_heads.contains(at)) s.clearRegisters();
-    if (!falls_through) s = State{};
+    // A loop's head (or its body, which the compiler places before the
+    // condition it jumps down to): registers change from one iteration to
+    // the next, the stack slots of values made before the loop do not.
+    if (loop_heads.contains(at)) {
+      s.clearRegisters();
+    } else if (!falls_through) {
+      s = State{};  // code no path seen so far reaches
+    }
 
     const cs_x86& x = insn->detail->x86;
     const unsigned id = insn->id;
@@ -450,7 +506,7 @@ void CodeScanner::scan(const Func& f, std::vector<GlobalStore>& out,
 
   for (const auto& [id, global] : pending_stores_) {
     if (auto it = pending_type_.find(id); it != pending_type_.end()) {
-      out.push_back({global, it->second, StoredValue::Value});
+      out.push_back({global, it->second, StoredValue::Value, {}});
     }
   }
   pending_stores_.clear();
@@ -476,7 +532,10 @@ std::vector<const Func*> functionsNaming(const Binary& exe, const ModuleLayout& 
         static_cast<int32_t>(uint32_t{bytes[i]} | uint32_t{bytes[i + 1]} << 8 |
                              uint32_t{bytes[i + 2]} << 16 | uint32_t{bytes[i + 3]} << 24);
     const uint64_t to = m.text + i + 4 + static_cast<uint64_t>(int64_t{disp});
-    if (to < lo || to > hi || !std::binary_search(globals.begin(), globals.end(), to)) continue;
+    // The word itself, or a struct holding it (a receiver's address).
+    if (to + kReceiverReach <= lo || to > hi) continue;
+    const auto near = std::lower_bound(globals.begin(), globals.end(), to);
+    if (near == globals.end() || *near - to >= kReceiverReach) continue;
     const Func* f = exe.pclntab().funcAt(m.text + i);
     if (f == nullptr || f == last) continue;
     found.push_back(f);
@@ -560,16 +619,21 @@ std::vector<GlobalStore> findGlobalStores(const Binary& exe, std::span<const uin
   for (const auto& [callee, global] : scanner.stored_results) {
     const std::optional<Tracked>& r = returns[callee];
     if (!r) continue;
-    if (r->kind == Tracked::NewObject) out.push_back({global, r->a, StoredValue::NewObject});
-    if (r->kind == Tracked::NewArray) out.push_back({global, r->a, StoredValue::NewArray});
-    if (r->kind == Tracked::NewValue) out.push_back({global, r->a, StoredValue::Value});
+    if (r->kind == Tracked::NewObject) out.push_back({global, r->a, StoredValue::NewObject, {}});
+    if (r->kind == Tracked::NewArray) out.push_back({global, r->a, StoredValue::NewArray, {}});
+    if (r->kind == Tracked::NewValue) out.push_back({global, r->a, StoredValue::Value, {}});
   }
 
   std::erase_if(out, [&](const GlobalStore& g) {
-    return !std::binary_search(globals.begin(), globals.end(), g.global);
+    if (g.what != StoredValue::Receiver) {
+      return !std::binary_search(globals.begin(), globals.end(), g.global);
+    }
+    const auto near = std::lower_bound(globals.begin(), globals.end(), g.global);
+    return near == globals.end() || *near - g.global >= kReceiverReach;
   });
   std::sort(out.begin(), out.end(), [](const GlobalStore& a, const GlobalStore& b) {
-    return std::tie(a.global, a.type, a.what) < std::tie(b.global, b.type, b.what);
+    return std::tie(a.global, a.type, a.what, a.type_name) <
+           std::tie(b.global, b.type, b.what, b.type_name);
   });
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;

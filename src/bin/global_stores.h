@@ -31,6 +31,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -45,15 +46,21 @@ enum class StoredValue : uint8_t {
   Value,      // a value of the pointer-shaped type T itself (a map, chan or pointer):
               // makemap(T), makechan(T), or read beside T's descriptor as an
               // interface's two words or a map operation's two arguments
+  Receiver,   // the global is a T: its address is the receiver of T's
+              // pointer methods (`LEAQ G, AX; CALL sync.(*Map).Load`); T by
+              // name only (type_name), as the method's name gives it
 };
 
 struct GlobalStore {
   uint64_t global = 0;  // link-time address of the word
-  uint64_t type = 0;    // link-time address of T's type descriptor
+  uint64_t type = 0;    // link-time address of T's type descriptor (0 for Receiver)
   StoredValue what = StoredValue::NewObject;
+  std::string type_name;  // Receiver: "sync.Map"
 
   bool operator==(const GlobalStore&) const = default;
 };
+
+constexpr uint64_t kReceiverReach = 512;
 
 struct GlobalStoreCounts {
   uint64_t functions = 0;     // functions decoded
@@ -63,7 +70,8 @@ struct GlobalStoreCounts {
 // What the code says about the words at the link-time addresses `globals`
 // (sorted) in `exe`'s data and bss: every (global, type, what) seen, sorted
 // and without repeats; a global seen with different types is reported with
-// each, for the caller to judge. Empty for executables of other
+// each, for the caller to judge. Receiver sightings are of the struct
+// holding such a word (at most kReceiverReach bytes before it). Empty for executables of other
 // architectures than amd64, or without a module layout.
 std::vector<GlobalStore> findGlobalStores(const Binary& exe, std::span<const uint64_t> globals,
                                           GlobalStoreCounts* counts = nullptr);

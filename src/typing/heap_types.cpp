@@ -1242,12 +1242,13 @@ void Typer::seedGlobalsFromCode() {
   if (!dw_.globals().empty()) return;  // the symbols typed them
   // The global words pointing at objects nothing has typed.
   const uint64_t bias = exe_.loadBias();
-  std::vector<uint64_t> wanted;
+  std::vector<uint64_t> wanted, slots;  // link-time; run-time
   for (const model::Segment* seg : {&d_.data, &d_.bss}) {
     if (!seg->present) continue;
     const uint8_t* bytes = d_.bytes(seg->contents).data();
     d_.forEachSlot(seg->layout, [&](uint64_t off) {
       if (off + ptr() > seg->contents.size) return;
+      slots.push_back(seg->addr + off);
       const NodeId o = objectAt(words_.read(bytes + off));
       if (o != kNoNode && of(o).form == TypeForm::None) wanted.push_back(seg->addr + off - bias);
     });
@@ -1255,12 +1256,19 @@ void Typer::seedGlobalsFromCode() {
   if (wanted.empty()) return;
   std::sort(wanted.begin(), wanted.end());
   wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
+  std::sort(slots.begin(), slots.end());
   const std::vector<bin::GlobalStore> seen = bin::findGlobalStores(exe_.binary(), wanted);
 
   // What each sighting says of the object the global points at: one t, an
-  // array of t, or (a map or chan) the global's own value is a t.
-  enum class How : uint8_t { Object, Array, Direct };
+  // array of t, or (a map or chan) the global's own value is a t; or (a
+  // method's receiver) the global is a t, a struct.
+  enum class How : uint8_t { Object, Array, Direct, Global };
   auto claimOf = [&](const bin::GlobalStore& g) -> std::optional<std::pair<TypeId, How>> {
+    if (g.what == bin::StoredValue::Receiver) {
+      const TypeId t = dw_.typeByName(g.type_name);
+      if (t == kNoType || !hasPointers(t)) return std::nullopt;
+      return std::pair{t, How::Global};
+    }
     const TypeId t = typeAtRuntimeAddress(g.type + bias);
     if (t == kNoType) return std::nullopt;
     switch (g.what) {
@@ -1268,6 +1276,8 @@ void Typer::seedGlobalsFromCode() {
         return std::pair{t, How::Object};
       case bin::StoredValue::NewArray:
         return std::pair{t, How::Array};
+      case bin::StoredValue::Receiver:
+        return std::nullopt;
       case bin::StoredValue::Value: {
         const GoKind k = kindOf(t);
         if (k == GoKind::Map || k == GoKind::Chan) return std::pair{t, How::Direct};
@@ -1305,10 +1315,21 @@ void Typer::seedGlobalsFromCode() {
       if (readable(s, addr, ptr())) m = &s;
     }
     if (m == nullptr) continue;
+    const auto [t, how] = *claim;
+    if (how == How::Global) {
+      // The global's pointer words (its GC mask) must be t's.
+      std::vector<uint64_t> words;
+      pointerWords(t, 0, 0, words);
+      const bool fits =
+          readable(*m, addr, sizeOf(t)) && std::all_of(words.begin(), words.end(), [&](uint64_t w) {
+            return std::binary_search(slots.begin(), slots.end(), addr + w);
+          });
+      if (fits) scanValue(*m, addr, t, t, 0);
+      continue;
+    }
     const uint64_t target = pointerAt(*m, addr);
     const NodeId o = objectAt(target);
     if (o == kNoNode || of(o).form != TypeForm::None || target != d_.objects.addr[o]) continue;
-    const auto [t, how] = *claim;
     if (how == How::Object) {
       if (fitsObject(o, t, 1)) assign(target, t, t, 0, TypeForm::Value);
     } else if (how == How::Array) {
