@@ -34,35 +34,42 @@ std::vector<std::string> amd64Executables() {
   return out;
 }
 
-// The type of the pointer-sized word at `offset` into a value of type t:
-// through structs (Go's slices, strings and interfaces are structs in
-// DWARF) and arrays; kNoType when no leaf starts there.
+// One step into a value of type t toward `offset`: the field or element
+// holding it, with `offset` made relative to that; kNoType when t is no
+// struct or array (Go's slices, strings and interfaces are structs in
+// DWARF) or nothing there holds it.
+TypeId stepInto(const DebugInfo& dw, TypeId t, uint64_t& offset) {
+  const TypeId r = dw.resolve(t);
+  if (r == kNoType) return kNoType;
+  const bin::Type& rt = dw.type(r);
+  if (rt.tag == bin::DwarfTag::Struct) {
+    const bin::Field* inside = nullptr;
+    for (const bin::Field& f : dw.fields(rt)) {
+      const uint64_t size = std::max<uint64_t>(dw.type(f.type).size, 1);
+      if (offset >= f.offset && offset < f.offset + size) inside = &f;
+    }
+    if (inside == nullptr) return kNoType;
+    offset -= inside->offset;
+    return inside->type;
+  }
+  if (rt.tag == bin::DwarfTag::Array && dw.type(rt.elem).size > 0) {
+    offset %= dw.type(rt.elem).size;
+    return rt.elem;
+  }
+  return kNoType;
+}
+
+// The type of the pointer-sized word at `offset` into a value of type t;
+// kNoType when no leaf starts there.
 TypeId leafAt(const DebugInfo& dw, TypeId t, uint64_t offset) {
   for (int depth = 0; depth < 32 && t != kNoType; depth++) {
     const TypeId r = dw.resolve(t);
     if (r == kNoType) return kNoType;
-    const bin::Type& rt = dw.type(r);
     if (offset == 0 &&
-        (bin::isPointerShaped(dw.type(t).kind) || rt.tag == bin::DwarfTag::Pointer)) {
+        (bin::isPointerShaped(dw.type(t).kind) || dw.type(r).tag == bin::DwarfTag::Pointer)) {
       return t;
     }
-    if (rt.tag == bin::DwarfTag::Struct) {
-      const bin::Field* inside = nullptr;
-      for (const bin::Field& f : dw.fields(rt)) {
-        const uint64_t size = std::max<uint64_t>(dw.type(f.type).size, 1);
-        if (offset >= f.offset && offset < f.offset + size) inside = &f;
-      }
-      if (inside == nullptr) return kNoType;
-      offset -= inside->offset;
-      t = inside->type;
-    } else if (rt.tag == bin::DwarfTag::Array) {
-      const uint64_t esize = dw.type(rt.elem).size;
-      if (esize == 0) return kNoType;
-      offset %= esize;
-      t = rt.elem;
-    } else {
-      return kNoType;
-    }
+    t = stepInto(dw, t, offset);
   }
   return kNoType;
 }
@@ -71,26 +78,11 @@ TypeId leafAt(const DebugInfo& dw, TypeId t, uint64_t offset) {
 // or a field or element there, however deep).
 bool holdsAt(const DebugInfo& dw, TypeId t, uint64_t offset, std::string_view name) {
   for (int depth = 0; depth < 32 && t != kNoType; depth++) {
-    if (offset == 0 && dw.type(t).name == name) return true;
     const TypeId r = dw.resolve(t);
-    if (r == kNoType) return false;
-    const bin::Type& rt = dw.type(r);
-    if (offset == 0 && rt.name == name) return true;
-    if (rt.tag == bin::DwarfTag::Struct) {
-      const bin::Field* inside = nullptr;
-      for (const bin::Field& f : dw.fields(rt)) {
-        const uint64_t size = std::max<uint64_t>(dw.type(f.type).size, 1);
-        if (offset >= f.offset && offset < f.offset + size) inside = &f;
-      }
-      if (inside == nullptr) return false;
-      offset -= inside->offset;
-      t = inside->type;
-    } else if (rt.tag == bin::DwarfTag::Array && dw.type(rt.elem).size > 0) {
-      offset %= dw.type(rt.elem).size;
-      t = rt.elem;
-    } else {
-      return false;
+    if (offset == 0 && (dw.type(t).name == name || (r != kNoType && dw.type(r).name == name))) {
+      return true;
     }
+    t = stepInto(dw, t, offset);
   }
   return false;
 }
