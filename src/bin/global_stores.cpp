@@ -204,6 +204,17 @@ struct CapstoneHandle {
   CapstoneHandle& operator=(const CapstoneHandle&) = delete;
 };
 
+// What the pass reads of one instruction.
+struct Decoded {
+  uint64_t address = 0;
+  uint16_t size = 0;
+  uint16_t id = 0;
+  bool jump = false;
+  uint8_t op_count = 0;
+  std::array<cs_x86_op, 2> ops{};  // the first two operands
+  uint16_t written = 0;            // the general-purpose registers written, by index
+};
+
 struct InsnDeleter {
   void operator()(cs_insn* i) const { cs_free(i, 1); }
 };
@@ -244,6 +255,7 @@ class CodeScanner {
   GlobalStoreCounts& counts_;
   GoVersion go_;
   uint64_t next_pending_ = 1;
+  std::vector<Decoded> code_;  // the function being scanned
   // PendingMap ids: the map type a map call named, and the globals stored from it.
   std::unordered_map<uint64_t, uint64_t> pending_type_;
   std::vector<std::pair<uint64_t, uint64_t>> pending_stores_;  // (id, global)
@@ -354,33 +366,49 @@ void CodeScanner::scan(const Func& f, std::vector<GlobalStore>& out,
   std::unique_ptr<cs_insn, InsnDeleter> insn(cs_malloc(handle_));
   if (!insn) return;
 
-  // First pass: where jumps land, and whether from below (a loop).
+  // Decoded once (Capstone formats each instruction's text as it decodes,
+  // most of the cost), with where jumps land from below: loops.
+  code_.clear();
   std::unordered_set<uint64_t> loop_heads;
   {
     const uint8_t* p = code->bytes().data();
     size_t left = code->size();
     uint64_t pc = f.entry;
     while (cs_disasm_iter(handle_, &p, &left, &pc, insn.get())) {
-      if (!cs_insn_group(handle_, insn.get(), CS_GRP_JUMP)) continue;
       const cs_x86& x = insn->detail->x86;
-      if (x.op_count == 1 && x.operands[0].type == X86_OP_IMM) {
-        const auto to = static_cast<uint64_t>(x.operands[0].imm);
-        if (to <= insn->address) loop_heads.insert(to);
+      Decoded d;
+      d.address = insn->address;
+      d.size = insn->size;
+      d.id = static_cast<uint16_t>(insn->id);
+      d.jump = cs_insn_group(handle_, insn.get(), CS_GRP_JUMP);
+      d.op_count = x.op_count;
+      for (size_t i = 0; i < d.ops.size() && i < x.op_count; i++) d.ops[i] = x.operands[i];
+      cs_regs read, written;
+      uint8_t nread = 0, nwritten = 0;
+      if (cs_regs_access(handle_, insn.get(), read, &nread, written, &nwritten) == CS_ERR_OK) {
+        for (uint8_t i = 0; i < nwritten; i++) {
+          const int r = registerIndex(written[i]);
+          if (r >= 0) d.written |= static_cast<uint16_t>(1u << r);
+        }
+      } else {
+        d.written = 0xffff;
       }
+      if (d.jump && x.op_count == 1 && x.operands[0].type == X86_OP_IMM &&
+          static_cast<uint64_t>(x.operands[0].imm) <= d.address) {
+        loop_heads.insert(static_cast<uint64_t>(x.operands[0].imm));
+      }
+      code_.push_back(d);
     }
   }
+  counts_.instructions += code_.size();
 
   State s;
   std::unordered_map<uint64_t, State> forward;  // states jumped to, by target
   bool falls_through = true;
   std::optional<Tracked> ret;
   bool ret_agrees = true;
-  const uint8_t* p = code->bytes().data();
-  size_t left = code->size();
-  uint64_t pc = f.entry;
-  while (cs_disasm_iter(handle_, &p, &left, &pc, insn.get())) {
-    counts_.instructions++;
-    const uint64_t at = insn->address;
+  for (const Decoded& in : code_) {
+    const uint64_t at = in.address;
     // Where jumps land, the states that reach it meet.
     if (auto it = forward.find(at); it != forward.end()) {
       if (falls_through) {
@@ -400,11 +428,10 @@ void CodeScanner::scan(const Func& f, std::vector<GlobalStore>& out,
       s = State{};  // code no path seen so far reaches
     }
 
-    const cs_x86& x = insn->detail->x86;
-    const unsigned id = insn->id;
-    if (cs_insn_group(handle_, insn.get(), CS_GRP_JUMP)) {
-      if (x.op_count == 1 && x.operands[0].type == X86_OP_IMM) {
-        const auto to = static_cast<uint64_t>(x.operands[0].imm);
+    const unsigned id = in.id;
+    if (in.jump) {
+      if (in.op_count == 1 && in.ops[0].type == X86_OP_IMM) {
+        const auto to = static_cast<uint64_t>(in.ops[0].imm);
         if (to > at) {
           auto [it, fresh] = forward.try_emplace(to, s);
           if (!fresh) it->second.meet(s);
@@ -428,8 +455,8 @@ void CodeScanner::scan(const Func& f, std::vector<GlobalStore>& out,
     }
     falls_through = true;
     if (id == X86_INS_CALL) {
-      if (x.op_count == 1 && x.operands[0].type == X86_OP_IMM) {
-        call(static_cast<uint64_t>(x.operands[0].imm), s, out);
+      if (in.op_count == 1 && in.ops[0].type == X86_OP_IMM) {
+        call(static_cast<uint64_t>(in.ops[0].imm), s, out);
       } else {
         s.clearRegisters();
       }
@@ -438,10 +465,10 @@ void CodeScanner::scan(const Func& f, std::vector<GlobalStore>& out,
 
     // What the instruction computes, for the moves the pass follows.
     std::optional<std::pair<int, Tracked>> set;
-    const uint64_t next = at + insn->size;
-    if (x.op_count == 2) {
-      const cs_x86_op& dst = x.operands[0];
-      const cs_x86_op& src = x.operands[1];
+    const uint64_t next = at + in.size;
+    if (in.op_count == 2) {
+      const cs_x86_op& dst = in.ops[0];
+      const cs_x86_op& src = in.ops[1];
       const int d = wholeRegister(dst);
       const bool src_rip =
           src.type == X86_OP_MEM && src.mem.base == X86_REG_RIP && src.mem.index == X86_REG_INVALID;
@@ -489,17 +516,10 @@ void CodeScanner::scan(const Func& f, std::vector<GlobalStore>& out,
       }
     }
     // Every register written loses what it held.
-    cs_regs read, written;
-    uint8_t nread = 0, nwritten = 0;
-    if (cs_regs_access(handle_, insn.get(), read, &nread, written, &nwritten) == CS_ERR_OK) {
-      for (uint8_t i = 0; i < nwritten; i++) {
-        const int r = registerIndex(written[i]);
-        if (r < 0) continue;
-        s.regs[r] = Tracked{};
-        if (r == kRsp) s.stack.clear();  // the slots moved
-      }
-    } else {
-      s.clearRegisters();
+    for (int r = 0; r < kRegisters; r++) {
+      if ((in.written >> r & 1) == 0) continue;
+      s.regs[r] = Tracked{};
+      if (r == kRsp) s.stack.clear();  // the slots moved
     }
     if (set) s.regs[set->first] = set->second;
   }
@@ -532,10 +552,14 @@ std::vector<const Func*> functionsNaming(const Binary& exe, const ModuleLayout& 
         static_cast<int32_t>(uint32_t{bytes[i]} | uint32_t{bytes[i + 1]} << 8 |
                              uint32_t{bytes[i + 2]} << 16 | uint32_t{bytes[i + 3]} << 24);
     const uint64_t to = m.text + i + 4 + static_cast<uint64_t>(int64_t{disp});
-    // The word itself, or a struct holding it (a receiver's address).
+    // The word itself, or a struct holding it whose address is loaded as
+    // a method's receiver (LEAQ G(SB), AX: 48 8D 05 disp32).
     if (to + kReceiverReach <= lo || to > hi) continue;
     const auto near = std::lower_bound(globals.begin(), globals.end(), to);
     if (near == globals.end() || *near - to >= kReceiverReach) continue;
+    const bool receiver =
+        i >= 3 && bytes[i - 3] == 0x48 && bytes[i - 2] == 0x8D && bytes[i - 1] == 0x05;
+    if (*near != to && !receiver) continue;
     const Func* f = exe.pclntab().funcAt(m.text + i);
     if (f == nullptr || f == last) continue;
     found.push_back(f);
