@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string_view>
 #include <tuple>
 #include <unordered_map>
@@ -230,6 +231,9 @@ class CodeScanner {
   // (when asked) gets what it returns in AX if every return agrees.
   void scan(const Func& f, std::vector<GlobalStore>& out, std::optional<Tracked>* returned);
 
+  // The globals `f` names (loads, stores, addresses), by link-time address.
+  void references(const Func& f, std::set<uint64_t>& out);
+
   // Calls whose result was stored into a global: (callee entry, global).
   std::vector<std::pair<uint64_t, uint64_t>> stored_results;
   // Calls to these entries record the global whose address is in AX, their
@@ -246,6 +250,9 @@ class CodeScanner {
            (a >= m_.noptrbss && a < m_.enoptrbss);
   }
   Callee calleeAt(uint64_t entry, std::string_view* name);
+  // Decodes `f` into code_ and the addresses backward jumps land on; false
+  // when its code cannot be read.
+  bool decode(const Func& f, std::unordered_set<uint64_t>& loop_heads);
   void store(uint64_t global, const Tracked& v, std::vector<GlobalStore>& out);
   void call(uint64_t target, State& s, std::vector<GlobalStore>& out);
 
@@ -357,50 +364,65 @@ void CodeScanner::call(uint64_t target, State& s, std::vector<GlobalStore>& out)
   s.regs[kRax] = result;
 }
 
-void CodeScanner::scan(const Func& f, std::vector<GlobalStore>& out,
-                       std::optional<Tracked>* returned) {
-  if (f.end <= f.entry || f.end - f.entry > (uint64_t{1} << 24)) return;
-  const std::optional<ByteView> code = exe_.container().readAt(f.entry, f.end - f.entry);
-  if (!code) return;
-  counts_.functions++;
-  std::unique_ptr<cs_insn, InsnDeleter> insn(cs_malloc(handle_));
-  if (!insn) return;
-
-  // Decoded once (Capstone formats each instruction's text as it decodes,
-  // most of the cost), with where jumps land from below: loops.
+bool CodeScanner::decode(const Func& f, std::unordered_set<uint64_t>& loop_heads) {
   code_.clear();
-  std::unordered_set<uint64_t> loop_heads;
-  {
-    const uint8_t* p = code->bytes().data();
-    size_t left = code->size();
-    uint64_t pc = f.entry;
-    while (cs_disasm_iter(handle_, &p, &left, &pc, insn.get())) {
-      const cs_x86& x = insn->detail->x86;
-      Decoded d;
-      d.address = insn->address;
-      d.size = insn->size;
-      d.id = static_cast<uint16_t>(insn->id);
-      d.jump = cs_insn_group(handle_, insn.get(), CS_GRP_JUMP);
-      d.op_count = x.op_count;
-      for (size_t i = 0; i < d.ops.size() && i < x.op_count; i++) d.ops[i] = x.operands[i];
-      cs_regs read, written;
-      uint8_t nread = 0, nwritten = 0;
-      if (cs_regs_access(handle_, insn.get(), read, &nread, written, &nwritten) == CS_ERR_OK) {
-        for (uint8_t i = 0; i < nwritten; i++) {
-          const int r = registerIndex(written[i]);
-          if (r >= 0) d.written |= static_cast<uint16_t>(1u << r);
-        }
-      } else {
-        d.written = 0xffff;
+  if (f.end <= f.entry || f.end - f.entry > (uint64_t{1} << 24)) return false;
+  const std::optional<ByteView> code = exe_.container().readAt(f.entry, f.end - f.entry);
+  if (!code) return false;
+  std::unique_ptr<cs_insn, InsnDeleter> insn(cs_malloc(handle_));
+  if (!insn) return false;
+  counts_.functions++;
+  const uint8_t* p = code->bytes().data();
+  size_t left = code->size();
+  uint64_t pc = f.entry;
+  while (cs_disasm_iter(handle_, &p, &left, &pc, insn.get())) {
+    const cs_x86& x = insn->detail->x86;
+    Decoded d;
+    d.address = insn->address;
+    d.size = insn->size;
+    d.id = static_cast<uint16_t>(insn->id);
+    d.jump = cs_insn_group(handle_, insn.get(), CS_GRP_JUMP);
+    d.op_count = x.op_count;
+    for (size_t i = 0; i < d.ops.size() && i < x.op_count; i++) d.ops[i] = x.operands[i];
+    cs_regs read, written;
+    uint8_t nread = 0, nwritten = 0;
+    if (cs_regs_access(handle_, insn.get(), read, &nread, written, &nwritten) == CS_ERR_OK) {
+      for (uint8_t i = 0; i < nwritten; i++) {
+        const int r = registerIndex(written[i]);
+        if (r >= 0) d.written |= static_cast<uint16_t>(1u << r);
       }
-      if (d.jump && x.op_count == 1 && x.operands[0].type == X86_OP_IMM &&
-          static_cast<uint64_t>(x.operands[0].imm) <= d.address) {
-        loop_heads.insert(static_cast<uint64_t>(x.operands[0].imm));
-      }
-      code_.push_back(d);
+    } else {
+      d.written = 0xffff;
     }
+    if (d.jump && x.op_count == 1 && x.operands[0].type == X86_OP_IMM &&
+        static_cast<uint64_t>(x.operands[0].imm) <= d.address) {
+      loop_heads.insert(static_cast<uint64_t>(x.operands[0].imm));
+    }
+    code_.push_back(d);
   }
   counts_.instructions += code_.size();
+  return true;
+}
+
+void CodeScanner::references(const Func& f, std::set<uint64_t>& out) {
+  std::unordered_set<uint64_t> loop_heads;
+  if (!decode(f, loop_heads)) return;
+  for (const Decoded& in : code_) {
+    for (size_t i = 0; i < in.ops.size() && i < in.op_count; i++) {
+      const cs_x86_op& op = in.ops[i];
+      if (op.type != X86_OP_MEM || op.mem.base != X86_REG_RIP) continue;
+      const uint64_t addr = in.address + in.size + static_cast<uint64_t>(op.mem.disp);
+      if (isAnyGlobal(addr)) out.insert(addr);
+    }
+  }
+}
+
+void CodeScanner::scan(const Func& f, std::vector<GlobalStore>& out,
+                       std::optional<Tracked>* returned) {
+  // Decoded once (Capstone formats each instruction's text as it decodes,
+  // most of the cost), with where jumps land from below: loops.
+  std::unordered_set<uint64_t> loop_heads;
+  if (!decode(f, loop_heads)) return;
 
   State s;
   std::unordered_map<uint64_t, State> forward;  // states jumped to, by target
@@ -614,6 +636,32 @@ std::optional<uint64_t> findReceiverGlobal(const Binary& exe, std::string_view m
     return std::nullopt;
   }
   return seen.front();
+}
+
+std::optional<uint64_t> findGlobalNamedByAll(const Binary& exe,
+                                             std::span<const std::string_view> functions) {
+  const std::optional<ModuleLayout>& m = exe.moduleLayout();
+  if (exe.container().arch != "amd64" || !m || functions.empty()) return std::nullopt;
+  CapstoneHandle cs;
+  if (!cs.ok) return std::nullopt;
+  GlobalStoreCounts counts;
+  CodeScanner scanner(exe, *m, cs.handle, counts);
+  std::optional<std::set<uint64_t>> common;
+  for (const std::string_view name : functions) {
+    const auto funcs = exe.pclntab().funcs();
+    const auto f =
+        std::find_if(funcs.begin(), funcs.end(), [&](const Func& fn) { return fn.name == name; });
+    if (f == funcs.end()) return std::nullopt;
+    std::set<uint64_t> named;
+    scanner.references(*f, named);
+    if (common) {
+      std::erase_if(*common, [&](uint64_t g) { return !named.contains(g); });
+    } else {
+      common = std::move(named);
+    }
+  }
+  if (!common || common->size() != 1) return std::nullopt;
+  return *common->begin();
 }
 
 std::vector<GlobalStore> findGlobalStores(const Binary& exe, std::span<const uint64_t> globals,

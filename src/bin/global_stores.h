@@ -84,4 +84,12 @@ std::vector<GlobalStore> findGlobalStores(const Binary& exe, std::span<const uin
 std::optional<uint64_t> findReceiverGlobal(const Binary& exe, std::string_view method_prefix,
                                            GlobalStoreCounts* counts = nullptr);
 
+// The one global (data, bss or their pointer-free twins) that every
+// function named in `functions` refers to (loads, stores or takes the
+// address of): runtime.mbuckets is the only global runtime.iterate_memprof,
+// runtime.mProf_FlushLocked and runtime.stkbucket all name. nullopt when a
+// function is missing, or none or several are common; amd64 only.
+std::optional<uint64_t> findGlobalNamedByAll(const Binary& exe,
+                                             std::span<const std::string_view> functions);
+
 }  // namespace goheap::bin

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <string_view>
 #include <unordered_set>
 
 #include "bin/global_stores.h"
@@ -268,6 +269,11 @@ Expected<RuntimeGlobals> findRuntimeGlobals(const bin::Binary& exe, const Memory
   if (!mheap) return mheap.error();
   g.mheap = *mheap;
   g.memstats = findMemstats(g.mheap, mem, table);
+  {
+    constexpr std::string_view kProfilers[] = {"runtime.iterate_memprof",
+                                               "runtime.mProf_FlushLocked", "runtime.stkbucket"};
+    g.mbuckets = bin::findGlobalNamedByAll(exe, kProfilers).value_or(0);
+  }
   if (table.structNamed("runtime.gcControllerState") != nullptr) {
     g.gc_controller = bin::findReceiverGlobal(exe, "runtime.(*gcControllerState).").value_or(0);
   }

@@ -36,6 +36,9 @@
 //     methods in a stripped binary too (bin::findReceiverGlobal). amd64
 //     only, as the decoder is; elsewhere its heapInUse, heapFree,
 //     heapReleased and the GC goal stay unknown.
+//   - mbuckets (the memory profile's list of buckets): the one global
+//     that runtime.iterate_memprof, mProf_FlushLocked and stkbucket all
+//     name in their code (bin::findGlobalNamedByAll; amd64 only).
 // runtime.allglen (the slice's length is used instead) and runtime.inProgress
 // (Go 1.24+: an empty byte, nothing to recognise it by) are not found.
 #pragma once
@@ -60,6 +63,8 @@ struct RuntimeGlobals {
   // 0 when not found: HeapInuse, HeapIdle, HeapReleased, HeapSys, Sys and
   // NextGC stay unknown.
   uint64_t gc_controller = 0;
+  // 0 when not found: the memory profile has only the sampled objects' buckets.
+  uint64_t mbuckets = 0;
 };
 
 // Finds the globals of `exe`'s runtime in `mem` with the layouts of `table`:

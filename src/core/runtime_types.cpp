@@ -102,6 +102,9 @@ bin::DebugInfo tableDebugInfo(const RuntimeTable& t, const RuntimeGlobals& g, ui
   if (g.memstats != 0) {
     globals.push_back({"runtime.memstats", g.memstats, b.structId("runtime.mstats")});
   }
+  if (g.mbuckets != 0) {
+    globals.push_back({"runtime.mbuckets", g.mbuckets, b.scalar(ptr_size)});
+  }
   if (g.gc_controller != 0) {
     globals.push_back(
         {"runtime.gcController", g.gc_controller, b.structId("runtime.gcControllerState")});

@@ -168,20 +168,26 @@ TEST_P(GlobalStoresAgainstDwarf, EverySightingDwarfCanCheckAgrees) {
 INSTANTIATE_TEST_SUITE_P(Programs, GlobalStoresAgainstDwarf,
                          ::testing::ValuesIn(amd64Executables()), testing::pathParamName);
 
-// runtime.gcController, which a stripped core's memstats need: the receiver
-// the runtime passes to its (*gcControllerState) methods, against the
-// symbol table.
-TEST_P(GlobalStoresAgainstDwarf, GcControllerIsTheReceiverOfItsMethods) {
+// The runtime's globals a stripped core's memstats and memory profile
+// need, found in the code, against the symbol table: runtime.gcController,
+// the receiver the runtime passes to its (*gcControllerState) methods, and
+// runtime.mbuckets, the one global the profiling functions all name.
+TEST_P(GlobalStoresAgainstDwarf, RuntimeGlobalsFoundInTheCodeAreTheSymbols) {
   const std::string path = std::string(GOHEAP_TESTDUMPS_DIR) + "/" + GetParam();
   if (!fs::exists(path)) GTEST_SKIP() << path << " was not built";
   auto exe = bin::Binary::open(path);
   ASSERT_TRUE(exe.ok()) << exe.error().message();
-  const bin::Symbol* sym = exe->container().symbol("runtime.gcController");
-  ASSERT_NE(sym, nullptr);
-  const std::optional<uint64_t> found =
-      bin::findReceiverGlobal(*exe, "runtime.(*gcControllerState).");
-  ASSERT_TRUE(found.has_value());
-  EXPECT_EQ(*found, sym->value);
+  constexpr std::string_view kProfilers[] = {"runtime.iterate_memprof", "runtime.mProf_FlushLocked",
+                                             "runtime.stkbucket"};
+  const std::pair<const char*, std::optional<uint64_t>> found[] = {
+      {"runtime.gcController", bin::findReceiverGlobal(*exe, "runtime.(*gcControllerState).")},
+      {"runtime.mbuckets", bin::findGlobalNamedByAll(*exe, kProfilers)}};
+  for (const auto& [name, address] : found) {
+    const bin::Symbol* sym = exe->container().symbol(name);
+    ASSERT_NE(sym, nullptr) << name;
+    ASSERT_TRUE(address.has_value()) << name;
+    EXPECT_EQ(*address, sym->value) << name;
+  }
 }
 
 // Other architectures' code is not decoded: no sightings, no error.

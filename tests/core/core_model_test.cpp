@@ -94,9 +94,6 @@ void expectCoreHoldsTheDump(const std::string& core_path, const std::string& dum
     EXPECT_EQ(core->exe->typeTableSource(), "type descriptors");
   }
   for (const std::string& w : core->model.warnings) {
-    // Without symbols runtime.mbuckets is not found: only the sampled
-    // objects' buckets are read. (gcController is, in the code.)
-    if (stripped && w.starts_with("runtime.mbuckets is not known")) continue;
     ADD_FAILURE() << "warning: " << w;
   }
   const auto in_dump = objectsOf(*dump);
