@@ -88,8 +88,12 @@ ExecutableFingerprint fingerprintOf(const bin::Binary& executable) {
   ExecutableFingerprint e;
   e.build_id = executable.buildId();
   e.size = executable.file().size();
+  e.content_hash = hash64(executable.file().bytes());
   if (e.build_id.empty()) e.file = fingerprintOf(executable.file());
-  if (const MappedFile* debug = executable.debugFile()) e.debug_file = fingerprintOf(*debug);
+  if (const MappedFile* debug = executable.debugFile()) {
+    e.debug_file = fingerprintOf(*debug);
+    e.debug_content_hash = hash64(debug->bytes());
+  }
   return e;
 }
 
@@ -100,10 +104,12 @@ Key computeKey(const KeyInputs& inputs) {
   if (inputs.executable) {
     text.string('B', inputs.executable->build_id);
     text.number('S', inputs.executable->size);
+    text.number('X', inputs.executable->content_hash);
     if (inputs.executable->file) text.file(*inputs.executable->file);
     if (inputs.executable->debug_file) {
       text.string('D', "debug file");
       text.file(*inputs.executable->debug_file);
+      text.number('Y', inputs.executable->debug_content_hash);
     }
   } else {
     text.string('N', "none");

@@ -6,10 +6,12 @@
 // (cheap, and they change when the file is rewritten) and by a hash of its
 // first and last 64 KiB (which catch a file rewritten in place within the
 // same second on a file system with coarse times, and a copy restored over
-// it). The executable is known by its Go build ID and size: a copy of it
-// elsewhere is the same build. One without a build ID is known as the heap
-// is, by its file. A separate debug file its DWARF came from is known by its
-// file too.
+// it). The executable is known by its Go build ID, its size and a hash of
+// all its bytes: a copy of it elsewhere is the same build, but a damaged
+// copy, or one stripped with `objcopy --strip-debug` (which keeps the build
+// ID), is read differently and is another key. One without a build ID is
+// also known as the heap is, by its file. A separate debug file its DWARF
+// came from is known by its file and a hash of all its bytes too.
 #pragma once
 
 #include <array>
@@ -70,6 +72,11 @@ Expected<FileFingerprint> fingerprintOf(const std::string& path);
 struct ExecutableFingerprint {
   std::string build_id;
   uint64_t size = 0;
+  // XXH3-64 of every byte of the file, and of the separate debug file's
+  // (0 when there is none): what goheap reads from them, DWARF, rodata,
+  // pclntab and code, decides the types.
+  uint64_t content_hash = 0;
+  uint64_t debug_content_hash = 0;
   // Only for an executable without a build ID: then the file itself.
   std::optional<FileFingerprint> file;
   // The separate debug file its DWARF was read from (bin::Binary::

@@ -8,9 +8,12 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 
+#include "bin/binary.h"
 #include "cache/entry_description.h"
 #include "support/goheap_process.h"
 
@@ -27,7 +30,10 @@ KeyInputs sampleInputs() {
   in.heap.identity.device = 66;
   in.heap.identity.inode = 4242;
   in.heap.head_tail_hash = 0xabcdef;
-  in.executable = cache::ExecutableFingerprint{"build-id-1", 5000000, std::nullopt, std::nullopt};
+  in.executable = cache::ExecutableFingerprint{};
+  in.executable->build_id = "build-id-1";
+  in.executable->size = 5000000;
+  in.executable->content_hash = 0x1234;
   return in;
 }
 
@@ -60,11 +66,13 @@ TEST(CacheKey, EveryInputChangesTheKey) {
       {"heap head and tail", [](KeyInputs& in) { in.heap.head_tail_hash++; }},
       {"build id", [](KeyInputs& in) { in.executable->build_id = "build-id-2"; }},
       {"executable size", [](KeyInputs& in) { in.executable->size++; }},
+      {"executable bytes", [](KeyInputs& in) { in.executable->content_hash++; }},
       {"no executable", [](KeyInputs& in) { in.executable.reset(); }},
       {"executable known by its file",
        [](KeyInputs& in) { in.executable->file = cache::FileFingerprint{}; }},
       {"a separate debug file",
        [](KeyInputs& in) { in.executable->debug_file = cache::FileFingerprint{}; }},
+
       {"conservative stacks", [](KeyInputs& in) { in.options.conservative_stacks = false; }},
       {"typing", [](KeyInputs& in) { in.options.type_objects = false; }},
       {"format version", [](KeyInputs& in) { in.format_version++; }},
@@ -87,6 +95,66 @@ TEST(CacheKey, BuildIdAndSizeAloneAreNotMistakenForEachOther) {
   a.executable->build_id[1] = 'b';
   b.executable->build_id.assign(1, 'a');
   EXPECT_NE(computeKey(a), computeKey(b));
+}
+
+// Two executables with a separate debug file each, the same but for the
+// debug file's bytes, are two keys.
+TEST(CacheKey, TheDebugFilesBytesChangeTheKey) {
+  KeyInputs a = sampleInputs();
+  a.executable->debug_file = cache::FileFingerprint{};
+  KeyInputs b = a;
+  b.executable->debug_content_hash = 1;
+  EXPECT_NE(computeKey(a), computeKey(b));
+}
+
+// Real executables that share a Go build ID but not their bytes: a copy
+// whose DWARF was damaged, the twin stripped as Debian strips (objcopy
+// --strip-debug keeps the build ID), and one rebuilt in place. Each is
+// another key; a plain copy elsewhere is the same one.
+TEST(CacheKey, ExecutablesWithOneBuildIdButOtherBytesAreOtherKeys) {
+  namespace fs = std::filesystem;
+  const std::string original = std::string(GOHEAP_TESTDUMPS_DIR) + "/go1.24/zoo";
+  if (!fs::exists(original)) GTEST_SKIP() << original << " was not built";
+  const std::string copy = testing::scratch().file("zoo-copy");
+  const std::string damaged = testing::scratch().file("zoo-damaged");
+  const std::string stripped = testing::scratch().file("zoo-strip-debug");
+  fs::copy_file(original, copy, fs::copy_options::overwrite_existing);
+  fs::copy_file(original, damaged, fs::copy_options::overwrite_existing);
+  auto keyOf = [](const std::string& path, std::string* build_id) {
+    auto exe = bin::Binary::open(path);
+    EXPECT_TRUE(exe.ok()) << path << ": " << exe.error().message();
+    if (!exe.ok()) return cache::Key{};
+    *build_id = exe->buildId();
+    KeyInputs in = sampleInputs();
+    in.executable = cache::fingerprintOf(*exe);
+    return computeKey(in);
+  };
+  std::string id, other_id;
+  const cache::Key key = keyOf(original, &id);
+  ASSERT_FALSE(id.empty());
+  EXPECT_EQ(keyOf(copy, &other_id), key) << "a copy elsewhere is the same build";
+
+  // Zero 256 bytes in the middle of .debug_info: same size, same build ID.
+  {
+    auto exe = bin::Binary::open(original);
+    ASSERT_TRUE(exe.ok());
+    const bin::Section* info = exe->container().section(".debug_info");
+    ASSERT_NE(info, nullptr);
+    std::fstream f(damaged, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(static_cast<std::streamoff>(info->offset + info->size / 2));
+    f.write(std::string(256, '\0').data(), 256);
+  }
+  EXPECT_NE(keyOf(damaged, &other_id), key);
+  EXPECT_EQ(other_id, id);
+
+  ASSERT_EQ(std::system(("objcopy --strip-debug " + original + " " + stripped).c_str()), 0);
+  EXPECT_NE(keyOf(stripped, &other_id), key);
+  EXPECT_EQ(other_id, id);
+
+  // Rebuilt in place: another build written over the copy.
+  const std::string rebuilt = std::string(GOHEAP_TESTDUMPS_DIR) + "/go1.24/leaks";
+  fs::copy_file(rebuilt, copy, fs::copy_options::overwrite_existing);
+  EXPECT_NE(keyOf(copy, &other_id), key);
 }
 
 class Fingerprint : public ::testing::Test {
