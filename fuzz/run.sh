@@ -44,22 +44,29 @@ ninja -C "$build" -j2 dump_reader_fuzz index_file_fuzz bin_reader_fuzz core_read
 mkdir -p "$build/corpus/dump_reader" "$build/corpus/index_file" "$build/corpus/bin_reader" \
   "$build/corpus/core_reader" "$build/corpus/typing" "$build/artifacts"
 status=0
+failed=()
+# fuzzer_failed NAME CODE: remembered, so that the last lines of a long log
+# (all a CI summary may show) say which fuzzer failed and where its input is.
+fuzzer_failed() {
+  status=1
+  failed+=("$1 (exit $2)")
+}
 "$build/fuzz/dump_reader_fuzz" \
   -max_total_time="$dump_seconds" -max_len=65536 -rss_limit_mb=2048 -timeout=10 \
   -print_final_stats=1 -artifact_prefix="$build/artifacts/" \
-  "$build/corpus/dump_reader" "$root/fuzz/corpus/dump_reader" || status=1
+  "$build/corpus/dump_reader" "$root/fuzz/corpus/dump_reader" || fuzzer_failed dump_reader_fuzz $?
 "$build/fuzz/index_file_fuzz" \
   -max_total_time="$index_seconds" -max_len=8192 -rss_limit_mb=2048 -timeout=10 \
   -print_final_stats=1 -artifact_prefix="$build/artifacts/" \
-  "$build/corpus/index_file" "$root/fuzz/corpus/index_file" || status=1
+  "$build/corpus/index_file" "$root/fuzz/corpus/index_file" || fuzzer_failed index_file_fuzz $?
 "$build/fuzz/bin_reader_fuzz" \
   -max_total_time="$bin_seconds" -max_len=8192 -rss_limit_mb=2048 -timeout=10 \
   -print_final_stats=1 -artifact_prefix="$build/artifacts/" \
-  "$build/corpus/bin_reader" "$root/fuzz/corpus/bin_reader" || status=1
+  "$build/corpus/bin_reader" "$root/fuzz/corpus/bin_reader" || fuzzer_failed bin_reader_fuzz $?
 "$build/fuzz/core_reader_fuzz" \
   -max_total_time="$core_seconds" -max_len=16384 -rss_limit_mb=2048 -timeout=10 \
   -print_final_stats=1 -artifact_prefix="$build/artifacts/" \
-  "$build/corpus/core_reader" "$root/fuzz/corpus/core_reader" || status=1
+  "$build/corpus/core_reader" "$root/fuzz/corpus/core_reader" || fuzzer_failed core_reader_fuzz $?
 # The core model over Go 1.24's coreprog: its seeds hold the addresses of
 # that build's runtime, so they are written afresh from it; fuzz/corpus/
 # core_model keeps inputs that once failed (with that build's addresses).
@@ -71,7 +78,7 @@ if [ -f "$coreprog" ]; then
   GOHEAP_FUZZ_EXE="$coreprog" "$build/fuzz/core_model_fuzz" \
     -max_total_time="$model_seconds" -max_len=131072 -rss_limit_mb=2048 -timeout=10 \
     -print_final_stats=1 -artifact_prefix="$build/artifacts/" \
-    "$build/corpus/core_model" "$seed" "$root/fuzz/corpus/core_model" || status=1
+    "$build/corpus/core_model" "$seed" "$root/fuzz/corpus/core_model" || fuzzer_failed core_model_fuzz $?
 else
   echo "fuzz/run.sh: build/testdumps/go1.24/coreprog is missing (make-dumps.sh makes it): skipped"
 fi
@@ -84,7 +91,7 @@ awk -v dir="$sql_seed" '/^```sql$/ { n++; inside = 1; next } /^```$/ { inside = 
 "$build/fuzz/sql_fuzz" \
   -max_total_time="$sql_seconds" -max_len=2048 -rss_limit_mb=2048 -timeout=10 \
   -dict="$root/fuzz/sql.dict" -print_final_stats=1 -artifact_prefix="$build/artifacts/" \
-  "$build/corpus/sql" "$sql_seed" || status=1
+  "$build/corpus/sql" "$sql_seed" || fuzzer_failed sql_fuzz $?
 # The typing pass over the zoo of Go 1.24 and, when make-dumps.sh wrote
 # them, of Go 1.27 (TFlag's direct-interface bit, span metadata) and Go 1.27
 # with GOEXPERIMENT=mapsplitgroup (split map groups), sharing the time.
@@ -106,6 +113,17 @@ for z in "${zoos[@]}"; do
   GOHEAP_FUZZ_EXE="$zoo" "$build/fuzz/typing_fuzz" \
     -max_total_time="$seconds_each" -max_len=400000 -rss_limit_mb=2048 -timeout=20 \
     -print_final_stats=1 -artifact_prefix="$build/artifacts/" \
-    "$build/corpus/typing/${z//\//_}" "$seed" || status=1
+    "$build/corpus/typing/${z//\//_}" "$seed" || fuzzer_failed "typing_fuzz on $z" $?
 done
+if [ $status != 0 ]; then
+  echo "fuzz/run.sh: FAILED: ${failed[*]}"
+  echo "fuzz/run.sh: the inputs that failed are in $build/artifacts/:"
+  ls -l "$build/artifacts/" || true
+  # A CI machine's files are gone after the run: a small input is printed
+  # here so it can be brought back with base64 -d and replayed.
+  for f in "$build"/artifacts/*; do
+    [ -f "$f" ] && [ "$(stat -c %s "$f")" -le 4096 ] || continue
+    echo "fuzz/run.sh: $(basename "$f") as base64: $(base64 -w0 "$f")"
+  done
+fi
 exit $status

@@ -380,6 +380,7 @@ class TableBuilder {
   DebugInfo build(DescriptorCounts& counts) {
     types_.resize(ds_.size());
     names_.resize(ds_.size());
+    composing_.assign(ds_.size(), false);
     for (const Descriptor& d : ds_) learnPackage(d);
     for (size_t i = 0; i < ds_.size(); i++) nameGroup(i);
     for (size_t i = 0; i < ds_.size(); i++) names_[i] = nameOf(i, 0);
@@ -523,10 +524,18 @@ class TableBuilder {
 
   // The type's name as Go's linker writes it into DWARF: %T's form with
   // full import paths.
+  //
+  // A corrupt table can make composed names grow exponentially (a func
+  // whose every parameter is a func of many parameters, and so on) or refer
+  // back to a type whose name is being composed: such a type is named by
+  // the runtime's own string instead, as is any name past kMaxNameLength.
   std::string nameOf(size_t i, int depth) {
     if (names_[i].empty()) {
-      if (depth > kMaxNameDepth) return ds_[i].str;
-      names_[i] = composeName(ds_[i], depth);
+      if (depth > kMaxNameDepth || composing_[i]) return ds_[i].str;
+      composing_[i] = true;
+      std::string name = composeName(ds_[i], depth);
+      composing_[i] = false;
+      names_[i] = name.size() <= kMaxNameLength ? std::move(name) : ds_[i].str;
     }
     return names_[i];
   }
@@ -566,7 +575,7 @@ class TableBuilder {
       case GoKind::Interface: {
         if (d.methods.empty()) return "interface {}";
         std::string s = "interface { ";
-        for (size_t k = 0; k < d.methods.size(); k++) {
+        for (size_t k = 0; k < d.methods.size() && s.size() <= kMaxNameLength; k++) {
           const RawMethod& m = d.methods[k];
           if (k > 0) s += "; ";
           if (!m.pkg_path.empty() && !isExported(m.name)) s += m.pkg_path + ".";
@@ -579,7 +588,7 @@ class TableBuilder {
       case GoKind::Struct: {
         if (d.fields.empty()) return "struct {}";
         std::string s = "struct { ";
-        for (size_t k = 0; k < d.fields.size(); k++) {
+        for (size_t k = 0; k < d.fields.size() && s.size() <= kMaxNameLength; k++) {
           const RawField& f = d.fields[k];
           if (k > 0) s += "; ";
           if (!f.name.embedded) {
@@ -613,7 +622,7 @@ class TableBuilder {
   // "(int, ...string) (bool, error)" of a func type.
   std::string signature(const Descriptor& f, int depth) {
     std::string s = "(";
-    for (size_t k = 0; k < f.in.size(); k++) {
+    for (size_t k = 0; k < f.in.size() && s.size() <= kMaxNameLength; k++) {
       if (k > 0) s += ", ";
       if (f.variadic && k + 1 == f.in.size()) {
         const TypeId slice = idOf(f.in[k]);
@@ -626,7 +635,7 @@ class TableBuilder {
     if (f.out.size() == 1) s += " " + nameOfAddress(f.out[0], depth);
     if (f.out.size() > 1) {
       s += " (";
-      for (size_t k = 0; k < f.out.size(); k++) {
+      for (size_t k = 0; k < f.out.size() && s.size() <= kMaxNameLength; k++) {
         if (k > 0) s += ", ";
         s += nameOfAddress(f.out[k], depth);
       }
@@ -908,6 +917,7 @@ class TableBuilder {
   uint32_t p_;
   std::vector<Type> types_;
   std::vector<std::string> names_;
+  std::vector<bool> composing_;  // whose name nameOf is composing now
   std::vector<Field> fields_;
   std::vector<std::pair<size_t, std::string>> field_names_;
   std::unordered_map<std::string, TypeId> synthesized_;
