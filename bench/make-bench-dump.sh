@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Usage: bench/make-bench-dump.sh [--typed] [--core] OUT [N]
+# Usage: bench/make-bench-dump.sh [--typed | --records] [--core] OUT [N]
 #
 # Builds bench/gen with Go 1.24 and runs it to write a heap dump of about N
 # (default 10,000,000) live objects to OUT; the executable is kept next to it
@@ -8,13 +8,18 @@
 # With --typed the heap is the typing-heavy one (GOHEAP_BENCH_SHAPES=typed:
 # some 70 struct types, maps, interfaces, closures, channels; see the
 # comment at the top of bench/gen/main.go) instead of the default few shapes.
+# With --records the heap is issue 29's record-shaped one
+# (GOHEAP_BENCH_SHAPES=records: N/3 records in lists of 1,000, each with a
+# name string and a []int32, some with a map or a []byte), built with Go 1.19
+# as that measurement was.
 # With --core the program then dies of SIGABRT (GOTRACEBACK=crash, core
 # limit raised) and the kernel's core of the same heap is kept as OUT.core:
 # this needs /proc/sys/kernel/core_pattern to write into the working
 # directory ("core" or "core.%p", as on Debian by default).
 #
 # Toolchain: GOHEAP_GO124 (default /opt/goheap/go1.24/usr/lib/go-1.24/bin/go,
-# from scripts/install-deps.sh).
+# from scripts/install-deps.sh); for --records GOHEAP_GO119 (default
+# /usr/lib/go-1.19/bin/go, Debian's golang-1.19-go).
 set -euo pipefail
 
 CORE=0
@@ -23,25 +28,32 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --core) CORE=1 ;;
     --typed) SHAPES=typed ;;
+    --records) SHAPES=records ;;
     --) shift; break ;;
-    -*) echo "make-bench-dump: unknown option $1" >&2; echo "usage: $0 [--typed] [--core] OUT [N]" >&2; exit 2 ;;
+    -*) echo "make-bench-dump: unknown option $1" >&2; echo "usage: $0 [--typed | --records] [--core] OUT [N]" >&2; exit 2 ;;
     *) break ;;
   esac
   shift
 done
 if [ $# -lt 1 ] || [ $# -gt 2 ]; then
-  echo "usage: $0 [--typed] [--core] OUT [N]" >&2
+  echo "usage: $0 [--typed | --records] [--core] OUT [N]" >&2
   exit 2
 fi
 OUT=$1
 N=${2:-10000000}
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-GO=${GOHEAP_GO124:-${GOHEAP_GO124_DIR:-/opt/goheap/go1.24}/usr/lib/go-1.24/bin/go}
+if [ $SHAPES = records ]; then
+  GO_RELEASE=1.19 GO_VAR=GOHEAP_GO119
+  GO=${GOHEAP_GO119:-/usr/lib/go-1.19/bin/go}
+else
+  GO_RELEASE=1.24 GO_VAR=GOHEAP_GO124
+  GO=${GOHEAP_GO124:-${GOHEAP_GO124_DIR:-/opt/goheap/go1.24}/usr/lib/go-1.24/bin/go}
+fi
 if [ ! -x "$GO" ]; then
-  echo "make-bench-dump: Go 1.24 not found at $GO (run scripts/install-deps.sh or set GOHEAP_GO124)" >&2
+  echo "make-bench-dump: Go $GO_RELEASE not found at $GO (run scripts/install-deps.sh or set $GO_VAR)" >&2
   exit 1
 fi
-case "$("$GO" env GOVERSION)" in go1.24*) ;; *) echo "make-bench-dump: $GO is not Go 1.24" >&2; exit 1 ;; esac
+case "$("$GO" env GOVERSION)" in "go$GO_RELEASE"*) ;; *) echo "make-bench-dump: $GO is not Go $GO_RELEASE" >&2; exit 1 ;; esac
 
 mkdir -p "$(dirname "$OUT")"
 # Absolute, as the build below runs in bench/gen.

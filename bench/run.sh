@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Usage: bench/run.sh [--typed] [--core] [N]
+# Usage: bench/run.sh [--typed | --records] [--core] [N]
 #
 # The benchmark, start to end: builds goheap_bench (RelWithDebInfo, Ninja,
 # in build/), makes a dump of about N (default 10,000,000) objects with
@@ -15,21 +15,30 @@
 # --typed: some 70 struct types, maps, interfaces, closures, channels), in
 # build/bench/bench-typed-N.dump with its .exe next to it; it combines with
 # --core (build/bench/bench-typed-N.dump.core).
+# With --records it is the record-shaped heap of Go 1.19 (make-bench-dump.sh
+# --records: N/3 records, about N objects), in build/bench/bench-records-N.dump;
+# `bench/run.sh --records 3000000` is the 1M-record dump of issue 29.
 set -euo pipefail
 
 CORE=0
 TYPED=0
+RECORDS=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --core) CORE=1 ;;
     --typed) TYPED=1 ;;
-    -*) echo "run.sh: unknown option $1" >&2; echo "usage: $0 [--typed] [--core] [N]" >&2; exit 2 ;;
+    --records) RECORDS=1 ;;
+    -*) echo "run.sh: unknown option $1" >&2; echo "usage: $0 [--typed | --records] [--core] [N]" >&2; exit 2 ;;
     *) break ;;
   esac
   shift
 done
 if [ $# -gt 1 ]; then
-  echo "usage: $0 [--typed] [--core] [N]" >&2
+  echo "usage: $0 [--typed | --records] [--core] [N]" >&2
+  exit 2
+fi
+if [ $TYPED = 1 ] && [ $RECORDS = 1 ]; then
+  echo "run.sh: --typed and --records are two different heaps: give one" >&2
   exit 2
 fi
 N=${1:-10000000}
@@ -41,6 +50,9 @@ GEN_OPTS=()
 if [ $TYPED = 1 ]; then
   DUMP=$BUILD/bench/bench-typed-$N.dump
   GEN_OPTS+=(--typed)
+elif [ $RECORDS = 1 ]; then
+  DUMP=$BUILD/bench/bench-records-$N.dump
+  GEN_OPTS+=(--records)
 else
   DUMP=$BUILD/bench/bench-$N.dump
 fi

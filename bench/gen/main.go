@@ -74,6 +74,15 @@
 // goroutines hold customers, jobs and an LRU cache. After the object count
 // it prints a "typed mix:" line with each phase's share of the objects.
 //
+// With GOHEAP_BENCH_SHAPES=records (make-bench-dump.sh --records) it builds
+// the record-shaped heap issue 29 measured, with N/3 records (about N
+// objects): each Rec holds a 16-byte name string, a []int32 of 4 to 16
+// values, a map and a []byte, and points to the next Rec of its list of
+// 1,000. One record in 7 is indexed by name in a map[string]*Rec, one in 97
+// has a small map[string]int of 4 entries, and one in 11 a []byte of 256 to
+// 1,280 bytes; the other records' map and []byte are nil. Built with Go 1.19
+// by default, as that dump was.
+//
 // The default memory profile rate is kept: MemProfileRate = 1 would make
 // 10M allocations far slower and the dump much bigger.
 package main
@@ -241,6 +250,53 @@ func selecter(m map[string]*Record, a, b <-chan int) {
 }
 
 // buildDefault builds the default mode's heap (see the comment at the top).
+// ---- The records mode (GOHEAP_BENCH_SHAPES=records) ----
+
+type Rec struct {
+	Name  string
+	Next  *Rec
+	Vals  []int32
+	Attrs map[string]int
+	Blob  []byte
+}
+
+type Records struct {
+	Lists []*Rec          // heads of lists of 1,000
+	Index map[string]*Rec // one record in 7, by name
+}
+
+var records *Records
+
+func buildRecords(count int64, rng *rand.Rand) {
+	records = &Records{Index: make(map[string]*Rec)}
+	made += 2 // the Records and the index's header; its buckets come on top
+	var prev *Rec
+	for i := int64(0); i < count; i++ {
+		r := &Rec{Name: fmt.Sprintf("record-%09d", i), Vals: make([]int32, 4+rng.Intn(13))}
+		made += 3
+		for j := range r.Vals {
+			r.Vals[j] = int32(rng.Intn(1 << 20))
+		}
+		if i%97 == 0 {
+			r.Attrs = map[string]int{"a": 1, "b": 2, "c": 3, "d": 4}
+			made++ // the header; its bucket comes on top
+		}
+		if i%11 == 0 {
+			r.Blob = make([]byte, 256+rng.Intn(1025))
+			made++
+		}
+		if i%7 == 0 {
+			records.Index[r.Name] = r
+		}
+		if i%1000 == 0 {
+			records.Lists = append(records.Lists, r)
+		} else {
+			prev.Next = r
+		}
+		prev = r
+	}
+}
+
 func buildDefault(n int64, rng *rand.Rand) {
 	world = &World{}
 	made++
@@ -315,8 +371,8 @@ func main() {
 		debug.SetMemoryLimit(14 << 30)
 	}
 	shapes := os.Getenv("GOHEAP_BENCH_SHAPES")
-	if shapes != "" && shapes != "default" && shapes != "typed" {
-		fmt.Fprintf(os.Stderr, "gen: GOHEAP_BENCH_SHAPES must be default or typed, not %q\n", shapes)
+	if shapes != "" && shapes != "default" && shapes != "typed" && shapes != "records" {
+		fmt.Fprintf(os.Stderr, "gen: GOHEAP_BENCH_SHAPES must be default, typed or records, not %q\n", shapes)
 		os.Exit(2)
 	}
 	rng := rand.New(rand.NewSource(42))
@@ -324,6 +380,8 @@ func main() {
 	var mix []phase
 	if shapes == "typed" {
 		mix = buildTyped(n, rng)
+	} else if shapes == "records" {
+		buildRecords(n/3, rng)
 	} else {
 		buildDefault(n, rng)
 	}
@@ -340,6 +398,7 @@ func main() {
 		io.Copy(io.Discard, os.Stdin)
 		runtime.KeepAlive(world)
 		runtime.KeepAlive(tw)
+		runtime.KeepAlive(records)
 		return
 	}
 
@@ -367,6 +426,7 @@ func main() {
 	}
 	runtime.KeepAlive(world)
 	runtime.KeepAlive(tw)
+	runtime.KeepAlive(records)
 }
 
 func min64(a, b int64) int64 {
