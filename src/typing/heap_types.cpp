@@ -2,13 +2,13 @@
 
 #include <algorithm>
 #include <array>
-#include <deque>
 #include <map>
 #include <set>
 #include <span>
 #include <unordered_map>
 
 #include "bin/global_stores.h"
+#include "typing/pending_objects.h"
 #include "typing/release_layout.h"
 #include "util/enum_names.h"
 #include "util/format.h"
@@ -105,7 +105,13 @@ class Typer {
  public:
   Typer(const model::HeapModel& d, const graph::Heap& h, const binding::BoundExecutable& exe,
         const bin::DebugInfo& dw, HeapTypes& out)
-      : d_(d), heap_(h), exe_(exe), dw_(dw), out_(out), words_(d.words()) {
+      : d_(d),
+        heap_(h),
+        exe_(exe),
+        dw_(dw),
+        out_(out),
+        words_(d.words()),
+        pending_(h.objectCount()) {
     const size_t n = h.objectCount();
     assignLarge(narrow_assignment_, n, uint16_t{0});
     assignments_.push_back(TypeAssignment{});  // 0: untyped
@@ -265,7 +271,7 @@ class Typer {
   const bin::DebugInfo& dw_;
   HeapTypes& out_;
   WordReader words_;
-  std::deque<NodeId> queue_;
+  PendingObjects pending_;
   // HeapTypes::assignment and ::assignments while they are made, and where
   // each assignment is in the latter.
   // Each object's index, in 2 bytes while the table is below 65536 entries
@@ -416,7 +422,14 @@ void Typer::set(NodeId o, TypeId layout, TypeId shown, uint64_t count, TypeForm 
   a.count_guessed = count_guessed ? 1 : 0;
   a.evidence = evidence_;
   reassign(o, a);
-  queue_.push_back(o);
+  // Only what scanObject would read further waits for it: a third of a
+  // heap is often strings' bytes and arrays of numbers.
+  const TypeId r = dw_.resolve(layout);
+  const bool scanned =
+      form == TypeForm::Array
+          ? hasPointers(layout)
+          : form == TypeForm::Value && (hasPointers(layout) || (r != kNoType && special(r)));
+  if (scanned) pending_.add(o);
 }
 
 void Typer::assign(uint64_t ptr, TypeId layout, TypeId shown, uint64_t count, TypeForm form,
@@ -1052,11 +1065,7 @@ void Typer::run() {
 }
 
 void Typer::drain() {
-  while (!queue_.empty()) {
-    const NodeId o = queue_.front();
-    queue_.pop_front();
-    scanObject(o);
-  }
+  while (!pending_.empty()) scanObject(pending_.take());
   evidence_ = TypeEvidence::Table;
 }
 
