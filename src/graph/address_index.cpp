@@ -4,10 +4,10 @@
 
 namespace goheap::graph {
 
-AddressIndex::AddressIndex(PackedView addr, PackedView size)
-    : addr_(addr), size_(size) {
+AddressIndex::AddressIndex(PackedView addr, PackedView size) : addr_(addr), size_(size) {
   if (addr.empty()) return;
-  base_ = addr[0];
+  // Pages aligned as the runtime's are, so that a span fills whole pages.
+  base_ = addr[0] & ~((uint64_t{1} << shift_) - 1);
   // The end of the last object; objects are disjoint, but a corrupt dump's
   // huge object must not stretch the table, so take the maximum end.
   uint64_t end = base_;
