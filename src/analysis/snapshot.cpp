@@ -60,51 +60,102 @@ void sortObjects(Snapshot& s) {
   model::packObjectColumns(s.model);
 }
 
-void countObjects(Snapshot& s) {
-  for (NodeId o = 0; o < s.heap.objectCount(); o++) {
-    const uint64_t size = s.model.objects.size[o];
-    if (s.reachable(o)) {
-      s.reachable_objects++;
-      s.reachable_bytes += size;
-    } else if (s.isRuntimeMetadata(o)) {
-      s.metadata_objects++;
-      s.metadata_bytes += size;
+struct ObjectCounts {
+  uint64_t reachable_objects = 0, reachable_bytes = 0;
+  uint64_t garbage_objects = 0, garbage_bytes = 0;
+  uint64_t metadata_objects = 0, metadata_bytes = 0;
+};
+
+// Reachable objects, garbage and runtime metadata records, as
+// Snapshot::reachable and ::isRuntimeMetadata tell them apart.
+ObjectCounts countObjects(const DominatorTree& dom, const model::Objects& objects) {
+  ObjectCounts c;
+  for (NodeId o = 0; o < objects.count(); o++) {
+    const uint64_t size = objects.size[o];
+    if (dom.idom[o] != kNoNode) {
+      c.reachable_objects++;
+      c.reachable_bytes += size;
+    } else if (objects.isSpanMetadata(o)) {
+      c.metadata_objects++;
+      c.metadata_bytes += size;
     } else {
-      s.garbage_objects++;
-      s.garbage_bytes += size;
+      c.garbage_objects++;
+      c.garbage_bytes += size;
     }
   }
+  return c;
 }
 
-// Why `dom` with `children` (a valid CSR over node_count nodes) is not a
-// dominator tree over `node_count` nodes rooted at `root`, or empty.
-std::string dominatorProblem(const DominatorTree& dom, const Csr& children, uint64_t node_count,
-                             NodeId root) {
-  if (dom.idom.size() != node_count) return "its size";
+void setCounts(Snapshot& s, const ObjectCounts& c) {
+  s.reachable_objects = c.reachable_objects;
+  s.reachable_bytes = c.reachable_bytes;
+  s.garbage_objects = c.garbage_objects;
+  s.garbage_bytes = c.garbage_bytes;
+  s.metadata_objects = c.metadata_objects;
+  s.metadata_bytes = c.metadata_bytes;
+}
+
+// Why `dom` with `children` (a valid CSR over node_count nodes) and the
+// nodes' `retained` sizes are not a dominator tree over `node_count` nodes
+// rooted at `root`, or empty. `sizes` are the objects' sizes: nodes past
+// them (the roots) have none.
+//
+// Queries walk up the tree from any node, so it must have no cycle, and
+// down through the children, so every node with a dominator must be among
+// its dominator's children, once. A walk down from the root proved both,
+// but it waited on a cache miss at every node and was most of a cache
+// hit's time. These checks read the rows in order and each child on its
+// own, so the CPU overlaps the misses:
+//  - every child has the row's node as its dominator and appears once, and
+//    the children are as many as the nodes with a dominator, the root
+//    aside: the children are exactly the dominator relation;
+//  - a node with children has a dominator itself, so every walk up ends
+//    at the root, unless it goes round a cycle;
+//  - each node with children retains its own size and its children's
+//    retained sizes, without overflow. Along a cycle every node would then
+//    retain at least its size more than the next, so a cycle can only pass
+//    through nodes of size 0 (the roots, mostly): those are walked up.
+std::string dominatorProblem(const DominatorTree& dom, const Csr& children, PackedView retained,
+                             PackedView sizes, uint64_t node_count, NodeId root) {
+  if (dom.idom.size() != node_count || retained.size() != node_count) return "its size";
   if (root >= node_count || dom.idom[root] != root) return "its root";
   uint64_t with_dominator = 0;
   for (NodeId d : dom.idom) {
     if (d != kNoNode && d >= node_count) return "a dominator out of range";
     if (d != kNoNode) with_dominator++;
   }
-  // Queries walk up the tree from any node: it must have no cycle. Walked
-  // down from the root through the children, every node with a dominator
-  // must be met once, under its dominator.
+  auto size = [&](NodeId n) -> uint64_t { return n < sizes.size() ? sizes[n] : 0; };
   std::vector<uint8_t> met(node_count, 0);
-  std::vector<NodeId> stack{root};
-  met[root] = 1;
-  uint64_t count = 1;
-  while (!stack.empty()) {
-    const NodeId p = stack.back();
-    stack.pop_back();
-    for (NodeId c : children.neighbors(p)) {
-      if (met[c] != 0 || dom.idom[c] != p) return "a child that does not follow its dominator";
+  uint64_t child_count = 0;
+  for (NodeId p = 0; p < node_count; p++) {
+    const std::span<const NodeId> row = children.neighbors(p);
+    if (row.empty()) continue;
+    if (dom.idom[p] == kNoNode) return "children under a node with no dominator";
+    uint64_t total = size(p);
+    for (NodeId c : row) {
+      if (c == root || c == p || dom.idom[c] != p || met[c] != 0) {
+        return "a child that does not follow its dominator";
+      }
       met[c] = 1;
-      count++;
-      stack.push_back(c);
+      if (__builtin_add_overflow(total, retained[c], &total)) return "a retained size";
     }
+    child_count += row.size();
+    if (total != retained[p]) return "a retained size that is not its node's and its children's";
   }
-  if (count != with_dominator) return "a node its dominator's children leave out";
+  if (child_count + 1 != with_dominator) return "a node its dominator's children leave out";
+  // Walks up from each node of size 0 through nodes of size 0: 1 marks the
+  // walk under way, 2 a node whose walk ended well.
+  std::fill(met.begin(), met.end(), uint8_t{0});
+  for (NodeId v = 0; v < node_count; v++) {
+    if (met[v] != 0 || v == root || dom.idom[v] == kNoNode || size(v) != 0) continue;
+    NodeId u = v;
+    while (u != root && met[u] == 0 && size(u) == 0) {
+      met[u] = 1;
+      u = dom.idom[u];
+    }
+    if (met[u] == 1) return "a cycle of dominators";
+    for (NodeId w = v; met[w] == 1; w = dom.idom[w]) met[w] = 2;
+  }
   return {};
 }
 
@@ -174,7 +225,7 @@ Expected<std::unique_ptr<Snapshot>> buildSnapshot(model::HeapModel d, const Load
   };
   const auto retained = [&s] {
     s.retained = computeRetainedSizes(s.dom, s.model.objects.size.view());
-    countObjects(s);
+    setCounts(s, countObjects(s.dom, s.model.objects));
   };
   if (s.exe && options.type_objects && options.threads > 1) {
     // Typing reads the graph and the model, not the dominators: the two
@@ -216,27 +267,35 @@ Expected<std::unique_ptr<Snapshot>> restoreSnapshot(model::HeapModel& model, Com
   // graph is refused, so is everything.
   const uint64_t objects = s.model.objects.count();
   const uint64_t nodes = objects + parts.heap.root_kind.size();
+  ObjectCounts counts;
   auto tree_problem = [&]() -> std::string {
     if (std::string p = csrProblem(parts.dominator_children, nodes, nodes); !p.empty()) {
       return "the dominator tree's children do not fit the heap: " + p;
     }
     if (nodes >= UINT32_MAX) return "too many nodes";
-    if (std::string p = dominatorProblem(parts.dom, parts.dominator_children, nodes,
-                                         static_cast<NodeId>(objects));
+    if (std::string p =
+            dominatorProblem(parts.dom, parts.dominator_children, parts.retained.view(),
+                             s.model.objects.size.view(), nodes, static_cast<NodeId>(objects));
         !p.empty()) {
       return "the dominator tree does not fit the heap: " + p;
     }
+    counts = countObjects(parts.dom, s.model.objects);  // while the graph is restored
     return {};
   };
   std::future<std::string> tree_checked =
       std::async(options.threads >= 2 ? std::launch::async : std::launch::deferred, tree_problem);
-  auto heap = inPhase(sink, "restore graph",
-                      [&] { return graph::restoreHeap(s.model, std::move(parts.heap)); });
-  const std::string tree_refused = tree_checked.get();
+  std::string tree_refused;
+  auto heap = inPhase(sink, "restore graph", [&] {
+    auto restored = graph::restoreHeap(s.model, std::move(parts.heap));
+    // The types' table (the executable's DWARF, a tenth of a cache hit) is
+    // read while the tree is still being checked.
+    if (parts.types && options.executable.bound) (void)options.executable.bound->typeTable();
+    tree_refused = tree_checked.get();
+    return restored;
+  });
   if (!heap) return refuse(heap.error().message());
   s.heap = heap.take();
   if (!tree_refused.empty()) return refuse(tree_refused);
-  if (parts.retained.size() != nodes) return refuse("the retained sizes do not fit the heap");
   SnapshotBuilder::attachExecutable(s, options.executable);
   if (parts.types) {
     const bin::DebugInfo* table = s.exe ? s.exe->typeTable() : nullptr;
@@ -250,7 +309,7 @@ Expected<std::unique_ptr<Snapshot>> restoreSnapshot(model::HeapModel& model, Com
   }
   s.dom = std::move(parts.dom);
   s.retained = std::move(parts.retained);
-  countObjects(s);
+  setCounts(s, counts);
   inPhase(sink, "index for queries",
           [&] { SnapshotBuilder::indexRestored(s, std::move(parts.dominator_children)); });
   return snap;

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/dominators.h"
 #include "dump/reader.h"
 #include "support/go_versions.h"
 #include "support/goheap_process.h"
@@ -341,6 +342,107 @@ TEST(SnapshotIndexChecks, DamagedPartsAreRefused) {
     EXPECT_FALSE(restored.ok());
     EXPECT_GT(model->objects.count(), 0u);
   }
+}
+
+// A dominator tree whose children, counts and retained sizes all agree, but
+// which is not a tree: the checks that replaced the walk from the root must
+// still find what that walk found.
+class ConsistentTreeDamage : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto built = testing::openSnapshot(dir_ + "/zoo.dump", dir_ + "/zoo");
+    ASSERT_TRUE(built.ok()) << built.error().message();
+    snapshot_ = built.take();
+  }
+  // Restores parts whose dominators `damage` changed, with the children
+  // made again from them, as a file written with those dominators would
+  // hold; the refusal's message.
+  std::string refusal(const std::function<void(analysis::ComputedParts&)>& damage) {
+    analysis::ComputedParts parts = analysis::computedPartsOf(*snapshot_);
+    parts.dom.idom = parts.dom.idom.takeVector();
+    parts.retained = PackedColumn(parts.retained.values());
+    damage(parts);
+    parts.dominator_children = analysis::dominatorChildren(parts.dom, parts.retained.view());
+    auto model = dump::readDumpFile(dir_ + "/zoo.dump");
+    EXPECT_TRUE(model.ok());
+    analysis::LoadOptions load;
+    load.executable = analysis::bindExecutable(dir_ + "/zoo", *model);
+    auto restored = analysis::restoreSnapshot(*model, std::move(parts), load);
+    return restored.ok() ? "" : restored.error().message();
+  }
+  // The first object for which `pick` holds, or kNoNode.
+  NodeId firstObject(const std::function<bool(NodeId)>& pick) const {
+    for (NodeId n = 0; n < snapshot_->heap.objectCount(); n++) {
+      if (pick(n)) return n;
+    }
+    return kNoNode;
+  }
+  // Two roots that dominate nothing (retained 0), directly under the super-root.
+  std::pair<NodeId, NodeId> twoEmptyRoots() const {
+    const analysis::Snapshot& s = *snapshot_;
+    std::vector<NodeId> found;
+    for (NodeId n = s.heap.objectCount(); n < s.heap.nodeCount() && found.size() < 2; n++) {
+      if (n != s.heap.superRoot() && s.dom.idom[n] == s.heap.superRoot() && s.retained[n] == 0) {
+        found.push_back(n);
+      }
+    }
+    EXPECT_EQ(found.size(), 2u);
+    return {found[0], found[1]};
+  }
+
+  const std::string dir_ = std::string(GOHEAP_TESTDUMPS_DIR) + "/go1.24";
+  std::shared_ptr<const analysis::Snapshot> snapshot_;
+};
+
+TEST_F(ConsistentTreeDamage, TheUndamagedPartsAreRestored) {
+  EXPECT_EQ(refusal([](analysis::ComputedParts&) {}), "");
+}
+
+TEST_F(ConsistentTreeDamage, ACycleOfRootsIsRefused) {
+  const auto [a, b] = twoEmptyRoots();
+  // Each dominates the other: no walk up from either ends, yet every row,
+  // count and retained size (0 + 0) agrees.
+  EXPECT_NE(refusal([&](analysis::ComputedParts& p) {
+              p.dom.idom[a] = b;
+              p.dom.idom[b] = a;
+            }).find("a cycle of dominators"),
+            std::string::npos);
+}
+
+TEST_F(ConsistentTreeDamage, ACycleOfObjectsIsRefusedByTheRetainedSizes) {
+  const analysis::Snapshot& s = *snapshot_;
+  // An object and one it dominates, each made the other's dominator.
+  const NodeId child = firstObject(
+      [&](NodeId n) { return s.dom.idom[n] != kNoNode && s.heap.isObject(s.dom.idom[n]); });
+  ASSERT_NE(child, kNoNode);
+  const NodeId parent = s.dom.idom[child];
+  EXPECT_NE(refusal([&](analysis::ComputedParts& p) {
+              p.dom.idom[parent] = child;
+            }).find("retained size"),
+            std::string::npos);
+}
+
+TEST_F(ConsistentTreeDamage, ARetainedSizeThatDoesNotAddUpIsRefused) {
+  const NodeId root = snapshot_->heap.superRoot();
+  EXPECT_NE(refusal([&](analysis::ComputedParts& p) {
+              std::vector<uint64_t> values = p.retained.values();
+              values[root] += 8;
+              p.retained = PackedColumn(std::move(values));
+            }).find("a retained size that is not its node's and its children's"),
+            std::string::npos);
+}
+
+TEST_F(ConsistentTreeDamage, ChildrenUnderAnUnreachableNodeAreRefused) {
+  const analysis::Snapshot& s = *snapshot_;
+  const NodeId garbage =
+      firstObject([&](NodeId n) { return !s.reachable(n) && !s.isRuntimeMetadata(n); });
+  ASSERT_NE(garbage, kNoNode) << "zoo.dump has no garbage";
+  const auto [a, b] = twoEmptyRoots();
+  (void)b;
+  EXPECT_NE(refusal([&](analysis::ComputedParts& p) {
+              p.dom.idom[a] = garbage;
+            }).find("children under a node with no dominator"),
+            std::string::npos);
 }
 
 }  // namespace
