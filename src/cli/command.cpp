@@ -1,8 +1,10 @@
 #include "cli/command.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
+#include <string>
 #include <utility>
 
 #include "acquire/debuginfod.h"
@@ -107,6 +109,12 @@ void addCacheFlags(CommandSpec& spec) {
             "~/.cache/goheap; goheap cache list shows it)")
       .defaultValue("");
   spec.boolFlag("no-cache", "neither read nor write the index cache");
+  spec.flag("threads", "N",
+            "threads for opening a heap: building the graph, typing beside the dominators, "
+            "checking a cache entry (default: the machine's cores; 0 means the same; at most " +
+                std::to_string(kMaxThreads) +
+                "). Answers are the same on any number; e.g. --threads 1 on a busy machine")
+      .kind(ValueKind::Uint);
   spec.flag("cache-size", "SIZE",
             "the most the index cache's folder may hold; the least recently used entries go "
             "first (" +
@@ -125,6 +133,10 @@ query::OpenOptions openOptions(const ParsedArgs& args) {
   if (args.has("cache")) options.cache_dir = args.getString("cache");
   if (args.has("no-cache")) options.use_cache = !args.getBool("no-cache");
   if (args.has("cache-size")) options.cache_size_bytes = args.getUint("cache-size");
+  if (args.has("threads") && args.getUint("threads") != 0) {
+    options.threads =
+        static_cast<unsigned>(std::min<uint64_t>(args.getUint("threads"), kMaxThreads));
+  }
   for (const std::string& dir : args.getStrings("debug-dir")) {
     options.debug_files.dirs.push_back(dir);
   }

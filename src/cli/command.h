@@ -73,7 +73,9 @@ void addDumpAndCommonFlags(CommandSpec& spec, bool csv);
 void addPidFlag(CommandSpec& spec);
 
 // --cache DIR, --no-cache and --cache-size SIZE: the index cache, for every
-// command that opens a heap; and --debug-dir (addDebugDirFlag).
+// command that opens a heap; --threads N, how many threads open it (at most
+// kMaxThreads); and --debug-dir (addDebugDirFlag).
+inline constexpr uint64_t kMaxThreads = 256;
 void addCacheFlags(CommandSpec& spec);
 // --debug-dir DIR, repeatable: where EXE's separate debug file is looked for
 // (query/debug_file.h); its help names DEBUGINFOD_URLS too.

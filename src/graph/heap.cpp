@@ -308,7 +308,8 @@ Expected<Heap> buildHeap(const model::HeapModel& dump, const BuildOptions& optio
 
   // Objects' edges, in as many contiguous chunks as threads.
   const uint32_t n = heap.object_count_;
-  const unsigned threads = std::max(1u, std::min(options.threads, n / 65536 + 1));
+  const unsigned threads =
+      std::max(1u, std::min(options.threads, n / std::max(1u, options.min_objects_per_thread) + 1));
   std::vector<EdgeChunk> chunks(threads + 1);
   {
     std::vector<std::thread> workers;

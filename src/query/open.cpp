@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 #include <variant>
 #include <vector>
 
@@ -25,6 +26,10 @@
 #include "util/version.h"
 
 namespace goheap::query {
+
+unsigned defaultThreads() {
+  return std::max(1u, std::thread::hardware_concurrency());
+}
 
 namespace {
 

@@ -63,8 +63,13 @@ struct Source {
   std::string describe() const;
 };
 
+// The machine's cores, at least 1.
+unsigned defaultThreads();
+
 struct OpenOptions {
-  unsigned threads = 2;             // for the graph build
+  // For the graph build, typing beside the dominators, a cache entry's
+  // checks; any number gives the same answers.
+  unsigned threads = defaultThreads();
   bool conservative_stacks = true;  // see graph::BuildOptions
   uint64_t answer_cache_bytes = 0;  // Session's kept answers (a server's)
   bool type_objects = true;         // see analysis::LoadOptions

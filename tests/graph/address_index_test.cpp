@@ -64,5 +64,31 @@ TEST(AddressIndex, AgreesWithLinearSearchOnRandomLayouts) {
   }
 }
 
+// Spans as the runtime lays them out: 8 KiB pages of one size class each,
+// some slots free (absent from a dump), the first probe's guess then right,
+// one slot off, or far off; every address of the range is asked.
+TEST(AddressIndex, AgreesWithLinearSearchOnSpansOfOneSizeClass) {
+  std::mt19937_64 rng(29);
+  for (const uint64_t slot : {16u, 48u, 112u, 1024u, 3072u}) {
+    for (const unsigned free_in : {0u, 2u, 7u}) {  // every n-th slot free (0: none)
+      std::vector<uint64_t> addr, size;
+      const uint64_t base = 0xc000000000ull + 0x2000 * (rng() % 16);
+      for (uint64_t page = 0; page < 6; page++) {
+        for (uint64_t at = base + page * 0x2000; at + slot <= base + (page + 1) * 0x2000;
+             at += slot) {
+          if (free_in != 0 && rng() % free_in == 0) continue;
+          addr.push_back(at);
+          size.push_back(slot);
+        }
+      }
+      AddressIndex index(addr, size);
+      for (uint64_t probe = base - 64; probe < base + 6 * 0x2000 + 64; probe += 8) {
+        ASSERT_EQ(index.find(probe), linearFind(addr, size, probe))
+            << "slot " << slot << ", probe " << probe;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace goheap::graph
