@@ -64,25 +64,27 @@ struct ObjectCounts {
   uint64_t reachable_objects = 0, reachable_bytes = 0;
   uint64_t garbage_objects = 0, garbage_bytes = 0;
   uint64_t metadata_objects = 0, metadata_bytes = 0;
-};
 
-// Reachable objects, garbage and runtime metadata records, as
-// Snapshot::reachable and ::isRuntimeMetadata tell them apart.
-ObjectCounts countObjects(const DominatorTree& dom, const model::Objects& objects) {
-  ObjectCounts c;
-  for (NodeId o = 0; o < objects.count(); o++) {
+  // Object o of `objects`, reachable when it has a dominator: as
+  // Snapshot::reachable and ::isRuntimeMetadata tell them apart.
+  void add(const model::Objects& objects, NodeId o, bool reachable) {
     const uint64_t size = objects.size[o];
-    if (dom.idom[o] != kNoNode) {
-      c.reachable_objects++;
-      c.reachable_bytes += size;
+    if (reachable) {
+      reachable_objects++;
+      reachable_bytes += size;
     } else if (objects.isSpanMetadata(o)) {
-      c.metadata_objects++;
-      c.metadata_bytes += size;
+      metadata_objects++;
+      metadata_bytes += size;
     } else {
-      c.garbage_objects++;
-      c.garbage_bytes += size;
+      garbage_objects++;
+      garbage_bytes += size;
     }
   }
+};
+
+ObjectCounts countObjects(const DominatorTree& dom, const model::Objects& objects) {
+  ObjectCounts c;
+  for (NodeId o = 0; o < objects.count(); o++) c.add(objects, o, dom.idom[o] != kNoNode);
   return c;
 }
 
@@ -97,8 +99,8 @@ void setCounts(Snapshot& s, const ObjectCounts& c) {
 
 // Why `dom` with `children` (a valid CSR over node_count nodes) and the
 // nodes' `retained` sizes are not a dominator tree over `node_count` nodes
-// rooted at `root`, or empty. `sizes` are the objects' sizes: nodes past
-// them (the roots) have none.
+// rooted at `root`, or empty. The first nodes are `objects`; the rest (the
+// roots) have no size. Counts the objects on the way, into `counts`.
 //
 // Queries walk up the tree from any node, so it must have no cycle, and
 // down through the children, so every node with a dominator must be among
@@ -116,15 +118,23 @@ void setCounts(Snapshot& s, const ObjectCounts& c) {
 //    retain at least its size more than the next, so a cycle can only pass
 //    through nodes of size 0 (the roots, mostly): those are walked up.
 std::string dominatorProblem(const DominatorTree& dom, const Csr& children, PackedView retained,
-                             PackedView sizes, uint64_t node_count, NodeId root) {
+                             const model::Objects& objects, uint64_t node_count, NodeId root,
+                             ObjectCounts& counts) {
   if (dom.idom.size() != node_count || retained.size() != node_count) return "its size";
   if (root >= node_count || dom.idom[root] != root) return "its root";
+  const NodeId object_count = static_cast<NodeId>(std::min<uint64_t>(objects.count(), node_count));
+  auto size = [&](NodeId n) -> uint64_t { return n < object_count ? objects.size[n] : 0; };
   uint64_t with_dominator = 0;
-  for (NodeId d : dom.idom) {
+  std::vector<NodeId> zero_size_objects;  // with a dominator; rare
+  for (NodeId v = 0; v < node_count; v++) {
+    const NodeId d = dom.idom[v];
     if (d != kNoNode && d >= node_count) return "a dominator out of range";
     if (d != kNoNode) with_dominator++;
+    if (v < object_count) {
+      counts.add(objects, v, d != kNoNode);
+      if (d != kNoNode && objects.size[v] == 0) zero_size_objects.push_back(v);
+    }
   }
-  auto size = [&](NodeId n) -> uint64_t { return n < sizes.size() ? sizes[n] : 0; };
   std::vector<uint8_t> met(node_count, 0);
   uint64_t child_count = 0;
   for (NodeId p = 0; p < node_count; p++) {
@@ -144,17 +154,31 @@ std::string dominatorProblem(const DominatorTree& dom, const Csr& children, Pack
   }
   if (child_count + 1 != with_dominator) return "a node its dominator's children leave out";
   // Walks up from each node of size 0 through nodes of size 0: 1 marks the
-  // walk under way, 2 a node whose walk ended well.
-  std::fill(met.begin(), met.end(), uint8_t{0});
-  for (NodeId v = 0; v < node_count; v++) {
-    if (met[v] != 0 || v == root || dom.idom[v] == kNoNode || size(v) != 0) continue;
+  // walk under way, 2 a node whose walk ended well. Without objects of size
+  // 0 the walks stay among the roots, and so does their state.
+  std::vector<uint8_t> walk_state;
+  const NodeId first_walked = zero_size_objects.empty() ? object_count : 0;
+  walk_state.assign(node_count - first_walked, 0);
+  auto state = [&](NodeId n) -> uint8_t& { return walk_state[n - first_walked]; };
+  // Whether u is a node of size 0 the walks keep a state for.
+  auto walked = [&](NodeId u) {
+    return u != root && u != kNoNode && u >= first_walked && size(u) == 0;
+  };
+  auto walkUpFrom = [&](NodeId v) {  // false on a cycle
     NodeId u = v;
-    while (u != root && met[u] == 0 && size(u) == 0) {
-      met[u] = 1;
+    while (walked(u) && state(u) == 0) {
+      state(u) = 1;
       u = dom.idom[u];
     }
-    if (met[u] == 1) return "a cycle of dominators";
-    for (NodeId w = v; met[w] == 1; w = dom.idom[w]) met[w] = 2;
+    if (walked(u) && state(u) == 1) return false;
+    for (NodeId w = v; w != u; w = dom.idom[w]) state(w) = 2;
+    return true;
+  };
+  for (NodeId v : zero_size_objects) {
+    if (!walkUpFrom(v)) return "a cycle of dominators";
+  }
+  for (NodeId v = object_count; v < node_count; v++) {
+    if (dom.idom[v] != kNoNode && !walkUpFrom(v)) return "a cycle of dominators";
   }
   return {};
 }
@@ -275,11 +299,10 @@ Expected<std::unique_ptr<Snapshot>> restoreSnapshot(model::HeapModel& model, Com
     if (nodes >= UINT32_MAX) return "too many nodes";
     if (std::string p =
             dominatorProblem(parts.dom, parts.dominator_children, parts.retained.view(),
-                             s.model.objects.size.view(), nodes, static_cast<NodeId>(objects));
+                             s.model.objects, nodes, static_cast<NodeId>(objects), counts);
         !p.empty()) {
       return "the dominator tree does not fit the heap: " + p;
     }
-    counts = countObjects(parts.dom, s.model.objects);  // while the graph is restored
     return {};
   };
   std::future<std::string> tree_checked =

@@ -74,7 +74,7 @@ bool HeapEntry::hasModel() const {
 
 std::optional<model::HeapModel> HeapEntry::restoreModel(MappedFile file, Sink& sink) {
   if (!hasModel()) return std::nullopt;
-  Expected<model::HeapModel> model = readModelSections(*index_, std::move(file));
+  Expected<model::HeapModel> model = readModelSections(*index_, std::move(file), threads_);
   if (!model) {
     refuse(model.error(), sink);
     return std::nullopt;

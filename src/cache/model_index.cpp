@@ -10,6 +10,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "util/parallel.h"
+
 namespace goheap::cache {
 
 namespace {
@@ -180,8 +182,9 @@ std::vector<uint64_t> layoutExtents(const model::PointerLayouts& l, uint32_t ptr
   return out;
 }
 
-// Why `d` does not fit its file or itself, or empty.
-std::string modelProblem(const model::HeapModel& d) {
+// Why `d` does not fit its file or itself, or empty. The objects are
+// checked on `threads` threads, in one pass.
+std::string modelProblem(const model::HeapModel& d, unsigned threads) {
   const uint64_t file_size = d.region(0).size();
   const model::Objects& o = d.objects;
   const size_t n = o.addr.size();
@@ -205,13 +208,28 @@ std::string modelProblem(const model::HeapModel& d) {
   auto inFile = [&](const model::ByteRange& r) {
     return r.region == 0 && r.offset <= file_size && r.size <= file_size - r.offset;
   };
-  for (size_t i = 0; i < n; i++) {
-    const uint64_t at = o.offset[i], size = o.size[i];
-    if (at > file_size || size > file_size - at) return "an object outside the dump";
-    if (!fits(o.layout[i], size)) return "an object's pointer layout";
-  }
-  for (size_t i = 1; i < n; i++) {
-    if (o.addr[i] < o.addr[i - 1]) return "objects out of order";
+  // Each part's first problem; the first part's that has one is told, so
+  // that the message does not depend on the thread count.
+  std::vector<const char*> part_problem(std::max(1u, threads), nullptr);
+  forEachRange(n, threads, [&](unsigned part, size_t first, size_t last) {
+    for (size_t i = first; i < last; i++) {
+      const uint64_t at = o.offset[i], size = o.size[i];
+      const char* problem = nullptr;
+      if (at > file_size || size > file_size - at) {
+        problem = "an object outside the dump";
+      } else if (!fits(o.layout[i], size)) {
+        problem = "an object's pointer layout";
+      } else if (i > 0 && o.addr[i] < o.addr[i - 1]) {
+        problem = "objects out of order";
+      }
+      if (problem != nullptr) {
+        part_problem[part] = problem;
+        return;
+      }
+    }
+  });
+  for (const char* problem : part_problem) {
+    if (problem != nullptr) return problem;
   }
   for (const model::TypeRecord& t : d.types) {
     if (t.layout >= l.count()) return "a type's pointer layout";
@@ -317,7 +335,8 @@ bool hasModel(const IndexFile& index) {
   return index.has(kModelHeader);
 }
 
-Expected<model::HeapModel> readModelSections(const IndexFile& index, MappedFile file) {
+Expected<model::HeapModel> readModelSections(const IndexFile& index, MappedFile file,
+                                             unsigned threads) {
   model::HeapModel d(std::move(file));
   const std::span<const uint8_t> bytes = d.region(0);
   Expected<std::span<const ModelHeader>> header = index.array<ModelHeader>(kModelHeader);
@@ -397,7 +416,7 @@ Expected<model::HeapModel> readModelSections(const IndexFile& index, MappedFile 
     d.warnings.emplace_back(text.substr(0, end));
     text.remove_prefix(end + 1);
   }
-  if (std::string p = modelProblem(d); !p.empty()) {
+  if (std::string p = modelProblem(d, threads); !p.empty()) {
     return Error("the heap model does not fit the dump: " + p);
   }
   return d;

@@ -38,6 +38,8 @@ bool hasModel(const IndexFile& index);
 // Everything that indexes one table by another, or the file by an offset,
 // is checked first: a model that does not fit the file or itself is an
 // Error, never a model that reads out of bounds.
-Expected<model::HeapModel> readModelSections(const IndexFile& index, MappedFile file);
+// Its objects are checked on `threads` threads.
+Expected<model::HeapModel> readModelSections(const IndexFile& index, MappedFile file,
+                                             unsigned threads = 1);
 
 }  // namespace goheap::cache
