@@ -238,12 +238,9 @@ class SegmentWriter {
     if (left_out_from_ < s.end) leftOut(s, left_out_from_, s.end);
   }
 
-  // Few segments while the count is low; more merging once it grows, to
-  // stay below ELF's 16-bit program header count.
-  uint64_t mergeBytes() const {
-    const uint64_t pages = headers_.size() < 20000 ? 16 : headers_.size() < 40000 ? 256 : 4096;
-    return pages * c_.page_size;
-  }
+  // Zero pages the process touched are written out in runs of up to 16,
+  // which saves two program headers each; longer runs are left out.
+  uint64_t mergeBytes() const { return 16 * c_.page_size; }
 
   static uint32_t flagsOf(const PlannedSegment& s) {
     return (s.read ? PF_R : 0) | (s.write ? PF_W : 0) | (s.exec ? PF_X : 0);
@@ -337,14 +334,29 @@ Expected<uint64_t> writeCore(const CoreContents& c, CoreOutput& out) {
   note.p_align = 4;
   phdrs.push_back(note);
   phdrs.insert(phdrs.end(), segments.headers().begin(), segments.headers().end());
-  if (phdrs.size() >= PN_XNUM) {
+  if (phdrs.size() > UINT32_MAX) {
     return Error("the process's memory needs " + std::to_string(phdrs.size()) +
                  " segments, more than an ELF core can list; use gcore");
   }
   if (Status s = out.append(phdrs.data(), phdrs.size() * sizeof(Elf64_Phdr)); !s) {
     return s.error();
   }
-  const uint64_t total = phdrs_at + phdrs.size() * sizeof(Elf64_Phdr);
+  uint64_t total = phdrs_at + phdrs.size() * sizeof(Elf64_Phdr);
+  // 0xffff program headers or more (a sparse heap's runs of touched pages,
+  // each with the untouched run after it): ELF's extended numbering, as the
+  // kernel writes it for a process with that many mappings. e_phnum says
+  // PN_XNUM, and section header 0, the only one, holds the real count.
+  if (phdrs.size() >= PN_XNUM) {
+    Elf64_Shdr count{};
+    count.sh_type = SHT_NULL;
+    count.sh_info = static_cast<uint32_t>(phdrs.size());
+    if (Status s = out.append(&count, sizeof count); !s) return s.error();
+    eh.e_shoff = total;
+    eh.e_shentsize = sizeof(Elf64_Shdr);
+    eh.e_shnum = 1;
+    eh.e_shstrndx = SHN_UNDEF;
+    total += sizeof count;
+  }
 
   std::memcpy(eh.e_ident, ELFMAG, SELFMAG);
   eh.e_ident[EI_CLASS] = ELFCLASS64;
@@ -357,7 +369,7 @@ Expected<uint64_t> writeCore(const CoreContents& c, CoreOutput& out) {
   eh.e_phoff = phdrs_at;
   eh.e_ehsize = sizeof(Elf64_Ehdr);
   eh.e_phentsize = sizeof(Elf64_Phdr);
-  eh.e_phnum = static_cast<uint16_t>(phdrs.size());
+  eh.e_phnum = static_cast<uint16_t>(std::min<size_t>(phdrs.size(), PN_XNUM));
   if (Status s = out.overwrite(0, &eh, sizeof eh); !s) return s.error();
   return total;
 }

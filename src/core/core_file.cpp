@@ -131,6 +131,7 @@ Expected<CoreFile> CoreFile::read(std::unique_ptr<MappedFile> file) {
 
 void CoreFile::assembleSnapMemory(uint64_t& omitted_segments) {
   constexpr uint64_t kPage = 4096;
+  constexpr size_t kMostPiecesMapped = 1024;
   auto isZero = [](const CoreSegment& s) { return s.writable() && s.filesz == 0; };
   auto eligible = [&](const CoreSegment& s) { return isZero(s) || s.bytes.size() == s.memsz; };
   // The file again, to map its pieces in place; a core in memory is copied.
@@ -162,13 +163,27 @@ void CoreFile::assembleSnapMemory(uint64_t& omitted_segments) {
       i = j;
       continue;
     }
+    // Each piece mapped from the file is a kernel mapping of its own, and a
+    // process may have some 65,000: a run of many pieces (a snap of a
+    // sparse heap, one touched page in 16) is copied into one instead.
+    std::vector<AssembledMemory::Piece> pieces;
     for (size_t k = i; k < j; k++) {
-      const CoreSegment& s = segments_[k];
-      if (isZero(s)) continue;
-      const uint64_t at = s.vaddr - start;
-      const bool mapped = fd >= 0 && at % kPage == 0 && s.offset % kPage == 0 &&
-                          s.memsz % kPage == 0 && memory->placeFile(at, fd, s.offset, s.memsz);
-      if (!mapped) memory->placeCopy(at, s.bytes);
+      if (!isZero(segments_[k])) pieces.push_back({segments_[k].vaddr - start, segments_[k].bytes});
+    }
+    if (pieces.size() > kMostPiecesMapped) {
+      if (!memory->placeCopies(pieces)) {
+        warnings_.push_back("cannot assemble the " + std::to_string(size) + " bytes at " +
+                            formatHex(start) + ": some of them read as zero");
+      }
+    } else {
+      for (size_t k = i; k < j; k++) {
+        const CoreSegment& s = segments_[k];
+        if (isZero(s)) continue;
+        const uint64_t at = s.vaddr - start;
+        const bool mapped = fd >= 0 && at % kPage == 0 && s.offset % kPage == 0 &&
+                            s.memsz % kPage == 0 && memory->placeFile(at, fd, s.offset, s.memsz);
+        if (!mapped) memory->placeCopy(at, s.bytes);
+      }
     }
     std::shared_ptr<const AssembledMemory> shared = std::move(memory);
     for (size_t k = i; k < j; k++) {

@@ -33,4 +33,18 @@ bool AssembledMemory::placeCopy(uint64_t at, std::span<const uint8_t> bytes) {
   return true;
 }
 
+bool AssembledMemory::placeCopies(std::span<const Piece> pieces) {
+  if (::mprotect(data_, static_cast<size_t>(size_), PROT_READ | PROT_WRITE) != 0) return false;
+  bool all = true;
+  for (const Piece& p : pieces) {
+    if (p.at > size_ || p.bytes.size() > size_ - p.at) {
+      all = false;
+      continue;
+    }
+    std::memcpy(data_ + p.at, p.bytes.data(), p.bytes.size());
+  }
+  ::mprotect(data_, static_cast<size_t>(size_), PROT_READ);
+  return all;
+}
+
 }  // namespace goheap

@@ -26,6 +26,17 @@ class AssembledMemory {
   // Copies `bytes` to byte `at` (a multiple of the page size).
   bool placeCopy(uint64_t at, std::span<const uint8_t> bytes);
 
+  // Bytes to place at `at`.
+  struct Piece {
+    uint64_t at;
+    std::span<const uint8_t> bytes;
+  };
+  // Copies every piece. Each placeFile and placeCopy splits the range into
+  // more of the kernel's mappings, of which a process may have some 65,000
+  // (vm.max_map_count); this stays one, however many pieces. False when a
+  // piece does not fit (the others are placed) or the kernel refuses.
+  bool placeCopies(std::span<const Piece> pieces);
+
   std::span<const uint8_t> bytes() const { return {data_, size_}; }
 
  private:
