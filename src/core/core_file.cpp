@@ -168,10 +168,11 @@ void CoreFile::assembleSnapMemory(uint64_t& omitted_segments) {
     // sparse heap, one touched page in 16) is copied into one instead.
     std::vector<AssembledMemory::Piece> pieces;
     for (size_t k = i; k < j; k++) {
-      if (!isZero(segments_[k])) pieces.push_back({segments_[k].vaddr - start, segments_[k].bytes});
+      const CoreSegment& s = segments_[k];
+      if (!isZero(s)) pieces.push_back({s.vaddr - start, s.bytes, s.offset});
     }
     if (pieces.size() > kMostPiecesMapped) {
-      if (!memory->placeCopies(pieces)) {
+      if (!memory->placeCopies(pieces, fd)) {
         warnings_.push_back("cannot assemble the " + std::to_string(size) + " bytes at " +
                             formatHex(start) + ": some of them read as zero");
       }

@@ -1,6 +1,7 @@
 #include "util/assembled_memory.h"
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <cstring>
 
@@ -33,7 +34,7 @@ bool AssembledMemory::placeCopy(uint64_t at, std::span<const uint8_t> bytes) {
   return true;
 }
 
-bool AssembledMemory::placeCopies(std::span<const Piece> pieces) {
+bool AssembledMemory::placeCopies(std::span<const Piece> pieces, int fd) {
   if (::mprotect(data_, static_cast<size_t>(size_), PROT_READ | PROT_WRITE) != 0) return false;
   bool all = true;
   for (const Piece& p : pieces) {
@@ -41,7 +42,10 @@ bool AssembledMemory::placeCopies(std::span<const Piece> pieces) {
       all = false;
       continue;
     }
-    std::memcpy(data_ + p.at, p.bytes.data(), p.bytes.size());
+    const bool read =
+        fd >= 0 && ::pread(fd, data_ + p.at, p.bytes.size(), static_cast<off_t>(p.offset)) ==
+                       static_cast<ssize_t>(p.bytes.size());
+    if (!read) std::memcpy(data_ + p.at, p.bytes.data(), p.bytes.size());
   }
   ::mprotect(data_, static_cast<size_t>(size_), PROT_READ);
   return all;

@@ -26,16 +26,20 @@ class AssembledMemory {
   // Copies `bytes` to byte `at` (a multiple of the page size).
   bool placeCopy(uint64_t at, std::span<const uint8_t> bytes);
 
-  // Bytes to place at `at`.
+  // Bytes to place at `at`: `bytes`, which are also at `offset` in the file
+  // placeCopies reads.
   struct Piece {
     uint64_t at;
     std::span<const uint8_t> bytes;
+    uint64_t offset;
   };
-  // Copies every piece. Each placeFile and placeCopy splits the range into
-  // more of the kernel's mappings, of which a process may have some 65,000
+  // Copies every piece, read from file `fd` (so that the file's pages are
+  // not mapped as well), or from `bytes` when fd is -1 or a read fails.
+  // Each placeFile and placeCopy splits the range into more of the
+  // kernel's mappings, of which a process may have some 65,000
   // (vm.max_map_count); this stays one, however many pieces. False when a
   // piece does not fit (the others are placed) or the kernel refuses.
-  bool placeCopies(std::span<const Piece> pieces);
+  bool placeCopies(std::span<const Piece> pieces, int fd);
 
   std::span<const uint8_t> bytes() const { return {data_, size_}; }
 
