@@ -8,7 +8,7 @@
 // against the report; the report comes from the runtime (%p, reflect), not
 // from goheap.
 //
-// Usage: zoo DUMP_PATH REPORT_PATH [crash|live|churn]
+// Usage: zoo DUMP_PATH REPORT_PATH [crash|live|churn|sparse]
 //
 // With crash it dies of SIGABRT after writing the report, before the
 // stack-only value is let go: under GOTRACEBACK=crash the kernel writes a
@@ -19,7 +19,10 @@
 // line "ping" on stdin with "pong", and exits when stdin closes. The report
 // then also lists its goroutines as runtime.Stack prints them. churn is
 // live with two goroutines that allocate and rewire linked structures all
-// the time, so that a snap catches the heap mid-change.
+// the time, so that a snap catches the heap mid-change. sparse is live
+// with 2,048 more buffers of 64 KiB, made after the dump, each written only
+// at its first byte (report: sparse_buffers), so that a snap must leave out
+// the pages the process never touched.
 //
 // Report (addresses "0x" + lower-case hex, as %p prints):
 //
@@ -168,6 +171,21 @@ type report struct {
 	// live and churn: every goroutine runtime.Stack(all) lists, with the
 	// functions of its frames, innermost first.
 	Goroutines []goroutine `json:"goroutines,omitempty"`
+	// sparse: the addresses (%p) of buffers of 64 KiB each written only at
+	// its first byte, so that most of their pages were never touched.
+	SparseBuffers []string `json:"sparse_buffers,omitempty"`
+}
+
+// sparseBuffers holds the sparse mode's buffers.
+var sparseBuffers [][]byte
+
+func makeSparseBuffers(n int) {
+	sparseBuffers = make([][]byte, n)
+	for i := range sparseBuffers {
+		sparseBuffers[i] = make([]byte, 64<<10)
+		sparseBuffers[i][0] = 1
+		rep.SparseBuffers = append(rep.SparseBuffers, fmt.Sprintf("%p", &sparseBuffers[i][0]))
+	}
 }
 
 type goroutine struct {
@@ -478,8 +496,8 @@ func main() {
 	if len(os.Args) == 4 {
 		mode = os.Args[3]
 	}
-	if len(os.Args) < 3 || len(os.Args) > 4 || !(mode == "" || mode == "crash" || mode == "live" || mode == "churn") {
-		fmt.Fprintln(os.Stderr, "usage: zoo DUMP_PATH REPORT_PATH [crash|live|churn]")
+	if len(os.Args) < 3 || len(os.Args) > 4 || !(mode == "" || mode == "crash" || mode == "live" || mode == "churn" || mode == "sparse") {
+		fmt.Fprintln(os.Stderr, "usage: zoo DUMP_PATH REPORT_PATH [crash|live|churn|sparse]")
 		os.Exit(2)
 	}
 	var probe uint16 = 1
@@ -507,7 +525,10 @@ func main() {
 		go churn(1)
 		go churn(1000000)
 	}
-	if mode == "live" || mode == "churn" {
+	if mode == "sparse" {
+		makeSparseBuffers(2048)
+	}
+	if mode == "live" || mode == "churn" || mode == "sparse" {
 		rep.Goroutines = goroutines()
 	}
 	out, _ := json.MarshalIndent(rep, "", "  ")
@@ -515,7 +536,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	if mode == "live" || mode == "churn" {
+	if mode == "live" || mode == "churn" || mode == "sparse" {
 		serveStdin()
 		close(release)
 		return
