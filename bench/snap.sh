@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Usage: bench/snap.sh [N]
+# Usage: bench/snap.sh [--sparse] [N]
 #
 # goheap snap's pause, measured: runs bench/gen with about N (default
 # 15,000,000, a heap of about 1 GiB) objects in its live mode, snaps it
@@ -7,23 +7,35 @@
 # every thread was stopped), the core's size next to the process's writable
 # memory and its resident size, then the time of one dd read of the core
 # (the floor for copying that much) and of `goheap summary` on the core.
-# Installs nothing; needs Go 1.24 (GOHEAP_GO124) and goheap built in build/.
+# With --sparse the heap is N (default 32,768: 2 GiB) buffers of 64 KiB each
+# touched only at its first byte, and 100,000 parked goroutines (bench/gen's
+# sparse shape): a snap copies the touched pages, not the heap.
+# Installs nothing; needs Go 1.24 (GOHEAP_GO124) and goheap built in build/
+# (or GOHEAP, the goheap to measure).
 set -euo pipefail
 
-N=${1:-15000000}
+SHAPES=default
+if [ "${1:-}" = --sparse ]; then
+  SHAPES=sparse
+  shift
+fi
+if [ "$SHAPES" = sparse ]; then N=${1:-32768}; else N=${1:-15000000}; fi
 case "$N" in '' | *[!0-9]*) echo "snap.sh: N must be a number, not '$N'" >&2; exit 2 ;; esac
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=$ROOT/build
 GO=${GOHEAP_GO124:-/opt/goheap/go1.24/usr/lib/go-1.24/bin/go}
 OUT=$BUILD/bench
 mkdir -p "$OUT"
-ninja -C "$BUILD" -j2 goheap >/dev/null
+if [ -z "${GOHEAP:-}" ]; then
+  ninja -C "$BUILD" -j2 goheap >/dev/null
+  GOHEAP=$BUILD/goheap
+fi
 (cd "$ROOT/bench/gen" && GOCACHE="$OUT/.gocache" GOFLAGS= "$GO" build -o "$OUT/gen" main.go)
 
 FIFO=$(mktemp -u)
 mkfifo "$FIFO"
 trap 'rm -f "$FIFO" "$OUT"/snap-bench.core; kill "$GEN" 2>/dev/null || true' EXIT
-GOHEAP_BENCH_LIVE=1 "$OUT/gen" /dev/null "$N" <"$FIFO" >"$OUT/gen-live.txt" &
+GOHEAP_BENCH_SHAPES=$SHAPES GOHEAP_BENCH_LIVE=1 "$OUT/gen" /dev/null "$N" <"$FIFO" >"$OUT/gen-live.txt" &
 GEN=$!
 exec 3>"$FIFO"  # the generator runs until this closes
 for _ in $(seq 1 600); do
@@ -34,12 +46,13 @@ cat "$OUT/gen-live.txt"
 grep VmRSS "/proc/$GEN/status"
 for run in 1 2 3; do
   echo "snap $run:"
-  "$BUILD/goheap" snap "$GEN" -o "$OUT/snap-bench.core" --no-progress | sed 's/^/  /'
+  "$GOHEAP" snap "$GEN" -o "$OUT/snap-bench.core" --no-progress | sed 's/^/  /'
 done
 echo "dd of the core:"
 sync
 dd if="$OUT/snap-bench.core" of=/dev/null bs=1M 2>&1 | tail -1 | sed 's/^/  /'
 echo "goheap summary of the core:"
-/usr/bin/time -f "  %e s, %M KiB peak" "$BUILD/goheap" summary "$OUT/snap-bench.core" --no-progress >/dev/null
+ls -l "$OUT/snap-bench.core" | awk '{print "  core file " $5 " bytes"}'
+/usr/bin/time -f "  %e s, %M KiB peak" "$GOHEAP" summary "$OUT/snap-bench.core" --no-progress >/dev/null
 exec 3>&-
 wait "$GEN"

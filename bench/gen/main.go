@@ -83,6 +83,11 @@
 // 1,280 bytes; the other records' map and []byte are nil. Built with Go 1.19
 // by default, as that dump was.
 //
+// With GOHEAP_BENCH_SHAPES=sparse (bench/snap.sh --sparse) it holds N
+// buffers of 64 KiB, each touched only at its first byte, so that the heap
+// is mostly memory the process never touched, and 100,000 goroutines
+// parked on a channel: the heap goheap snap must not copy whole.
+//
 // The default memory profile rate is kept: MemProfileRate = 1 would make
 // 10M allocations far slower and the dump much bigger.
 package main
@@ -250,6 +255,26 @@ func selecter(m map[string]*Record, a, b <-chan int) {
 }
 
 // buildDefault builds the default mode's heap (see the comment at the top).
+// ---- The sparse mode (GOHEAP_BENCH_SHAPES=sparse) ----
+
+var sparse [][]byte
+
+func buildSparse(buffers int64) {
+	sparse = make([][]byte, buffers)
+	made++
+	for i := range sparse {
+		// Fresh from the OS, a large object's pages are untouched until
+		// written: only the first one is.
+		sparse[i] = make([]byte, 64<<10)
+		sparse[i][0] = 1
+		made++
+	}
+	park := make(chan struct{})
+	for i := 0; i < 100000; i++ {
+		go func() { <-park }()
+	}
+}
+
 // ---- The records mode (GOHEAP_BENCH_SHAPES=records) ----
 
 type Rec struct {
@@ -371,8 +396,8 @@ func main() {
 		debug.SetMemoryLimit(14 << 30)
 	}
 	shapes := os.Getenv("GOHEAP_BENCH_SHAPES")
-	if shapes != "" && shapes != "default" && shapes != "typed" && shapes != "records" {
-		fmt.Fprintf(os.Stderr, "gen: GOHEAP_BENCH_SHAPES must be default, typed or records, not %q\n", shapes)
+	if shapes != "" && shapes != "default" && shapes != "typed" && shapes != "records" && shapes != "sparse" {
+		fmt.Fprintf(os.Stderr, "gen: GOHEAP_BENCH_SHAPES must be default, typed, records or sparse, not %q\n", shapes)
 		os.Exit(2)
 	}
 	rng := rand.New(rand.NewSource(42))
@@ -382,6 +407,8 @@ func main() {
 		mix = buildTyped(n, rng)
 	} else if shapes == "records" {
 		buildRecords(n/3, rng)
+	} else if shapes == "sparse" {
+		buildSparse(n)
 	} else {
 		buildDefault(n, rng)
 	}
@@ -399,6 +426,7 @@ func main() {
 		runtime.KeepAlive(world)
 		runtime.KeepAlive(tw)
 		runtime.KeepAlive(records)
+		runtime.KeepAlive(sparse)
 		return
 	}
 
