@@ -21,6 +21,7 @@
 #include "core/core_file.h"
 #include "core/core_model.h"
 #include "core/executable_match.h"
+#include "fuzz_exe.h"
 #include "model/heap_model.h"
 #include "util/mapped_file.h"
 
@@ -78,11 +79,8 @@ void checkModel(const goheap::model::HeapModel& d) {
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  const char* path = std::getenv("GOHEAP_FUZZ_EXE");
-  if (path == nullptr) {
-    std::fprintf(stderr, "core_model_fuzz: GOHEAP_FUZZ_EXE is not set; inputs are skipped\n");
-    return 0;
-  }
+  const char* path = goheap::fuzz::fuzzExecutable("core_model_fuzz");
+  if (path == nullptr) return 0;
   auto opened = goheap::bin::Binary::open(path);
   if (!opened) {
     std::fprintf(stderr, "core_model_fuzz: %s\n", opened.error().message().c_str());

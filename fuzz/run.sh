@@ -4,7 +4,9 @@
 # for index_file_fuzz (the index cache's files, seeded with
 # fuzz/corpus/index_file),
 # three twentieths each for bin_reader_fuzz and core_reader_fuzz (core files,
-# seeded with fuzz/corpus/core_reader), a fifth for core_model_fuzz (cores
+# seeded with fuzz/corpus/core_reader), a twentieth for restore_fuzz (the
+# dominator tree, children and retained sizes a cache hit trusts, edited, over
+# Go 1.24's zoo), three twentieths for core_model_fuzz (cores
 # read into the dump model with Go 1.24's coreprog, seeded with small cores
 # make_core_model_corpus writes from its DWARF, when build/testdumps has it),
 # a tenth for sql_fuzz (goheap sql's tables given arbitrary SQL over
@@ -23,14 +25,16 @@ dump_seconds=$((seconds / 5))
 index_seconds=$((seconds / 10))
 bin_seconds=$((seconds * 3 / 20))
 core_seconds=$((seconds * 3 / 20))
-model_seconds=$((seconds / 5))
+model_seconds=$((seconds * 3 / 20))
+restore_seconds=$((seconds / 20))
 sql_seconds=$((seconds / 10))
-typing_seconds=$((seconds - dump_seconds - index_seconds - bin_seconds - core_seconds - model_seconds - sql_seconds))
+typing_seconds=$((seconds - dump_seconds - index_seconds - bin_seconds - core_seconds - model_seconds - restore_seconds - sql_seconds))
 [ "$dump_seconds" -ge 1 ] || dump_seconds=1
 [ "$index_seconds" -ge 1 ] || index_seconds=1
 [ "$bin_seconds" -ge 1 ] || bin_seconds=1
 [ "$core_seconds" -ge 1 ] || core_seconds=1
 [ "$model_seconds" -ge 1 ] || model_seconds=1
+[ "$restore_seconds" -ge 1 ] || restore_seconds=1
 [ "$sql_seconds" -ge 1 ] || sql_seconds=1
 [ "$typing_seconds" -ge 1 ] || typing_seconds=1
 
@@ -39,7 +43,7 @@ if [ ! -f "$build/build.ninja" ]; then
     -DGOHEAP_FUZZ=ON -DGOHEAP_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGOHEAP_WERROR=ON
 fi
 ninja -C "$build" -j2 dump_reader_fuzz index_file_fuzz bin_reader_fuzz core_reader_fuzz \
-  core_model_fuzz make_core_model_corpus typing_fuzz sql_fuzz
+  core_model_fuzz make_core_model_corpus typing_fuzz sql_fuzz restore_fuzz
 
 mkdir -p "$build/corpus/dump_reader" "$build/corpus/index_file" "$build/corpus/bin_reader" \
   "$build/corpus/core_reader" "$build/corpus/typing" "$build/artifacts"
@@ -81,6 +85,17 @@ if [ -f "$coreprog" ]; then
     "$build/corpus/core_model" "$seed" "$root/fuzz/corpus/core_model" || fuzzer_failed core_model_fuzz $?
 else
   echo "fuzz/run.sh: build/testdumps/go1.24/coreprog is missing (make-dumps.sh makes it): skipped"
+fi
+# The checks of a cache hit, over Go 1.24's zoo (its dump and executable).
+restore_zoo="$root/build/testdumps/go1.24/zoo"
+if [ -f "$restore_zoo.dump" ]; then
+  mkdir -p "$build/corpus/restore"
+  GOHEAP_FUZZ_EXE="$restore_zoo" "$build/fuzz/restore_fuzz" \
+    -max_total_time="$restore_seconds" -max_len=384 -rss_limit_mb=2048 -timeout=10 \
+    -print_final_stats=1 -artifact_prefix="$build/artifacts/" \
+    "$build/corpus/restore" || fuzzer_failed restore_fuzz $?
+else
+  echo "fuzz/run.sh: $restore_zoo.dump is missing (make-dumps.sh makes it): skipped"
 fi
 # goheap sql, seeded with the cookbook's queries (one file each).
 sql_seed="$build/corpus/sql_seed"

@@ -18,6 +18,7 @@
 #include "analysis/suspects.h"
 #include "analysis/waste.h"
 #include "dump/reader.h"
+#include "fuzz_exe.h"
 #include "query/open.h"
 #include "typing/heap_types.h"
 #include "typing/values.h"
@@ -35,11 +36,8 @@ Bound* bound = nullptr;
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  const char* exe = std::getenv("GOHEAP_FUZZ_EXE");
-  if (exe == nullptr) {
-    std::fprintf(stderr, "typing_fuzz: GOHEAP_FUZZ_EXE is not set; inputs are skipped\n");
-    return 0;
-  }
+  const char* exe = goheap::fuzz::fuzzExecutable("typing_fuzz");
+  if (exe == nullptr) return 0;
   // Read and bound as every front end does (query::open); each input then
   // borrows the executable.
   goheap::NullSink quiet;
