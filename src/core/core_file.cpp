@@ -177,13 +177,11 @@ void CoreFile::assembleSnapMemory(uint64_t& omitted_segments) {
                             formatHex(start) + ": some of them read as zero");
       }
     } else {
-      for (size_t k = i; k < j; k++) {
-        const CoreSegment& s = segments_[k];
-        if (isZero(s)) continue;
-        const uint64_t at = s.vaddr - start;
-        const bool mapped = fd >= 0 && at % kPage == 0 && s.offset % kPage == 0 &&
-                            s.memsz % kPage == 0 && memory->placeFile(at, fd, s.offset, s.memsz);
-        if (!mapped) memory->placeCopy(at, s.bytes);
+      for (const AssembledMemory::Piece& p : pieces) {
+        const bool mapped = fd >= 0 && p.at % kPage == 0 && p.offset % kPage == 0 &&
+                            p.bytes.size() % kPage == 0 &&
+                            memory->placeFile(p.at, fd, p.offset, p.bytes.size());
+        if (!mapped) memory->placeCopy(p.at, p.bytes);
       }
     }
     std::shared_ptr<const AssembledMemory> shared = std::move(memory);

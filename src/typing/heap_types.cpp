@@ -424,11 +424,12 @@ void Typer::set(NodeId o, TypeId layout, TypeId shown, uint64_t count, TypeForm 
   reassign(o, a);
   // Only what scanObject would read further waits for it: a third of a
   // heap is often strings' bytes and arrays of numbers.
-  const TypeId r = dw_.resolve(layout);
-  const bool scanned =
-      form == TypeForm::Array
-          ? hasPointers(layout)
-          : form == TypeForm::Value && (hasPointers(layout) || (r != kNoType && special(r)));
+  if (form != TypeForm::Value && form != TypeForm::Array) return;
+  bool scanned = hasPointers(layout);
+  if (!scanned && form == TypeForm::Value) {
+    const TypeId r = dw_.resolve(layout);
+    scanned = r != kNoType && special(r);
+  }
   if (scanned) pending_.add(o);
 }
 

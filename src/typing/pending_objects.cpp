@@ -14,14 +14,13 @@ PendingObjects::PendingObjects(size_t count) {
 }
 
 void PendingObjects::add(NodeId o) {
+  if ((levels_.front()[o / 64] >> (o % 64) & 1) != 0) return;  // pending already
+  pending_++;
   size_t bit = o;
   for (std::vector<uint64_t>& level : levels_) {
     uint64_t& word = level[bit / 64];
-    const uint64_t mask = uint64_t{1} << (bit % 64);
-    if ((word & mask) != 0) return;  // already pending (only level 0 can say so)
     const bool was_empty = word == 0;
-    word |= mask;
-    if (&level == &levels_.front()) pending_++;
+    word |= uint64_t{1} << (bit % 64);
     if (!was_empty) return;  // the levels above know this word already
     bit /= 64;
   }

@@ -26,7 +26,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <set>
 #include <string>
@@ -200,16 +199,6 @@ TEST_P(Snap, ALiveProcessIsReadAndRunsOn) {
   EXPECT_EQ(zoo->finish(), 0);
 }
 
-// The resident set of a process, from /proc/PID/status (VmRSS), in bytes.
-uint64_t residentBytes(pid_t pid) {
-  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.starts_with("VmRSS:")) return std::stoull(line.substr(6)) * 1024;
-  }
-  return 0;
-}
-
 // 2,048 buffers of 64 KiB, each written only at its first byte: the core
 // holds the pages the process touched, about its resident set, not the
 // 128 MiB of buffers (runs of 15 untouched pages were once copied as
@@ -217,7 +206,7 @@ uint64_t residentBytes(pid_t pid) {
 TEST_P(Snap, ASparseHeapIsCopiedAsItIsResident) {
   auto zoo = startZoo(GetParam(), dir_.path, "sparse");
   ASSERT_TRUE(zoo->running());
-  const uint64_t resident = residentBytes(zoo->pid());
+  const uint64_t resident = testing::residentBytes(zoo->pid());
   ASSERT_GT(resident, 0u);
   const std::string core = dir_.path + "/sparse.core";
   const testing::RunResult r = testing::runGoheap({"snap", std::to_string(zoo->pid()), "-o", core});

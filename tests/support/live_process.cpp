@@ -143,6 +143,15 @@ std::string leftAsFound(pid_t pid) {
   return wrong;
 }
 
+uint64_t residentBytes(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.starts_with("VmRSS:")) return std::stoull(line.substr(6)) * 1024;  // "  1234 kB"
+  }
+  return 0;
+}
+
 uint64_t writableMappingBytes(pid_t pid) {
   std::ifstream maps("/proc/" + std::to_string(pid) + "/maps");
   std::string line;

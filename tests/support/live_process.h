@@ -47,4 +47,7 @@ std::string leftAsFound(pid_t pid);
 // writes, at least.
 uint64_t writableMappingBytes(pid_t pid);
 
+// VmRSS from /proc/PID/status, in bytes; 0 if it cannot be read.
+uint64_t residentBytes(pid_t pid);
+
 }  // namespace goheap::testing

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "support/goheap_process.h"
+#include "support/live_process.h"
 #include "support/json_value.h"
 
 namespace goheap::testing {
@@ -118,12 +119,7 @@ std::string ServeProcess::waitLoaded(double seconds) const {
 }
 
 uint64_t ServeProcess::residentBytes() const {
-  std::ifstream in("/proc/" + std::to_string(pid_) + "/status");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.starts_with("VmRSS:")) return std::stoull(line.substr(6)) * 1024;  // "  1234 kB"
-  }
-  return 0;
+  return testing::residentBytes(pid_);
 }
 
 }  // namespace goheap::testing
