@@ -3,7 +3,8 @@
 #
 # goheap snap's pause, measured: runs bench/gen with about N (default
 # 15,000,000, a heap of about 1 GiB) objects in its live mode, snaps it
-# three times with build/goheap, and prints for each the pause (the time
+# three times from a fork (the default) and three times with --no-fork
+# (copied while stopped) with build/goheap, and prints for each the pause (the time
 # every thread was stopped), the core's size next to the process's writable
 # memory and its resident size, then the time of one dd read of the core
 # (the floor for copying that much) and of `goheap summary` on the core.
@@ -44,9 +45,13 @@ for _ in $(seq 1 600); do
 done
 cat "$OUT/gen-live.txt"
 grep VmRSS "/proc/$GEN/status"
-for run in 1 2 3; do
-  echo "snap $run:"
-  "$GOHEAP" snap "$GEN" -o "$OUT/snap-bench.core" --no-progress | sed 's/^/  /'
+for how in fork --no-fork; do
+  for run in 1 2 3; do
+    echo "snap $run ($how):"
+    FLAGS=()
+    if [ "$how" = --no-fork ]; then FLAGS=(--no-fork); fi
+    "$GOHEAP" snap "$GEN" -o "$OUT/snap-bench.core" --no-progress "${FLAGS[@]}" | sed 's/^/  /'
+  done
 done
 echo "dd of the core:"
 sync

@@ -98,9 +98,29 @@ Expected<ProcStatus> readProcStatus(pid_t pid, pid_t tid) {
       st.thread_pending = parseUnsigned(value, 16);
     } else if (key == "ShdPnd") {
       st.shared_pending = parseUnsigned(value, 16);
+    } else if (key == "Seccomp") {
+      st.seccomp = static_cast<int>(parseUnsigned(value, 10));
+    } else if (key == "RssAnon") {
+      st.rss_anon_bytes = parseUnsigned(value, 10) * 1024;  // "  1234 kB"
     }
   }
   return st;
+}
+
+uint64_t memAvailableBytes() {
+  const int fd = ::open("/proc/meminfo", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  char buffer[8192];
+  const ssize_t n = ::read(fd, buffer, sizeof buffer - 1);
+  ::close(fd);
+  if (n <= 0) return 0;
+  const std::string_view text(buffer, static_cast<size_t>(n));
+  constexpr std::string_view kKey = "MemAvailable:";
+  const size_t at = text.find(kKey);
+  if (at == std::string_view::npos) return 0;
+  std::string_view value = text.substr(at + kKey.size());
+  while (!value.empty() && value.front() == ' ') value.remove_prefix(1);
+  return parseUnsigned(value, 10) * 1024;  // "  1234 kB"
 }
 
 Expected<std::string> readExeLink(pid_t pid) {

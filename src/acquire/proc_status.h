@@ -22,6 +22,10 @@ struct ProcStatus {
   // SigPnd and ShdPnd as the kernel prints them: the signals pending on the
   // thread, and on the whole process.
   uint64_t thread_pending = 0, shared_pending = 0;
+  // Seccomp: 0 none, 1 strict, 2 a filter. A filter may forbid clone(2),
+  // or kill the process for calling it.
+  int seccomp = 0;
+  uint64_t rss_anon_bytes = 0;  // RssAnon: its resident anonymous memory
 };
 
 // /proc/PID/status (or /proc/PID/task/TID/status with `tid`). An Error saying
@@ -31,6 +35,10 @@ Expected<ProcStatus> readProcStatus(pid_t pid, pid_t tid = 0);
 // The file /proc/PID/`name` whole ("maps", "cmdline"). An Error with
 // strerror(3) and the path.
 Expected<std::string> readProcFile(pid_t pid, const std::string& name);
+
+// MemAvailable from /proc/meminfo, in bytes: what the kernel can hand out
+// without swapping. 0 when unknown.
+uint64_t memAvailableBytes();
 
 // Where /proc/PID/exe points; " (deleted)" kept when the kernel adds it.
 Expected<std::string> readExeLink(pid_t pid);

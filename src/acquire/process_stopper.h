@@ -44,6 +44,9 @@ class ProcessStopper {
   void resumeAll();
 
   const std::vector<StoppedThread>& threads() const { return threads_; }
+  // For a caller that makes a stopped thread do something (process_copy.h)
+  // and may add to the signal it gets back.
+  std::vector<StoppedThread>& threads() { return threads_; }
   // Whether the whole process is gone (killed while stopped).
   bool processGone() const;
 

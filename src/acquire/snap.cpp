@@ -8,8 +8,6 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <memory>
 #include <optional>
 #include <thread>
@@ -17,8 +15,10 @@
 #include "acquire/core_writer.h"
 #include "acquire/memory_plan.h"
 #include "acquire/proc_status.h"
+#include "acquire/process_copy.h"
 #include "acquire/process_stopper.h"
 #include "bin/binary.h"
+#include "util/format.h"
 
 namespace goheap::acquire {
 
@@ -36,6 +36,10 @@ class Fd {
     if (fd_ >= 0) ::close(fd_);
   }
   int get() const { return fd_; }
+  void reset(int fd) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = fd;
+  }
 
  private:
   int fd_;
@@ -104,21 +108,25 @@ Status copyFile(int from_fd, const std::string& to) {
   return Status::success();
 }
 
-// Half the memory the kernel says is available: what snap may take to
-// hold a core before writing it.
-uint64_t memoryToSpare() {
-  std::ifstream in("/proc/meminfo");
-  const std::optional<std::string> meminfo =
-      in ? std::optional<std::string>(std::string(std::istreambuf_iterator<char>(in), {}))
-         : std::nullopt;
-  if (!meminfo) return 0;
-  const size_t at = meminfo->find("MemAvailable:");
-  if (at == std::string::npos) return 0;
-  const uint64_t kib = std::strtoull(meminfo->c_str() + at + 13, nullptr, 10);
-  return kib * 1024 / 2;
-}
-
 }  // namespace
+
+std::string describePause(const SnapResult& r) {
+  std::string text = "paused " + formatDuration(static_cast<double>(r.pause_ns) / 1e9);
+  if (r.forked) {
+    text += "; copied from a fork while it ran on (the fork took " +
+            formatDuration(static_cast<double>(r.fork_ns) / 1e9) + "; its writes meanwhile made " +
+            formatBytes(r.copied_on_write_bytes) + " of copy-on-write copies)";
+  } else if (!r.no_fork_reason.empty()) {
+    text += "; copied while it was stopped, not from a fork: " + r.no_fork_reason;
+  } else {
+    text += "; copied while it was stopped";
+  }
+  if (r.exited_during_copy) {
+    text += "; the process exited during the copy, and the core holds it as it was when snapped";
+  }
+  if (!r.copy_warning.empty()) text += "; warning: " + r.copy_warning;
+  return text;
+}
 
 Expected<SnapResult> snapProcess(pid_t pid, std::FILE* out, const SnapOptions& options) {
   if (Status s = canWriteCores(); !s) return s.error();
@@ -166,6 +174,7 @@ Expected<SnapResult> snapProcess(pid_t pid, std::FILE* out, const SnapOptions& o
   auto end_phase = [&] { sink.endPhase(); };
   auto interrupted = [&] { return options.interrupted != nullptr && options.interrupted->load(); };
 
+  const ForkConditions fork_conditions = options.fork ? readForkConditions(pid) : ForkConditions{};
   const Clock::time_point stop_start = Clock::now();
   ProcessStopper stopper(pid);
   phase("stop threads", 0);
@@ -175,26 +184,74 @@ Expected<SnapResult> snapProcess(pid_t pid, std::FILE* out, const SnapOptions& o
     if (interrupted()) return Error("interrupted; " + who + " runs on, no core written");
     return stopped.error();
   }
+  auto pause_ends = [&] {
+    stopper.resumeAll();
+    result.pause_ns = static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - stop_start).count());
+  };
 
   Expected<std::string> maps_text = readProcFile(pid, "maps");
   if (!maps_text) return maps_text.error();
   Expected<std::vector<Mapping>> mappings = parseMaps(*maps_text);
   if (!mappings) return mappings.error();
+  // The registers are read; the memory comes from a fork when one can be
+  // made, and the process goes on at once.
+  const std::vector<StoppedThread> threads = stopper.threads();
+  std::optional<ProcessCopy> copy;
+  if (options.fork) {
+    result.no_fork_reason = forkRefusal(fork_conditions);
+    if (result.no_fork_reason.empty()) {
+      phase("fork", 0);
+      Expected<ProcessCopy> made = ProcessCopy::make(pid, stopper.threads().front(),
+                                                     findSyscallInstruction(pid, *maps_text));
+      end_phase();
+      if (made) {
+        copy.emplace(made.take());
+        result.forked = true;
+        result.fork_ns = copy->forkNanoseconds();
+        pause_ends();
+      } else {
+        result.no_fork_reason = "the fork failed: " + made.error().message();
+      }
+    }
+  }
+  const pid_t source = copy ? copy->pid() : pid;
+  Fd copy_mem_fd, copy_pagemap_fd;
+  if (copy) {
+    Expected<int> m = openProc(source, "mem");
+    if (!m) return m.error();
+    copy_mem_fd.reset(*m);
+    Expected<int> p = openProc(source, "pagemap");
+    if (!p) return p.error();
+    copy_pagemap_fd.reset(*p);
+  }
+  const int source_mem = copy ? copy_mem_fd.get() : mem_fd.get();
+  const int source_pagemap = copy ? copy_pagemap_fd.get() : pagemap_fd.get();
+  // Whether the memory being read is gone, and the error saying so.
+  auto source_gone = [&]() -> std::optional<Error> {
+    if (copy) {
+      if (copy->alive()) return std::nullopt;
+      return Error("the fork of " + who +
+                   " was killed during the copy (the OOM killer?); no core written; "
+                   "--no-fork copies while the process is stopped");
+    }
+    if (!stopper.processGone()) return std::nullopt;
+    return Error(who + " exited during the copy; no core written");
+  };
+
   PlanInputs plan_inputs;
   plan_inputs.mappings = &*mappings;
   plan_inputs.page_size = page_size;
   plan_inputs.touched = [&](uint64_t start, uint64_t end) {
-    return touchedPages(pagemap_fd.get(), start, end, page_size);
+    return touchedPages(source_pagemap, start, end, page_size);
   };
-  plan_inputs.is_elf_header = [&](const Mapping& m) {
-    return startsWithElfHeader(mem_fd.get(), m);
-  };
+  plan_inputs.is_elf_header = [&](const Mapping& m) { return startsWithElfHeader(source_mem, m); };
   Expected<MemoryPlan> plan = planMemory(plan_inputs);
   if (!plan) return plan.error();
 
   CoreContents contents;
   contents.pid = pid;
-  contents.threads = &stopper.threads();
+  contents.threads = &threads;
   contents.mappings = &*mappings;
   contents.plan = &*plan;
   if (Expected<std::string> auxv = readProcFile(pid, "auxv")) contents.auxv = auxv.take();
@@ -213,53 +270,62 @@ Expected<SnapResult> snapProcess(pid_t pid, std::FILE* out, const SnapOptions& o
   }
   contents.read_memory = [&](uint64_t addr, std::span<uint8_t> into) -> Status {
     if (interrupted()) return Error("interrupted; " + who + " runs on, no core written");
-    if (options.copy_delay_ms != 0) {
+    if (options.copy_delay_ms != 0 && !stopper.processGone()) {
       std::this_thread::sleep_for(std::chrono::milliseconds(options.copy_delay_ms));
     }
     // process_vm_readv copies straight from the process's pages, several
     // times faster than /proc/PID/mem's page-at-a-time copy; the latter
     // reads what it refuses (a mapping without read permission to it).
+    // Not from a fork: process_vm_readv pins the pages it reads, and the
+    // kernel pins a page shared copy-on-write only after copying it, so
+    // the read would duplicate the fork's memory page by page.
     iovec local{into.data(), into.size()};
     iovec remote{reinterpret_cast<void*>(addr), into.size()};
-    if (::process_vm_readv(pid, &local, 1, &remote, 1, 0) == static_cast<ssize_t>(into.size())) {
+    if (!copy &&
+        ::process_vm_readv(source, &local, 1, &remote, 1, 0) == static_cast<ssize_t>(into.size())) {
       return Status::success();
     }
     size_t done = 0;
     while (done < into.size()) {
-      const ssize_t n = ::pread(mem_fd.get(), into.data() + done, into.size() - done,
+      const ssize_t n = ::pread(source_mem, into.data() + done, into.size() - done,
                                 static_cast<off_t>(addr + done));
       if (n < 0 && errno == EINTR) {
         if (interrupted()) return Error("interrupted; " + who + " runs on, no core written");
         continue;
       }
       if (n <= 0) {
-        if (stopper.processGone()) return Error(who + " exited during the copy; no core written");
+        if (std::optional<Error> gone = source_gone()) return *gone;
         // Memory unmapped under us cannot happen while every thread is
-        // stopped; a page that cannot be read (a device mapping) reads as zero.
+        // stopped (or in a fork); a page that cannot be read (a device
+        // mapping) reads as zero.
         std::memset(into.data() + done, 0, into.size() - done);
         break;
       }
       done += static_cast<size_t>(n);
     }
-    if (stopper.processGone()) return Error(who + " exited during the copy; no core written");
+    if (std::optional<Error> gone = source_gone()) return *gone;
     return Status::success();
   };
   contents.sink = &sink;
-  // Into memory while the process is stopped when there is room, so that
-  // it waits for the copy only, not for the disk.
+  // Into memory while the process is stopped when half the available
+  // memory holds the core, so that it waits for the copy only, not for
+  // the disk. A fork is read straight into the file.
   FileOutput file(out);
   std::unique_ptr<MemoryOutput> memory;
-  if (plan->copied_bytes + (64 << 20) < memoryToSpare()) {
+  if (!copy && plan->copied_bytes + (64 << 20) < memAvailableBytes() / 2) {
     memory = std::make_unique<MemoryOutput>(plan->copied_bytes + (16 << 20));
   }
   phase("copy memory", plan->copied_bytes);
   Expected<uint64_t> written = writeCore(
       contents, memory ? static_cast<CoreOutput&>(*memory) : static_cast<CoreOutput&>(file));
   end_phase();
-  result.threads = stopper.threads().size();
-  stopper.resumeAll();
-  result.pause_ns = static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - stop_start).count());
+  result.threads = threads.size();
+  if (!copy) pause_ends();
+  if (copy) {
+    result.copied_on_write_bytes = copy->copiedOnWriteBytes();
+    result.exited_during_copy = stopper.processGone();
+    if (Status s = copy->discard(); !s) result.copy_warning = s.error().message();
+  }
   if (!written) return written.error();
   if (memory) {
     phase("write core", memory->size());

@@ -1,8 +1,10 @@
 // goheap snap: the heap of a running Go process, without a restart and
-// without a debugger. Every thread is stopped (process_stopper.h), the
-// memory the process touched is copied into an ELF core (memory_plan.h,
-// core_writer.h) that every goheap command reads, and the process goes on
-// as if nothing happened: no signal sent, none lost.
+// without a debugger. Every thread is stopped (process_stopper.h) for as
+// long as it takes the process to fork itself (process_copy.h); the memory
+// it touched is then copied from the fork into an ELF core (memory_plan.h,
+// core_writer.h) that every goheap command reads, while the process goes
+// on as if nothing happened: no signal sent, none lost, no child left.
+// Where a fork is unsafe, the copy is made while the threads are stopped.
 #pragma once
 
 #include <sys/types.h>
@@ -29,8 +31,14 @@ struct SnapOptions {
   // Told each phase ("stop threads", "copy memory" with the bytes to copy,
   // "write core") as it runs; none for null.
   Sink* sink = nullptr;
-  // For tests of what happens mid-copy: a pause after each MiB copied.
+  // For tests of what happens mid-copy: a pause before each read, for as
+  // long as the process lives.
   unsigned copy_delay_ms = 0;
+  // Copy from a copy-on-write fork of the process (process_copy.h), so
+  // that the process pauses only for the fork; false (--no-fork) copies
+  // while it is stopped. snap falls back to that, saying why, when a fork
+  // is unsafe or fails.
+  bool fork = true;
 };
 
 struct SnapResult {
@@ -38,11 +46,21 @@ struct SnapResult {
   uint64_t core_bytes = 0;      // the file written
   uint64_t writable_bytes = 0;  // the process's writable mappings, all of them
   uint64_t threads = 0, segments = 0;
-  std::string exe_path;  // /proc/PID/exe
-  std::string name;      // the process's name
+  bool forked = false;                 // the copy was read from a fork
+  std::string no_fork_reason;          // why not, when a fork was wanted
+  uint64_t fork_ns = 0;                // the fork itself, within the pause
+  uint64_t copied_on_write_bytes = 0;  // duplicated as the process wrote during the copy
+  std::string copy_warning;            // the fork's copy could not be cleaned up
+  bool exited_during_copy = false;     // the process ended while its fork was read
+  std::string exe_path;                // /proc/PID/exe
+  std::string name;                    // the process's name
   std::string go_version;
   std::string exe_copy_path;  // when one was made
 };
+
+// How the snap paused the process, for the user: "paused 12 ms; copied
+// from a fork while it ran on (...)", or why it was copied while stopped.
+std::string describePause(const SnapResult& result);
 
 // Snaps process `pid` into `out` (a file the caller commits or removes). An
 // Error, worded for the user, when `pid` is no process, not a Go program,

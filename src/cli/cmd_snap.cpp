@@ -1,6 +1,7 @@
 // goheap snap PID [-o FILE] [--with-exe]: the heap of a running Go process,
 // as an ELF core every goheap command reads (src/acquire/snap.h). The
-// process is stopped while its memory is copied and then runs on.
+// process is stopped while it forks (or, with --no-fork, while its memory
+// is copied) and then runs on.
 #include <signal.h>
 
 #include <atomic>
@@ -27,17 +28,24 @@ CommandSpec snapSpec() {
       "snap",
       "Copies the memory of a running Go process into an ELF core file that every goheap "
       "command reads, without a restart and without a debugger. Every thread is stopped with "
-      "ptrace while the memory the process touched is copied (a fraction of what gcore "
-      "writes), then the process runs on, with no signal sent or lost. Needs the permission "
-      "to trace the process: the same user (and kernel.yama.ptrace_scope 0) or root. The "
-      "core records where the executable is; --with-exe copies it beside the core for "
-      "reading on another machine.");
+      "ptrace for as long as it takes the process to fork itself (milliseconds: page tables, "
+      "not pages); the process then runs on while goheap copies the memory it had touched (a "
+      "fraction of what gcore writes) from the copy-on-write fork, which never runs and is "
+      "then removed. No signal is sent or lost, and no child is left. Where a fork is unsafe "
+      "(seccomp, too little free memory for the copies its writes cause, not amd64), or with "
+      "--no-fork, the threads stay stopped for the whole copy; snap says which it did. Needs "
+      "the permission to trace the process: the same user (and kernel.yama.ptrace_scope 0) "
+      "or root. The core records where the executable is; --with-exe copies it beside the "
+      "core for reading on another machine.");
   spec.positional("PID", "the process to snap").kind(ValueKind::Uint);
   spec.flag("output", "FILE",
             "where to write the core (a file); default NAME-PID-TIME.core in the current folder")
       .alias('o');
   spec.boolFlag("with-exe",
                 "also copy the executable beside the core, as FILE without .core + .exe");
+  spec.boolFlag("no-fork",
+                "copy while the process is stopped, instead of from a fork of it: a longer "
+                "pause, no extra memory");
   spec.boolFlag("no-progress", "no progress line on stderr (it shows only on a terminal)");
   spec.example("goheap snap 4242",
                "writes server-4242-20261124-101500.core and says how long "
@@ -98,7 +106,7 @@ std::string exeCopyPath(const std::string& core_path) {
 }
 
 // For tests of an interrupted or failed copy: GOHEAP_SNAP_COPY_DELAY_MS
-// slows the copy down (a pause per MiB).
+// slows the copy down (a pause before each read while the process lives).
 unsigned copyDelayFromEnvironment() {
   const char* v = std::getenv("GOHEAP_SNAP_COPY_DELAY_MS");
   return v == nullptr ? 0 : static_cast<unsigned>(std::strtoul(v, nullptr, 10));
@@ -148,6 +156,7 @@ int runSnap(int argc, const char* const* argv) {
     options.exe_copy_path = exe_copy;
     options.interrupted = &g_interrupted;
     options.copy_delay_ms = copyDelayFromEnvironment();
+    options.fork = !args.getBool("no-fork");
     options.sink = &sink;
 
     Expected<acquire::SnapResult> result = [&] {
@@ -159,9 +168,8 @@ int runSnap(int argc, const char* const* argv) {
 
     const acquire::SnapResult& r = *result;
     std::string text = "snapped process " + std::to_string(pid) + " (" + r.name + ", " +
-                       r.go_version + "): paused " +
-                       formatDuration(static_cast<double>(r.pause_ns) / 1e9) + ", " +
-                       std::to_string(r.threads) + " threads\n";
+                       r.go_version + ", " + std::to_string(r.threads) +
+                       " threads): " + acquire::describePause(r) + "\n";
     {
       text += "wrote " + output + ": " + formatBytes(r.core_bytes) +
               " (the process's writable "

@@ -371,9 +371,8 @@ Expected<std::shared_ptr<const Session>> openLiveProcess(int pid, const Source& 
   input->closeFd();
   if (!result) return result.error();
   if (!closed) return Error("cannot write " + input->path() + ": " + std::strerror(errno));
-  observer.note("snapped process " + std::to_string(pid) + " (" + result->name + "): paused " +
-                formatDuration(static_cast<double>(result->pause_ns) / 1e9) + ", " +
-                formatBytes(result->core_bytes));
+  observer.note("snapped process " + std::to_string(pid) + " (" + result->name +
+                "): " + formatBytes(result->core_bytes) + ", " + acquire::describePause(*result));
   const LocalHeap local{input->path(),
                         {},
                         "process " + std::to_string(pid) + " (" + result->name + ")",

@@ -28,6 +28,7 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <sstream>
 #include <string>
 #include <thread>
 
@@ -79,6 +80,69 @@ std::string settledAsFound(pid_t pid) {
 
 bool answersPing(LiveProcess& p) {
   return p.writeLine("ping") && p.readLine() == "pong";
+}
+
+// What zoo says of itself ("state"): the SIGCHLDs it received, what
+// wait4(-1, WNOHANG|__WALL) found, and the ticks of a goroutine counting
+// milliseconds.
+struct ZooState {
+  uint64_t sigchlds = ~0ULL;
+  std::string wait4;
+  uint64_t ticks = 0;
+};
+
+ZooState stateOf(LiveProcess& p) {
+  ZooState st;
+  if (!p.writeLine("state")) return st;
+  const std::string line = p.readLine();  // state sigchld=N wait4=W ticks=T
+  const size_t sig = line.find("sigchld="), wait = line.find(" wait4="),
+               ticks = line.find(" ticks=");
+  if (sig == std::string::npos || wait == std::string::npos || ticks == std::string::npos) {
+    st.wait4 = "unreadable state line: " + line;
+    return st;
+  }
+  st.sigchlds = std::stoull(line.substr(sig + 8));
+  st.wait4 = line.substr(wait + 7, ticks - wait - 7);
+  st.ticks = std::stoull(line.substr(ticks + 7));
+  return st;
+}
+
+// The children of every thread of `pid` (/proc/PID/task/TID/children).
+std::string childrenOf(pid_t pid) {
+  std::string children;
+  const std::string tasks = "/proc/" + std::to_string(pid) + "/task";
+  for (const fs::directory_entry& e : fs::directory_iterator(tasks)) {
+    children += testing::readText(e.path().string() + "/children");
+  }
+  return children;
+}
+
+// The bytes snap's output says the process's writes duplicated ("made
+// 1.5 MiB of copy-on-write copies"); UINT64_MAX when it does not say.
+uint64_t copiedOnWrite(const std::string& out) {
+  const size_t end = out.find(" of copy-on-write copies");
+  const size_t start = out.rfind("made ", end);
+  if (end == std::string::npos || start == std::string::npos) return ~0ULL;
+  std::istringstream amount(out.substr(start + 5, end - start - 5));
+  double value = 0;
+  std::string unit;
+  amount >> value >> unit;
+  const std::map<std::string, double> units = {
+      {"B", 1}, {"KiB", 1024}, {"MiB", 1024.0 * 1024}, {"GiB", 1024.0 * 1024 * 1024}};
+  auto it = units.find(unit);
+  return it == units.end() ? ~0ULL : static_cast<uint64_t>(value * it->second);
+}
+
+// A snap left `zoo` as it found it: no signal pending or stopped thread, no
+// SIGCHLD received, no child (alive or a zombie), and its goroutines ran on.
+void expectLeftAsFound(LiveProcess& zoo, const ZooState& before) {
+  EXPECT_EQ(settledAsFound(zoo.pid()), "");
+  EXPECT_EQ(childrenOf(zoo.pid()), "");
+  const ZooState after = stateOf(zoo);
+  EXPECT_EQ(after.sigchlds, 0u);
+  EXPECT_EQ(after.wait4, "ECHILD");
+  EXPECT_GT(after.ticks, before.ticks);
+  EXPECT_TRUE(answersPing(zoo));
 }
 
 // yama's kernel.yama.ptrace_scope, or -1 without yama.
@@ -145,15 +209,16 @@ class Snap : public ::testing::TestWithParam<std::string> {
 TEST_P(Snap, ALiveProcessIsReadAndRunsOn) {
   auto zoo = startZoo(GetParam(), dir_.path, "live");
   ASSERT_TRUE(zoo->running());
+  const ZooState before = stateOf(*zoo);
   const uint64_t writable = testing::writableMappingBytes(zoo->pid());
   const std::string core = dir_.path + "/zoo.core";
   const testing::RunResult r = testing::runGoheap({"snap", std::to_string(zoo->pid()), "-o", core});
   ASSERT_EQ(r.code, 0) << r.describe();
   EXPECT_NE(r.out.find("paused"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("copied from a fork while it ran on"), std::string::npos) << r.out;
 
   // The process is as it was, and answers.
-  EXPECT_EQ(settledAsFound(zoo->pid()), "");
-  EXPECT_TRUE(answersPing(*zoo));
+  expectLeftAsFound(*zoo, before);
   const uint64_t core_size = fs::file_size(core);
   EXPECT_LE(core_size * 10, writable)
       << "core " << core_size << " of " << writable << " writable bytes";
@@ -214,6 +279,10 @@ TEST_P(Snap, ASparseHeapIsCopiedAsItIsResident) {
   const uint64_t core_size = fs::file_size(core);
   EXPECT_LE(core_size, resident + (16u << 20))
       << "core " << core_size << " for " << resident << " resident bytes";
+  // Reading the fork duplicated none of it (as process_vm_readv's pinning
+  // would, page by page): the copies are the process's own few writes.
+  const uint64_t copied_on_write = copiedOnWrite(r.out);
+  EXPECT_LT(copied_on_write, resident / 4) << r.out;
 
   auto snap = testing::openSnapshot(core);
   ASSERT_TRUE(snap.ok()) << snap.error().message();
@@ -241,12 +310,17 @@ TEST_P(Snap, AnAllocatingProcessGivesAConsistentHeap) {
   auto zoo = startZoo(GetParam(), dir_.path, "churn");
   for (int round = 0; round < 2; round++) {
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    // From a fork, then with every thread stopped.
     const std::string core = dir_.path + "/churn" + std::to_string(round) + ".core";
-    const testing::RunResult r =
-        testing::runGoheap({"snap", std::to_string(zoo->pid()), "-o", core});
+    std::vector<std::string> args = {"snap", std::to_string(zoo->pid()), "-o", core};
+    if (round == 1) args.push_back("--no-fork");
+    const ZooState before = stateOf(*zoo);
+    const testing::RunResult r = testing::runGoheap(args);
     ASSERT_EQ(r.code, 0) << r.describe();
-    EXPECT_EQ(settledAsFound(zoo->pid()), "");
-    EXPECT_TRUE(answersPing(*zoo));
+    EXPECT_NE(r.out.find(round == 0 ? "copied from a fork" : "copied while it was stopped"),
+              std::string::npos)
+        << r.out;
+    expectLeftAsFound(*zoo, before);
 
     auto snap = testing::openSnapshot(core);
     ASSERT_TRUE(snap.ok()) << snap.error().message();
@@ -444,12 +518,34 @@ TEST_F(SnapErrors, NoPermissionAsNobody) {
   EXPECT_EQ(settledAsFound(zoo->pid()), "");
 }
 
+// A process with a seccomp filter (any: it could forbid clone, or kill the
+// process for calling it) is not made to fork: snap copies it stopped, and
+// says why.
+TEST_F(SnapErrors, ASeccompProcessIsCopiedWhileStopped) {
+  auto zoo = startZoo("go1.24", dir_.path, "seccomp");
+  const ZooState before = stateOf(*zoo);
+  const std::string core = dir_.path + "/seccomp.core";
+  const testing::RunResult r = testing::runGoheap({"snap", std::to_string(zoo->pid()), "-o", core});
+  ASSERT_EQ(r.code, 0) << r.describe();
+  EXPECT_NE(r.out.find("copied while it was stopped, not from a fork: the process runs under "
+                       "seccomp (Seccomp: 2"),
+            std::string::npos)
+      << r.out;
+  expectLeftAsFound(*zoo, before);
+  auto snapshot = testing::openSnapshot(core);
+  ASSERT_TRUE(snapshot.ok()) << snapshot.error().message();
+  EXPECT_GT((*snapshot)->heap.objectCount(), 100u);
+  EXPECT_EQ(zoo->finish(), 0);
+}
+
 // A snap slowed down (GOHEAP_SNAP_COPY_DELAY_MS) so that something can
-// happen during its copy; its stderr in `err`.
-pid_t slowSnap(pid_t target, const std::string& core, const std::string& err) {
+// happen during its copy; its stdout in `err`.out, its stderr in `err`.
+pid_t slowSnap(pid_t target, const std::string& core, const std::string& err,
+               const std::vector<std::string>& flags = {}) {
   ::setenv("GOHEAP_SNAP_COPY_DELAY_MS", "300", 1);
-  const pid_t snap =
-      testing::spawnGoheap({"snap", std::to_string(target), "-o", core}, err + ".out", err);
+  std::vector<std::string> args = {"snap", std::to_string(target), "-o", core};
+  args.insert(args.end(), flags.begin(), flags.end());
+  const pid_t snap = testing::spawnGoheap(args, err + ".out", err);
   ::unsetenv("GOHEAP_SNAP_COPY_DELAY_MS");
   // Well into the copy: the threads are stopped within milliseconds.
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));
@@ -465,7 +561,7 @@ int waitExit(pid_t pid) {
 TEST_F(SnapErrors, TheProcessExitsDuringTheCopy) {
   auto zoo = startZoo("go1.24", dir_.path, "live");
   const std::string err = dir_.path + "/snap.err";
-  const pid_t snap = slowSnap(zoo->pid(), dir_.path + "/x.core", err);
+  const pid_t snap = slowSnap(zoo->pid(), dir_.path + "/x.core", err, {"--no-fork"});
   ASSERT_GT(snap, 0);
   ::kill(zoo->pid(), SIGKILL);
   EXPECT_EQ(waitExit(snap), 1);
@@ -474,8 +570,71 @@ TEST_F(SnapErrors, TheProcessExitsDuringTheCopy) {
   EXPECT_FALSE(fs::exists(dir_.path + "/x.core"));
 }
 
+// From a fork, the copy is of the moment of the snap: the process may end
+// meanwhile, and the core is whole.
+TEST_F(SnapErrors, TheProcessExitsDuringAForkCopy) {
+  auto zoo = startZoo("go1.24", dir_.path, "live");
+  const std::string err = dir_.path + "/snap.err";
+  const pid_t snap = slowSnap(zoo->pid(), dir_.path + "/x.core", err);
+  ASSERT_GT(snap, 0);
+  ::kill(zoo->pid(), SIGKILL);
+  EXPECT_EQ(waitExit(snap), 0) << testing::readText(err);
+  EXPECT_NE(testing::readText(err + ".out").find("the process exited during the copy"),
+            std::string::npos)
+      << testing::readText(err + ".out");
+  auto snapshot = testing::openSnapshot(dir_.path + "/x.core");
+  ASSERT_TRUE(snapshot.ok()) << snapshot.error().message();
+  EXPECT_GT((*snapshot)->heap.objectCount(), 100u);
+}
+
+// Field `index` (1-based, as proc(5) numbers them) of /proc/PID/stat.
+std::string statField(pid_t pid, size_t index) {
+  const std::string stat = testing::readText("/proc/" + std::to_string(pid) + "/stat");
+  const size_t paren = stat.rfind(')');
+  if (paren == std::string::npos) return "";
+  std::istringstream fields(stat.substr(paren + 2));
+  std::string field;
+  for (size_t i = 3; i <= index && fields >> field; i++) {
+  }
+  return field;
+}
+
+// goheap killed (SIGKILL, no chance to clean up) while it reads the fork:
+// the kernel kills the fork with it (PTRACE_O_EXITKILL), before it ran an
+// instruction of its own (its exit status is SIGKILL's, not a crash's),
+// and the process runs on with no signal. The fork stays a zombie, seen
+// only by wait4 with __WALL, until the process reaps or ends.
+TEST_F(SnapErrors, GoheapKilledDuringAForkCopyTakesTheForkWithIt) {
+  auto zoo = startZoo("go1.24", dir_.path, "live");
+  const ZooState before = stateOf(*zoo);
+  const std::string err = dir_.path + "/snap.err";
+  const pid_t snap = slowSnap(zoo->pid(), dir_.path + "/x.core", err);
+  ASSERT_GT(snap, 0);
+  const std::string children = childrenOf(zoo->pid());
+  ASSERT_NE(children, "") << "no fork to be seen";
+  const pid_t fork = static_cast<pid_t>(std::stol(children));
+  EXPECT_EQ(statField(fork, 3), "t");  // stopped by its tracer
+  ::kill(snap, SIGKILL);
+  waitExit(snap);
+  std::string state;
+  for (int i = 0; i < 100 && state != "Z"; i++) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    state = statField(fork, 3);
+  }
+  EXPECT_EQ(state, "Z");
+  EXPECT_EQ(statField(fork, 52), std::to_string(SIGKILL));  // exit_code, as waitpid gives it
+  EXPECT_EQ(settledAsFound(zoo->pid()), "");
+  const ZooState after = stateOf(*zoo);
+  EXPECT_EQ(after.sigchlds, 0u);
+  EXPECT_EQ(after.wait4, "pid " + std::to_string(fork) + ", <nil>");  // zoo reaped it
+  EXPECT_GT(after.ticks, before.ticks);
+  EXPECT_EQ(childrenOf(zoo->pid()), "");
+  EXPECT_EQ(zoo->finish(), 0);
+}
+
 TEST_F(SnapErrors, InterruptedSnapLetsTheProcessGo) {
   auto zoo = startZoo("go1.24", dir_.path, "live");
+  const ZooState before = stateOf(*zoo);
   const std::string err = dir_.path + "/snap.err";
   const pid_t snap = slowSnap(zoo->pid(), dir_.path + "/x.core", err);
   ASSERT_GT(snap, 0);
@@ -486,8 +645,7 @@ TEST_F(SnapErrors, InterruptedSnapLetsTheProcessGo) {
   for (const fs::directory_entry& e : fs::directory_iterator(dir_.path)) {
     EXPECT_EQ(e.path().string().find(".core"), std::string::npos) << e.path() << " left behind";
   }
-  EXPECT_TRUE(answersPing(*zoo));
-  EXPECT_EQ(settledAsFound(zoo->pid()), "");
+  expectLeftAsFound(*zoo, before);
   EXPECT_EQ(zoo->finish(), 0);
 }
 

@@ -8,7 +8,7 @@
 // against the report; the report comes from the runtime (%p, reflect), not
 // from goheap.
 //
-// Usage: zoo DUMP_PATH REPORT_PATH [crash|live|churn|sparse]
+// Usage: zoo DUMP_PATH REPORT_PATH [crash|live|churn|sparse|seccomp]
 //
 // With crash it dies of SIGABRT after writing the report, before the
 // stack-only value is let go: under GOTRACEBACK=crash the kernel writes a
@@ -22,7 +22,9 @@
 // the time, so that a snap catches the heap mid-change. sparse is live
 // with 2,048 more buffers of 64 KiB, made after the dump, each written only
 // at its first byte (report: sparse_buffers), so that a snap must leave out
-// the pages the process never touched.
+// the pages the process never touched. seccomp is live with one thread
+// under a seccomp filter that allows every system call, as a sandboxed
+// service's are: snap must not make it fork.
 //
 // Report (addresses "0x" + lower-case hex, as %p prints):
 //
@@ -45,15 +47,17 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/signal"
 	"reflect"
 	"runtime"
-	"bufio"
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unsafe"
@@ -480,13 +484,66 @@ func churn(seed int) {
 	}
 }
 
-// serveStdin answers "ping" with "pong" until stdin closes.
+// filterSyscalls puts the calling thread under a seccomp filter that
+// allows everything ("Seccomp: 2" in its /proc status).
+func filterSyscalls() error {
+	type sockFilter struct {
+		code   uint16
+		jt, jf uint8
+		k      uint32
+	}
+	type sockFprog struct {
+		len    uint16
+		filter *sockFilter
+	}
+	const bpfRetK, retAllow = 0x06, 0x7fff0000
+	const prSetNoNewPrivs, prSetSeccomp, modeFilter = 38, 22, 2
+	allow := []sockFilter{{code: bpfRetK, k: retAllow}}
+	prog := sockFprog{len: 1, filter: &allow[0]}
+	if _, _, e := syscall.RawSyscall6(syscall.SYS_PRCTL, prSetNoNewPrivs, 1, 0, 0, 0, 0); e != 0 {
+		return e
+	}
+	if _, _, e := syscall.RawSyscall(syscall.SYS_PRCTL, prSetSeccomp, modeFilter, uintptr(unsafe.Pointer(&prog))); e != 0 {
+		return e
+	}
+	runtime.KeepAlive(allow)
+	return nil
+}
+
+// serveStdin answers "ping" with "pong" until stdin closes, and "state"
+// with what a snap must leave as it was: "state sigchld=N wait4=W ticks=T",
+// N the SIGCHLDs received, W what wait4(-1, WNOHANG|__WALL) says ("ECHILD"
+// when the process has no child, dead or alive), T the ticks of a goroutine
+// that counts every millisecond (it must run on after a snap).
 func serveStdin() {
+	var sigchlds, ticks atomic.Int64
+	signals := make(chan os.Signal, 16)
+	signal.Notify(signals, syscall.SIGCHLD)
+	go func() {
+		for range signals {
+			sigchlds.Add(1)
+		}
+	}()
+	go func() {
+		for {
+			time.Sleep(time.Millisecond)
+			ticks.Add(1)
+		}
+	}()
 	fmt.Println("ready")
 	in := bufio.NewScanner(os.Stdin)
 	for in.Scan() {
-		if in.Text() == "ping" {
+		switch in.Text() {
+		case "ping":
 			fmt.Println("pong")
+		case "state":
+			var status syscall.WaitStatus
+			wait := "ECHILD"
+			pid, err := syscall.Wait4(-1, &status, syscall.WNOHANG|syscall.WALL, nil)
+			if err != syscall.ECHILD {
+				wait = fmt.Sprintf("pid %d, %v", pid, err)
+			}
+			fmt.Printf("state sigchld=%d wait4=%s ticks=%d\n", sigchlds.Load(), wait, ticks.Load())
 		}
 	}
 }
@@ -496,8 +553,8 @@ func main() {
 	if len(os.Args) == 4 {
 		mode = os.Args[3]
 	}
-	if len(os.Args) < 3 || len(os.Args) > 4 || !(mode == "" || mode == "crash" || mode == "live" || mode == "churn" || mode == "sparse") {
-		fmt.Fprintln(os.Stderr, "usage: zoo DUMP_PATH REPORT_PATH [crash|live|churn|sparse]")
+	if len(os.Args) < 3 || len(os.Args) > 4 || !(mode == "" || mode == "crash" || mode == "live" || mode == "churn" || mode == "sparse" || mode == "seccomp") {
+		fmt.Fprintln(os.Stderr, "usage: zoo DUMP_PATH REPORT_PATH [crash|live|churn|sparse|seccomp]")
 		os.Exit(2)
 	}
 	var probe uint16 = 1
@@ -528,7 +585,8 @@ func main() {
 	if mode == "sparse" {
 		makeSparseBuffers(2048)
 	}
-	if mode == "live" || mode == "churn" || mode == "sparse" {
+	live := mode == "live" || mode == "churn" || mode == "sparse" || mode == "seccomp"
+	if live {
 		rep.Goroutines = goroutines()
 	}
 	out, _ := json.MarshalIndent(rep, "", "  ")
@@ -536,7 +594,14 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	if mode == "live" || mode == "churn" || mode == "sparse" {
+	if mode == "seccomp" {
+		runtime.LockOSThread() // the filtered thread stays, with this goroutine
+		if err := filterSyscalls(); err != nil {
+			fmt.Fprintln(os.Stderr, "seccomp:", err)
+			os.Exit(1)
+		}
+	}
+	if live {
 		serveStdin()
 		close(release)
 		return
