@@ -114,8 +114,9 @@ std::string describePause(const SnapResult& r) {
   std::string text = "paused " + formatDuration(static_cast<double>(r.pause_ns) / 1e9);
   if (r.forked) {
     text += "; copied from a fork while it ran on (the fork took " +
-            formatDuration(static_cast<double>(r.fork_ns) / 1e9) + "; its writes meanwhile made " +
-            formatBytes(r.copied_on_write_bytes) + " of copy-on-write copies)";
+            formatDuration(static_cast<double>(r.fork_ns) / 1e9) + "; copy-on-write cost " +
+            formatBytes(r.copied_on_write_bytes) +
+            ": pages the process wrote or freed while the fork was read)";
   } else if (!r.no_fork_reason.empty()) {
     text += "; copied while it was stopped, not from a fork: " + r.no_fork_reason;
   } else {

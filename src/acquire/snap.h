@@ -49,7 +49,7 @@ struct SnapResult {
   bool forked = false;                 // the copy was read from a fork
   std::string no_fork_reason;          // why not, when a fork was wanted
   uint64_t fork_ns = 0;                // the fork itself, within the pause
-  uint64_t copied_on_write_bytes = 0;  // duplicated as the process wrote during the copy
+  uint64_t copied_on_write_bytes = 0;  // held by the fork alone: the process wrote or freed them
   std::string copy_warning;            // the fork's copy could not be cleaned up
   bool exited_during_copy = false;     // the process ended while its fork was read
   std::string exe_path;                // /proc/PID/exe

@@ -117,13 +117,14 @@ std::string childrenOf(pid_t pid) {
   return children;
 }
 
-// The bytes snap's output says the process's writes duplicated ("made
-// 1.5 MiB of copy-on-write copies"); UINT64_MAX when it does not say.
+// The bytes snap's output says copy-on-write cost ("copy-on-write cost
+// 1.5 MiB: ..."); UINT64_MAX when it does not say.
 uint64_t copiedOnWrite(const std::string& out) {
-  const size_t end = out.find(" of copy-on-write copies");
-  const size_t start = out.rfind("made ", end);
-  if (end == std::string::npos || start == std::string::npos) return ~0ULL;
-  std::istringstream amount(out.substr(start + 5, end - start - 5));
+  constexpr std::string_view kSays = "copy-on-write cost ";
+  const size_t start = out.find(kSays);
+  const size_t end = out.find(':', start);
+  if (start == std::string::npos || end == std::string::npos) return ~0ULL;
+  std::istringstream amount(out.substr(start + kSays.size(), end - start - kSays.size()));
   double value = 0;
   std::string unit;
   amount >> value >> unit;
