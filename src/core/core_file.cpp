@@ -131,7 +131,13 @@ Expected<CoreFile> CoreFile::read(std::unique_ptr<MappedFile> file) {
 
 void CoreFile::assembleSnapMemory(uint64_t& omitted_segments) {
   constexpr uint64_t kPage = 4096;
-  constexpr size_t kMostPiecesMapped = 1024;
+  // Each piece mapped from the file costs the process two kernel mappings
+  // (its own, and the split of the reservation around it), and a process
+  // may have some 65,000 (vm.max_map_count): past this many pieces in all,
+  // runs of pieces (a snap of a sparse heap, one touched page in 16) are
+  // copied into their run's one mapping instead.
+  constexpr size_t kMostPiecesMapped = 8192;
+  size_t pieces_mapped = 0;
   auto isZero = [](const CoreSegment& s) { return s.writable() && s.filesz == 0; };
   auto eligible = [&](const CoreSegment& s) { return isZero(s) || s.bytes.size() == s.memsz; };
   // The file again, to map its pieces in place; a core in memory is copied.
@@ -163,15 +169,12 @@ void CoreFile::assembleSnapMemory(uint64_t& omitted_segments) {
       i = j;
       continue;
     }
-    // Each piece mapped from the file is a kernel mapping of its own, and a
-    // process may have some 65,000: a run of many pieces (a snap of a
-    // sparse heap, one touched page in 16) is copied into one instead.
     std::vector<AssembledMemory::Piece> pieces;
     for (size_t k = i; k < j; k++) {
       const CoreSegment& s = segments_[k];
       if (!isZero(s)) pieces.push_back({s.vaddr - start, s.bytes, s.offset});
     }
-    if (pieces.size() > kMostPiecesMapped) {
+    if (pieces_mapped + pieces.size() > kMostPiecesMapped) {
       if (!memory->placeCopies(pieces, fd)) {
         warnings_.push_back("cannot assemble the " + std::to_string(size) + " bytes at " +
                             formatHex(start) + ": some of them read as zero");
@@ -182,6 +185,7 @@ void CoreFile::assembleSnapMemory(uint64_t& omitted_segments) {
                             p.bytes.size() % kPage == 0 &&
                             memory->placeFile(p.at, fd, p.offset, p.bytes.size());
         if (!mapped) memory->placeCopy(p.at, p.bytes);
+        pieces_mapped += mapped ? 1 : 0;
       }
     }
     std::shared_ptr<const AssembledMemory> shared = std::move(memory);
