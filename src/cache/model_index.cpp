@@ -209,8 +209,10 @@ std::string modelProblem(const model::HeapModel& d, unsigned threads) {
     return r.region == 0 && r.offset <= file_size && r.size <= file_size - r.offset;
   };
   // Each part's first problem; the first part's that has one is told, so
-  // that the message does not depend on the thread count.
-  std::vector<const char*> part_problem(std::max(1u, threads), nullptr);
+  // that the message does not depend on the thread count. A thread per
+  // 64Ki objects at least: below that one costs more than it saves.
+  threads = static_cast<unsigned>(std::clamp<size_t>(n >> 16, 1, std::max(1u, threads)));
+  std::vector<const char*> part_problem(threads, nullptr);
   forEachRange(n, threads, [&](unsigned part, size_t first, size_t last) {
     for (size_t i = first; i < last; i++) {
       const uint64_t at = o.offset[i], size = o.size[i];
