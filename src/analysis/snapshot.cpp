@@ -5,6 +5,7 @@
 #include "binding/bound_executable.h"
 #include "model/object_order.h"
 #include "model/span_metadata.h"
+#include "util/parallel.h"
 
 namespace goheap::analysis {
 
@@ -80,6 +81,14 @@ struct ObjectCounts {
       garbage_bytes += size;
     }
   }
+  void merge(const ObjectCounts& o) {
+    reachable_objects += o.reachable_objects;
+    reachable_bytes += o.reachable_bytes;
+    garbage_objects += o.garbage_objects;
+    garbage_bytes += o.garbage_bytes;
+    metadata_objects += o.metadata_objects;
+    metadata_bytes += o.metadata_bytes;
+  }
 };
 
 ObjectCounts countObjects(const DominatorTree& dom, const model::Objects& objects) {
@@ -119,38 +128,77 @@ void setCounts(Snapshot& s, const ObjectCounts& c) {
 //    through nodes of size 0 (the roots, mostly): those are walked up.
 std::string dominatorProblem(const DominatorTree& dom, const Csr& children, PackedView retained,
                              const model::Objects& objects, uint64_t node_count, NodeId root,
+                             unsigned threads, uint32_t min_nodes_per_thread,
                              ObjectCounts& counts) {
   if (dom.idom.size() != node_count || retained.size() != node_count) return "its size";
   if (root >= node_count || dom.idom[root] != root) return "its root";
   const NodeId object_count = static_cast<NodeId>(std::min<uint64_t>(objects.count(), node_count));
   auto size = [&](NodeId n) -> uint64_t { return n < object_count ? objects.size[n] : 0; };
-  uint64_t with_dominator = 0;
-  std::vector<NodeId> zero_size_objects;  // with a dominator; rare
-  for (NodeId v = 0; v < node_count; v++) {
-    const NodeId d = dom.idom[v];
-    if (d != kNoNode && d >= node_count) return "a dominator out of range";
-    if (d != kNoNode) with_dominator++;
-    if (v < object_count) {
-      counts.add(objects, v, d != kNoNode);
-      if (d != kNoNode && objects.size[v] == 0) zero_size_objects.push_back(v);
-    }
-  }
+  // The nodes in ranges, one per thread (min_nodes_per_thread at least).
+  // Each range checks its nodes' dominators, then its rows of children. A
+  // child is marked met only once its dominator is its row's node, and no
+  // node is two rows' node, so no two threads mark the same child. The
+  // first range's problem is told, dominators before rows, so that the
+  // message does not depend on the thread count.
+  struct Range {
+    ObjectCounts counts;
+    uint64_t with_dominator = 0, child_count = 0;
+    std::vector<NodeId> zero_size_objects;  // with a dominator; rare
+    const char* dominator_problem = nullptr;
+    const char* row_problem = nullptr;
+  };
+  const unsigned parts = static_cast<unsigned>(std::clamp<uint64_t>(
+      node_count / std::max(1u, min_nodes_per_thread), 1, std::max(1u, threads)));
+  std::vector<Range> ranges(parts);
   std::vector<uint8_t> met(node_count, 0);
-  uint64_t child_count = 0;
-  for (NodeId p = 0; p < node_count; p++) {
-    const std::span<const NodeId> row = children.neighbors(p);
-    if (row.empty()) continue;
-    if (dom.idom[p] == kNoNode) return "children under a node with no dominator";
-    uint64_t total = size(p);
-    for (NodeId c : row) {
-      if (c == root || c == p || dom.idom[c] != p || met[c] != 0) {
-        return "a child that does not follow its dominator";
+  forEachRange(node_count, parts, [&](unsigned part, size_t first, size_t last) {
+    Range& r = ranges[part];
+    for (NodeId v = static_cast<NodeId>(first); v < last; v++) {
+      const NodeId d = dom.idom[v];
+      if (d != kNoNode && d >= node_count) {
+        r.dominator_problem = "a dominator out of range";
+        return;
       }
-      met[c] = 1;
-      if (__builtin_add_overflow(total, retained[c], &total)) return "a retained size";
+      if (d != kNoNode) r.with_dominator++;
+      if (v < object_count) {
+        r.counts.add(objects, v, d != kNoNode);
+        if (d != kNoNode && objects.size[v] == 0) r.zero_size_objects.push_back(v);
+      }
     }
-    child_count += row.size();
-    if (total != retained[p]) return "a retained size that is not its node's and its children's";
+    r.row_problem = [&]() -> const char* {
+      for (NodeId p = static_cast<NodeId>(first); p < last; p++) {
+        const std::span<const NodeId> row = children.neighbors(p);
+        if (row.empty()) continue;
+        if (dom.idom[p] == kNoNode) return "children under a node with no dominator";
+        uint64_t total = size(p);
+        for (NodeId c : row) {
+          if (c == root || c == p || dom.idom[c] != p || met[c] != 0) {
+            return "a child that does not follow its dominator";
+          }
+          met[c] = 1;
+          if (__builtin_add_overflow(total, retained[c], &total)) return "a retained size";
+        }
+        r.child_count += row.size();
+        if (total != retained[p])
+          return "a retained size that is not its node's and its children's";
+      }
+      return nullptr;
+    }();
+  });
+  for (const Range& r : ranges) {
+    if (r.dominator_problem != nullptr) return r.dominator_problem;
+  }
+  for (const Range& r : ranges) {
+    if (r.row_problem != nullptr) return r.row_problem;
+  }
+  uint64_t with_dominator = 0, child_count = 0;
+  std::vector<NodeId> zero_size_objects;
+  for (const Range& r : ranges) {
+    counts.merge(r.counts);
+    with_dominator += r.with_dominator;
+    child_count += r.child_count;
+    zero_size_objects.insert(zero_size_objects.end(), r.zero_size_objects.begin(),
+                             r.zero_size_objects.end());
   }
   if (child_count + 1 != with_dominator) return "a node its dominator's children leave out";
   // Walks up from each node of size 0 through nodes of size 0: 1 marks the
@@ -297,9 +345,9 @@ Expected<std::unique_ptr<Snapshot>> restoreSnapshot(model::HeapModel& model, Com
       return "the dominator tree's children do not fit the heap: " + p;
     }
     if (nodes >= UINT32_MAX) return "too many nodes";
-    if (std::string p =
-            dominatorProblem(parts.dom, parts.dominator_children, parts.retained.view(),
-                             s.model.objects, nodes, static_cast<NodeId>(objects), counts);
+    if (std::string p = dominatorProblem(parts.dom, parts.dominator_children, parts.retained.view(),
+                                         s.model.objects, nodes, static_cast<NodeId>(objects),
+                                         options.threads, options.min_nodes_per_thread, counts);
         !p.empty()) {
       return "the dominator tree does not fit the heap: " + p;
     }

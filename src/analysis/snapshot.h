@@ -54,6 +54,9 @@ struct LoadOptions {
   // Type the objects from the executable's DWARF (tests of the names an
   // untyped heap gets turn it off).
   bool type_objects = true;
+  // A restore checks the dominator tree on a thread per this many nodes at
+  // most. Tests lower it to check that the split changes nothing.
+  uint32_t min_nodes_per_thread = 65536;
 };
 
 class Snapshot {
