@@ -55,10 +55,14 @@
 # GOHEAP_GOBIN_DIR (default ../shared/testdata/gobin beside the checkout),
 # read by the Go 1.19 oracle, and for the Mach-O and PE ones there, read by the
 # Go 1.24 oracle. Outputs newer than their sources, the toolchain and these
-# scripts are kept, so a rerun does nothing; the Go build cache is
-# OUTDIR/.gocache. After a fresh run the retention report is checked against
-# the dump by check-report.py (if python3 is there), so a program whose claims
-# do not hold fails here rather than in goheap's tests.
+# scripts are kept, so a rerun does nothing. What a run made is also kept in
+# a cache outside OUTDIR (~/.cache/goheap/test-dumps; GOHEAP_TEST_DUMP_CACHE
+# names another folder, or "off"), under a key of everything it was made
+# from, so that a new clone copies it from there (dump-cache.sh); the Go
+# build cache is go-build/ in that folder (OUTDIR/.gocache without one).
+# After a fresh run the retention report is checked against the dump by
+# check-report.py (if python3 is there), so a program whose claims do not
+# hold fails here rather than in goheap's tests.
 #
 # Toolchains: see toolchains.sh (GOHEAP_GO119, GOHEAP_GO124 ... GOHEAP_GO127
 # name a go binary). GOHEAP_GO_LABELS="go1.26 go1.27" makes only those. A
@@ -78,15 +82,20 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SCRIPT="$HERE/$(basename "${BASH_SOURCE[0]}")"
 # shellcheck source=tests/programs/toolchains.sh
 . "$HERE/toolchains.sh"
+# shellcheck source=tests/programs/dump-cache.sh
+. "$HERE/dump-cache.sh"
 
 go_clean_environment
-export GOCACHE="$OUT/.gocache" GOPATH="$OUT/.gopath" GOMODCACHE="$OUT/.gopath/pkg/mod"
+GOCACHE="$OUT/.gocache"
+if [ -n "$DUMP_CACHE" ]; then GOCACHE="$DUMP_CACHE/go-build"; fi
+export GOCACHE GOPATH="$OUT/.gopath" GOMODCACHE="$OUT/.gopath/pkg/mod"
 mkdir -p "$GOCACHE" "$GOPATH"
 
 read -r -a labels <<<"${GOHEAP_GO_LABELS:-${GOHEAP_ALL_GO_LABELS[*]}}"
 
 # True when every OUTPUT is a non-empty file newer than every SOURCE that is a
-# file (directories and missing paths are ignored).
+# file (directories and missing paths are ignored), and, with the cache,
+# OUTDIR holds its program's outputs for its key (cache_claim).
 fresh() { # output... -- source...
   local outputs=() out src
   while [ "$1" != -- ]; do
@@ -94,6 +103,7 @@ fresh() { # output... -- source...
     shift
   done
   shift
+  cache_claim "${outputs[@]}" || return 1
   for out in "${outputs[@]}"; do
     [ -s "$out" ] || return 1
     for src in "$@"; do
@@ -113,6 +123,8 @@ make_program() { # label go root dir outdir [build flags...]
   mkdir -p "$outdir"
   exe="$outdir/$prog" dump="$outdir/$prog.dump" json="$outdir/$prog.json"
 
+  # leaks's first dump, which fresh is not asked about.
+  cache_claim "$outdir/$prog.old.dump" || true
   if fresh "$exe" "$dump" "$json" -- "$SCRIPT" "$HERE/toolchains.sh" "$HERE/check-report.py" \
     "$(readlink -f "$go")" "$dir"*; then
     echo "make-dumps: ${outdir#"$OUT/"}/$prog up to date"
@@ -259,6 +271,7 @@ make_label() { # label
   go=$(go_binary "$label")
   root=$(toolchain_root "$label" "$go") || return 1
   mkdir -p "$OUT/$label"
+  cache_begin "$label" "$go" "$root" || echo "make-dumps: $label: the cache failed; building what it lacks" >&2
   # Go 1.25 is tested for typing and the leak hunt only: zoo and leaks, amd64.
   local full=1
   [ "$label" = go1.25 ] && full=0
@@ -362,8 +375,15 @@ make_label() { # label
   fi
   # The zoo program split as distributions ship Go programs (its DWARF in a
   # separate debug file): split-debug.sh, for two releases.
+  # Its outputs are zoo's (debugfile/zoo-stripped ...): made anew when zoo's
+  # in OUTDIR are not of zoo's key.
   if [ "$label" = go1.24 ] || [ "$label" = go1.26 ]; then
-    bash "$HERE/split-debug.sh" "$OUT" "$label" || status=1
+    cache_claim "$OUT/$label/debugfile/zoo" || rm -rf "$OUT/$label/debugfile"
+    if bash "$HERE/split-debug.sh" "$OUT" "$label"; then
+      cache_claim "$OUT/$label/debugfile"/* || true
+    else
+      status=1
+    fi
   fi
   if [ "$label" = go1.19 ]; then
     cross_build "$label" retention retention-pie "" GOARCH=amd64 -- -buildmode=pie || status=1
@@ -383,6 +403,9 @@ make_label() { # label
     case "$exe" in *.json | *.buildid | *.dump | *.tmp) continue ;; esac
     write_output "$exe.dwarf.json" "$doracle" "$exe" || status=1
   done
+  if [ $status = 0 ]; then
+    cache_store || echo "make-dumps: $label: storing into the cache failed" >&2
+  fi
   echo "make-dumps: $label done in $((SECONDS - start)) s"
   return $status
 }

@@ -50,3 +50,21 @@ go_clean_environment() {
     GOGC GOMEMLIMIT GOMAXPROCS GOTRACEBACK
   export GOENV=off GOTOOLCHAIN=local CGO_ENABLED=0 GOPROXY=off GOTELEMETRY=off
 }
+
+# Prints the folder of the test caches kept outside the build folders, so
+# that a new clone on the same machine reuses them: make-dumps.sh's test
+# dumps (dump-cache.sh) and the Go build cache (go-build/ in it), which
+# capture/test.sh uses too. GOHEAP_TEST_DUMP_CACHE, else
+# $XDG_CACHE_HOME/goheap/test-dumps, else ~/.cache/goheap/test-dumps;
+# nothing when GOHEAP_TEST_DUMP_CACHE is empty or "off", or no home is known.
+test_cache_dir() {
+  if [ -n "${GOHEAP_TEST_DUMP_CACHE+set}" ]; then
+    [ "$GOHEAP_TEST_DUMP_CACHE" = off ] || echo "$GOHEAP_TEST_DUMP_CACHE"
+    return 0
+  fi
+  # A relative XDG_CACHE_HOME is ignored, as the XDG spec says.
+  case "${XDG_CACHE_HOME:-}" in
+    /*) echo "$XDG_CACHE_HOME/goheap/test-dumps" ;;
+    *) if [ -n "${HOME:-}" ]; then echo "$HOME/.cache/goheap/test-dumps"; fi ;;
+  esac
+}
