@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything goheap's build and tests need on a fresh Debian 12 machine:
-# the C++ toolchain, zlib (compressed DWARF), Boost's headers (Beast and Asio,
+# the C++ toolchain (and ccache, which keeps compiles for the next build and
+# clone), zlib (compressed DWARF), Boost's headers (Beast and Asio,
 # for goheap serve), xxHash (the index cache's checksums and keys), SQLite
 # (goheap sql), Capstone (decodes a stripped executable's code to type its
 # globals), Go 1.19 (Debian's golang-go), qemu-user-static for the
@@ -20,7 +21,7 @@ set -euo pipefail
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
 
-packages=(build-essential binutils cmake ninja-build clang clang-format libclang-rt-14-dev
+packages=(build-essential binutils ccache cmake ninja-build clang clang-format libclang-rt-14-dev
           libgtest-dev libgmock-dev libbenchmark-dev zlib1g-dev
           libboost-dev libxxhash-dev libsqlite3-dev libcapstone-dev pkg-config debuginfod
           golang-go qemu-user-static python3 ca-certificates

@@ -10,19 +10,50 @@
 #                              (build-release/) and with clang
 #                              (build-clang/), warnings as errors; on by
 #                              default in CI (CI=true)
+# Two caches outside the checkout make a run on a machine that ran it before
+# (CI's, in a new clone) faster; a new machine just runs slower, and removing
+# them is always safe:
+#   ~/.cache/ccache                every C++ compile (ccache, when installed;
+#                                  CMakeLists.txt, GOHEAP_CCACHE);
+#                                  `ccache -C` clears it
+#   ~/.cache/goheap/test-dumps     the Go test programs' executables and
+#                                  dumps, and the Go build cache
+#                                  (tests/programs/dump-cache.sh;
+#                                  GOHEAP_TEST_DUMP_CACHE=off turns it off);
+#                                  rm -rf clears it
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
+
+# ccache shares its objects between clones in other folders when it is told
+# the checkout: it compiles with paths below it rewritten to relative ones
+# (CMakeLists.txt keeps the absolute ones out of the debug info).
+export CCACHE_BASEDIR="$PWD"
+
+# ccache_counts: "HITS MISSES" of ccache so far (of every build on this
+# machine; "0 0" without ccache).
+ccache_counts() {
+  if ! command -v ccache >/dev/null; then
+    echo "0 0"
+    return
+  fi
+  ccache --print-stats 2>/dev/null | awk '$1 == "direct_cache_hit" || $1 == "preprocessed_cache_hit" {
+    h += $2 } $1 == "cache_miss" { m += $2 } END { print h + 0, m + 0 }'
+}
 
 # build_with DIR CC CXX BUILD_TYPE [CMAKE_ARGS...]: configures (once) and
 # builds everything in DIR with warnings as errors.
 build_with() {
   local dir=$1 cc=$2 cxx=$3 type=$4
   shift 4
+  local before after
   echo "test.sh: building $dir ($cxx, $type, warnings as errors)"
   CC=$cc CXX=$cxx cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE="$type" -DGOHEAP_WERROR=ON \
     "$@" >/dev/null
+  read -r -a before < <(ccache_counts)
   cmake --build "$dir" -j2
+  read -r -a after < <(ccache_counts)
+  echo "test.sh: $dir: $((after[0] - before[0])) compiles from ccache, $((after[1] - before[1])) compiled"
 }
 
 # Other compilers and optimisation levels warn about other things: a warning

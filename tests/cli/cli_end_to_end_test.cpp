@@ -135,7 +135,7 @@ TEST(CliHelp, UnknownCommandSuggestsTheClosestOne) {
                                                     {"path", "paths"},
                                                     {"goroutine", "goroutines"}};
   for (const auto& [typo, meant] : typos) {
-    RunResult r = run({typo, GOHEAP_SOURCE_DIR "/examples/leaky.dump"});
+    RunResult r = run({typo, std::string(GOHEAP_SOURCE_DIR) + "/examples/leaky.dump"});
     ASSERT_TRUE(r.exited) << r.describe();
     EXPECT_EQ(r.code, 2) << r.describe();
     EXPECT_EQ(r.out, "");
@@ -145,7 +145,7 @@ TEST(CliHelp, UnknownCommandSuggestsTheClosestOne) {
 }
 
 TEST(CliHelp, UnknownFlagIsAUsageErrorWithASuggestion) {
-  const std::string dump = GOHEAP_SOURCE_DIR "/examples/leaky.dump";
+  const std::string dump = std::string(GOHEAP_SOURCE_DIR) + "/examples/leaky.dump";
   for (const char* cmd : kCommands) {
     SCOPED_TRACE(cmd);
     std::vector<std::string> args{cmd, dump};
@@ -173,7 +173,8 @@ TEST(CliHelp, MissingDumpArgumentIsAUsageError) {
 
 // ---- bad input ------------------------------------------------------------------
 
-const std::string kFixture = GOHEAP_SOURCE_DIR "/tests/fixtures/go1.24-amd64/retention.dump";
+const std::string kFixture =
+    std::string(GOHEAP_SOURCE_DIR) + "/tests/fixtures/go1.24-amd64/retention.dump";
 
 // Every command on `path` fails cleanly: exit 1 (no signal), nothing on
 // stdout, one line on stderr that starts "goheap: " and names the file, with
@@ -275,7 +276,7 @@ TEST(CliBadInput, RealDumpWithACorruptedParamsBool) {
 }
 
 TEST(CliBadInput, AddressInNoObject) {
-  const std::string dump = GOHEAP_SOURCE_DIR "/examples/leaky.dump";
+  const std::string dump = std::string(GOHEAP_SOURCE_DIR) + "/examples/leaky.dump";
   for (const char* cmd : {"paths", "obj"}) {
     for (const char* addr : {"0x10", "0xffffffffffff0000"}) {
       SCOPED_TRACE(std::string(cmd) + " " + addr);
@@ -294,7 +295,7 @@ TEST(CliBadInput, AddressInNoObject) {
 }
 
 TEST(CliBadInput, BadAddressSyntaxIsAUsageError) {
-  RunResult r = run({"obj", GOHEAP_SOURCE_DIR "/examples/leaky.dump", "0xzz"});
+  RunResult r = run({"obj", std::string(GOHEAP_SOURCE_DIR) + "/examples/leaky.dump", "0xzz"});
   ASSERT_TRUE(r.exited) << r.describe();
   EXPECT_EQ(r.code, 2) << r.describe();
   EXPECT_EQ(r.out, "");

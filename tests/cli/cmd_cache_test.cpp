@@ -23,7 +23,7 @@ using testing::JsonValue;
 using testing::runGoheap;
 using testing::RunResult;
 
-const std::string kSampleDump = GOHEAP_SOURCE_DIR "/examples/leaky.dump";
+const std::string kSampleDump = std::string(GOHEAP_SOURCE_DIR) + "/examples/leaky.dump";
 
 std::string freshFolder(const std::string& name) {
   const std::string path = testing::scratch().file("cmd-cache-" + name);

@@ -27,8 +27,8 @@ using testing::runGoheap;
 using testing::RunResult;
 using testing::scratch;
 
-const std::string kSampleDump = GOHEAP_SOURCE_DIR "/examples/leaky.dump";
-const std::string kSampleExe = GOHEAP_SOURCE_DIR "/examples/leaky-linux-amd64";
+const std::string kSampleDump = std::string(GOHEAP_SOURCE_DIR) + "/examples/leaky.dump";
+const std::string kSampleExe = std::string(GOHEAP_SOURCE_DIR) + "/examples/leaky-linux-amd64";
 
 std::string readFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
