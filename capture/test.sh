@@ -4,9 +4,13 @@
 # Runs `go vet` and `go test` over the capture module with every Go release
 # it supports (Go 1.19, 1.24, 1.26 and 1.27: tests/programs/toolchains.sh
 # says where each is), offline: the module uses the standard library alone.
-# The Go build cache goes to GOCACHE_DIR (ctest gives one under the build
-# directory). GOHEAP_GO_LABELS="go1.19 go1.27" runs only those. ctest runs
-# this as capture_go_test (tests/CMakeLists.txt).
+# The Go build cache is the one make-dumps.sh keeps outside the build folder
+# (go-build/ in ~/.cache/goheap/test-dumps: tests/programs/toolchains.sh,
+# test_cache_dir), so that a new clone compiles no standard library again;
+# without that cache it is GOCACHE_DIR (ctest gives one under the build
+# directory), which also holds the tests' temporary files. The tests run
+# every time all the same (-count=1). GOHEAP_GO_LABELS="go1.19 go1.27" runs
+# only those. ctest runs this as capture_go_test (tests/CMakeLists.txt).
 set -euo pipefail
 
 if [ $# -ne 1 ] || [ -z "$1" ]; then
@@ -20,7 +24,12 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$HERE/../tests/programs/toolchains.sh"
 
 go_clean_environment
-export GOCACHE="$CACHE" GOPATH="$CACHE/.gopath" GOMODCACHE="$CACHE/.gopath/pkg/mod"
+GOCACHE="$CACHE"
+shared=$(test_cache_dir)
+if [ -n "$shared" ] && mkdir -p "$shared/go-build" 2>/dev/null && [ -w "$shared/go-build" ]; then
+  GOCACHE=$(cd "$shared/go-build" && pwd)
+fi
+export GOCACHE GOPATH="$CACHE/.gopath" GOMODCACHE="$CACHE/.gopath/pkg/mod"
 # The tests write heap dumps into temporary directories of their own; those
 # go under the cache, not into the machine's /tmp.
 export TMPDIR="$CACHE/tmp"
