@@ -40,11 +40,12 @@ uint64_t parseUnsigned(std::string_view text, int base) {
 
 }  // namespace
 
-Expected<std::string> readProcFile(pid_t pid, const std::string& name) {
-  const std::string path = procPath(pid, name);
+namespace {
+
+// A small file (/proc, /sys) whole, or the errno that stopped its read.
+int readAll(const std::string& path, std::string& out) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return procError(pid, path, errno);
-  std::string out;
+  if (fd < 0) return errno;
   char buffer[65536];
   for (;;) {
     const ssize_t n = ::read(fd, buffer, sizeof buffer);
@@ -52,13 +53,39 @@ Expected<std::string> readProcFile(pid_t pid, const std::string& name) {
       if (errno == EINTR) continue;
       const int err = errno;
       ::close(fd);
-      return procError(pid, path, err);
+      return err;
     }
     if (n == 0) break;
     out.append(buffer, static_cast<size_t>(n));
   }
   ::close(fd);
+  return 0;
+}
+
+}  // namespace
+
+Expected<std::string> readProcFile(pid_t pid, const std::string& name) {
+  const std::string path = procPath(pid, name);
+  std::string out;
+  if (const int err = readAll(path, out); err != 0) return procError(pid, path, err);
   return out;
+}
+
+std::string readFileOrEmpty(const std::string& path) {
+  std::string out;
+  return readAll(path, out) == 0 ? out : std::string();
+}
+
+uint64_t kibibyteField(std::string_view text, std::string_view key) {
+  uint64_t total = 0;
+  for (size_t at = text.find(key); at != std::string_view::npos; at = text.find(key, at + 1)) {
+    if (at != 0 && text[at - 1] != '\n') continue;
+    std::string_view value = text.substr(at + key.size());
+    while (!value.empty() && (value.front() == ' ' || value.front() == '\t'))
+      value.remove_prefix(1);
+    total += parseUnsigned(value, 10) * 1024;
+  }
+  return total;
 }
 
 Expected<ProcStatus> readProcStatus(pid_t pid, pid_t tid) {
@@ -108,19 +135,7 @@ Expected<ProcStatus> readProcStatus(pid_t pid, pid_t tid) {
 }
 
 uint64_t memAvailableBytes() {
-  const int fd = ::open("/proc/meminfo", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return 0;
-  char buffer[8192];
-  const ssize_t n = ::read(fd, buffer, sizeof buffer - 1);
-  ::close(fd);
-  if (n <= 0) return 0;
-  const std::string_view text(buffer, static_cast<size_t>(n));
-  constexpr std::string_view kKey = "MemAvailable:";
-  const size_t at = text.find(kKey);
-  if (at == std::string_view::npos) return 0;
-  std::string_view value = text.substr(at + kKey.size());
-  while (!value.empty() && value.front() == ' ') value.remove_prefix(1);
-  return parseUnsigned(value, 10) * 1024;  // "  1234 kB"
+  return kibibyteField(readFileOrEmpty("/proc/meminfo"), "MemAvailable:");
 }
 
 Expected<std::string> readExeLink(pid_t pid) {

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "util/error.h"
 
@@ -35,6 +36,13 @@ Expected<ProcStatus> readProcStatus(pid_t pid, pid_t tid = 0);
 // The file /proc/PID/`name` whole ("maps", "cmdline"). An Error with
 // strerror(3) and the path.
 Expected<std::string> readProcFile(pid_t pid, const std::string& name);
+
+// A small file (/proc, /sys) whole; "" when it cannot be read.
+std::string readFileOrEmpty(const std::string& path);
+
+// The sum of the numbers after `key` at the start of a line of a
+// "key: value kB" file (/proc/meminfo, smaps_rollup), in bytes; 0 when absent.
+uint64_t kibibyteField(std::string_view text, std::string_view key);
 
 // MemAvailable from /proc/meminfo, in bytes: what the kernel can hand out
 // without swapping. 0 when unknown.

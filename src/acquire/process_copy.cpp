@@ -16,8 +16,6 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <limits>
 #include <string_view>
 
@@ -28,28 +26,12 @@ namespace goheap::acquire {
 
 namespace {
 
-// The sum of the numbers after `key` in a "key: value kB" file
-// (smaps_rollup), in bytes; 0 when absent.
-uint64_t kibField(std::string_view text, std::string_view key) {
-  uint64_t total = 0;
-  for (size_t at = text.find(key); at != std::string_view::npos; at = text.find(key, at + 1)) {
-    if (at != 0 && text[at - 1] != '\n') continue;
-    total += std::strtoull(text.data() + at + key.size(), nullptr, 10) * 1024;
-  }
-  return total;
-}
-
-std::string readWhole(const std::string& path) {
-  std::ifstream in(path);
-  return in ? std::string(std::istreambuf_iterator<char>(in), {}) : std::string();
-}
-
 // Room left under the memory cgroup of `pid`: memory.max minus
 // memory.current (v2), or limit_in_bytes minus usage_in_bytes (v1);
 // UINT64_MAX when unlimited or unknown.
 uint64_t cgroupRoom(pid_t pid) {
   constexpr uint64_t kUnlimited = std::numeric_limits<uint64_t>::max();
-  const std::string cgroups = readWhole("/proc/" + std::to_string(pid) + "/cgroup");
+  const std::string cgroups = readFileOrEmpty("/proc/" + std::to_string(pid) + "/cgroup");
   std::string_view rest = cgroups;
   while (!rest.empty()) {
     const size_t eol = rest.find('\n');
@@ -58,12 +40,12 @@ uint64_t cgroupRoom(pid_t pid) {
     std::string limit, usage;
     if (line.starts_with("0::")) {
       const std::string dir = "/sys/fs/cgroup" + std::string(line.substr(3));
-      limit = readWhole(dir + "/memory.max");
-      usage = readWhole(dir + "/memory.current");
+      limit = readFileOrEmpty(dir + "/memory.max");
+      usage = readFileOrEmpty(dir + "/memory.current");
     } else if (const size_t at = line.find(":memory:"); at != std::string_view::npos) {
       const std::string dir = "/sys/fs/cgroup/memory" + std::string(line.substr(at + 8));
-      limit = readWhole(dir + "/memory.limit_in_bytes");
-      usage = readWhole(dir + "/memory.usage_in_bytes");
+      limit = readFileOrEmpty(dir + "/memory.limit_in_bytes");
+      usage = readFileOrEmpty(dir + "/memory.usage_in_bytes");
     }
     if (limit.empty() || usage.empty() || limit.starts_with("max")) continue;
     const uint64_t max = std::strtoull(limit.c_str(), nullptr, 10);
@@ -356,8 +338,8 @@ bool ProcessCopy::alive() const {
 }
 
 uint64_t ProcessCopy::copiedOnWriteBytes() const {
-  const std::string rollup = readWhole("/proc/" + std::to_string(copy_) + "/smaps_rollup");
-  return kibField(rollup, "Private_Clean:") + kibField(rollup, "Private_Dirty:");
+  const std::string rollup = readFileOrEmpty("/proc/" + std::to_string(copy_) + "/smaps_rollup");
+  return kibibyteField(rollup, "Private_Clean:") + kibibyteField(rollup, "Private_Dirty:");
 }
 
 }  // namespace goheap::acquire
