@@ -55,11 +55,14 @@ std::string zooOf(const std::string& version) {
   return std::string(GOHEAP_TESTDUMPS_DIR) + "/" + version + "/zoo";
 }
 
-// zoo in `mode` (live or churn), started in `dir` and ready.
+// zoo in `mode` (live or churn), started in `dir` and ready; `exe` instead
+// of the release's zoo when given.
 std::unique_ptr<LiveProcess> startZoo(const std::string& version, const std::string& dir,
-                                      const std::string& mode) {
+                                      const std::string& mode, const std::string& exe = "") {
   auto p = std::make_unique<LiveProcess>(
-      std::vector<std::string>{zooOf(version), dir + "/zoo.dump", dir + "/zoo.json", mode}, dir);
+      std::vector<std::string>{exe.empty() ? zooOf(version) : exe, dir + "/zoo.dump",
+                               dir + "/zoo.json", mode},
+      dir);
   EXPECT_TRUE(p->started());
   EXPECT_EQ(p->readLine(), "ready");
   return p;
@@ -355,6 +358,31 @@ TEST_P(Snap, AnAllocatingProcessGivesAConsistentHeap) {
                                   << dangling.substr(0, 2000);
     fs::remove(core);
   }
+  EXPECT_EQ(zoo->finish(), 0);
+}
+
+// Production's build (-s -w): snapped from a fork all the same, the
+// process left as found, and the core typed from the runtime's own type
+// descriptors: the program's %p/%T report is the oracle, with the floor of
+// the stripped dumps' typing (ZooTypesStripped).
+TEST_P(Snap, AStrippedProgramIsSnappedFromAFork) {
+  const std::string exe = std::string(GOHEAP_TESTDUMPS_DIR) + "/" + GetParam() + "/stripped/zoo";
+  if (!fs::exists(exe)) GTEST_SKIP() << exe << " is missing";
+  auto zoo = startZoo(GetParam(), dir_.path, "live", exe);
+  const ZooState before = stateOf(*zoo);
+  const std::string core = dir_.path + "/stripped.core";
+  const testing::RunResult r = testing::runGoheap({"snap", std::to_string(zoo->pid()), "-o", core});
+  ASSERT_EQ(r.code, 0) << r.describe();
+  EXPECT_NE(r.out.find("copied from a fork while it ran on"), std::string::npos) << r.out;
+  expectLeftAsFound(*zoo, before);
+  auto snap = testing::openSnapshot(core);
+  ASSERT_TRUE(snap.ok()) << snap.error().message();
+  EXPECT_EQ((*snap)->exe_path, exe);
+  const JsonValue report = JsonValue::parseFile(dir_.path + "/zoo.json");
+  const testing::ReportedTypes t = testing::checkReportedTypes(**snap, report["values"]);
+  ASSERT_GT(t.total, 40u);
+  EXPECT_GE(t.right * 100, t.total * 90) << t.right << " of " << t.total << " typed right:\n"
+                                         << t.wrong;
   EXPECT_EQ(zoo->finish(), 0);
 }
 
