@@ -23,14 +23,14 @@ class SnapshotBuilder {
     s.exe_problem = exe.problem;
   }
 
-  static void typeObjects(Snapshot& s) {
+  static void typeObjects(Snapshot& s, const typing::TypingOptions& options) {
     const bin::DebugInfo* table = s.exe->typeTable();
     if (table == nullptr) {
       s.types_problem = s.exe->typeTableProblem();
       return;
     }
-    s.types =
-        std::make_unique<typing::HeapTypes>(typing::typeHeap(s.model, s.heap, *s.exe, *table));
+    s.types = std::make_unique<typing::HeapTypes>(
+        typing::typeHeap(s.model, s.heap, *s.exe, *table, options));
   }
 
   static void index(Snapshot& s) {
@@ -299,16 +299,23 @@ Expected<std::unique_ptr<Snapshot>> buildSnapshot(model::HeapModel d, const Load
     s.retained = computeRetainedSizes(s.dom, s.model.objects.size.view());
     setCounts(s, countObjects(s.dom, s.model.objects));
   };
+  typing::TypingOptions typing;
+  typing.threads = std::max(1u, options.threads);
+  typing.objects_per_chunk = options.typing_objects_per_chunk;
   if (s.exe && options.type_objects && options.threads > 1) {
     // Typing reads the graph and the model, not the dominators: the two
-    // longest phases after the graph run side by side, each on one core.
+    // longest phases after the graph run side by side, the dominators on
+    // one core and typing on the others, then on every core.
+    std::atomic<unsigned> typing_threads = options.threads - 1;
+    typing.threads_now = &typing_threads;
     inPhase(sink, "type objects + dominators, retained sizes", [&] {
       std::future<void> tree = std::async(std::launch::async, [&] {
         dominators();
         retained();
         SnapshotBuilder::indexDominators(s);
+        typing_threads = options.threads;
       });
-      SnapshotBuilder::typeObjects(s);
+      SnapshotBuilder::typeObjects(s, typing);
       tree.get();
     });
     inPhase(sink, "index for queries", [&] { SnapshotBuilder::nameObjects(s); });
@@ -317,7 +324,7 @@ Expected<std::unique_ptr<Snapshot>> buildSnapshot(model::HeapModel d, const Load
   inPhase(sink, "dominators", dominators);
   inPhase(sink, "retained sizes", retained);
   if (s.exe && options.type_objects)
-    inPhase(sink, "type objects (DWARF)", [&] { SnapshotBuilder::typeObjects(s); });
+    inPhase(sink, "type objects (DWARF)", [&] { SnapshotBuilder::typeObjects(s, typing); });
   inPhase(sink, "index for queries", [&] { SnapshotBuilder::index(s); });
   return snap;
 }

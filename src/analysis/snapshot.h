@@ -46,7 +46,9 @@ Executable bindExecutable(std::string path, Expected<bin::Binary> binary,
 Executable bindExecutable(std::string path, const model::HeapModel& model);
 
 struct LoadOptions {
-  unsigned threads = 2;             // for the graph build; 2 or more types beside the dominators
+  // For the graph build and typing; with 2 or more, typing runs beside the
+  // dominators, then on every thread once they are done.
+  unsigned threads = 2;
   bool conservative_stacks = true;  // see graph::BuildOptions
   // The program's executable, if any. When it could not be bound to the
   // heap, the snapshot is built without it and says why (Snapshot::exe_problem).
@@ -57,6 +59,9 @@ struct LoadOptions {
   // A restore checks the dominator tree on a thread per this many nodes at
   // most. Tests lower it to check that the split changes nothing.
   uint32_t min_nodes_per_thread = 65536;
+  // Typing's chunks (typing::TypingOptions::objects_per_chunk): tests of
+  // small heaps lower it so that their typing is split at all.
+  size_t typing_objects_per_chunk = typing::TypingOptions{}.objects_per_chunk;
 };
 
 class Snapshot {

@@ -3,17 +3,20 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <memory>
 #include <set>
 #include <span>
 #include <unordered_map>
 
 #include "bin/global_stores.h"
+#include "typing/assignment_store.h"
 #include "typing/pending_objects.h"
 #include "typing/release_layout.h"
 #include "util/enum_names.h"
 #include "util/format.h"
 #include "util/go_version.h"
 #include "util/large_vector.h"
+#include "util/worker_team.h"
 
 namespace goheap::typing {
 
@@ -60,22 +63,6 @@ constexpr size_t kMaxMaskWords = 1024;
 // Arrays up to this long are flattened into their elements' steps.
 constexpr uint64_t kUnrolledElements = 8;
 
-struct AssignmentHash {
-  size_t operator()(const TypeAssignment& a) const {
-    const uint64_t types = uint64_t{a.layout} << 32 | a.shown;
-    const uint64_t rest = uint64_t{a.count} << 32 |
-                          uint64_t{static_cast<uint8_t>(a.evidence)} << 24 |
-                          uint64_t{static_cast<uint8_t>(a.form)} << 16 |
-                          uint64_t{a.data_offset} << 8 | a.count_guessed;
-    // Multiply-xorshift: cheap, and every input bit reaches the high bits
-    // the table's bucket index is taken from.
-    uint64_t h = types * 0x9E3779B97F4A7C15ull ^ rest;
-    h ^= h >> 29;
-    h *= 0xBF58476D1CE4E5B9ull;
-    return static_cast<size_t>(h ^ (h >> 32));
-  }
-};
-
 // The runtime's size classes (runtime/sizeclasses.go, the same from Go 1.19
 // to 1.27): an object of a small type occupies the smallest that holds it.
 constexpr uint16_t kSizeClasses[] = {
@@ -101,21 +88,67 @@ uint64_t sizeClassOf(uint64_t size) {
   return 0;  // a large object: its own pages
 }
 
+// How many objects the typing pass typed, and how (HeapTypes' counts).
+struct TypingCounts {
+  uint64_t typed_objects = 0;
+  uint64_t conflicts = 0;
+  uint64_t typed_from_roots = 0, typed_from_headers = 0;
+  uint64_t inferred_objects = 0;
+
+  TypingCounts& operator+=(const TypingCounts& o) {
+    typed_objects += o.typed_objects;
+    conflicts += o.conflicts;
+    typed_from_roots += o.typed_from_roots;
+    typed_from_headers += o.typed_from_headers;
+    inferred_objects += o.inferred_objects;
+    return *this;
+  }
+};
+
+// A type the scan of one chunk found for an object of another: applied by
+// the thread that owns that chunk, after every chunk's scan (TypingRounds).
+struct DeferredAssign {
+  NodeId target = kNoNode;
+  uint32_t offset = 0;  // of the pointer into the target
+  // At most UINT32_MAX: an array count past that is more than any object
+  // holds, which assignObject treats as it treats UINT32_MAX.
+  uint32_t count = 0;
+  TypeId layout = kNoType, shown = kNoType;
+  TypeForm form = TypeForm::None;
+  TypeEvidence evidence = TypeEvidence::Table;
+  bool approximate = false;
+  bool weak = false;  // assignWeak's: string bytes or a closure
+};
+
+// What the typing threads share. The heap is cut into chunks of
+// `chunk_size` objects by id (so by address); in a round each chunk is
+// scanned by one thread, which writes only its own chunk's objects.
+struct TypingState {
+  TypingState(size_t objects, size_t chunk)
+      : chunk_size(std::max<size_t>(1, chunk)), assignments(objects, chunk_size) {
+    for (size_t first = 0; first < objects; first += chunk_size) {
+      pending.emplace_back(std::min(chunk_size, objects - first));
+    }
+    deferred.resize(pending.size());
+  }
+  size_t chunkOf(NodeId o) const { return o / chunk_size; }
+  NodeId chunkFirst(size_t c) const { return static_cast<NodeId>(c * chunk_size); }
+
+  size_t chunk_size;
+  ObjectAssignments assignments;
+  AssignmentTable table;
+  std::vector<PendingObjects> pending;                // per chunk, by id from its first
+  std::vector<std::vector<DeferredAssign>> deferred;  // per chunk: for other chunks' objects
+};
+
+class TypingRounds;
+
 class Typer {
  public:
   Typer(const model::HeapModel& d, const graph::Heap& h, const binding::BoundExecutable& exe,
-        const bin::DebugInfo& dw, HeapTypes& out)
-      : d_(d),
-        heap_(h),
-        exe_(exe),
-        dw_(dw),
-        out_(out),
-        words_(d.words()),
-        pending_(h.objectCount()) {
-    const size_t n = h.objectCount();
-    assignLarge(narrow_assignment_, n, uint16_t{0});
-    assignments_.push_back(TypeAssignment{});  // 0: untyped
-    assignment_index_.emplace(TypeAssignment{}, 0);
+        const bin::DebugInfo& dw, TypingState& shared)
+      : d_(d), heap_(h), exe_(exe), dw_(dw), shared_(shared), words_(d.words()) {
+    shared.table.extend(known_assignments_);
     has_pointers_.assign(dw.types().size(), -1);
     special_.assign(dw.types().size(), -1);
     for (const model::ItabRecord& it : d.itabs) itab_type_.emplace(it.addr, it.type_addr);
@@ -126,6 +159,16 @@ class Typer {
     runtime_ = releaseLayout(parseGoVersion(v.empty() ? exe.binary().goVersion() : v), ptr());
   }
 
+  // Where drain() sends the pending objects: the rounds over every thread.
+  void drainWith(TypingRounds& rounds) { rounds_ = &rounds; }
+  // Scans chunk c's pending objects until it has none; what they type in
+  // other chunks goes to the chunk's deferred list.
+  void scanChunk(size_t c);
+  // Applies the deferred assignments `list`, all to objects of one chunk,
+  // which no other thread writes meanwhile.
+  void applyDeferred(std::span<const DeferredAssign> list);
+  TypingCounts& counts() { return counts_; }
+
   void seedMallocHeaders();
   // Types the object at `start` as t (n > 1: an array of about n) from a
   // type the runtime keeps with it (a malloc header, a span's largeType).
@@ -134,15 +177,6 @@ class Typer {
   void seedFrames();
   void seedFinalizersAndPanics();
   void run();
-  // Hands the assignments to `out_`; the Typer is done.
-  void finish() {
-    if (wide_assignment_.empty()) {
-      out_.assignment = PackedIds::fromPacked(0, 0, std::move(narrow_assignment_));
-    } else {
-      out_.assignment = PackedIds(std::move(wide_assignment_));
-    }
-    out_.assignments = std::move(assignments_);
-  }
 
  private:
   uint32_t ptr() const { return words_.ptrSize(); }
@@ -254,14 +288,21 @@ class Typer {
   void assign(uint64_t ptr, TypeId layout, TypeId shown, uint64_t count, TypeForm form,
               bool approximate = false);
   void assignWeak(uint64_t ptr, TypeForm form);  // string bytes, closures
+  // The two above once the object `ptr` points into is known to be o.
+  void assignObject(NodeId o, uint64_t ptr, TypeId layout, TypeId shown, uint64_t count,
+                    TypeForm form, bool approximate);
+  void assignObjectWeak(NodeId o, uint64_t ptr, TypeForm form);
   void set(NodeId o, TypeId layout, TypeId shown, uint64_t count, TypeForm form,
            bool count_guessed);
 
-  uint32_t assignmentOf(NodeId o) const {
-    return wide_assignment_.empty() ? narrow_assignment_[o] : wide_assignment_[o];
+  // Whether an assignment to object o waits for the thread of o's chunk:
+  // while a chunk is scanned, its thread writes no other chunk's objects.
+  bool deferred(NodeId o) const { return deferred_ != nullptr && (o < first_ || o >= last_); }
+  const TypeAssignment& of(NodeId o) const {
+    const uint32_t n = shared_.assignments.get(o);
+    if (n >= known_assignments_.size()) shared_.table.extend(known_assignments_);
+    return known_assignments_[n];
   }
-  const TypeAssignment& of(NodeId o) const { return assignments_[assignmentOf(o)]; }
-  void setAssignment(NodeId o, uint32_t index);
   // Gives o the assignment `a`, shared with every object that has it.
   void reassign(NodeId o, const TypeAssignment& a);
 
@@ -269,18 +310,19 @@ class Typer {
   const graph::Heap& heap_;
   const binding::BoundExecutable& exe_;
   const bin::DebugInfo& dw_;
-  HeapTypes& out_;
+  TypingState& shared_;
+  TypingRounds* rounds_ = nullptr;
   WordReader words_;
-  PendingObjects pending_;
-  // HeapTypes::assignment and ::assignments while they are made, and where
-  // each assignment is in the latter.
-  // Each object's index, in 2 bytes while the table is below 65536 entries
-  // (as in every heap measured), in 4 once it is not.
-  std::vector<uint16_t> narrow_assignment_;
-  std::vector<uint32_t> wide_assignment_;
-  std::vector<TypeAssignment> assignments_;
-  std::unordered_map<TypeAssignment, uint32_t, AssignmentHash> assignment_index_;
+  // This thread's copy of a prefix of shared_.table, and the numbers of
+  // the assignments it has made, so that most lookups take no lock.
+  mutable std::vector<TypeAssignment> known_assignments_;
+  std::unordered_map<TypeAssignment, uint32_t, AssignmentHash> numbers_;
   uint32_t last_assignment_ = 0;
+  TypingCounts counts_;
+  // The chunk being scanned, [first_, last_), and where assignments to
+  // objects outside it go; null outside a scan: every object is written.
+  NodeId first_ = 0, last_ = 0;
+  std::vector<DeferredAssign>* deferred_ = nullptr;
   std::vector<int8_t> has_pointers_;  // per TypeId: -1 unknown
   std::unordered_map<uint64_t, uint64_t> itab_type_;
   std::unordered_map<TypeId, TypeId> group_of_map_;
@@ -384,37 +426,22 @@ bool Typer::directIface(uint64_t runtime_type_addr, TypeId t) const {
   return bin::isPointerShaped(kindOf(t));
 }
 
-void Typer::setAssignment(NodeId o, uint32_t index) {
-  if (wide_assignment_.empty() && index > UINT16_MAX) {
-    resizeLarge(wide_assignment_, narrow_assignment_.size());
-    std::copy(narrow_assignment_.begin(), narrow_assignment_.end(), wide_assignment_.begin());
-    std::vector<uint16_t>().swap(narrow_assignment_);
-  }
-  if (wide_assignment_.empty()) {
-    narrow_assignment_[o] = static_cast<uint16_t>(index);
-  } else {
-    wide_assignment_[o] = index;
-  }
-}
-
 void Typer::reassign(NodeId o, const TypeAssignment& a) {
   // Objects are mostly typed in runs of one type (a slice's elements, a
   // list's nodes), so the last assignment is worth trying before the table.
-  if (!assignments_.empty() && assignments_[last_assignment_] == a) {
-    setAssignment(o, last_assignment_);
-    return;
+  if (known_assignments_[last_assignment_] != a) {
+    const auto [it, added] = numbers_.try_emplace(a, 0);
+    if (added) it->second = shared_.table.intern(a);
+    last_assignment_ = it->second;
+    if (last_assignment_ >= known_assignments_.size()) shared_.table.extend(known_assignments_);
   }
-  const auto [it, added] =
-      assignment_index_.try_emplace(a, static_cast<uint32_t>(assignments_.size()));
-  if (added) assignments_.push_back(a);
-  last_assignment_ = it->second;
-  setAssignment(o, it->second);
+  shared_.assignments.set(o, last_assignment_);
 }
 
 void Typer::set(NodeId o, TypeId layout, TypeId shown, uint64_t count, TypeForm form,
                 bool count_guessed) {
   TypeAssignment a = of(o);
-  if (a.form == TypeForm::None) out_.typed_objects++;
+  if (a.form == TypeForm::None) counts_.typed_objects++;
   a.layout = layout;
   a.shown = shown;
   a.count = static_cast<uint32_t>(std::min<uint64_t>(count, UINT32_MAX));
@@ -430,7 +457,10 @@ void Typer::set(NodeId o, TypeId layout, TypeId shown, uint64_t count, TypeForm 
     const TypeId r = dw_.resolve(layout);
     scanned = r != kNoType && special(r);
   }
-  if (scanned) pending_.add(o);
+  if (scanned) {
+    const size_t c = shared_.chunkOf(o);
+    shared_.pending[c].add(o - shared_.chunkFirst(c));
+  }
 }
 
 void Typer::assign(uint64_t ptr, TypeId layout, TypeId shown, uint64_t count, TypeForm form,
@@ -438,6 +468,17 @@ void Typer::assign(uint64_t ptr, TypeId layout, TypeId shown, uint64_t count, Ty
   if (ptr == 0 || layout == kNoType) return;
   const NodeId o = objectAt(ptr);
   if (o == kNoNode) return;
+  if (deferred(o)) {
+    deferred_->push_back({o, static_cast<uint32_t>(ptr - d_.objects.addr[o]),
+                          static_cast<uint32_t>(std::min<uint64_t>(count, UINT32_MAX)), layout,
+                          shown, form, evidence_, approximate, false});
+    return;
+  }
+  assignObject(o, ptr, layout, shown, count, form, approximate);
+}
+
+void Typer::assignObject(NodeId o, uint64_t ptr, TypeId layout, TypeId shown, uint64_t count,
+                         TypeForm form, bool approximate) {
   const TypeAssignment had = of(o);
   const uint64_t start = d_.objects.addr[o] + had.data_offset;
   if (ptr != start) return;  // a pointer into the object: it says nothing of the whole
@@ -448,7 +489,7 @@ void Typer::assign(uint64_t ptr, TypeId layout, TypeId shown, uint64_t count, Ty
     if (count * elem > room || count == 0) count = room / elem;
     if (count == 0) return;
   } else if (elem > room) {
-    out_.conflicts++;  // cannot be: the type does not fit the object
+    counts_.conflicts++;  // cannot be: the type does not fit the object
     return;
   }
   const uint64_t cover = form == TypeForm::Array ? count * elem : elem;
@@ -480,7 +521,7 @@ void Typer::assign(uint64_t ptr, TypeId layout, TypeId shown, uint64_t count, Ty
       if (startsWith(old, layout)) return;                       // we know more already
       if (instantiates(layout, old)) break;  // hchan<int> says more than runtime.hchan
       if (instantiates(old, layout)) return;
-      out_.conflicts++;
+      counts_.conflicts++;
       return;
     }
   }
@@ -490,11 +531,21 @@ void Typer::assign(uint64_t ptr, TypeId layout, TypeId shown, uint64_t count, Ty
 void Typer::assignWeak(uint64_t ptr, TypeForm form) {
   if (ptr == 0) return;
   const NodeId o = objectAt(ptr);
-  if (o == kNoNode || of(o).form != TypeForm::None) return;
+  if (o == kNoNode) return;
+  if (deferred(o)) {
+    deferred_->push_back({o, static_cast<uint32_t>(ptr - d_.objects.addr[o]), 0, kNoType, kNoType,
+                          form, evidence_, false, true});
+    return;
+  }
+  assignObjectWeak(o, ptr, form);
+}
+
+void Typer::assignObjectWeak(NodeId o, uint64_t ptr, TypeForm form) {
+  if (of(o).form != TypeForm::None) return;
   // A string may point into the middle of its bytes (a substring); a closure
   // pointer is always to the start.
   if (form == TypeForm::Closure && ptr != d_.objects.addr[o]) return;
-  out_.typed_objects++;
+  counts_.typed_objects++;
   TypeAssignment a = of(o);
   a.form = form;
   reassign(o, a);
@@ -871,7 +922,7 @@ void Typer::seedMallocHeaders() {
 }
 
 void Typer::assignFromHeader(uint64_t start, TypeId t, uint64_t n) {
-  out_.typed_from_headers++;
+  counts_.typed_from_headers++;
   // The header names the element type of an array: the slot size only
   // bounds its length, which a slice's capacity may tell exactly later.
   evidence_ = TypeEvidence::Header;
@@ -1042,11 +1093,11 @@ void Typer::seedInterfaceWords() {
 }
 
 void Typer::run() {
-  const uint64_t before = out_.typed_objects;
+  const uint64_t before = counts_.typed_objects;
   seedGlobals();
   seedFrames();
   seedFinalizersAndPanics();
-  out_.typed_from_roots = out_.typed_objects - before;
+  counts_.typed_from_roots = counts_.typed_objects - before;
   drain();
   seedInterfaceWords();
   drain();
@@ -1065,8 +1116,125 @@ void Typer::run() {
   drain();
 }
 
+void Typer::scanChunk(size_t c) {
+  first_ = shared_.chunkFirst(c);
+  last_ = static_cast<NodeId>(std::min<size_t>(first_ + shared_.chunk_size, kNoNode));
+  deferred_ = &shared_.deferred[c];
+  PendingObjects& pending = shared_.pending[c];
+  while (!pending.empty()) scanObject(first_ + pending.take());
+  // Grouped by the chunk each is for, in the order made within a group.
+  std::stable_sort(deferred_->begin(), deferred_->end(),
+                   [&](const DeferredAssign& a, const DeferredAssign& b) {
+                     return shared_.chunkOf(a.target) < shared_.chunkOf(b.target);
+                   });
+  deferred_ = nullptr;
+  evidence_ = TypeEvidence::Table;
+}
+
+void Typer::applyDeferred(std::span<const DeferredAssign> list) {
+  for (const DeferredAssign& a : list) {
+    evidence_ = a.evidence;
+    const uint64_t ptr = d_.objects.addr[a.target] + a.offset;
+    if (a.weak) {
+      assignObjectWeak(a.target, ptr, a.form);
+    } else {
+      assignObject(a.target, ptr, a.layout, a.shown, a.count, a.form, a.approximate);
+    }
+  }
+  evidence_ = TypeEvidence::Table;
+}
+
+// The typing pass's scan of pending objects, in rounds over every thread.
+//
+// A round scans every chunk with pending objects, each on one thread. A
+// chunk's scan sweeps its objects in address order, as many times as its
+// own assignments add objects to scan, and writes its own objects only;
+// what it finds for an object of another chunk is deferred. The deferred
+// assignments are then applied chunk by chunk, each chunk's in the order
+// of the chunks that made them and, within one, in the order they were
+// made; the chunks they gave objects to scan make the next round.
+//
+// So what every step reads and writes depends on the chunks alone, never on
+// which thread ran it or when: the types come out the same on any number of
+// threads. A heap of one chunk is the serial sweep exactly.
+class TypingRounds {
+ public:
+  TypingRounds(TypingState& shared, std::vector<Typer*> typers, WorkerTeam& team,
+               const TypingOptions& options)
+      : shared_(shared), typers_(std::move(typers)), team_(team), options_(options) {}
+
+  void drain() {
+    std::vector<size_t> chunks;
+    for (size_t c = 0; c < shared_.pending.size(); c++) {
+      if (!shared_.pending[c].empty()) chunks.push_back(c);
+    }
+    std::vector<Run> runs;
+    std::vector<size_t> targets;  // where each target chunk's runs start, and the end
+    while (!chunks.empty()) {
+      team_.run(chunks.size(), workers(),
+                [&](unsigned w, size_t i) { typers_[w]->scanChunk(chunks[i]); });
+      // Each chunk's deferred list is grouped by the chunk it is for: the
+      // runs for one chunk, in the order of the chunks that made them, are
+      // what that chunk's thread applies. Sorting runs, not assignments,
+      // keeps a round cheap when it has few (a long list whose nodes lie
+      // far apart takes a round per node).
+      runs.clear();
+      for (const size_t c : chunks) {
+        const std::vector<DeferredAssign>& made = shared_.deferred[c];
+        for (size_t begin = 0, end = 0; begin < made.size(); begin = end) {
+          const size_t t = shared_.chunkOf(made[begin].target);
+          for (end = begin + 1; end < made.size() && shared_.chunkOf(made[end].target) == t;
+               end++) {
+          }
+          runs.push_back({t, std::span<const DeferredAssign>(made.data() + begin, end - begin)});
+        }
+      }
+      std::stable_sort(runs.begin(), runs.end(),
+                       [](const Run& a, const Run& b) { return a.chunk < b.chunk; });
+      targets.clear();
+      for (size_t r = 0; r < runs.size(); r++) {
+        if (r == 0 || runs[r].chunk != runs[r - 1].chunk) targets.push_back(r);
+      }
+      targets.push_back(runs.size());
+      team_.run(targets.size() - 1, workers(), [&](unsigned w, size_t i) {
+        for (size_t r = targets[i]; r < targets[i + 1]; r++) {
+          typers_[w]->applyDeferred(runs[r].list);
+        }
+      });
+      for (const size_t c : chunks) std::vector<DeferredAssign>().swap(shared_.deferred[c]);
+      chunks.clear();
+      for (size_t i = 0; i + 1 < targets.size(); i++) {
+        const size_t c = runs[targets[i]].chunk;
+        if (!shared_.pending[c].empty()) chunks.push_back(c);
+      }
+    }
+    for (size_t w = 1; w < typers_.size(); w++) {
+      typers_[0]->counts() += typers_[w]->counts();
+      typers_[w]->counts() = {};
+    }
+  }
+
+ private:
+  unsigned workers() const {
+    const unsigned now =
+        options_.threads_now == nullptr ? options_.threads : options_.threads_now->load();
+    return std::clamp(now, 1u, static_cast<unsigned>(typers_.size()));
+  }
+
+  // Deferred assignments one chunk's scan made for another chunk.
+  struct Run {
+    size_t chunk;  // the chunk they are for
+    std::span<const DeferredAssign> list;
+  };
+
+  TypingState& shared_;
+  std::vector<Typer*> typers_;  // one per worker of the team; [0] runs the seeds
+  WorkerTeam& team_;
+  const TypingOptions& options_;
+};
+
 void Typer::drain() {
-  while (!pending_.empty()) scanObject(pending_.take());
+  rounds_->drain();
   evidence_ = TypeEvidence::Table;
 }
 
@@ -1217,7 +1385,7 @@ void Typer::inferByShape() {
       assign(d_.objects.addr[o], chosen, chosen, size / esize, TypeForm::Array,
              /*approximate=*/true);
     }
-    if (of(o).form != TypeForm::None) out_.inferred_objects++;
+    if (of(o).form != TypeForm::None) counts_.inferred_objects++;
   }
   evidence_ = TypeEvidence::Table;
 }
@@ -1590,7 +1758,7 @@ void Typer::inferMaps() {
     }
     assign(d_.objects.addr[o], maps[chosen].header, maps[chosen].map, 0, TypeForm::Value);
     if (of(o).form != TypeForm::None && evidence_ == TypeEvidence::Inferred) {
-      out_.inferred_objects++;
+      counts_.inferred_objects++;
     }
     evidence_ = TypeEvidence::Table;
   }
@@ -1604,7 +1772,7 @@ void Typer::inferClosures() {
     const bin::Func* f = exe_.functionEntry(words_.read(d_.objectData(o)));
     if (f == nullptr || !bin::isClosureName(f->name)) continue;
     assignWeak(d_.objects.addr[o], TypeForm::Closure);
-    if (of(o).form != TypeForm::None) out_.inferred_objects++;
+    if (of(o).form != TypeForm::None) counts_.inferred_objects++;
   }
   evidence_ = TypeEvidence::Table;
 }
@@ -1653,7 +1821,7 @@ void Typer::inferInterfaceArrays() {
     }
     if (!all || used < 2 || elem == kNoType) continue;
     assign(d_.objects.addr[o], elem, elem, n, TypeForm::Array, /*approximate=*/true);
-    if (of(o).form != TypeForm::None) out_.inferred_objects++;
+    if (of(o).form != TypeForm::None) counts_.inferred_objects++;
   }
   evidence_ = TypeEvidence::Table;
 }
@@ -1746,12 +1914,30 @@ std::string goTypeName(std::string_view n) {
 }
 
 HeapTypes typeHeap(const model::HeapModel& dump, const graph::Heap& heap,
-                   const binding::BoundExecutable& exe, const bin::DebugInfo& dwarf) {
-  HeapTypes out;
-  Typer typer(dump, heap, exe, dwarf, out);
+                   const binding::BoundExecutable& exe, const bin::DebugInfo& dwarf,
+                   const TypingOptions& options) {
+  TypingState shared(heap.objectCount(), options.objects_per_chunk);
+  const unsigned threads = std::max(1u, options.threads);
+  std::vector<std::unique_ptr<Typer>> typers;
+  std::vector<Typer*> workers;
+  for (unsigned w = 0; w < threads; w++) {
+    typers.push_back(std::make_unique<Typer>(dump, heap, exe, dwarf, shared));
+    workers.push_back(typers.back().get());
+  }
+  WorkerTeam team(threads);
+  TypingRounds rounds(shared, workers, team, options);
+  Typer& typer = *typers[0];
+  typer.drainWith(rounds);
   typer.seedMallocHeaders();
   typer.run();
-  typer.finish();
+  HeapTypes out;
+  finishAssignments(shared.assignments, shared.table, out);
+  const TypingCounts& counts = typer.counts();
+  out.typed_objects = counts.typed_objects;
+  out.conflicts = counts.conflicts;
+  out.typed_from_roots = counts.typed_from_roots;
+  out.typed_from_headers = counts.typed_from_headers;
+  out.inferred_objects = counts.inferred_objects;
   return out;
 }
 

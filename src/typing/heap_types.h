@@ -14,6 +14,7 @@
 // names (allocation site, interface type, shape).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -89,10 +90,22 @@ struct HeapTypes {
   size_t objectCount() const { return assignment.size(); }
 };
 
+struct TypingOptions {
+  unsigned threads = 1;
+  // When set, how many of those threads the pass may use at this moment
+  // (another phase may hold the rest for a while); read at every round.
+  const std::atomic<unsigned>* threads_now = nullptr;
+  // The heap is typed in chunks of this many objects, each on one thread
+  // at a time. The types depend on this size, never on the threads; a
+  // heap of one chunk is typed in one serial sweep.
+  size_t objects_per_chunk = size_t{1} << 16;
+};
+
 // Runs the typing pass over `table`: exe.typeTable(), the executable's DWARF
 // or its runtime type descriptors.
 HeapTypes typeHeap(const model::HeapModel& dump, const graph::Heap& heap,
-                   const binding::BoundExecutable& exe, const bin::DebugInfo& dwarf);
+                   const binding::BoundExecutable& exe, const bin::DebugInfo& dwarf,
+                   const TypingOptions& options = {});
 
 // "main.Session", "[8]main.Point", "map[string]int", "string",
 // "closure main.worker.func1"; empty for an untyped object.
