@@ -41,16 +41,20 @@ std::vector<TypeAssignment> AssignmentTable::take() {
   return std::move(entries_);
 }
 
-ObjectAssignments::ObjectAssignments(size_t objects, size_t chunk_size)
-    : chunk_size_(std::max<size_t>(1, chunk_size)) {
+ObjectAssignments::ObjectAssignments(size_t objects, unsigned chunk_shift)
+    : chunk_shift_(chunk_shift) {
   assignLarge(narrow_, objects, uint16_t{0});
-  wide_.resize((objects + chunk_size_ - 1) / chunk_size_);
+  wide_.resize((objects >> chunk_shift) + 1);
 }
 
-void ObjectAssignments::set(NodeId o, uint32_t number) {
-  std::unordered_map<NodeId, uint32_t>& wide = wide_[o / chunk_size_];
+uint32_t ObjectAssignments::escaped(NodeId o) const {
+  return wide_.at(o >> chunk_shift_).at(o);
+}
+
+void ObjectAssignments::setEscaped(NodeId o, uint32_t number) {
+  std::unordered_map<NodeId, uint32_t>& wide = wide_[o >> chunk_shift_];
   if (number < kEscaped) {
-    if (narrow_[o] == kEscaped) wide.erase(o);
+    wide.erase(o);
     narrow_[o] = static_cast<uint16_t>(number);
     return;
   }

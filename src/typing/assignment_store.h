@@ -40,19 +40,26 @@ class AssignmentTable {
   std::unordered_map<TypeAssignment, uint32_t, AssignmentHash> numbers_;
 };
 
-// Each object's assignment number. Objects are grouped in chunks of
-// `chunk_size` ids; threads write only the objects of the chunks they own
+// Each object's assignment number. Objects are grouped in chunks of ids;
+// threads write only the objects of the chunks they own
 // at the time, so a number past 2 bytes (rare: it takes 65535 distinct
 // assignments) goes into its chunk's own map, not a shared one.
 class ObjectAssignments {
  public:
-  ObjectAssignments(size_t objects, size_t chunk_size);
+  // Chunks of 2^chunk_shift objects.
+  ObjectAssignments(size_t objects, unsigned chunk_shift);
 
   uint32_t get(NodeId o) const {
     const uint16_t n = narrow_[o];
-    return n != kEscaped ? n : wide_.at(o / chunk_size_).at(o);
+    return n != kEscaped ? n : escaped(o);
   }
-  void set(NodeId o, uint32_t number);
+  void set(NodeId o, uint32_t number) {
+    if (number < kEscaped && narrow_[o] != kEscaped) {
+      narrow_[o] = static_cast<uint16_t>(number);
+    } else {
+      setEscaped(o, number);
+    }
+  }
   size_t size() const { return narrow_.size(); }
 
   // HeapTypes::assignment and ::assignments, renumbered in the order of
@@ -62,7 +69,11 @@ class ObjectAssignments {
 
  private:
   static constexpr uint16_t kEscaped = UINT16_MAX;
-  size_t chunk_size_;
+  // Out of line, so that get() and set() inline where they are called.
+  [[gnu::noinline]] uint32_t escaped(NodeId o) const;
+  [[gnu::noinline]] void setEscaped(NodeId o, uint32_t number);
+
+  unsigned chunk_shift_;
   std::vector<uint16_t> narrow_;
   std::vector<std::unordered_map<NodeId, uint32_t>> wide_;  // per chunk
 };

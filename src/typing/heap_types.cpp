@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <map>
 #include <memory>
 #include <set>
 #include <span>
 #include <unordered_map>
+#include <utility>
 
 #include "bin/global_stores.h"
 #include "typing/assignment_store.h"
@@ -125,16 +127,19 @@ struct DeferredAssign {
 // scanned by one thread, which writes only its own chunk's objects.
 struct TypingState {
   TypingState(size_t objects, size_t chunk)
-      : chunk_size(std::max<size_t>(1, chunk)), assignments(objects, chunk_size) {
+      : chunk_shift(static_cast<unsigned>(std::bit_width(std::max<size_t>(1, chunk) - 1))),
+        chunk_size(size_t{1} << chunk_shift),
+        assignments(objects, chunk_shift) {
     for (size_t first = 0; first < objects; first += chunk_size) {
       pending.emplace_back(std::min(chunk_size, objects - first));
     }
     deferred.resize(pending.size());
   }
-  size_t chunkOf(NodeId o) const { return o / chunk_size; }
-  NodeId chunkFirst(size_t c) const { return static_cast<NodeId>(c * chunk_size); }
+  size_t chunkOf(NodeId o) const { return o >> chunk_shift; }
+  NodeId chunkFirst(size_t c) const { return static_cast<NodeId>(c << chunk_shift); }
 
-  size_t chunk_size;
+  unsigned chunk_shift;
+  size_t chunk_size;  // TypingOptions::objects_per_chunk, rounded up to a power of 2
   ObjectAssignments assignments;
   AssignmentTable table;
   std::vector<PendingObjects> pending;                // per chunk, by id from its first
@@ -167,6 +172,9 @@ class Typer {
   // Applies the deferred assignments `list`, all to objects of one chunk,
   // which no other thread writes meanwhile.
   void applyDeferred(std::span<const DeferredAssign> list);
+  // Puts `list` in runs by the chunk each assignment is for, in the order
+  // made within a run (the order of the runs is not kept).
+  void groupByChunk(std::vector<DeferredAssign>& list);
   TypingCounts& counts() { return counts_; }
 
   void seedMallocHeaders();
@@ -300,9 +308,13 @@ class Typer {
   bool deferred(NodeId o) const { return deferred_ != nullptr && (o < first_ || o >= last_); }
   const TypeAssignment& of(NodeId o) const {
     const uint32_t n = shared_.assignments.get(o);
-    if (n >= known_assignments_.size()) shared_.table.extend(known_assignments_);
+    if (n >= known_assignments_.size()) [[unlikely]]
+      learnAssignments();
     return known_assignments_[n];
   }
+  // Copies what other threads added to the table: out of line, so that
+  // of() stays small enough to inline.
+  [[gnu::noinline]] void learnAssignments() const { shared_.table.extend(known_assignments_); }
   // Gives o the assignment `a`, shared with every object that has it.
   void reassign(NodeId o, const TypeAssignment& a);
 
@@ -323,7 +335,9 @@ class Typer {
   // objects outside it go; null outside a scan: every object is written.
   NodeId first_ = 0, last_ = 0;
   std::vector<DeferredAssign>* deferred_ = nullptr;
-  std::vector<int8_t> has_pointers_;  // per TypeId: -1 unknown
+  std::vector<size_t> chunk_counts_;     // groupByChunk's, per chunk: 0 between calls
+  std::vector<DeferredAssign> grouped_;  // groupByChunk's output, kept for its capacity
+  std::vector<int8_t> has_pointers_;     // per TypeId: -1 unknown
   std::unordered_map<uint64_t, uint64_t> itab_type_;
   std::unordered_map<TypeId, TypeId> group_of_map_;
   std::unordered_map<TypeId, std::vector<ScanOp>> layouts_;
@@ -433,7 +447,7 @@ void Typer::reassign(NodeId o, const TypeAssignment& a) {
     const auto [it, added] = numbers_.try_emplace(a, 0);
     if (added) it->second = shared_.table.intern(a);
     last_assignment_ = it->second;
-    if (last_assignment_ >= known_assignments_.size()) shared_.table.extend(known_assignments_);
+    if (last_assignment_ >= known_assignments_.size()) learnAssignments();
   }
   shared_.assignments.set(o, last_assignment_);
 }
@@ -1122,13 +1136,26 @@ void Typer::scanChunk(size_t c) {
   deferred_ = &shared_.deferred[c];
   PendingObjects& pending = shared_.pending[c];
   while (!pending.empty()) scanObject(first_ + pending.take());
-  // Grouped by the chunk each is for, in the order made within a group.
-  std::stable_sort(deferred_->begin(), deferred_->end(),
-                   [&](const DeferredAssign& a, const DeferredAssign& b) {
-                     return shared_.chunkOf(a.target) < shared_.chunkOf(b.target);
-                   });
+  groupByChunk(*deferred_);
   deferred_ = nullptr;
   evidence_ = TypeEvidence::Table;
+}
+
+// A counting sort by the target's chunk that keeps the order within one.
+void Typer::groupByChunk(std::vector<DeferredAssign>& list) {
+  if (list.size() < 2) return;
+  if (chunk_counts_.empty()) chunk_counts_.assign(shared_.pending.size() + 1, 0);
+  std::vector<size_t> chunks;
+  for (const DeferredAssign& a : list) {
+    if (chunk_counts_[shared_.chunkOf(a.target)]++ == 0)
+      chunks.push_back(shared_.chunkOf(a.target));
+  }
+  size_t start = 0;
+  for (const size_t c : chunks) start += std::exchange(chunk_counts_[c], start);
+  grouped_.resize(list.size());
+  for (const DeferredAssign& a : list) grouped_[chunk_counts_[shared_.chunkOf(a.target)]++] = a;
+  for (const size_t c : chunks) chunk_counts_[c] = 0;
+  list.swap(grouped_);
 }
 
 void Typer::applyDeferred(std::span<const DeferredAssign> list) {
@@ -1173,7 +1200,7 @@ class TypingRounds {
     while (!chunks.empty()) {
       team_.run(chunks.size(), workers(),
                 [&](unsigned w, size_t i) { typers_[w]->scanChunk(chunks[i]); });
-      // Each chunk's deferred list is grouped by the chunk it is for: the
+      // Each chunk's deferred list is in runs by the chunk they are for: the
       // runs for one chunk, in the order of the chunks that made them, are
       // what that chunk's thread applies. Sorting runs, not assignments,
       // keeps a round cheap when it has few (a long list whose nodes lie
@@ -1215,10 +1242,9 @@ class TypingRounds {
   }
 
  private:
-  unsigned workers() const {
-    const unsigned now =
-        options_.threads_now == nullptr ? options_.threads : options_.threads_now->load();
-    return std::clamp(now, 1u, static_cast<unsigned>(typers_.size()));
+  // How many threads may work now; it may grow during a round.
+  const std::atomic<unsigned>& workers() const {
+    return options_.threads_now != nullptr ? *options_.threads_now : all_threads_;
   }
 
   // Deferred assignments one chunk's scan made for another chunk.
@@ -1231,6 +1257,7 @@ class TypingRounds {
   std::vector<Typer*> typers_;  // one per worker of the team; [0] runs the seeds
   WorkerTeam& team_;
   const TypingOptions& options_;
+  const std::atomic<unsigned> all_threads_{options_.threads};
 };
 
 void Typer::drain() {

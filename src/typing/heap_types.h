@@ -95,9 +95,9 @@ struct TypingOptions {
   // When set, how many of those threads the pass may use at this moment
   // (another phase may hold the rest for a while); read at every round.
   const std::atomic<unsigned>* threads_now = nullptr;
-  // The heap is typed in chunks of this many objects, each on one thread
-  // at a time. The types depend on this size, never on the threads; a
-  // heap of one chunk is typed in one serial sweep.
+  // The heap is typed in chunks of this many objects (rounded up to a power
+  // of 2), each on one thread at a time. The types depend on this size,
+  // never on the threads; a heap of one chunk is typed in one serial sweep.
   size_t objects_per_chunk = size_t{1} << 16;
 };
 

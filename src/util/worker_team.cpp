@@ -1,6 +1,7 @@
 #include "util/worker_team.h"
 
 #include <algorithm>
+#include <chrono>
 
 namespace goheap {
 
@@ -20,8 +21,19 @@ WorkerTeam::~WorkerTeam() {
 
 void WorkerTeam::run(size_t items, unsigned workers,
                      const std::function<void(unsigned, size_t)>& fn) {
-  workers = static_cast<unsigned>(std::min<size_t>({workers, size(), items}));
-  if (workers <= 1) {
+  if (std::min<size_t>({workers, size(), items}) <= 1) {
+    for (size_t i = 0; i < items; i++) fn(0, i);
+    return;
+  }
+  const std::atomic<unsigned> fixed = workers;
+  run(items, fixed, fn);
+}
+
+void WorkerTeam::run(size_t items, const std::atomic<unsigned>& workers,
+                     const std::function<void(unsigned, size_t)>& fn) {
+  // The helpers that may ever join: all, if the number may grow.
+  const unsigned most = static_cast<unsigned>(std::min<size_t>(size(), items));
+  if (most <= 1) {
     for (size_t i = 0; i < items; i++) fn(0, i);
     return;
   }
@@ -30,19 +42,34 @@ void WorkerTeam::run(size_t items, unsigned workers,
     fn_ = &fn;
     items_ = items;
     next_item_.store(0, std::memory_order_relaxed);
-    workers_ = workers;
-    busy_ = workers - 1;
+    workers_ = most;
+    growing_workers_ = &workers;
+    busy_ = most - 1;
     generation_++;
   }
   started_.notify_all();
   takeItems(0);
+  // Every item is taken: helpers still waiting to be let in are done. The
+  // lock orders this after their look at next_item_.
+  { std::lock_guard lock(mutex_); }
+  let_in_.notify_all();
   std::unique_lock lock(mutex_);
   finished_.wait(lock, [&] { return busy_ == 0; });
   fn_ = nullptr;
+  growing_workers_ = nullptr;
 }
 
 void WorkerTeam::takeItems(unsigned worker) {
-  for (size_t i = next_item_.fetch_add(1); i < items_; i = next_item_.fetch_add(1)) {
+  while (next_item_.load() < items_) {
+    if (worker > 0 && worker >= growing_workers_->load()) {
+      std::unique_lock lock(mutex_);
+      let_in_.wait_for(lock, std::chrono::milliseconds(2), [&] {
+        return next_item_.load() >= items_ || worker < growing_workers_->load();
+      });
+      continue;
+    }
+    const size_t i = next_item_.fetch_add(1);
+    if (i >= items_) return;
     (*fn_)(worker, i);
   }
 }

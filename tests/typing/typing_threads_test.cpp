@@ -56,7 +56,7 @@ class TypingThreads : public ::testing::TestWithParam<std::string> {
       return seen(typing::typeHeap(s.model, s.heap, *s.exe, table, o));
     };
     EXPECT_EQ(typeWith(1, size_t{1} << 30), serial) << "one chunk is the serial sweep";
-    for (const size_t chunk : {size_t{1}, size_t{64}, size_t{1000}}) {
+    for (const size_t chunk : {size_t{1}, size_t{64}, size_t{1024}}) {
       SCOPED_TRACE("chunks of " + std::to_string(chunk) + " objects");
       const TypesSeen one = typeWith(1, chunk);
       for (const unsigned threads : {2u, 3u, 8u}) {
