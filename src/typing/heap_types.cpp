@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <deque>
 #include <map>
 #include <memory>
 #include <set>
@@ -122,6 +123,8 @@ struct DeferredAssign {
   bool weak = false;  // assignWeak's: string bytes or a closure
 };
 
+using DeferredAssigns = std::deque<DeferredAssign>;
+
 // What the typing threads share. The heap is cut into chunks of
 // `chunk_size` objects by id (so by address); in a round each chunk is
 // scanned by one thread, which writes only its own chunk's objects.
@@ -142,8 +145,12 @@ struct TypingState {
   size_t chunk_size;  // TypingOptions::objects_per_chunk, rounded up to a power of 2
   ObjectAssignments assignments;
   AssignmentTable table;
-  std::vector<PendingObjects> pending;                // per chunk, by id from its first
-  std::vector<std::vector<DeferredAssign>> deferred;  // per chunk: for other chunks' objects
+  std::vector<PendingObjects> pending;  // per chunk, by id from its first
+  // Per chunk: its scan's assignments for other chunks' objects. A deque
+  // grows without copying: a chunk can defer hundreds of thousands (the
+  // entries of one big map), and a vector's doubling held the old copy
+  // beside the new at the time the dominators' memory peaks.
+  std::vector<DeferredAssigns> deferred;
 };
 
 class TypingRounds;
@@ -169,12 +176,10 @@ class Typer {
   // Scans chunk c's pending objects until it has none; what they type in
   // other chunks goes to the chunk's deferred list.
   void scanChunk(size_t c);
-  // Applies the deferred assignments `list`, all to objects of one chunk,
-  // which no other thread writes meanwhile.
-  void applyDeferred(std::span<const DeferredAssign> list);
-  // Puts `list` in runs by the chunk each assignment is for, in the order
-  // made within a run (the order of the runs is not kept).
-  void groupByChunk(std::vector<DeferredAssign>& list);
+  // Applies those of the deferred assignments `list` that are for chunks
+  // of part `part` (chunk % parts == part), which no other thread writes
+  // meanwhile.
+  void applyDeferred(const DeferredAssigns& list, size_t part, size_t parts);
   TypingCounts& counts() { return counts_; }
 
   void seedMallocHeaders();
@@ -334,10 +339,8 @@ class Typer {
   // The chunk being scanned, [first_, last_), and where assignments to
   // objects outside it go; null outside a scan: every object is written.
   NodeId first_ = 0, last_ = 0;
-  std::vector<DeferredAssign>* deferred_ = nullptr;
-  std::vector<size_t> chunk_counts_;     // groupByChunk's, per chunk: 0 between calls
-  std::vector<DeferredAssign> grouped_;  // groupByChunk's output, kept for its capacity
-  std::vector<int8_t> has_pointers_;     // per TypeId: -1 unknown
+  DeferredAssigns* deferred_ = nullptr;
+  std::vector<int8_t> has_pointers_;  // per TypeId: -1 unknown
   std::unordered_map<uint64_t, uint64_t> itab_type_;
   std::unordered_map<TypeId, TypeId> group_of_map_;
   std::unordered_map<TypeId, std::vector<ScanOp>> layouts_;
@@ -1136,30 +1139,13 @@ void Typer::scanChunk(size_t c) {
   deferred_ = &shared_.deferred[c];
   PendingObjects& pending = shared_.pending[c];
   while (!pending.empty()) scanObject(first_ + pending.take());
-  groupByChunk(*deferred_);
   deferred_ = nullptr;
   evidence_ = TypeEvidence::Table;
 }
 
-// A counting sort by the target's chunk that keeps the order within one.
-void Typer::groupByChunk(std::vector<DeferredAssign>& list) {
-  if (list.size() < 2) return;
-  if (chunk_counts_.empty()) chunk_counts_.assign(shared_.pending.size() + 1, 0);
-  std::vector<size_t> chunks;
+void Typer::applyDeferred(const DeferredAssigns& list, size_t part, size_t parts) {
   for (const DeferredAssign& a : list) {
-    if (chunk_counts_[shared_.chunkOf(a.target)]++ == 0)
-      chunks.push_back(shared_.chunkOf(a.target));
-  }
-  size_t start = 0;
-  for (const size_t c : chunks) start += std::exchange(chunk_counts_[c], start);
-  grouped_.resize(list.size());
-  for (const DeferredAssign& a : list) grouped_[chunk_counts_[shared_.chunkOf(a.target)]++] = a;
-  for (const size_t c : chunks) chunk_counts_[c] = 0;
-  list.swap(grouped_);
-}
-
-void Typer::applyDeferred(std::span<const DeferredAssign> list) {
-  for (const DeferredAssign& a : list) {
+    if (shared_.chunkOf(a.target) % parts != part) continue;
     evidence_ = a.evidence;
     const uint64_t ptr = d_.objects.addr[a.target] + a.offset;
     if (a.weak) {
@@ -1173,13 +1159,17 @@ void Typer::applyDeferred(std::span<const DeferredAssign> list) {
 
 // The typing pass's scan of pending objects, in rounds over every thread.
 //
-// A round scans every chunk with pending objects, each on one thread. A
+// A round scans a wave of chunks: those with pending objects among
+// TypingOptions::chunks_per_wave consecutive ones, each on one thread. A
 // chunk's scan sweeps its objects in address order, as many times as its
 // own assignments add objects to scan, and writes its own objects only;
 // what it finds for an object of another chunk is deferred. The deferred
 // assignments are then applied chunk by chunk, each chunk's in the order
 // of the chunks that made them and, within one, in the order they were
-// made; the chunks they gave objects to scan make the next round.
+// made. Waves follow each other in address order, and the sweep of waves
+// starts again until no chunk has objects to scan: as in a serial sweep,
+// what a wave types ahead of it is scanned in the same sweep. Only one
+// wave's deferred assignments are held at a time.
 //
 // So what every step reads and writes depends on the chunks alone, never on
 // which thread ran it or when: the types come out the same on any number of
@@ -1191,48 +1181,19 @@ class TypingRounds {
       : shared_(shared), typers_(std::move(typers)), team_(team), options_(options) {}
 
   void drain() {
+    const size_t count = shared_.pending.size();
+    const size_t per_wave = std::max<size_t>(1, options_.chunks_per_wave);
     std::vector<size_t> chunks;
-    for (size_t c = 0; c < shared_.pending.size(); c++) {
-      if (!shared_.pending[c].empty()) chunks.push_back(c);
-    }
-    std::vector<Run> runs;
-    std::vector<size_t> targets;  // where each target chunk's runs start, and the end
-    while (!chunks.empty()) {
-      team_.run(chunks.size(), workers(),
-                [&](unsigned w, size_t i) { typers_[w]->scanChunk(chunks[i]); });
-      // Each chunk's deferred list is in runs by the chunk they are for: the
-      // runs for one chunk, in the order of the chunks that made them, are
-      // what that chunk's thread applies. Sorting runs, not assignments,
-      // keeps a round cheap when it has few (a long list whose nodes lie
-      // far apart takes a round per node).
-      runs.clear();
-      for (const size_t c : chunks) {
-        const std::vector<DeferredAssign>& made = shared_.deferred[c];
-        for (size_t begin = 0, end = 0; begin < made.size(); begin = end) {
-          const size_t t = shared_.chunkOf(made[begin].target);
-          for (end = begin + 1; end < made.size() && shared_.chunkOf(made[end].target) == t;
-               end++) {
-          }
-          runs.push_back({t, std::span<const DeferredAssign>(made.data() + begin, end - begin)});
+    for (bool swept_any = true; swept_any;) {
+      swept_any = false;
+      for (size_t first = 0; first < count; first += per_wave) {
+        chunks.clear();
+        for (size_t c = first; c < std::min(count, first + per_wave); c++) {
+          if (!shared_.pending[c].empty()) chunks.push_back(c);
         }
-      }
-      std::stable_sort(runs.begin(), runs.end(),
-                       [](const Run& a, const Run& b) { return a.chunk < b.chunk; });
-      targets.clear();
-      for (size_t r = 0; r < runs.size(); r++) {
-        if (r == 0 || runs[r].chunk != runs[r - 1].chunk) targets.push_back(r);
-      }
-      targets.push_back(runs.size());
-      team_.run(targets.size() - 1, workers(), [&](unsigned w, size_t i) {
-        for (size_t r = targets[i]; r < targets[i + 1]; r++) {
-          typers_[w]->applyDeferred(runs[r].list);
-        }
-      });
-      for (const size_t c : chunks) std::vector<DeferredAssign>().swap(shared_.deferred[c]);
-      chunks.clear();
-      for (size_t i = 0; i + 1 < targets.size(); i++) {
-        const size_t c = runs[targets[i]].chunk;
-        if (!shared_.pending[c].empty()) chunks.push_back(c);
+        if (chunks.empty()) continue;
+        swept_any = true;
+        round(chunks);
       }
     }
     for (size_t w = 1; w < typers_.size(); w++) {
@@ -1242,16 +1203,37 @@ class TypingRounds {
   }
 
  private:
+  // Scans `chunks` (ascending), then applies what they deferred.
+  void round(const std::vector<size_t>& chunks) {
+    // Waking a thread costs tens of microseconds, and a long list whose
+    // nodes lie far apart takes a round per node: a round with little to
+    // do runs on this thread alone (which thread runs it changes nothing).
+    size_t pending = 0;
+    for (const size_t c : chunks) pending += shared_.pending[c].size();
+    const auto scan = [&](unsigned w, size_t i) { typers_[w]->scanChunk(chunks[i]); };
+    if (pending < options_.fewest_to_share) {
+      team_.run(chunks.size(), 1u, scan);
+    } else {
+      team_.run(chunks.size(), workers(), scan);
+    }
+    // The deferred assignments in the order made: by the chunks that made
+    // them, then as each made them. Every chunk they are for is one part's
+    // (its number modulo the parts), and each part's thread reads them all
+    // and applies its own: no two threads write one chunk, and each chunk
+    // gets its assignments in that order.
+    size_t deferred = 0;
+    for (const size_t c : chunks) deferred += shared_.deferred[c].size();
+    const size_t parts = deferred < options_.fewest_to_share ? 1 : typers_.size();
+    team_.run(parts, workers(), [&](unsigned w, size_t part) {
+      for (const size_t c : chunks) typers_[w]->applyDeferred(shared_.deferred[c], part, parts);
+    });
+    for (const size_t c : chunks) DeferredAssigns().swap(shared_.deferred[c]);
+  }
+
   // How many threads may work now; it may grow during a round.
   const std::atomic<unsigned>& workers() const {
     return options_.threads_now != nullptr ? *options_.threads_now : all_threads_;
   }
-
-  // Deferred assignments one chunk's scan made for another chunk.
-  struct Run {
-    size_t chunk;  // the chunk they are for
-    std::span<const DeferredAssign> list;
-  };
 
   TypingState& shared_;
   std::vector<Typer*> typers_;  // one per worker of the team; [0] runs the seeds

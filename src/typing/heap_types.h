@@ -99,6 +99,12 @@ struct TypingOptions {
   // of 2), each on one thread at a time. The types depend on this size,
   // never on the threads; a heap of one chunk is typed in one serial sweep.
   size_t objects_per_chunk = size_t{1} << 16;
+  // Chunks are scanned in waves of up to this many consecutive ones (see
+  // TypingRounds): the most threads one wave can use.
+  size_t chunks_per_wave = 16;
+  // A round with fewer objects to scan, or fewer assignments to apply, runs
+  // on one thread: waking the others would cost more. Tests lower it.
+  size_t fewest_to_share = 4096;
 };
 
 // Runs the typing pass over `table`: exe.typeTable(), the executable's DWARF

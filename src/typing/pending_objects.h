@@ -27,6 +27,7 @@ class PendingObjects {
 
   void add(NodeId o);
   bool empty() const { return pending_ == 0; }
+  size_t size() const { return pending_; }
   // The pending id at or after the sweep's position, or, when there is none,
   // the lowest pending id (a new sweep); no longer pending once taken.
   // Must not be called when empty().

@@ -53,6 +53,7 @@ class TypingThreads : public ::testing::TestWithParam<std::string> {
       typing::TypingOptions o;
       o.threads = threads;
       o.objects_per_chunk = chunk;
+      o.fewest_to_share = 0;  // every round on every thread, however small
       return seen(typing::typeHeap(s.model, s.heap, *s.exe, table, o));
     };
     EXPECT_EQ(typeWith(1, size_t{1} << 30), serial) << "one chunk is the serial sweep";
