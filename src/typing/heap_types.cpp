@@ -1211,10 +1211,11 @@ class TypingRounds {
     size_t pending = 0;
     for (const size_t c : chunks) pending += shared_.pending[c].size();
     const auto scan = [&](unsigned w, size_t i) { typers_[w]->scanChunk(chunks[i]); };
-    if (pending < options_.fewest_to_share) {
-      team_.run(chunks.size(), 1u, scan);
-    } else {
+    const bool shared = pending >= options_.fewest_to_share && chunks.size() > 1;
+    if (shared) {
       team_.run(chunks.size(), workers(), scan);
+    } else {
+      team_.run(chunks.size(), 1u, scan);
     }
     // The deferred assignments in the order made: by the chunks that made
     // them, then as each made them. Every chunk they are for is one part's
@@ -1224,6 +1225,10 @@ class TypingRounds {
     size_t deferred = 0;
     for (const size_t c : chunks) deferred += shared_.deferred[c].size();
     const size_t parts = deferred < options_.fewest_to_share ? 1 : typers_.size();
+    if (options_.rounds != nullptr) {
+      options_.rounds->rounds++;
+      options_.rounds->shared += shared || parts > 1 ? 1 : 0;
+    }
     team_.run(parts, workers(), [&](unsigned w, size_t part) {
       for (const size_t c : chunks) typers_[w]->applyDeferred(shared_.deferred[c], part, parts);
     });

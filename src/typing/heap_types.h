@@ -105,6 +105,11 @@ struct TypingOptions {
   // A round with fewer objects to scan, or fewer assignments to apply, runs
   // on one thread: waking the others would cost more. Tests lower it.
   size_t fewest_to_share = 4096;
+  // When set, how the pass ran: its rounds, and those run on more than
+  // one thread.
+  struct Rounds {
+    uint64_t rounds = 0, shared = 0;
+  }* rounds = nullptr;
 };
 
 // Runs the typing pass over `table`: exe.typeTable(), the executable's DWARF
