@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <set>
+#include <thread>
 #include <vector>
 
 namespace goheap {
@@ -35,6 +37,29 @@ TEST(WorkerTeam, OneWorkerOrOneItemRunsOnTheCaller) {
   team.run(5, 1, [&](unsigned, size_t) { seen.insert(std::this_thread::get_id()); });
   team.run(1, 3, [&](unsigned, size_t) { seen.insert(std::this_thread::get_id()); });
   EXPECT_EQ(seen, std::set<std::thread::id>{caller});
+}
+
+// Typing starts on the threads the dominators leave it and takes theirs
+// when they are done: workers let in during a run take the items left.
+TEST(WorkerTeam, WorkersLetInDuringARunTakeTheItemsLeft) {
+  WorkerTeam team(3);
+  std::atomic<unsigned> allowed{1};
+  std::vector<std::atomic<int>> by_worker(team.size());
+  std::atomic<int> runs{0};
+  team.run(200, allowed, [&](unsigned w, size_t i) {
+    if (i == 0) {
+      EXPECT_EQ(w, 0u) << "only the caller at first";
+      allowed = 3;
+      // Hold the caller here until a helper has taken an item (or 5 s).
+      for (int waited = 0; waited < 5000 && by_worker[1] + by_worker[2] == 0; waited++) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+    }
+    by_worker[w]++;
+    runs++;
+  });
+  EXPECT_EQ(runs, 200);
+  EXPECT_GT(by_worker[1] + by_worker[2], 0);
 }
 
 }  // namespace
