@@ -110,8 +110,9 @@ void addCacheFlags(CommandSpec& spec) {
       .defaultValue("");
   spec.boolFlag("no-cache", "neither read nor write the index cache");
   spec.flag("threads", "N",
-            "threads for opening a heap: building the graph, typing beside the dominators, "
-            "checking a cache entry (default: the machine's cores; 0 means the same; at most " +
+            "threads for opening a heap: building the graph, typing (beside the dominators, "
+            "then on every thread), checking a cache entry (default: the machine's cores; 0 means "
+            "the same; at most " +
                 std::to_string(kMaxThreads) +
                 "). Answers are the same on any number; e.g. --threads 1 on a busy machine")
       .kind(ValueKind::Uint);

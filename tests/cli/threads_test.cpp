@@ -1,5 +1,5 @@
 // --threads N changes how a heap is opened (the graph's edges split over
-// threads, typing beside the dominators, a cache entry checked beside the
+// threads, typing on every thread, a cache entry checked beside the
 // graph), never what goheap answers: every command's --json is the same,
 // byte for byte, on 1, 2 and 8 threads, on the real test dumps of every Go
 // release, with and without DWARF, and read back from the cache.
