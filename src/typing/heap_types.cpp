@@ -1202,6 +1202,13 @@ class TypingRounds {
     }
   }
 
+  // Calls fn(typer, part) for each part in [0, parts), on every thread,
+  // with the calling thread's Typer; for work that reads the assignments
+  // and writes none.
+  void forEachPart(size_t parts, const std::function<void(Typer&, size_t)>& fn) {
+    team_.run(parts, workers(), [&](unsigned w, size_t p) { fn(*typers_[w], p); });
+  }
+
  private:
   // Scans `chunks` (ascending), then applies what they deferred.
   void round(const std::vector<size_t>& chunks) {
@@ -1334,11 +1341,10 @@ void Typer::inferByShape() {
   }
   // The element types E and sizes of the arrays [k]E (k >= 2, the last
   // element holding the last pointer word) whose mask is `mask`: the first
-  // element's mask repeated k times.
-  std::vector<uint64_t> first;
-  std::vector<std::pair<TypeId, uint64_t>> explaining, candidates;
-  auto explainedByArray = [&](uint64_t object_size, const std::vector<uint64_t>& mask) {
-    explaining.clear();
+  // element's mask repeated k times. Adds them to `out`.
+  using Candidate = std::pair<TypeId, uint64_t>;  // a type, and its size if an element type
+  auto explainedByArray = [&](uint64_t object_size, const std::vector<uint64_t>& mask,
+                              std::vector<uint64_t>& first, std::vector<Candidate>& out) {
     for (const auto& [esize, masks] : elements) {
       const uint64_t k = mask.back() / esize + 1;
       if (k < 2 || k * esize > object_size || mask.size() % k != 0) continue;
@@ -1351,55 +1357,85 @@ void Typer::inferByShape() {
         same = mask[i] == mask[i - per] + esize;
       }
       if (!same) continue;
-      for (TypeId e : it->second) explaining.emplace_back(e, esize);
+      for (TypeId e : it->second) out.emplace_back(e, esize);
     }
-    return !explaining.empty();
   };
   const uint64_t header_threshold =
       runtime_.malloc_header_size != 0 ? uint64_t{ptr()} * ptr() * 8 : UINT64_MAX;
-  evidence_ = TypeEvidence::Inferred;
-  for (NodeId o = 0; o < heap_.objectCount(); o++) {
-    if (of(o).form != TypeForm::None || !holdsPointers(o)) continue;
-    const uint64_t size = d_.objects.size[o];
-    if (size > header_threshold || size > 32768) continue;  // headers name those
-    words.clear();
-    d_.forEachObjectSlot(o, [&](uint64_t off) { words.push_back(off); });
-    std::sort(words.begin(), words.end());
-    // Candidates: the structs of this shape, and the element types of the
-    // arrays whose mask it is (a slice's backing array).
-    candidates.clear();
-    if (auto it = by_shape.find({size, words}); it != by_shape.end()) {
-      for (TypeId t : it->second) candidates.emplace_back(t, 0);
-    }
-    if (explainedByArray(size, words)) {
-      candidates.insert(candidates.end(), explaining.begin(), explaining.end());
-    }
-    if (candidates.empty()) continue;
-    // A closure's context starts with its function's entry: no Go type.
-    if (exe_.functionEntry(words_.read(d_.objectData(o))) != nullptr) continue;
-    // Several fit: keep the one whose pointer fields (the first element's,
-    // for an array) agree with the objects they point at (their types, or
-    // their shapes), when exactly one does.
-    if (candidates.size() > 1) {
-      std::erase_if(candidates,
-                    [&](const auto& c) { return targetsAgree(o, c.first) != Agreement::Agrees; });
-    } else if (targetsAgree(o, candidates.front().first) == Agreement::Contradicts) {
-      continue;  // one fits, but what it points at says otherwise
-    }
-    if (candidates.size() != 1) continue;
-    const auto [chosen, esize] = candidates.front();
-    if (esize == 0) {
-      assign(d_.objects.addr[o] + of(o).data_offset, chosen, chosen, 0, TypeForm::Value);
-    } else {
-      // Only arrays of structs: a mask of pointers or strings repeated is
-      // any slice's of them.
-      if (kindOf(chosen) != GoKind::Struct || neverAllocatedAlone(dw_.type(chosen).name)) {
+  // First the candidates of every untyped object: they depend on its own
+  // bytes and the table alone (and this loop types nothing), so they are
+  // found on every thread, in parts of the heap put back in order.
+  struct Shaped {
+    NodeId object;
+    uint32_t first, count;  // its candidates in the part's list
+  };
+  struct Part {
+    std::vector<Shaped> objects;
+    std::vector<Candidate> candidates;
+  };
+  const size_t n = heap_.objectCount();
+  std::vector<Part> parts(std::min<size_t>(64, n / 4096 + 1));
+  rounds_->forEachPart(parts.size(), [&](Typer& self, size_t p) {
+    std::vector<uint64_t> mask, first;
+    Part& part = parts[p];
+    for (NodeId o = static_cast<NodeId>(n * p / parts.size()); o < n * (p + 1) / parts.size();
+         o++) {
+      if (self.of(o).form != TypeForm::None || !holdsPointers(o)) continue;
+      const uint64_t size = d_.objects.size[o];
+      if (size > header_threshold || size > 32768) continue;  // headers name those
+      mask.clear();
+      d_.forEachObjectSlot(o, [&](uint64_t off) { mask.push_back(off); });
+      std::sort(mask.begin(), mask.end());
+      // Candidates: the structs of this shape, and the element types of
+      // the arrays whose mask it is (a slice's backing array).
+      const size_t before = part.candidates.size();
+      if (auto it = by_shape.find({size, mask}); it != by_shape.end()) {
+        for (TypeId t : it->second) part.candidates.emplace_back(t, 0);
+      }
+      explainedByArray(size, mask, first, part.candidates);
+      const size_t count = part.candidates.size() - before;
+      // A closure's context starts with its function's entry: no Go type.
+      if (count == 0 || exe_.functionEntry(words_.read(d_.objectData(o))) != nullptr) {
+        part.candidates.resize(before);
         continue;
       }
-      assign(d_.objects.addr[o], chosen, chosen, size / esize, TypeForm::Array,
-             /*approximate=*/true);
+      part.objects.push_back({o, static_cast<uint32_t>(before), static_cast<uint32_t>(count)});
     }
-    if (of(o).form != TypeForm::None) counts_.inferred_objects++;
+  });
+  // Then, in id order, the one whose pointer fields agree with what they
+  // point at: the types of those objects, some typed by this loop.
+  evidence_ = TypeEvidence::Inferred;
+  std::vector<Candidate> candidates;
+  for (const Part& part : parts) {
+    for (const Shaped& shaped : part.objects) {
+      const NodeId o = shaped.object;
+      const uint64_t size = d_.objects.size[o];
+      candidates.assign(part.candidates.begin() + shaped.first,
+                        part.candidates.begin() + shaped.first + shaped.count);
+      // Several fit: keep the one whose pointer fields (the first
+      // element's, for an array) agree with the objects they point at
+      // (their types, or their shapes), when exactly one does.
+      if (candidates.size() > 1) {
+        std::erase_if(candidates,
+                      [&](const auto& c) { return targetsAgree(o, c.first) != Agreement::Agrees; });
+      } else if (targetsAgree(o, candidates.front().first) == Agreement::Contradicts) {
+        continue;  // one fits, but what it points at says otherwise
+      }
+      if (candidates.size() != 1) continue;
+      const auto [chosen, esize] = candidates.front();
+      if (esize == 0) {
+        assign(d_.objects.addr[o] + of(o).data_offset, chosen, chosen, 0, TypeForm::Value);
+      } else {
+        // Only arrays of structs: a mask of pointers or strings repeated
+        // is any slice's of them.
+        if (kindOf(chosen) != GoKind::Struct || neverAllocatedAlone(dw_.type(chosen).name)) {
+          continue;
+        }
+        assign(d_.objects.addr[o], chosen, chosen, size / esize, TypeForm::Array,
+               /*approximate=*/true);
+      }
+      if (of(o).form != TypeForm::None) counts_.inferred_objects++;
+    }
   }
   evidence_ = TypeEvidence::Table;
 }
