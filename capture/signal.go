@@ -63,6 +63,7 @@ func OnSignal(sig os.Signal, dir string, keep int) (stop func(), err error) {
 		for {
 			select {
 			case <-signals:
+				time.Sleep(signalSettle)
 				path, err := dumpInto(dir)
 				if err != nil {
 					log.Printf("capture: heap dump on %v: %v", sig, err)
@@ -104,6 +105,20 @@ func checkWritableDir(dir string) error {
 	f.Close()
 	return os.Remove(f.Name())
 }
+
+// signalSettle is how long a dump on a signal waits before it stops the
+// world. os/signal's goroutine, having handed the signal over, goes back to
+// wait for the next one; since Go 1.26 it gives up its P before it marks
+// itself in a system call (runtime.entersyscallblock), and a WriteHeapDump
+// whose stop of the world lands in that window finds it running and kills
+// the process ("unexpected G.status 0x2 ... dumpgs in STW - bad status":
+// runtime.dumpgs falls through to the throw even for the running goroutine
+// in a system call it means to dump). The window is microseconds, but its
+// thread can be descheduled inside it on a loaded machine: with two busy
+// loops beside the tests on 2 cores, no wait lost the race within 20 dumps,
+// 50 ms about once in 100, 200 ms never in 120. The wait lets that
+// goroutine reach its wait first.
+const signalSettle = 200 * time.Millisecond
 
 // dumpInto writes one dump into dir under its final name, and returns it.
 func dumpInto(dir string) (string, error) {
