@@ -1231,7 +1231,11 @@ class TypingRounds {
     // gets its assignments in that order.
     size_t deferred = 0;
     for (const size_t c : chunks) deferred += shared_.deferred[c].size();
-    const size_t parts = deferred < options_.fewest_to_share ? 1 : typers_.size();
+    // As many parts as threads may work now: any split applies each
+    // chunk's assignments in the same order.
+    const size_t parts = deferred < options_.fewest_to_share
+                             ? 1
+                             : std::clamp<size_t>(workers().load(), 1, typers_.size());
     if (options_.rounds != nullptr) {
       options_.rounds->rounds++;
       options_.rounds->shared += shared || parts > 1 ? 1 : 0;
