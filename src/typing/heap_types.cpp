@@ -108,8 +108,9 @@ struct TypingCounts {
   }
 };
 
-// A type the scan of one chunk found for an object of another: applied by
-// the thread that owns that chunk, after every chunk's scan (TypingRounds).
+// A type the scan of one chunk found for an object of another: applied,
+// once every chunk of its wave is scanned, by the one thread that writes the
+// target's chunk then (TypingRounds).
 struct DeferredAssign {
   NodeId target = kNoNode;
   uint32_t offset = 0;  // of the pointer into the target

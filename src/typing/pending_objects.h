@@ -1,4 +1,5 @@
-// The objects the typing pass has yet to scan, taken in address order.
+// The objects of one chunk of the heap (typing/heap_types.cpp) the typing
+// pass has yet to scan, taken in address order.
 //
 // Objects are numbered in address order, so taking the lowest pending id at
 // or after the last one taken sweeps the heap forward: a list allocated in
