@@ -24,6 +24,7 @@
 #include "questions/catalog.h"
 #include "sql/database.h"
 #include "util/format.h"
+#include "util/large_vector.h"
 #include "util/process_memory.h"
 
 namespace {
@@ -62,6 +63,7 @@ double readOnce(const std::string& path, uint64_t& bytes) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  goheap::keepLargeAllocationsMapped();  // as goheap's own main does
   if (argc != 2 && argc != 3) {
     std::fprintf(stderr,
                  "usage: goheap_bench DUMP [EXE]\n(bench/run.sh makes a 10-million-object dump)\n");

@@ -100,50 +100,70 @@ uint32_t depthFirstSearch(const Csr& successors, NodeId root, std::span<uint32_t
 // DFS parent), so the pass that visits vertices in decreasing order can walk
 // the lists from the end in step with it. Leaving out the 4-byte offset per
 // vertex is what lets this fit where the node -> number map was.
+//
+// The sources array has one slot more than there are edges, and the main
+// pass keeps the vertices' idoms in its end (idomSlot), where the lists it
+// has already read were. A separate idom array (and, while the lists were
+// built, one of fill cursors) cost 4 bytes a vertex at the computation's
+// peak: 12 MiB of the record-shaped benchmark dump's peak.
 struct PredecessorLists {
-  std::vector<uint32_t> sources;
+  std::vector<uint32_t> sources;  // edges() sources, then one spare slot
   std::vector<bool> last;
 
+  size_t edges() const { return sources.size() - 1; }
   // Where the list that ends just before `end` starts.
   size_t startOfListEndingAt(size_t end) const {
     size_t start = end - 1;
     while (start > 0 && !last[start - 1]) start--;
     return start;
   }
+  // The slot that holds vertex v's idom, once the lists of v and of every
+  // vertex above it have been read, of `reached` vertices: the last
+  // reached - v slots of `sources`. These lists hold at least reached - v - 1
+  // edges (each vertex's DFS parent), so with the spare slot they are free.
+  uint32_t& idomSlot(uint32_t v, uint32_t reached) { return sources[sources.size() - reached + v]; }
 };
 
 // The reached vertices' predecessor lists, from the successors of the
-// reached nodes; `number_of(x)` is node x's preorder number or kNoNode.
-// Edges from unreachable nodes and self edges are left out: the
+// reached nodes; forest[x].label_semi is node x's preorder number or
+// kNoNode. Edges from unreachable nodes and self edges are left out: the
 // semidominator pass would skip them. Nodes are read in id order, so that
 // the successor lists and the sources' numbers are read sequentially and
 // only each edge's target number is a random access.
-template <class NumberOf>
-PredecessorLists predecessorLists(const Csr& successors, uint32_t reached, NumberOf number_of) {
+//
+// The reached vertices' label fields are free between the search and the
+// main pass, so they serve as the lists' fill cursors rather than an array
+// of their own.
+PredecessorLists predecessorLists(const Csr& successors, uint32_t reached,
+                                  std::vector<ForestVertex>& forest) {
   const uint32_t node_count = successors.nodeCount();
   auto for_each_edge = [&](auto&& fn) {
     for (NodeId x = 0; x < node_count; x++) {
-      const uint32_t u = number_of(x);
+      const uint32_t u = forest[x].label_semi;
       if (u == kNoNode) continue;
       for (NodeId t : successors.neighbors(x)) {
-        const uint32_t v = number_of(t);
+        const uint32_t v = forest[t].label_semi;
         if (v != kNoNode && v != u) fn(u, v);
       }
     }
   };
-  // cursor[v]: first the start of v's list, then where its next source goes,
-  // and at the end the list's end.
-  std::vector<uint32_t> cursor;
-  assignLarge(cursor, static_cast<size_t>(reached) + 1, 0u);
-  for_each_edge([&](uint32_t, uint32_t v) { cursor[v + 1]++; });
-  for (uint32_t v = 0; v < reached; v++) cursor[v + 1] += cursor[v];
+  // forest[v].label: first v's predecessor count, then where its next source
+  // goes, and at the end the list's end.
+  for (uint32_t v = 0; v < reached; v++) forest[v].label = 0;
+  for_each_edge([&](uint32_t, uint32_t v) { forest[v].label++; });
+  uint32_t edges = 0;
+  for (uint32_t v = 0; v < reached; v++) {
+    const uint32_t count = forest[v].label;
+    forest[v].label = edges;
+    edges += count;
+  }
   PredecessorLists lists;
-  resizeLarge(lists.sources, cursor[reached]);
-  for_each_edge([&](uint32_t u, uint32_t v) { lists.sources[cursor[v]++] = u; });
+  resizeLarge(lists.sources, static_cast<size_t>(edges) + 1);
+  for_each_edge([&](uint32_t u, uint32_t v) { lists.sources[forest[v].label++] = u; });
   lists.last.assign(lists.sources.size(), false);
   for (uint32_t v = 0; v < reached; v++) {
-    const uint32_t list_start = v == 0 ? 0 : cursor[v - 1];
-    if (cursor[v] > list_start) lists.last[cursor[v] - 1] = true;
+    const uint32_t list_start = v == 0 ? 0 : forest[v - 1].label;
+    if (forest[v].label > list_start) lists.last[forest[v].label - 1] = true;
   }
   return lists;
 }
@@ -206,14 +226,13 @@ DominatorTree computeDominators(const Csr& successors, NodeId root) {
   // predecessor lists are built, so that the output array can go first.
   for (NodeId x = 0; x < node_count; x++) forest[x].label_semi = number[x];
   tree.idom = Column<NodeId>();  // allocated again at the end, after the forest is gone
-  PredecessorLists predecessors =
-      predecessorLists(successors, reached, [&](NodeId x) { return forest[x].label_semi; });
+  PredecessorLists predecessors = predecessorLists(successors, reached, forest);
   for (uint32_t w = 0; w < reached; w++) forest[w].label_semi = kNoNode;  // empty buckets
-  // idom[v] is v's link in its bucket until v leaves it, so buckets cost no
-  // memory of their own. deferred[v]: idom[v] holds a vertex whose idom is
-  // v's idom, to be resolved in the final pass.
-  std::vector<uint32_t> idom;
-  assignLarge(idom, reached, kNoNode);
+  // idom(v) is v's link in its bucket until v leaves it, so buckets cost no
+  // memory of their own. deferred[v]: idom(v) holds a vertex whose idom is
+  // v's idom, to be resolved in the final pass. It is first written once v's
+  // predecessors have been read.
+  auto idom = [&](uint32_t v) -> uint32_t& { return predecessors.idomSlot(v, reached); };
   std::vector<bool> deferred(reached, false);
 
   // Once everything numbered above s is linked, eval(v) for v in bucket(s)
@@ -222,13 +241,13 @@ DominatorTree computeDominators(const Csr& successors, NodeId root) {
   // otherwise s is v's idom.
   auto empty_bucket = [&](uint32_t s) {
     for (uint32_t v = forest[s].label_semi; v != kNoNode;) {
-      const uint32_t next_in_bucket = idom[v];
+      const uint32_t next_in_bucket = idom(v);
       const Labelled u = eval(forest, v, s);
       if (u.semi < s) {
-        idom[v] = u.vertex;
+        idom(v) = u.vertex;
         deferred[v] = true;
       } else {
-        idom[v] = s;
+        idom(v) = s;
       }
       v = next_in_bucket;
     }
@@ -237,7 +256,7 @@ DominatorTree computeDominators(const Csr& successors, NodeId root) {
   // w's predecessors end at list_end; those of w - kAhead at ahead_end,
   // whose forest entries are requested early: each is a likely cache miss.
   constexpr uint32_t kAhead = 4;
-  size_t list_end = predecessors.sources.size();
+  size_t list_end = predecessors.edges();
   size_t ahead_end = list_end;
   for (uint32_t w = reached - 1; w > 0 && w + kAhead > reached - 1; w--) {
     ahead_end = predecessors.startOfListEndingAt(ahead_end);
@@ -260,26 +279,26 @@ DominatorTree computeDominators(const Csr& successors, NodeId root) {
       semi = std::min(semi, v < w ? v : eval(forest, v, w).semi);
     }
     list_end = list_start;
-    idom[w] = forest[semi].label_semi;
+    idom(w) = forest[semi].label_semi;
     forest[semi].label_semi = w;
     forest[w].label = w;
     forest[w].label_semi = semi;
   }
   empty_bucket(0);
-  idom[0] = 0;
+  idom(0) = 0;
   release(forest);
-  predecessors = PredecessorLists();
+  release(predecessors.last);
 
-  // Preorder guarantees idom[idom[w]] is final before w is visited.
+  // Preorder guarantees idom(idom(w)) is final before w is visited.
   for (uint32_t w = 1; w < reached; w++) {
-    if (deferred[w]) idom[w] = idom[idom[w]];
+    if (deferred[w]) idom(w) = idom(idom(w));
   }
   release(deferred);
 
   // Back from preorder numbers to node ids.
   assignLarge(tree.idom, node_count, kNoNode);
-  for (uint32_t w = 0; w < reached; w++) tree.idom[tree.preorder[w]] = tree.preorder[idom[w]];
-  release(idom);
+  for (uint32_t w = 0; w < reached; w++) tree.idom[tree.preorder[w]] = tree.preorder[idom(w)];
+  release(predecessors.sources);
   return tree;
 }
 

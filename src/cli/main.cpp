@@ -6,6 +6,7 @@
 
 #include "cli/args.h"
 #include "cli/command.h"
+#include "util/large_vector.h"
 #include "util/output_file.h"
 #include "util/version.h"
 
@@ -91,6 +92,7 @@ int runCommandLine(int argc, char** argv) {
 // (a full disk, /dev/full) fails the run, naming it, instead of exiting 0
 // with the output lost.
 int main(int argc, char** argv) {
+  goheap::keepLargeAllocationsMapped();
   const int code = runCommandLine(argc, argv);
   if (goheap::Status s = goheap::finishStandardOutput(); !s) {
     std::fprintf(stderr, "goheap: %s\n", s.error().message().c_str());

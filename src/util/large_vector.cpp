@@ -4,8 +4,19 @@
 #include <unistd.h>
 
 #include <cstdint>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 namespace goheap {
+
+void keepLargeAllocationsMapped() {
+#if defined(__GLIBC__)
+  // Setting the threshold also turns off its adjustment.
+  constexpr int kOwnMapping = 1 << 20;
+  mallopt(M_MMAP_THRESHOLD, kOwnMapping);
+#endif
+}
 
 void adviseHugePages(const void* data, size_t bytes) {
 #ifdef MADV_HUGEPAGE
