@@ -4,6 +4,7 @@
 #include <cassert>
 
 #include "util/large_vector.h"
+#include "util/parallel.h"
 
 // Lengauer and Tarjan, "A fast algorithm for finding dominators in a
 // flowgraph" (1979), with simple path compression: O(m log n), no recursion.
@@ -319,7 +320,7 @@ PackedColumn computeRetainedSizes(const DominatorTree& tree, PackedView shallow_
   return packed;
 }
 
-Csr dominatorChildren(const DominatorTree& tree, PackedView retained) {
+Csr dominatorChildren(const DominatorTree& tree, PackedView retained, unsigned threads) {
   const auto node_count = static_cast<uint32_t>(tree.idom.size());
   Csr children;
   assignLarge(children.begin, static_cast<size_t>(node_count) + 1, 0u);
@@ -341,17 +342,39 @@ Csr dominatorChildren(const DominatorTree& tree, PackedView retained) {
     if (p != kNoNode && p != c) children.targets[--children.begin[p]] = c;
   }
 
+  // Ties go to the smaller id, so the order is total and the same on any
+  // number of threads. The rows are sorted by ranges of parents, one a
+  // thread, but a row of many children (the super-root's, a big map's)
+  // would hold up its range: those are sorted after, each on every thread.
   auto retained_of = [&](NodeId n) -> uint64_t { return n < retained.size() ? retained[n] : 0; };
-  for (NodeId p = 0; p < node_count; p++) {
-    auto first = children.targets.begin() + children.begin[p];
-    auto last = children.targets.begin() + children.begin[p + 1];
-    if (last - first < 2) continue;
-    // std::sort rather than stable_sort: the latter allocates a buffer per call.
-    std::sort(first, last, [&](NodeId a, NodeId b) {
-      const uint64_t ra = retained_of(a);
-      const uint64_t rb = retained_of(b);
-      return ra != rb ? ra > rb : a < b;
-    });
+  auto more_retained = [&](NodeId a, NodeId b) {
+    const uint64_t ra = retained_of(a);
+    const uint64_t rb = retained_of(b);
+    return ra != rb ? ra > rb : a < b;
+  };
+  constexpr uint32_t kLongRow = 1 << 16;
+  auto row = [&](NodeId p) {
+    return std::pair(children.targets.begin() + children.begin[p],
+                     children.targets.begin() + children.begin[p + 1]);
+  };
+  std::vector<std::vector<NodeId>> long_rows(std::max(1u, threads));
+  forEachRange(node_count, std::max(1u, threads), [&](unsigned part, size_t first, size_t last) {
+    for (auto p = static_cast<NodeId>(first); p < last; p++) {
+      auto [begin, end] = row(p);
+      if (end - begin < 2) continue;
+      if (end - begin >= kLongRow) {
+        long_rows[part].push_back(p);
+      } else {
+        // std::sort rather than stable_sort: the latter allocates a buffer per call.
+        std::sort(begin, end, more_retained);
+      }
+    }
+  });
+  for (const std::vector<NodeId>& rows : long_rows) {
+    for (NodeId p : rows) {
+      auto [begin, end] = row(p);
+      sortOnThreads(begin, end, more_retained, threads);
+    }
   }
   return children;
 }

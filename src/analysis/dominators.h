@@ -46,7 +46,8 @@ PackedColumn computeRetainedSizes(const DominatorTree& tree, PackedView shallow_
 // The dominator tree's children as CSR (node count = idom.size()); each
 // node's children sorted by retained size descending, ties by id ascending.
 // The root is not its own child; unreachable nodes have no parent and no
-// children. Nodes beyond retained.size() sort as if they retained 0.
-Csr dominatorChildren(const DominatorTree& tree, PackedView retained);
+// children. Nodes beyond retained.size() sort as if they retained 0. The
+// rows are sorted on up to `threads` threads, with the same result.
+Csr dominatorChildren(const DominatorTree& tree, PackedView retained, unsigned threads = 1);
 
 }  // namespace goheap::analysis

@@ -35,15 +35,15 @@ class SnapshotBuilder {
 
   static void index(Snapshot& s) {
     nameObjects(s);
-    indexDominators(s);
+    indexDominators(s, 1);
   }
   static void nameObjects(Snapshot& s) {
     s.namer_ = std::make_unique<typing::ObjectNamer>(s.model, s.heap, s.exe.get(), s.types.get());
   }
   // The children replace the preorder: what needs parents before children
   // walks them (suspects), and the snapshot keeps 4 bytes less per node.
-  static void indexDominators(Snapshot& s) {
-    s.children_ = dominatorChildren(s.dom, s.retained.view());
+  static void indexDominators(Snapshot& s, unsigned threads) {
+    s.children_ = dominatorChildren(s.dom, s.retained.view(), threads);
     s.dom.preorder = {};
   }
   static void indexRestored(Snapshot& s, Csr children) {
@@ -312,13 +312,31 @@ Expected<std::unique_ptr<Snapshot>> buildSnapshot(model::HeapModel d, const Load
       std::future<void> tree = std::async(std::launch::async, [&] {
         dominators();
         retained();
-        SnapshotBuilder::indexDominators(s);
+        SnapshotBuilder::indexDominators(s, 1);  // typing has the other threads
         typing_threads = options.threads;
       });
       SnapshotBuilder::typeObjects(s, typing);
       tree.get();
     });
     inPhase(sink, "index for queries", [&] { SnapshotBuilder::nameObjects(s); });
+    return snap;
+  }
+  if (!(s.exe && options.type_objects) && options.threads > 1) {
+    // Without typing the names of objects come from the interface words
+    // that point at them: the namer and its one scan of the heap for them
+    // (most of an untyped summary's own time) read the model and the
+    // graph, not the tree, so they take the core the dominators leave.
+    inPhase(sink, "dominators, retained sizes + names", [&] {
+      std::future<void> tree = std::async(std::launch::async, [&] {
+        dominators();
+        retained();
+        // By then the names are ready and their thread is free.
+        SnapshotBuilder::indexDominators(s, options.threads);
+      });
+      SnapshotBuilder::nameObjects(s);
+      s.namer().scanAllInterfaces();
+      tree.get();
+    });
     return snap;
   }
   inPhase(sink, "dominators", dominators);

@@ -554,5 +554,38 @@ TEST(DominatorChildren, ListEachNodeUnderItsIdomOnRandomGraphs) {
   }
 }
 
+// The rows are sorted by ranges of parents, one a thread, and the long ones
+// (here the root's 200,000 children, many with the same retained size) on
+// every thread: each row must come out as a plain sort of the idom
+// relation by the rule, on any number of threads.
+TEST(DominatorChildren, TheSameOnAnyNumberOfThreads) {
+  constexpr uint32_t kNodes = 400'000;
+  std::vector<Edge> edges;
+  for (NodeId i = 1; i < kNodes / 2; i++) edges.emplace_back(0, i);
+  for (NodeId i = kNodes / 2; i < kNodes; i++) edges.emplace_back((i * 7919) % (kNodes / 2), i);
+  const Graph g = makeGraph(kNodes, 0, edges);
+  const DominatorTree tree = dominatorsOf(g);
+  std::vector<uint64_t> sizes = randomSizes(kNodes, 7);
+  for (uint64_t& size : sizes) size %= 64;  // ties
+  const std::vector<uint64_t> retained = computeRetainedSizes(tree, sizes).values();
+  // The oracle: each node's children gathered from idom and sorted whole.
+  std::vector<std::vector<NodeId>> expected(kNodes);
+  for (NodeId c = 0; c < kNodes; c++) {
+    if (tree.idom[c] != kNoNode && tree.idom[c] != c) expected[tree.idom[c]].push_back(c);
+  }
+  for (std::vector<NodeId>& row : expected) {
+    std::sort(row.begin(), row.end(), [&](NodeId a, NodeId b) {
+      return retained[a] != retained[b] ? retained[a] > retained[b] : a < b;
+    });
+  }
+  ASSERT_GE(expected[0].size(), kNodes / 2 - 1);  // a long row
+  for (unsigned threads : {1u, 2u, 3u, 8u}) {
+    SCOPED_TRACE(threads);
+    const Csr children = dominatorChildren(tree, retained, threads);
+    ASSERT_EQ(children.nodeCount(), kNodes);
+    for (NodeId p = 0; p < kNodes; p++) ASSERT_EQ(childrenOf(children, p), expected[p]) << p;
+  }
+}
+
 }  // namespace
 }  // namespace goheap::analysis
