@@ -1,0 +1,284 @@
+#include "analysis/goroutine_leaks.h"
+
+#include <algorithm>
+#include <optional>
+#include <unordered_map>
+
+#include "core/runtime_table.h"
+
+namespace goheap::analysis {
+
+BlockingWait blockingWaitOf(std::string_view reason) {
+  if (reason == "chan receive" || reason == "chan send" || reason == "select") {
+    return BlockingWait::Channel;
+  }
+  if (reason == "chan receive (nil chan)" || reason == "chan send (nil chan)" ||
+      reason == "select (no cases)") {
+    return BlockingWait::Forever;
+  }
+  if (reason == "sync.Cond.Wait" || reason == "sync.Mutex.Lock" || reason == "sync.RWMutex.RLock" ||
+      reason == "sync.RWMutex.Lock" || reason == "sync.WaitGroup.Wait" || reason == "semacquire") {
+    return BlockingWait::Sync;
+  }
+  return BlockingWait::None;
+}
+
+std::string_view blockingFunction(const model::HeapModel& d, const model::Goroutine& g) {
+  auto in = [](std::string_view fn, std::string_view package) {
+    return fn.starts_with(package) && fn.size() > package.size() && fn[package.size()] == '.';
+  };
+  for (uint32_t f = 0; f < g.frame_count; f++) {
+    const std::string_view fn = d.frames[g.first_frame + f].function;
+    if (!in(fn, "runtime") && !in(fn, "sync") && !in(fn, "internal/sync") &&
+        !in(fn, "sync/atomic")) {
+      return fn;
+    }
+  }
+  return {};
+}
+
+namespace {
+
+// The runtime's goroutine states (runtime2.go) the analysis tells apart.
+constexpr uint64_t kGwaiting = 4;
+constexpr uint64_t kGleaked = 10;  // Go 1.26 (with the experiment) and 1.27
+
+Expected<WaitLayout> fromDwarf(const bin::DebugInfo& dwarf) {
+  const bin::TypeId g = dwarf.typeByName("runtime.g");
+  const bin::TypeId sudog = dwarf.typeByName("runtime.sudog");
+  const bin::Field* waiting = dwarf.fieldNamed(g, "waiting");
+  const bin::Field* elem = dwarf.fieldNamed(sudog, "elem");
+  const bin::Field* c = dwarf.fieldNamed(sudog, "c");
+  const bin::Field* waitlink = dwarf.fieldNamed(sudog, "waitlink");
+  if (waiting == nullptr || elem == nullptr || c == nullptr || waitlink == nullptr) {
+    return Error("the executable's DWARF has no runtime.g.waiting or runtime.sudog fields");
+  }
+  return WaitLayout{waiting->offset, elem->offset, c->offset, waitlink->offset, "DWARF"};
+}
+
+Expected<WaitLayout> fromTable(std::string_view go_version, std::string_view goarch) {
+  const core::RuntimeTable* t = core::runtimeTableFor(go_version, goarch);
+  if (t == nullptr) {
+    return Error("no runtime layout table for " +
+                 std::string(go_version.empty() ? "an unknown release" : go_version) + " " +
+                 std::string(goarch));
+  }
+  const core::TableField* waiting = t->field("runtime.g", "waiting");
+  const core::TableField* elem = t->field("runtime.sudog", "elem");
+  const core::TableField* c = t->field("runtime.sudog", "c");
+  const core::TableField* waitlink = t->field("runtime.sudog", "waitlink");
+  if (waiting == nullptr || elem == nullptr || c == nullptr || waitlink == nullptr) {
+    return Error("the layout table of " + std::string(t->go_version) +
+                 " lacks runtime.g.waiting or runtime.sudog");
+  }
+  return WaitLayout{waiting->offset, elem->offset, c->offset, waitlink->offset,
+                    "layout table " + std::string(t->go_version) + " " + std::string(t->goarch)};
+}
+
+// Reads what the analysis needs of the runtime's memory: words of heap
+// objects (the gs and sudogs are heap objects in every heap goheap reads).
+class HeapWords {
+ public:
+  explicit HeapWords(const Snapshot& s) : s_(s), words_(s.model.words()) {}
+  // The object holding addr, or kNoNode outside the heap.
+  NodeId objectAt(uint64_t addr) const { return s_.heap.addresses().find(addr); }
+  // The word at addr, when a heap object holds all of it.
+  std::optional<uint64_t> word(uint64_t addr) const {
+    const NodeId o = objectAt(addr);
+    if (o == kNoNode) return std::nullopt;
+    const uint64_t offset = addr - s_.model.objects.addr[o];
+    if (offset + s_.model.params.ptr_size > s_.model.objects.size[o]) return std::nullopt;
+    return words_.read(s_.model.objectData(o) + offset);
+  }
+
+ private:
+  const Snapshot& s_;
+  WordReader words_;
+};
+
+// What one blocked goroutine waits on.
+struct Waiter {
+  uint32_t goroutine = 0;
+  BlockingWait wait = BlockingWait::None;
+  bool can_run = false;        // waits on something outside the heap (or unknown)
+  std::vector<NodeId> waited;  // the channels, or the primitive's object
+  std::vector<NodeId> sudogs;  // whose hidden pointer goes to `waited`
+};
+
+}  // namespace
+
+Expected<WaitLayout> waitLayoutOf(const Snapshot& s) {
+  if (s.exe) {
+    if (const bin::DebugInfo* dwarf = s.exe->debugInfo()) {
+      if (Expected<WaitLayout> l = fromDwarf(*dwarf)) return l;
+    }
+  }
+  return fromTable(s.model.params.go_version, s.model.params.arch);
+}
+
+GoroutineLeaks findGoroutineLeaks(const Snapshot& s) {
+  GoroutineLeaks out;
+  const model::HeapModel& d = s.model;
+  Expected<WaitLayout> layout = waitLayoutOf(s);
+  if (!layout) {
+    out.problem = layout.error().message();
+    return out;
+  }
+  out.layout_source = layout->source;
+  const HeapWords heap_words(s);
+
+  // The blocked goroutines, and what each waits on.
+  std::vector<Waiter> waiters;
+  std::vector<uint32_t> waiter_of(d.goroutines.size(), UINT32_MAX);
+  for (uint32_t i = 0; i < d.goroutines.size(); i++) {
+    const model::Goroutine& g = d.goroutines[i];
+    if (g.status != kGwaiting && g.status != kGleaked) continue;
+    Waiter w;
+    w.goroutine = i;
+    w.wait = blockingWaitOf(g.wait_reason);
+    if (w.wait == BlockingWait::None) continue;
+    // The sudogs of g.waiting, bounded: a damaged list must not loop.
+    std::optional<uint64_t> sudog = heap_words.word(g.addr + layout->g_waiting);
+    for (int n = 0; sudog && *sudog != 0 && n < 1 << 16; n++) {
+      const uint64_t hidden = w.wait == BlockingWait::Sync ? layout->sudog_elem : layout->sudog_c;
+      const std::optional<uint64_t> target = heap_words.word(*sudog + hidden);
+      const NodeId node = target ? heap_words.objectAt(*target) : kNoNode;
+      if (w.wait != BlockingWait::Forever) {
+        if (node == kNoNode) {
+          w.can_run = true;  // a global's channel or primitive: never unreachable
+        } else {
+          w.waited.push_back(node);
+          if (NodeId sg = heap_words.objectAt(*sudog); sg != kNoNode) w.sudogs.push_back(sg);
+        }
+      }
+      // Sync waits use only the first sudog, as isMaybeRunnable does.
+      if (w.wait == BlockingWait::Sync) break;
+      sudog = heap_words.word(*sudog + layout->sudog_waitlink);
+    }
+    if (w.wait != BlockingWait::Forever && w.waited.empty() && !w.can_run) {
+      // Nothing found to wait on: a sync wait of Go 1.25 or older (no
+      // g.waiting), or a list the heap does not hold. The runtime's check
+      // lets such a goroutine run.
+      if (w.wait == BlockingWait::Sync) out.unlinked_sync_waits++;
+      w.can_run = true;
+    }
+    if (w.can_run) continue;
+    waiter_of[i] = static_cast<uint32_t>(waiters.size());
+    waiters.push_back(std::move(w));
+  }
+  out.leaked.assign(d.goroutines.size(), 0);
+  if (waiters.empty()) return out;  // no goroutine is blocked in a way that can leak
+
+  // The hidden edges, and the waiters each object wakes once marked.
+  std::unordered_map<NodeId, std::vector<NodeId>> hidden;   // sudog -> targets
+  std::unordered_map<NodeId, std::vector<uint32_t>> wakes;  // object -> waiters
+  for (uint32_t w = 0; w < waiters.size(); w++) {
+    for (size_t k = 0; k < waiters[w].waited.size(); k++) {
+      if (k < waiters[w].sudogs.size())
+        hidden[waiters[w].sudogs[k]].push_back(waiters[w].waited[k]);
+      wakes[waiters[w].waited[k]].push_back(w);
+    }
+  }
+  // The roots that belong to each waiter: its goroutine node (its frames
+  // and its g hang below it), its defers and its panics.
+  std::unordered_map<uint64_t, uint32_t> goroutine_by_g;
+  for (uint32_t i = 0; i < d.goroutines.size(); i++)
+    goroutine_by_g.emplace(d.goroutines[i].addr, i);
+  std::vector<std::vector<NodeId>> own_roots(waiters.size());
+  std::vector<uint8_t> held_back(s.heap.nodeCount(), 0);
+  for (uint32_t w = 0; w < waiters.size(); w++) {
+    const NodeId n = s.heap.goroutineNode(waiters[w].goroutine);
+    own_roots[w].push_back(n);
+    held_back[n] = 1;
+  }
+  for (NodeId n = s.heap.objectCount(); n < s.heap.nodeCount(); n++) {
+    const graph::RootKind kind = s.heap.rootKind(n);
+    if (kind != graph::RootKind::Defer && kind != graph::RootKind::Panic) continue;
+    const uint64_t g = kind == graph::RootKind::Defer ? d.defers[s.heap.rootRecord(n)].goroutine
+                                                      : d.panics[s.heap.rootRecord(n)].goroutine;
+    auto it = goroutine_by_g.find(g);
+    if (it == goroutine_by_g.end() || waiter_of[it->second] == UINT32_MAX) continue;
+    own_roots[waiter_of[it->second]].push_back(n);
+    held_back[n] = 1;
+  }
+
+  // Mark to a fixpoint: one search, into which a waiter's roots enter as
+  // soon as something it waits on is marked.
+  std::vector<uint8_t> marked(s.heap.nodeCount(), 0);
+  std::vector<uint8_t> woken(waiters.size(), 0);
+  std::vector<NodeId> stack;
+  auto mark = [&](NodeId n) {
+    if (marked[n] != 0) return;
+    marked[n] = 1;
+    stack.push_back(n);
+  };
+  const NodeId root = s.heap.superRoot();
+  marked[root] = 1;
+  for (NodeId n : s.heap.successors.neighbors(root)) {
+    if (held_back[n] == 0) mark(n);
+  }
+  while (!stack.empty()) {
+    const NodeId n = stack.back();
+    stack.pop_back();
+    if (auto it = wakes.find(n); it != wakes.end()) {
+      for (uint32_t w : it->second) {
+        if (woken[w] != 0) continue;
+        woken[w] = 1;
+        for (NodeId r : own_roots[w]) mark(r);
+      }
+    }
+    const auto h = hidden.find(n);
+    for (NodeId t : s.heap.successors.neighbors(n)) {
+      if (h != hidden.end() && std::find(h->second.begin(), h->second.end(), t) != h->second.end())
+        continue;
+      mark(t);
+    }
+  }
+
+  std::vector<NodeId> leaked_roots;
+  for (uint32_t w = 0; w < waiters.size(); w++) {
+    if (woken[w] != 0) continue;
+    const model::Goroutine& g = d.goroutines[waiters[w].goroutine];
+    if (g.goid == 1 && g.wait_reason == "select (no cases)") {
+      out.main_in_select_forever = true;
+      continue;
+    }
+    out.leaked[waiters[w].goroutine] = 1;
+    out.leaked_count++;
+    leaked_roots.insert(leaked_roots.end(), own_roots[w].begin(), own_roots[w].end());
+  }
+  out.leaked_retained = jointlyRetained(s, leaked_roots);
+  return out;
+}
+
+uint64_t jointlyRetained(const Snapshot& s, std::span<const NodeId> roots) {
+  if (roots.empty()) return 0;
+  // What every other root reaches, over every edge...
+  std::vector<uint8_t> marked(s.heap.nodeCount(), 0);
+  for (NodeId r : roots) marked[r] = 2;  // held back
+  std::vector<NodeId> stack;
+  auto search = [&](uint8_t mark, uint64_t* bytes) {
+    while (!stack.empty()) {
+      const NodeId n = stack.back();
+      stack.pop_back();
+      if (bytes != nullptr) *bytes += s.shallowSize(n);
+      for (NodeId t : s.heap.successors.neighbors(n)) {
+        if (marked[t] == 0) {
+          marked[t] = mark;
+          stack.push_back(t);
+        }
+      }
+    }
+  };
+  const NodeId super_root = s.heap.superRoot();
+  marked[super_root] = 1;
+  stack.push_back(super_root);
+  search(1, nullptr);
+  // ...and what the held-back roots reach beyond it.
+  uint64_t bytes = 0;
+  for (NodeId r : roots) stack.push_back(r);
+  search(3, &bytes);
+  return bytes;
+}
+
+}  // namespace goheap::analysis

@@ -1,0 +1,76 @@
+// Goroutines blocked forever, found offline: the runtime's goroutine leak
+// detection (Go 1.27's findGoroutineLeaks in mgc.go, proposal
+// golang/go#74609) run on the object graph of any heap goheap reads, of any
+// release.
+//
+// The runtime's rule: a goroutine blocked on a channel operation, a select
+// or a sync primitive can only ever run again if another goroutine that can
+// run reaches what it waits on. So marking starts from every root but the
+// stacks of such blocked goroutines, with the pointers from their sudogs to
+// what they wait on hidden (sudog.c for channel waits, sudog.elem for sync
+// waits), as setSyncObjectsUntraceable hides them. A blocked goroutine
+// whose channel (any of a select's) or primitive gets marked becomes a root
+// in turn, its stack marked from, until nothing changes. The blocked
+// goroutines left over are leaked. A channel or primitive outside the heap
+// (a global) counts as marked, as isMarkedOrNotInHeap does.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analysis/snapshot.h"
+
+namespace goheap::analysis {
+
+// How a wait reason (runtime2.go's waitReasonStrings) blocks a goroutine
+// for the analysis: isChanWait, the nil-channel and no-case waits (leaked
+// by definition), isSyncWait (with Go 1.25 and older's "semacquire", which
+// a Mutex, RWMutex or WaitGroup wait was reported as), or none of these.
+enum class BlockingWait : uint8_t { None, Channel, Forever, Sync };
+BlockingWait blockingWaitOf(std::string_view wait_reason);
+
+// Where the runtime keeps what a goroutine waits on: g.waiting, the first
+// of its sudogs, linked by sudog.waitlink; each with the channel (c) or the
+// sync primitive's address (elem). From the executable's DWARF, else the
+// layout table of the heap's release and architecture.
+struct WaitLayout {
+  uint64_t g_waiting = 0, sudog_elem = 0, sudog_c = 0, sudog_waitlink = 0;
+  std::string source;  // "DWARF", "layout table go1.24 amd64"
+};
+Expected<WaitLayout> waitLayoutOf(const Snapshot& s);
+
+// The function a goroutine is blocked in, as the runtime's goroutineleak
+// profile and a reader of its stack name it: the innermost frame outside
+// the packages runtime, sync, internal/sync and sync/atomic; empty when
+// every frame is in them.
+std::string_view blockingFunction(const model::HeapModel& d, const model::Goroutine& g);
+
+struct GoroutineLeaks {
+  // Empty when the analysis could not run: `problem` says why.
+  std::string problem;
+  std::string layout_source;
+  // Per goroutine record of the model: 1 when leaked.
+  std::vector<uint8_t> leaked;
+  uint32_t leaked_count = 0;
+  // What the leaked goroutines keep alive together: the bytes of the
+  // objects no other root reaches, each counted once.
+  uint64_t leaked_retained = 0;
+  // Blocked on a sync primitive with no sudog in g.waiting to say which
+  // (Go 1.25 and older do not set it for sync waits): counted as able to
+  // run, as the runtime's own check would.
+  uint32_t unlinked_sync_waits = 0;
+  // Goroutine 1 (main) in select {}: leaked for the analysis (its stack is
+  // no root), left out of `leaked` as Go 1.27's profile leaves it out
+  // (golang/go#78922).
+  bool main_in_select_forever = false;
+};
+GoroutineLeaks findGoroutineLeaks(const Snapshot& s);
+
+// The bytes of the objects that `roots` (root nodes) reach and no other
+// root does: what would be freed if they all went away at once.
+uint64_t jointlyRetained(const Snapshot& s, std::span<const NodeId> roots);
+
+}  // namespace goheap::analysis

@@ -1,0 +1,113 @@
+// The offline goroutine leak analysis (analysis/goroutine_leaks.h) against
+// the truth of tests/programs/goleak: the goroutines it started to block
+// forever, and the decoys blocked on something still reachable, by
+// blocking function.
+#include "analysis/goroutine_leaks.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "support/go_versions.h"
+#include "support/json_value.h"
+#include "support/open_heap.h"
+
+namespace goheap {
+namespace {
+
+using Counts = std::map<std::string, uint64_t>;
+
+// Leaked goroutines by blocking function.
+Counts leakedByFunction(const analysis::Snapshot& s, const analysis::GoroutineLeaks& leaks) {
+  Counts found;
+  for (uint32_t i = 0; i < s.model.goroutines.size(); i++) {
+    if (leaks.leaked[i] != 0) {
+      found[std::string(analysis::blockingFunction(s.model, s.model.goroutines[i]))]++;
+    }
+  }
+  return found;
+}
+
+int minorVersion(const std::string& label) {
+  return std::stoi(label.substr(4));
+}
+
+class GoroutineLeaks : public ::testing::TestWithParam<std::string> {
+ protected:
+  void check(const std::string& exe) {
+    const std::string d = std::string(GOHEAP_TESTDUMPS_DIR) + "/" + GetParam();
+    SCOPED_TRACE(exe.empty() ? "no executable" : exe);
+    auto snap = testing::openSnapshot(d + "/goleak.dump", exe);
+    ASSERT_TRUE(snap.ok()) << snap.error().message();
+    const analysis::Snapshot& s = **snap;
+    const analysis::GoroutineLeaks leaks = analysis::findGoroutineLeaks(s);
+    ASSERT_TRUE(leaks.problem.empty()) << leaks.problem;
+    EXPECT_EQ(leaks.layout_source.starts_with("DWARF"), !exe.empty()) << leaks.layout_source;
+
+    const testing::JsonValue truth = testing::JsonValue::parseFile(d + "/goleak.json");
+    Counts expected;
+    uint64_t sync_leaks = 0;
+    for (const auto& [fn, n] : truth["leaked"].members()) {
+      // Go 1.25 and older put no sudog in g.waiting for a sync wait, so
+      // nothing links such a waiter to its Mutex, WaitGroup or Cond yet.
+      if (truth["leak_kinds"][fn].str() == "sync" && minorVersion(GetParam()) < 26) {
+        sync_leaks += n.u64();
+        continue;
+      }
+      expected[fn] = n.u64();
+    }
+    EXPECT_EQ(leakedByFunction(s, leaks), expected);
+    EXPECT_EQ(leaks.leaked_count, [&] {
+      uint64_t n = 0;
+      for (const auto& [fn, k] : expected) n += k;
+      return n;
+    }());
+    if (minorVersion(GetParam()) < 26) {
+      // The three sync leaks and the Cond decoy.
+      EXPECT_EQ(leaks.unlinked_sync_waits, sync_leaks + 1);
+    } else {
+      EXPECT_EQ(leaks.unlinked_sync_waits, 0u);
+    }
+    EXPECT_FALSE(leaks.main_in_select_forever);
+    // Each leaked goroutine keeps a buffer of leak_bytes alive from its
+    // stack alone; the rest they hold together is small (their channels
+    // are still reachable through allgs, g.waiting and the sudogs).
+    uint64_t holders = leaks.leaked_count;
+    for (const testing::JsonValue& fn : truth["no_buffer"].items()) {
+      holders -= expected.count(fn.str()) != 0 ? expected[fn.str()] : 0;
+    }
+    const uint64_t buffers = holders * truth["leak_bytes"].u64();
+    EXPECT_GE(leaks.leaked_retained, buffers);
+    EXPECT_LE(leaks.leaked_retained, buffers + leaks.leaked_count * 2048);
+  }
+};
+
+TEST_P(GoroutineLeaks, MatchTheProgramsTruthWithItsExecutable) {
+  check(std::string(GOHEAP_TESTDUMPS_DIR) + "/" + GetParam() + "/goleak");
+}
+
+// Without the executable the layouts come from the committed table of the
+// dump's release.
+TEST_P(GoroutineLeaks, MatchTheProgramsTruthWithoutAnExecutable) {
+  check("");
+}
+
+TEST(GoroutineLeaks, WaitReasons) {
+  using analysis::BlockingWait;
+  EXPECT_EQ(analysis::blockingWaitOf("chan receive"), BlockingWait::Channel);
+  EXPECT_EQ(analysis::blockingWaitOf("select"), BlockingWait::Channel);
+  EXPECT_EQ(analysis::blockingWaitOf("select (no cases)"), BlockingWait::Forever);
+  EXPECT_EQ(analysis::blockingWaitOf("chan send (nil chan)"), BlockingWait::Forever);
+  EXPECT_EQ(analysis::blockingWaitOf("semacquire"), BlockingWait::Sync);
+  EXPECT_EQ(analysis::blockingWaitOf("sync.WaitGroup.Wait"), BlockingWait::Sync);
+  EXPECT_EQ(analysis::blockingWaitOf("sleep"), BlockingWait::None);
+  EXPECT_EQ(analysis::blockingWaitOf("IO wait"), BlockingWait::None);
+  EXPECT_EQ(analysis::blockingWaitOf("chan receive (durable)"), BlockingWait::None);
+}
+
+INSTANTIATE_TEST_SUITE_P(GoVersions, GoroutineLeaks, ::testing::ValuesIn(testing::goVersions()),
+                         testing::pathParamName);
+
+}  // namespace
+}  // namespace goheap

@@ -1,0 +1,337 @@
+// Command goleak starts goroutines that block forever (leaks) and goroutines
+// that block on something still reachable (decoys), writes a heap dump, and
+// a JSON report of which goroutines leak, by blocking function: the oracle
+// of goheap's offline goroutine-leak analysis (issue 30).
+//
+// Usage: goleak DUMP REPORT
+//
+// The blocking function is the innermost frame outside the packages
+// runtime, sync, internal/sync and sync/atomic, as the runtime's
+// goroutineleak profile and a reader of the stack both name it. Each leaked
+// goroutine but those listed in no_buffer keeps a buffer of its own alive
+// from its stack (leak_bytes each), so that what the leaks retain is known
+// too.
+//
+// The leaks:
+//   - main.leakRecv, main.leakSend: a receive or send on a channel only the
+//     goroutine itself holds;
+//   - main.leakSelect: a select over two such channels;
+//   - main.leakNilRecv: a receive from a nil channel;
+//   - main.leakSelectNoCases: select {};
+//   - main.chainHead, main.chainTail: head waits on a channel that only
+//     tail holds, and tail on one only it holds: both leak, head only
+//     because tail does;
+//   - main.leakMutex, main.leakWaitGroup, main.leakCond: sync waits on a
+//     Mutex locked for good, a WaitGroup never done, a Cond never
+//     signalled, each held by nothing but its waiters ("sync" in the
+//     report: Go 1.25 and older do not link such a waiter to what it waits
+//     on).
+//
+// The decoys, blocked but not leaked:
+//   - main.waitGlobalChan: a receive on a channel a global holds;
+//   - main.waitHeldBySleeper: a receive on a channel that a sleeping
+//     goroutine (main.sleeper) holds on its stack;
+//   - main.waitTimer: a receive from time.After(1h) (the timer holds it);
+//   - main.waitGlobalCond: a Cond.Wait on a Cond a global holds;
+//   - main.selectOneReachable: a select with one case on a channel a
+//     global holds;
+//   - main.waitAccept: an Accept on a loopback listener (network I/O);
+//   - main.sleeper: asleep.
+//
+// Standard library only.
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"sync"
+	"time"
+)
+
+const leakBytes = 4096
+
+// How many goroutines each function starts.
+var counts = map[string]int{
+	"main.leakRecv":           5,
+	"main.leakSend":           3,
+	"main.leakSelect":         2,
+	"main.leakNilRecv":        1,
+	"main.leakSelectNoCases":  1,
+	"main.chainHead":          1,
+	"main.chainTail":          1,
+	"main.leakMutex":          1,
+	"main.leakWaitGroup":      1,
+	"main.leakCond":           1,
+	"main.waitGlobalChan":     2,
+	"main.waitHeldBySleeper":  1,
+	"main.waitTimer":          1,
+	"main.waitGlobalCond":     1,
+	"main.selectOneReachable": 1,
+	"main.waitAccept":         1,
+	"main.sleeper":            1,
+}
+
+// The kind of each leak: "chan" or "sync".
+var leakKinds = map[string]string{
+	"main.leakRecv":          "chan",
+	"main.leakSend":          "chan",
+	"main.leakSelect":        "chan",
+	"main.leakNilRecv":       "chan",
+	"main.leakSelectNoCases": "chan",
+	"main.chainHead":         "chan",
+	"main.chainTail":         "chan",
+	"main.leakMutex":         "sync",
+	"main.leakWaitGroup":     "sync",
+	"main.leakCond":          "sync",
+}
+
+var (
+	globalChan = make(chan int)
+	globalCond = sync.NewCond(&sync.Mutex{})
+	started    sync.WaitGroup
+	sink       []byte
+)
+
+// hold keeps a buffer alive from the caller's stack while it blocks.
+//
+//go:noinline
+func hold() []byte { return make([]byte, leakBytes) }
+
+func keep(b []byte) { sink = b[:0] }
+
+func leakRecv() {
+	b := hold()
+	ch := make(chan int)
+	started.Done()
+	<-ch
+	keep(b)
+}
+
+func leakSend() {
+	b := hold()
+	ch := make(chan int)
+	started.Done()
+	ch <- 1
+	keep(b)
+}
+
+func leakSelect() {
+	b := hold()
+	a, c := make(chan int), make(chan string)
+	started.Done()
+	select {
+	case <-a:
+	case <-c:
+	}
+	keep(b)
+}
+
+func leakNilRecv() {
+	b := hold()
+	var ch chan int
+	started.Done()
+	<-ch
+	keep(b)
+}
+
+// Code after select {} is dead to the compiler, so no stack value of this
+// goroutine stays live: it holds no buffer (no_buffer in the report).
+func leakSelectNoCases() {
+	started.Done()
+	select {}
+}
+
+func chainHead(ch chan int) {
+	b := hold()
+	started.Done()
+	<-ch
+	keep(b)
+}
+
+func chainTail() {
+	b := hold()
+	toHead := make(chan int)
+	go chainHead(toHead)
+	own := make(chan int)
+	started.Done()
+	<-own
+	toHead <- 1
+	keep(b)
+}
+
+func leakMutex(mu *sync.Mutex) {
+	b := hold()
+	started.Done()
+	mu.Lock()
+	keep(b)
+}
+
+func leakWaitGroup(wg *sync.WaitGroup) {
+	b := hold()
+	started.Done()
+	wg.Wait()
+	keep(b)
+}
+
+func leakCond(c *sync.Cond) {
+	b := hold()
+	c.L.Lock()
+	started.Done()
+	c.Wait()
+	keep(b)
+}
+
+func waitGlobalChan() {
+	started.Done()
+	<-globalChan
+}
+
+func waitHeldBySleeper(ch chan int) {
+	started.Done()
+	<-ch
+}
+
+func sleeper(ch chan int) {
+	started.Done()
+	time.Sleep(time.Hour)
+	ch <- 1
+}
+
+func waitTimer() {
+	started.Done()
+	<-time.After(time.Hour)
+}
+
+func waitGlobalCond() {
+	globalCond.L.Lock()
+	started.Done()
+	globalCond.Wait()
+	globalCond.L.Unlock()
+}
+
+func selectOneReachable() {
+	own := make(chan int)
+	started.Done()
+	select {
+	case <-own:
+	case <-globalChan:
+	}
+}
+
+func waitAccept(l net.Listener) {
+	started.Done()
+	c, err := l.Accept()
+	if err == nil {
+		c.Close()
+	}
+}
+
+type report struct {
+	GoVersion string            `json:"go_version"`
+	LeakBytes int               `json:"leak_bytes"`
+	Leaked    map[string]int    `json:"leaked"`     // blocking function: goroutines
+	LeakKinds map[string]string `json:"leak_kinds"` // blocking function: "chan" or "sync"
+	NotLeaked map[string]int    `json:"not_leaked"` // the decoys
+	NoBuffer  []string          `json:"no_buffer"`  // leaks that hold no buffer
+}
+
+func main() {
+	if len(os.Args) != 3 {
+		fmt.Fprintln(os.Stderr, "usage: goleak DUMP REPORT")
+		os.Exit(2)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "goleak:", err)
+		os.Exit(1)
+	}
+	start := func(n int, f func()) {
+		for i := 0; i < n; i++ {
+			started.Add(1)
+			go f()
+		}
+	}
+	start(counts["main.leakRecv"], leakRecv)
+	start(counts["main.leakSend"], leakSend)
+	start(counts["main.leakSelect"], leakSelect)
+	start(counts["main.leakNilRecv"], leakNilRecv)
+	start(counts["main.leakSelectNoCases"], leakSelectNoCases)
+	started.Add(2) // tail and the head it starts
+	go chainTail()
+	mu := new(sync.Mutex)
+	mu.Lock()
+	started.Add(1)
+	go leakMutex(mu)
+	wg := new(sync.WaitGroup)
+	wg.Add(1)
+	started.Add(1)
+	go leakWaitGroup(wg)
+	started.Add(1)
+	go leakCond(sync.NewCond(new(sync.Mutex)))
+	start(counts["main.waitGlobalChan"], waitGlobalChan)
+	held := make(chan int)
+	started.Add(2)
+	go waitHeldBySleeper(held)
+	go sleeper(held)
+	start(counts["main.waitTimer"], waitTimer)
+	start(counts["main.waitGlobalCond"], waitGlobalCond)
+	start(counts["main.selectOneReachable"], selectOneReachable)
+	started.Add(1)
+	go waitAccept(l)
+	started.Wait()
+	mu, wg, held = nil, nil, nil
+	// Every goroutine reaches its blocking call, and the ones that lock a
+	// Mutex or wait on a Cond are parked on it, before the dump.
+	for i := 0; i < 50; i++ {
+		runtime.Gosched()
+		time.Sleep(2 * time.Millisecond)
+	}
+	runtime.GC()
+
+	rep := report{
+		GoVersion: runtime.Version(),
+		LeakBytes: leakBytes,
+		Leaked:    map[string]int{},
+		LeakKinds: leakKinds,
+		NotLeaked: map[string]int{},
+		NoBuffer:  []string{"main.leakSelectNoCases"},
+	}
+	for f, n := range counts {
+		if _, leaks := leakKinds[f]; leaks {
+			rep.Leaked[f] = n
+		} else {
+			rep.NotLeaked[f] = n
+		}
+	}
+	// The dump comes first: on Go 1.27 WriteHeapDump kills the process once
+	// the goroutineleak profile has marked goroutines leaked.
+	f, err := os.Create(os.Args[1])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "goleak:", err)
+		os.Exit(1)
+	}
+	debug.WriteHeapDump(f.Fd())
+	f.Close()
+	out, err := json.MarshalIndent(rep, "", "  ")
+	if err == nil {
+		err = os.WriteFile(os.Args[2], append(out, '\n'), 0o644)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "goleak:", err)
+		os.Exit(1)
+	}
+	keep(globalChanHolder())
+}
+
+// globalChanHolder reads the globals once more, so that the linker keeps
+// them as the decoys' holders.
+func globalChanHolder() []byte {
+	if globalChan == nil || globalCond == nil {
+		return nil
+	}
+	return sink
+}
