@@ -23,16 +23,17 @@ BlockingWait blockingWaitOf(std::string_view reason) {
   return BlockingWait::None;
 }
 
-std::string_view blockingFunction(const model::HeapModel& d, const model::Goroutine& g) {
-  auto in = [](std::string_view fn, std::string_view package) {
+bool outsideRuntimeAndSync(std::string_view fn) {
+  auto in = [&](std::string_view package) {
     return fn.starts_with(package) && fn.size() > package.size() && fn[package.size()] == '.';
   };
+  return !in("runtime") && !in("sync") && !in("internal/sync") && !in("sync/atomic");
+}
+
+std::string_view blockingFunction(const model::HeapModel& d, const model::Goroutine& g) {
   for (uint32_t f = 0; f < g.frame_count; f++) {
     const std::string_view fn = d.frames[g.first_frame + f].function;
-    if (!in(fn, "runtime") && !in(fn, "sync") && !in(fn, "internal/sync") &&
-        !in(fn, "sync/atomic")) {
-      return fn;
-    }
+    if (outsideRuntimeAndSync(fn)) return fn;
   }
   return {};
 }
@@ -129,7 +130,6 @@ GoroutineLeaks findGoroutineLeaks(const Snapshot& s) {
 
   // The blocked goroutines, and what each waits on.
   std::vector<Waiter> waiters;
-  std::vector<uint32_t> waiter_of(d.goroutines.size(), UINT32_MAX);
   for (uint32_t i = 0; i < d.goroutines.size(); i++) {
     const model::Goroutine& g = d.goroutines[i];
     if (g.status != kGwaiting && g.status != kGleaked) continue;
@@ -163,7 +163,6 @@ GoroutineLeaks findGoroutineLeaks(const Snapshot& s) {
       w.can_run = true;
     }
     if (w.can_run) continue;
-    waiter_of[i] = static_cast<uint32_t>(waiters.size());
     waiters.push_back(std::move(w));
   }
   out.leaked.assign(d.goroutines.size(), 0);
@@ -179,27 +178,13 @@ GoroutineLeaks findGoroutineLeaks(const Snapshot& s) {
       wakes[waiters[w].waited[k]].push_back(w);
     }
   }
-  // The roots that belong to each waiter: its goroutine node (its frames
-  // and its g hang below it), its defers and its panics.
-  std::unordered_map<uint64_t, uint32_t> goroutine_by_g;
-  for (uint32_t i = 0; i < d.goroutines.size(); i++)
-    goroutine_by_g.emplace(d.goroutines[i].addr, i);
+  // The roots that belong to each waiter, held back until it wakes.
+  std::vector<std::vector<NodeId>> roots_of = rootsByGoroutine(s);
   std::vector<std::vector<NodeId>> own_roots(waiters.size());
   std::vector<uint8_t> held_back(s.heap.nodeCount(), 0);
   for (uint32_t w = 0; w < waiters.size(); w++) {
-    const NodeId n = s.heap.goroutineNode(waiters[w].goroutine);
-    own_roots[w].push_back(n);
-    held_back[n] = 1;
-  }
-  for (NodeId n = s.heap.objectCount(); n < s.heap.nodeCount(); n++) {
-    const graph::RootKind kind = s.heap.rootKind(n);
-    if (kind != graph::RootKind::Defer && kind != graph::RootKind::Panic) continue;
-    const uint64_t g = kind == graph::RootKind::Defer ? d.defers[s.heap.rootRecord(n)].goroutine
-                                                      : d.panics[s.heap.rootRecord(n)].goroutine;
-    auto it = goroutine_by_g.find(g);
-    if (it == goroutine_by_g.end() || waiter_of[it->second] == UINT32_MAX) continue;
-    own_roots[waiter_of[it->second]].push_back(n);
-    held_back[n] = 1;
+    own_roots[w] = std::move(roots_of[waiters[w].goroutine]);
+    for (NodeId n : own_roots[w]) held_back[n] = 1;
   }
 
   // Mark to a fixpoint: one search, into which a waiter's roots enter as
@@ -249,6 +234,29 @@ GoroutineLeaks findGoroutineLeaks(const Snapshot& s) {
   }
   out.leaked_retained = jointlyRetained(s, leaked_roots);
   return out;
+}
+
+std::vector<std::vector<NodeId>> rootsByGoroutine(const Snapshot& s) {
+  const model::HeapModel& d = s.model;
+  std::vector<std::vector<NodeId>> roots(d.goroutines.size());
+  std::unordered_map<uint64_t, uint32_t> by_g;
+  for (uint32_t g = 0; g < d.goroutines.size(); g++) {
+    roots[g].push_back(s.heap.goroutineNode(g));
+    by_g.emplace(d.goroutines[g].addr, g);
+  }
+  for (NodeId n = s.heap.objectCount(); n < s.heap.nodeCount(); n++) {
+    const graph::RootKind kind = s.heap.rootKind(n);
+    uint64_t g = 0;
+    if (kind == graph::RootKind::Defer) {
+      g = d.defers[s.heap.rootRecord(n)].goroutine;
+    } else if (kind == graph::RootKind::Panic) {
+      g = d.panics[s.heap.rootRecord(n)].goroutine;
+    } else {
+      continue;
+    }
+    if (auto it = by_g.find(g); it != by_g.end()) roots[it->second].push_back(n);
+  }
+  return roots;
 }
 
 uint64_t jointlyRetained(const Snapshot& s, std::span<const NodeId> roots) {

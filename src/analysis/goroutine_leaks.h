@@ -47,6 +47,8 @@ Expected<WaitLayout> waitLayoutOf(const Snapshot& s);
 // the packages runtime, sync, internal/sync and sync/atomic; empty when
 // every frame is in them.
 std::string_view blockingFunction(const model::HeapModel& d, const model::Goroutine& g);
+// Whether function `fn` is outside those packages.
+bool outsideRuntimeAndSync(std::string_view fn);
 
 struct GoroutineLeaks {
   // Empty when the analysis could not run: `problem` says why.
@@ -68,6 +70,10 @@ struct GoroutineLeaks {
   bool main_in_select_forever = false;
 };
 GoroutineLeaks findGoroutineLeaks(const Snapshot& s);
+
+// The root nodes of each goroutine record: its goroutine node (its frames
+// and its g hang below it), its defers and its panics.
+std::vector<std::vector<NodeId>> rootsByGoroutine(const Snapshot& s);
 
 // The bytes of the objects that `roots` (root nodes) reach and no other
 // root does: what would be freed if they all went away at once.

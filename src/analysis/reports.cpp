@@ -1,5 +1,7 @@
 #include "analysis/reports.h"
 
+#include "analysis/goroutine_leaks.h"
+
 #include <algorithm>
 #include <deque>
 
@@ -57,6 +59,8 @@ std::string_view goroutineStatusName(uint64_t status) {
       return "copystack";
     case 9:
       return "preempted";
+    case 10:  // _Gleaked: Go 1.27's (or 1.26's experimental) goroutineleak profile
+      return "leaked (marked by the runtime)";
     default:
       return "unknown";
   }
@@ -308,6 +312,9 @@ Summary summarize(const Snapshot& s, size_t top_n) {
   sum.pointers = s.heap.successors.begin[s.heap.objectCount()];
   sum.non_heap_pointers = s.heap.non_heap_refs;
   sum.goroutines = d.goroutines.size();
+  const GoroutineLeaks leaks = findGoroutineLeaks(s);
+  sum.leaked_goroutines = leaks.leaked_count;
+  sum.leaked_retained = leaks.leaked_retained;
   sum.stack_frames = d.frames.size();
   sum.finalizers = d.finalizers.size();
   sum.roots = s.heap.nodeCount() - s.heap.objectCount();
@@ -633,18 +640,21 @@ ObjectInfo objectInfo(const Snapshot& s, NodeId o, size_t max_referrers, size_t 
 
 std::vector<GoroutineInfo> goroutines(const Snapshot& s) {
   const model::HeapModel& d = s.model;
+  const GoroutineLeaks leaks = findGoroutineLeaks(s);
   std::vector<GoroutineInfo> out;
   out.reserve(d.goroutines.size());
   for (uint32_t i = 0; i < d.goroutines.size(); i++) {
     const model::Goroutine& g = d.goroutines[i];
     GoroutineInfo info;
     const bool is_main = g.goid == 1;  // the runtime names no creator for it
+    info.record = i;
     info.id = g.goid;
     info.status = g.status;
     info.status_name = std::string(goroutineStatusName(g.status));
     info.wait_reason = std::string(g.wait_reason);
     info.wait_since = g.wait_since;
     info.is_system = g.is_system;
+    info.leaked = !leaks.leaked.empty() && leaks.leaked[i] != 0;
     info.g_addr = g.addr;
     info.retained = s.retained[s.heap.goroutineNode(i)];
     for (uint32_t f = 0; f < g.frame_count; f++) {
@@ -667,6 +677,19 @@ std::vector<GoroutineInfo> goroutines(const Snapshot& s) {
         }
       }
       info.frames.push_back(std::move(frame));
+    }
+    // With the executable, a function inlined into its go statement's
+    // wrapper is the one blocked, not the wrapper.
+    info.blocked_in = std::string(blockingFunction(d, g));
+    for (const FrameInfo& f : info.frames) {
+      auto found = std::find_if(f.inlined.begin(), f.inlined.end(), [](const SourceLine& in) {
+        return outsideRuntimeAndSync(in.function);
+      });
+      if (found != f.inlined.end()) {
+        info.blocked_in = found->function;
+        break;
+      }
+      if (outsideRuntimeAndSync(f.function)) break;
     }
     info.created_pc = g.gopc;
     if (s.exe && g.gopc != 0 && !is_main) {

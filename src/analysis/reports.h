@@ -90,6 +90,9 @@ struct Summary {
   uint64_t metadata_objects = 0, metadata_bytes = 0;
   uint64_t pointers = 0, non_heap_pointers = 0;
   uint64_t goroutines = 0, stack_frames = 0, finalizers = 0, roots = 0;
+  // Goroutines blocked forever, and what they keep alive together
+  // (analysis/goroutine_leaks.h).
+  uint64_t leaked_goroutines = 0, leaked_retained = 0;
   bool have_memstats = false;
   uint64_t heap_alloc = 0, heap_sys = 0, heap_inuse = 0, heap_objects = 0, sys = 0;
   uint64_t stack_inuse = 0, next_gc = 0, num_gc = 0, pause_total_ns = 0;
@@ -238,12 +241,18 @@ struct FrameInfo {
   uint64_t retained = 0;  // bytes only this frame keeps alive
 };
 struct GoroutineInfo {
+  uint32_t record = 0;  // index into HeapModel::goroutines
   uint64_t id = 0;
   uint64_t status = 0;
   std::string status_name;  // "waiting", "runnable", "syscall"
   std::string wait_reason;
   uint64_t wait_since = 0;
   bool is_system = false;
+  // Blocked forever: nothing that can run reaches what it waits on
+  // (analysis/goroutine_leaks.h).
+  bool leaked = false;
+  // The innermost frame outside runtime and sync (blockingFunction).
+  std::string blocked_in;
   uint64_t retained = 0;  // bytes only this goroutine's stack keeps alive
   uint64_t g_addr = 0;
   uint64_t created_pc = 0;  // of the go statement that started it (0: none)

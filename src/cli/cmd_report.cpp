@@ -47,7 +47,10 @@ CommandSpec reportSpec() {
       "--sql FILE adds the results of a team's saved queries (SQL as `goheap sql` runs it, "
       "docs/sql.md; with OLD, its tables are the schema old): a section of the page and of the "
       "JSON per file. With --fail-if-rows the exit status is 3 when any of them returns a row, "
-      "so that a query naming what must not be in the heap is a check.");
+      "so that a query naming what must not be in the heap is a check.\n\n"
+      "The leaks section counts the goroutines blocked forever by the function they are "
+      "blocked in (`goheap goroutines --leaked --group --json`); with --fail-if-leaked the exit "
+      "status is 3 when there is any.");
   spec.positional("DUMP",
                   "the heap dump to report on (the newer one, with OLD), or an http:// URL that "
                   "serves one (the capture package's /debug/heapdump)");
@@ -70,6 +73,8 @@ CommandSpec reportSpec() {
             "be given more than once")
       .repeatable();
   spec.boolFlag("fail-if-rows", "exit with status 3 when a --sql statement returns any row");
+  spec.boolFlag("fail-if-leaked",
+                "exit with status 3 when any goroutine is blocked forever (goroutines --leaked)");
   spec.flag("top", "N", "rows in the top retainers and groups tables")
       .kind(ValueKind::Uint)
       .defaultValue("20");
@@ -85,6 +90,8 @@ CommandSpec reportSpec() {
   spec.example("goheap report heap.dump ./server --sql checks.sql --fail-if-rows",
                "fail when a saved query finds something, e.g. SELECT address FROM objects WHERE "
                "type = 'main.Session' AND retained > 1e6");
+  spec.example("goheap report heap.dump ./server --fail-if-leaked",
+               "fail a CI step when a goroutine of the test is blocked forever");
   spec.example("goheap report http://127.0.0.1:6060/debug/heapdump before.dump ./server",
                "a running service's heap (the capture package) against an earlier dump");
   return spec;
@@ -282,6 +289,7 @@ int runReport(int argc, const char* const* argv) {
     std::string json;
     std::optional<Growth> growth;
     bool failed = false;
+    uint64_t leaked_goroutines = 0;
     {
       JsonWriter w(json, JsonWriter::Style::Pretty);
       // One timed phase per section, each shown on the progress line: on a
@@ -326,6 +334,14 @@ int runReport(int argc, const char* const* argv) {
       section("duplicates", [&] { return dupsJson(snap, dups, queryDups(current, dups)); });
       const WasteQuery waste;
       section("waste", [&] { return wasteJson(snap, waste, queryWaste(current, waste)); });
+      section("leaks", [&] {
+        GoroutinesQuery leaked_only;
+        leaked_only.leaked = true;
+        const std::vector<GoroutineGroup> groups =
+            groupGoroutines(snap, queryGoroutines(current, leaked_only));
+        for (const GoroutineGroup& g : groups) leaked_goroutines += g.leaked;
+        return goroutineGroupsJson(groups);
+      });
       if (base) {
         DiffQuery diff;
         diff.limit = top_n;
@@ -372,6 +388,9 @@ int runReport(int argc, const char* const* argv) {
         text += std::string(d >= 0 ? "; grew by " : "; shrank by ") +
                 formatBytes(static_cast<uint64_t>(d >= 0 ? d : -d)) + " since " + *old_path;
       }
+      if (leaked_goroutines > 0) {
+        text += "; " + formatCount(leaked_goroutines) + " goroutines blocked forever";
+      }
       print(text + "\n");
     }
     if (args.getBool("timings")) {
@@ -389,7 +408,14 @@ int runReport(int argc, const char* const* argv) {
                    formatBytes(static_cast<uint64_t>(growth->delta())).c_str(),
                    formatBytes(args.getUint("fail-if-growth")).c_str());
     }
-    return failed || rows_failed ? kExitCheckFailed : kExitOk;
+    const bool leaks_failed = args.getBool("fail-if-leaked") && leaked_goroutines > 0;
+    if (leaks_failed) {
+      std::fprintf(stderr,
+                   "goheap: %s goroutines are blocked forever (--fail-if-leaked); see goheap "
+                   "goroutines --leaked --group\n",
+                   formatCount(leaked_goroutines).c_str());
+    }
+    return failed || rows_failed || leaks_failed ? kExitCheckFailed : kExitOk;
   });
 }
 

@@ -2,6 +2,9 @@
 // frames, and the bytes that only its stack keeps alive.
 #include <algorithm>
 
+#include <map>
+
+#include "analysis/goroutine_leaks.h"
 #include "questions/question.h"
 
 namespace goheap::questions {
@@ -33,7 +36,15 @@ const QuestionInfo kInfo{
         "\n"
         "The dump records when a GC first found each goroutine blocked (not when it blocked, "
         "and nothing if no GC has run since), on a clock with no \"now\" in the dump: goheap "
-        "shows it as t+X, where t is the earliest such time, so t+0s has waited longest.",
+        "shows it as t+X, where t is the earliest such time, so t+0s has waited longest.\n"
+        "\n"
+        "A goroutine is leaked when it is blocked for good: on a channel, a select or a "
+        "sync primitive that nothing able to run can reach, as Go 1.27's goroutineleak "
+        "profile finds them, here for any release. --leaked shows only those; --group "
+        "counts the goroutines by the function they are blocked in (the innermost frame "
+        "outside runtime and sync), with the bytes each group's stacks keep alive together. "
+        "Go 1.25 and older record no link from a goroutine blocked on a Mutex, WaitGroup or "
+        "Cond to it: such goroutines are not counted as leaked there.",
     .examples =
         {
             {"goheap goroutines heap.dump", "every goroutine with its frames"},
@@ -41,13 +52,35 @@ const QuestionInfo kInfo{
              "frames with file:line and inlined calls, and where each was created"},
             {"goheap goroutines heap.dump --sort retained --user --no-frames",
              "the goroutines whose stacks keep the most memory alive"},
+            {"goheap goroutines heap.dump --leaked --group",
+             "the leaked goroutines by blocking function, with what each group holds"},
         },
 };
 
 using Goroutines = std::vector<analysis::GoroutineInfo>;
 
 std::string state(const analysis::GoroutineInfo& g) {
-  return g.wait_reason.empty() ? g.status_name : g.status_name + ": " + g.wait_reason;
+  std::string st = g.wait_reason.empty() ? g.status_name : g.status_name + ": " + g.wait_reason;
+  return g.leaked ? st + ", leaked" : st;
+}
+
+std::string groupsText(const std::vector<GoroutineGroup>& groups, const TextStyle& style) {
+  TextTable t;
+  size_t fn_col = t.addColumn("blocked in");
+  t.setElastic(fn_col, Elide::Middle, 24);
+  t.addColumns({"goroutines", "leaked", "retained together"}, Align::Right);
+  uint64_t total = 0, leaked = 0;
+  for (const GoroutineGroup& g : groups) {
+    t.addRow({g.function.empty() ? "(runtime)" : g.function, std::to_string(g.goroutines),
+              std::to_string(g.leaked),
+              style.csv ? std::to_string(g.retained) : formatBytes(g.retained)});
+    total += g.goroutines;
+    leaked += g.leaked;
+  }
+  if (style.csv) return t.renderCsv();
+  return t.renderText(style.width) + std::to_string(total) + " goroutines, " +
+         std::to_string(leaked) + " leaked, in " + std::to_string(groups.size()) +
+         " blocking functions\n";
 }
 
 // The runtime records, for a blocked goroutine, the start of the first GC
@@ -63,8 +96,9 @@ std::string sourcePosition(const std::string& file, int64_t line) {
   return file.empty() ? "?" : file + ":" + std::to_string(line);
 }
 
-std::string goroutinesText(const Heaps& /*heaps*/, const GoroutinesQuery& q, const Goroutines& gs,
+std::string goroutinesText(const Heaps& heaps, const GoroutinesQuery& q, const Goroutines& gs,
                            const TextStyle& style) {
+  if (q.group) return groupsText(groupGoroutines(heaps.current.snapshot(), gs), style);
   const bool frames = q.frames;
   const uint64_t earliest = earliestWaitSince(gs);
   if (style.csv || !frames) {
@@ -138,12 +172,19 @@ const Parts<GoroutinesQuery, Goroutines> kParts{
             field<&GoroutinesQuery::frames>(
                 flagParam("frames", true, "one line per goroutine, without its frames")
                     .withCliName("no-frames")),
+            field<&GoroutinesQuery::leaked>(
+                flagParam("leaked", false, "only the goroutines blocked forever")),
+            field<&GoroutinesQuery::group>(flagParam(
+                "group", false, "counts and jointly retained bytes by blocking function")),
         },
     .run = [](const Heaps& h, const GoroutinesQuery& q) -> Expected<Goroutines> {
       return queryGoroutines(h.current, q);
     },
-    .json = [](const Heaps& /*h*/, const GoroutinesQuery& q,
-               const Goroutines& gs) { return goroutinesJson(gs, q.frames); },
+    .json =
+        [](const Heaps& h, const GoroutinesQuery& q, const Goroutines& gs) {
+          if (q.group) return goroutineGroupsJson(groupGoroutines(h.current.snapshot(), gs));
+          return goroutinesJson(gs, q.frames);
+        },
     .text = goroutinesText,
 };
 
@@ -159,6 +200,9 @@ std::vector<analysis::GoroutineInfo> queryGoroutines(const Session& session,
   std::vector<analysis::GoroutineInfo> gs = analysis::goroutines(session.snapshot());
   if (q.user) {
     std::erase_if(gs, [](const analysis::GoroutineInfo& g) { return g.is_system; });
+  }
+  if (q.leaked) {
+    std::erase_if(gs, [](const analysis::GoroutineInfo& g) { return !g.leaked; });
   }
   if (q.sort == "retained") {
     std::stable_sort(gs.begin(), gs.end(),
@@ -181,7 +225,8 @@ std::string goroutinesJson(const std::vector<analysis::GoroutineInfo>& gs, bool 
       if (g.wait_since != 0 && earliest != 0) {
         w.field("wait_since_relative_ns", g.wait_since - earliest);
       }
-      w.field("system", g.is_system).field("retained", g.retained);
+      w.field("system", g.is_system).field("leaked", g.leaked);
+      w.field("blocked_in", g.blocked_in).field("retained", g.retained);
       w.field("g_address", formatHex(g.g_addr));
       if (g.created_pc != 0) w.field("created_pc", formatHex(g.created_pc));
       if (g.created_by) {
@@ -205,6 +250,41 @@ std::string goroutinesJson(const std::vector<analysis::GoroutineInfo>& gs, bool 
         }
         w.endArray();
       }
+      w.endObject();
+    }
+    w.endArray();
+  });
+}
+
+std::vector<GoroutineGroup> groupGoroutines(const analysis::Snapshot& s,
+                                            const std::vector<analysis::GoroutineInfo>& gs) {
+  std::map<std::string, std::vector<const analysis::GoroutineInfo*>> by_function;
+  for (const analysis::GoroutineInfo& g : gs) by_function[g.blocked_in].push_back(&g);
+  const std::vector<std::vector<NodeId>> roots = analysis::rootsByGoroutine(s);
+  std::vector<GoroutineGroup> groups;
+  for (const auto& [function, members] : by_function) {
+    GoroutineGroup group{.function = function, .goroutines = members.size()};
+    std::vector<NodeId> group_roots;
+    for (const analysis::GoroutineInfo* g : members) {
+      group.leaked += g->leaked ? 1 : 0;
+      group_roots.insert(group_roots.end(), roots[g->record].begin(), roots[g->record].end());
+    }
+    group.retained = analysis::jointlyRetained(s, group_roots);
+    groups.push_back(std::move(group));
+  }
+  std::stable_sort(groups.begin(), groups.end(), [](const auto& a, const auto& b) {
+    return a.goroutines != b.goroutines ? a.goroutines > b.goroutines : a.retained > b.retained;
+  });
+  return groups;
+}
+
+std::string goroutineGroupsJson(const std::vector<GoroutineGroup>& groups) {
+  return jsonDocument([&](JsonWriter& w) {
+    w.key("groups").beginArray();
+    for (const GoroutineGroup& g : groups) {
+      w.beginObject();
+      w.field("blocked_in", g.function).field("goroutines", g.goroutines);
+      w.field("leaked", g.leaked).field("retained", g.retained);
       w.endObject();
     }
     w.endArray();

@@ -88,7 +88,20 @@ struct GoroutinesQuery {
   std::string sort = "id";  // id, retained
   bool user = false;        // hide the runtime's goroutines
   bool frames = true;
+  bool leaked = false;  // only the goroutines blocked forever
+  bool group = false;   // counts and jointly retained bytes by blocking function
 };
+// The shown goroutines by the function they are blocked in, most first,
+// with what each group's stacks keep alive together.
+struct GoroutineGroup {
+  std::string function;
+  uint64_t goroutines = 0;
+  uint64_t leaked = 0;
+  uint64_t retained = 0;  // jointly (analysis::jointlyRetained)
+};
+std::vector<GoroutineGroup> groupGoroutines(const analysis::Snapshot& s,
+                                            const std::vector<analysis::GoroutineInfo>& gs);
+std::string goroutineGroupsJson(const std::vector<GoroutineGroup>& groups);
 std::vector<analysis::GoroutineInfo> queryGoroutines(const Session& session,
                                                      const GoroutinesQuery& q);
 std::string goroutinesJson(const std::vector<analysis::GoroutineInfo>& gs, bool frames);

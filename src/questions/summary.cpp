@@ -111,6 +111,10 @@ std::string summaryText(const Heaps& /*heaps*/, const SummaryQuery& /*q*/,
                        formatCount(s.non_heap_pointers) + " to memory outside the heap");
   line("roots", formatCount(s.goroutines) + " goroutines, " + formatCount(s.stack_frames) +
                     " stack frames, " + formatCount(s.finalizers) + " finalizers, data and bss");
+  if (s.leaked_goroutines > 0) {
+    line("leaked", formatCount(s.leaked_goroutines) + " goroutines blocked forever, retaining " +
+                       formatBytes(s.leaked_retained) + " (goheap goroutines --leaked --group)");
+  }
   if (s.have_memstats) {
     // A core may not give every field: "unknown" rather than a wrong 0.
     using model::MemStat;
@@ -220,6 +224,7 @@ std::string summaryJson(const analysis::Summary& s) {
     w.key("roots").beginObject();
     w.field("goroutines", s.goroutines).field("stack_frames", s.stack_frames);
     w.field("finalizers", s.finalizers).field("root_nodes", s.roots);
+    w.field("leaked_goroutines", s.leaked_goroutines).field("leaked_retained", s.leaked_retained);
     w.endObject();
     w.key("memstats");
     if (s.have_memstats) {

@@ -58,7 +58,8 @@ BuiltRows buildGoroutines(const SqlHeap& heap) {
     out.rows.push_back({integer(g.id), g.status_name, textOrNull(g.wait_reason),
                         integer(g.wait_since), integer(g.is_system ? 1 : 0), integer(g.retained),
                         integer(g.g_addr), created_by, created_file, created_line,
-                        integer(s.heap.goroutineNode(i)), integer(g.frames.size())});
+                        integer(s.heap.goroutineNode(i)), integer(g.frames.size()),
+                        integer(g.leaked ? 1 : 0), textOrNull(g.blocked_in)});
   }
   return out;
 }

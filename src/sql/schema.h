@@ -253,6 +253,8 @@ enum GoroutineColumn : int {
   kGoroutineCreatedLine,
   kGoroutineNode,
   kGoroutineFrames,
+  kGoroutineLeaked,
+  kGoroutineBlockedIn,
   kGoroutineColumnCount
 };
 inline constexpr Column kGoroutineColumns[] = {
@@ -269,6 +271,10 @@ inline constexpr Column kGoroutineColumns[] = {
     {kGoroutineCreatedLine, "created_line", kInteger, "and line"},
     {kGoroutineNode, "node", kInteger, "the goroutine's root node", kIndexed},
     {kGoroutineFrames, "frames", kInteger, "the frames on its stack"},
+    {kGoroutineLeaked, "leaked", kInteger,
+     "1 when blocked forever (`goheap goroutines --leaked`), else 0"},
+    {kGoroutineBlockedIn, "blocked_in", kText,
+     "its innermost function outside runtime and sync, else NULL"},
 };
 static_assert(numberedInOrder(kGoroutineColumns, kGoroutineColumnCount));
 inline constexpr TableSchema kGoroutinesTable{"goroutines", "One row per goroutine.",

@@ -1,0 +1,105 @@
+// goheap goroutines --leaked [--group] and summary's leaked line, end to
+// end on the dumps of tests/programs/goleak, against the program's truth.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "support/go_versions.h"
+#include "support/goheap_process.h"
+#include "support/json_value.h"
+
+namespace goheap {
+namespace {
+
+using testing::JsonValue;
+
+class GoroutinesLeaked : public ::testing::TestWithParam<std::string> {
+ protected:
+  std::string dir() const { return std::string(GOHEAP_TESTDUMPS_DIR) + "/" + GetParam(); }
+  std::string dump() const { return dir() + "/goleak.dump"; }
+  std::string exe() const { return dir() + "/goleak"; }
+  // The truth: leaked goroutines by blocking function, those the release
+  // can link to what they wait on (sync waits from Go 1.26 on).
+  std::map<std::string, uint64_t> truth() const {
+    const JsonValue t = JsonValue::parseFile(dir() + "/goleak.json");
+    std::map<std::string, uint64_t> leaked;
+    for (const auto& [fn, n] : t["leaked"].members()) {
+      if (t["leak_kinds"][fn].str() == "sync" && std::stoi(GetParam().substr(4)) < 26) continue;
+      leaked[fn] = n.u64();
+    }
+    return leaked;
+  }
+};
+
+TEST_P(GoroutinesLeaked, GroupsAreTheProgramsLeaks) {
+  testing::RunResult r =
+      testing::runGoheap({"goroutines", dump(), exe(), "--leaked", "--group", "--json"});
+  ASSERT_TRUE(r.exited && r.code == 0) << r.describe();
+  const JsonValue v = JsonValue::parse(r.out);
+  std::map<std::string, uint64_t> found;
+  for (const JsonValue& g : v["groups"].items()) {
+    EXPECT_EQ(g["leaked"].u64(), g["goroutines"].u64()) << g["blocked_in"].str();
+    found[g["blocked_in"].str()] = g["goroutines"].u64();
+  }
+  EXPECT_EQ(found, truth());
+}
+
+TEST_P(GoroutinesLeaked, EveryGoroutineSaysWhetherItLeaked) {
+  testing::RunResult r = testing::runGoheap({"goroutines", dump(), exe(), "--json", "--no-frames"});
+  ASSERT_TRUE(r.exited && r.code == 0) << r.describe();
+  const JsonValue v = JsonValue::parse(r.out);
+  std::map<std::string, uint64_t> leaked;
+  uint64_t decoys = 0;
+  const JsonValue t = JsonValue::parseFile(dir() + "/goleak.json");
+  for (const JsonValue& g : v["goroutines"].items()) {
+    if (g["leaked"].boolean()) leaked[g["blocked_in"].str()]++;
+    if (t["not_leaked"].has(g["blocked_in"].str())) {
+      decoys++;
+      EXPECT_FALSE(g["leaked"].boolean()) << g["blocked_in"].str();
+    }
+  }
+  EXPECT_EQ(leaked, truth());
+  // Six decoys block in a function of their own name (the sleeper blocks in
+  // time.Sleep, the Accept in internal/poll).
+  EXPECT_EQ(decoys, 6u);
+}
+
+TEST_P(GoroutinesLeaked, SummarySaysHowManyAndWhatTheyHold) {
+  testing::RunResult r = testing::runGoheap({"summary", dump(), exe(), "--json"});
+  ASSERT_TRUE(r.exited && r.code == 0) << r.describe();
+  const JsonValue v = JsonValue::parse(r.out);
+  uint64_t expected = 0;
+  for (const auto& [fn, n] : truth()) expected += n;
+  EXPECT_EQ(v["roots"]["leaked_goroutines"].u64(), expected);
+  EXPECT_GE(v["roots"]["leaked_retained"].u64(), (expected - 1) * 4096);
+  testing::RunResult text = testing::runGoheap({"summary", dump(), exe()});
+  ASSERT_TRUE(text.exited && text.code == 0) << text.describe();
+  EXPECT_NE(text.out.find("  leaked     " + std::to_string(expected) +
+                          " goroutines blocked forever, retaining "),
+            std::string::npos)
+      << text.out;
+}
+
+TEST_P(GoroutinesLeaked, ReportFailsIfLeakedAndListsTheLeaks) {
+  const std::string html = testing::scratch().file("goleak-" + GetParam() + ".html");
+  testing::RunResult r =
+      testing::runGoheap({"report", dump(), exe(), "--html", html, "--fail-if-leaked"});
+  ASSERT_TRUE(r.exited) << r.describe();
+  EXPECT_EQ(r.code, 3) << r.describe();
+  EXPECT_NE(r.err.find("goroutines are blocked forever (--fail-if-leaked)"), std::string::npos)
+      << r.err;
+  const JsonValue v =
+      JsonValue::parseFile(testing::scratch().file("goleak-" + GetParam() + ".json"));
+  std::map<std::string, uint64_t> found;
+  for (const JsonValue& g : v["leaks"]["groups"].items()) {
+    found[g["blocked_in"].str()] = g["leaked"].u64();
+  }
+  EXPECT_EQ(found, truth());
+}
+
+INSTANTIATE_TEST_SUITE_P(GoVersions, GoroutinesLeaked, ::testing::ValuesIn(testing::goVersions()),
+                         testing::pathParamName);
+
+}  // namespace
+}  // namespace goheap
