@@ -11,6 +11,7 @@
 
 #include "support/go_versions.h"
 #include "support/json_value.h"
+#include "support/kernel_core.h"
 #include "support/open_heap.h"
 
 namespace goheap {
@@ -33,64 +34,90 @@ int minorVersion(const std::string& label) {
   return std::stoi(label.substr(4));
 }
 
+// The leaks analysis of `s`, a heap of the goleak program of release
+// `version` (go1.N), against the program's report `truth`.
+void expectTheTruth(const analysis::Snapshot& s, const testing::JsonValue& truth,
+                    const std::string& version, bool with_dwarf) {
+  const analysis::GoroutineLeaks leaks = analysis::findGoroutineLeaks(s);
+  ASSERT_TRUE(leaks.problem.empty()) << leaks.problem;
+  EXPECT_EQ(leaks.layout_source.starts_with("DWARF"), with_dwarf) << leaks.layout_source;
+  Counts expected;
+  uint64_t sync_leaks = 0;
+  for (const auto& [fn, n] : truth["leaked"].members()) {
+    // Go 1.25 and older put no sudog in g.waiting for a sync wait, so
+    // nothing links such a waiter to its Mutex, WaitGroup or Cond yet.
+    if (truth["leak_kinds"][fn].str() == "sync" && minorVersion(version) < 26) {
+      sync_leaks += n.u64();
+      continue;
+    }
+    expected[fn] = n.u64();
+  }
+  EXPECT_EQ(leakedByFunction(s, leaks), expected);
+  uint64_t expected_count = 0;
+  for (const auto& [fn, k] : expected) expected_count += k;
+  EXPECT_EQ(leaks.leaked_count, expected_count);
+  if (minorVersion(version) < 26) {
+    // The three sync leaks and the Cond decoy.
+    EXPECT_EQ(leaks.unlinked_sync_waits, sync_leaks + 1);
+  } else {
+    EXPECT_EQ(leaks.unlinked_sync_waits, 0u);
+  }
+  EXPECT_FALSE(leaks.main_in_select_forever);
+  // Each leaked goroutine but those in no_buffer keeps a buffer of
+  // leak_bytes alive from its stack alone; the rest they hold together is
+  // small (their channels are still reachable through allgs, g.waiting and
+  // the sudogs).
+  uint64_t holders = leaks.leaked_count;
+  for (const testing::JsonValue& fn : truth["no_buffer"].items()) {
+    holders -= expected.count(fn.str()) != 0 ? expected[fn.str()] : 0;
+  }
+  const uint64_t buffers = holders * truth["leak_bytes"].u64();
+  EXPECT_GE(leaks.leaked_retained, buffers);
+  EXPECT_LE(leaks.leaked_retained, buffers + leaks.leaked_count * 2048);
+}
+
 class GoroutineLeaks : public ::testing::TestWithParam<std::string> {
  protected:
-  void check(const std::string& exe) {
-    const std::string d = std::string(GOHEAP_TESTDUMPS_DIR) + "/" + GetParam();
+  std::string dir() const { return std::string(GOHEAP_TESTDUMPS_DIR) + "/" + GetParam(); }
+  // The dump in `folder` (the program's, or its stripped twin's) with
+  // executable `exe`, which has DWARF or not.
+  void check(const std::string& folder, const std::string& exe, bool with_dwarf) {
     SCOPED_TRACE(exe.empty() ? "no executable" : exe);
-    auto snap = testing::openSnapshot(d + "/goleak.dump", exe);
+    auto snap = testing::openSnapshot(folder + "/goleak.dump", exe);
     ASSERT_TRUE(snap.ok()) << snap.error().message();
-    const analysis::Snapshot& s = **snap;
-    const analysis::GoroutineLeaks leaks = analysis::findGoroutineLeaks(s);
-    ASSERT_TRUE(leaks.problem.empty()) << leaks.problem;
-    EXPECT_EQ(leaks.layout_source.starts_with("DWARF"), !exe.empty()) << leaks.layout_source;
-
-    const testing::JsonValue truth = testing::JsonValue::parseFile(d + "/goleak.json");
-    Counts expected;
-    uint64_t sync_leaks = 0;
-    for (const auto& [fn, n] : truth["leaked"].members()) {
-      // Go 1.25 and older put no sudog in g.waiting for a sync wait, so
-      // nothing links such a waiter to its Mutex, WaitGroup or Cond yet.
-      if (truth["leak_kinds"][fn].str() == "sync" && minorVersion(GetParam()) < 26) {
-        sync_leaks += n.u64();
-        continue;
-      }
-      expected[fn] = n.u64();
-    }
-    EXPECT_EQ(leakedByFunction(s, leaks), expected);
-    EXPECT_EQ(leaks.leaked_count, [&] {
-      uint64_t n = 0;
-      for (const auto& [fn, k] : expected) n += k;
-      return n;
-    }());
-    if (minorVersion(GetParam()) < 26) {
-      // The three sync leaks and the Cond decoy.
-      EXPECT_EQ(leaks.unlinked_sync_waits, sync_leaks + 1);
-    } else {
-      EXPECT_EQ(leaks.unlinked_sync_waits, 0u);
-    }
-    EXPECT_FALSE(leaks.main_in_select_forever);
-    // Each leaked goroutine keeps a buffer of leak_bytes alive from its
-    // stack alone; the rest they hold together is small (their channels
-    // are still reachable through allgs, g.waiting and the sudogs).
-    uint64_t holders = leaks.leaked_count;
-    for (const testing::JsonValue& fn : truth["no_buffer"].items()) {
-      holders -= expected.count(fn.str()) != 0 ? expected[fn.str()] : 0;
-    }
-    const uint64_t buffers = holders * truth["leak_bytes"].u64();
-    EXPECT_GE(leaks.leaked_retained, buffers);
-    EXPECT_LE(leaks.leaked_retained, buffers + leaks.leaked_count * 2048);
+    expectTheTruth(**snap, testing::JsonValue::parseFile(folder + "/goleak.json"), GetParam(),
+                   with_dwarf);
   }
 };
 
 TEST_P(GoroutineLeaks, MatchTheProgramsTruthWithItsExecutable) {
-  check(std::string(GOHEAP_TESTDUMPS_DIR) + "/" + GetParam() + "/goleak");
+  check(dir(), dir() + "/goleak", true);
+}
+
+// A stripped build (-ldflags='-s -w') has no DWARF: the layouts come from
+// the committed table of its release, the functions from its pclntab.
+TEST_P(GoroutineLeaks, MatchTheProgramsTruthWithItsStrippedExecutable) {
+  check(dir() + "/stripped", dir() + "/stripped/goleak", false);
 }
 
 // Without the executable the layouts come from the committed table of the
 // dump's release.
 TEST_P(GoroutineLeaks, MatchTheProgramsTruthWithoutAnExecutable) {
-  check("");
+  check(dir(), "", false);
+}
+
+// The kernel's core of the same program, which dies right after its dump:
+// the goroutines and their g.waiting read from the process's memory.
+TEST_P(GoroutineLeaks, MatchTheProgramsTruthInAKernelCore) {
+  testing::KernelCoreRun run;
+  testing::runForKernelCoreArgs(dir() + "/goleak", run,
+                                {"{dir}/goleak.dump", "{dir}/goleak.json", "crash"});
+  if (!run.skip.empty()) GTEST_SKIP() << run.skip;
+  ASSERT_TRUE(run.failure.empty()) << run.failure;
+  auto snap = testing::openSnapshot(run.core, dir() + "/goleak");
+  ASSERT_TRUE(snap.ok()) << snap.error().message();
+  expectTheTruth(**snap, testing::JsonValue::parseFile(run.dir.path + "/goleak.json"), GetParam(),
+                 true);
 }
 
 TEST(GoroutineLeaks, WaitReasons) {

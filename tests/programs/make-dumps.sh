@@ -296,6 +296,7 @@ make_label() { # label
     # zoo stripped the same way: its types come from the runtime's type
     # descriptors, and the unstripped zoo is its oracle.
     make_program "$label" "$go" "$root" "$HERE/zoo/" "$OUT/$label/stripped" "-ldflags=-s -w" || status=1
+    make_program "$label" "$go" "$root" "$HERE/goleak/" "$OUT/$label/stripped" "-ldflags=-s -w" || status=1
   fi
   # leaks stripped (every release, as the leak hunt): diff must name the
   # type that leaked without DWARF.

@@ -3,7 +3,11 @@
 // a JSON report of which goroutines leak, by blocking function: the oracle
 // of goheap's offline goroutine-leak analysis (issue 30).
 //
-// Usage: goleak DUMP REPORT
+// Usage: goleak DUMP REPORT [crash]
+//
+// With crash it dies of SIGABRT after writing the report: under
+// GOTRACEBACK=crash the kernel writes a core of the same heap
+// (tests/core/core_model_test.cpp).
 //
 // The blocking function is the innermost frame outside the packages
 // runtime, sync, internal/sync and sync/atomic, as the runtime's
@@ -49,6 +53,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -240,8 +245,8 @@ type report struct {
 }
 
 func main() {
-	if len(os.Args) != 3 {
-		fmt.Fprintln(os.Stderr, "usage: goleak DUMP REPORT")
+	if len(os.Args) < 3 || len(os.Args) > 4 || (len(os.Args) == 4 && os.Args[3] != "crash") {
+		fmt.Fprintln(os.Stderr, "usage: goleak DUMP REPORT [crash]")
 		os.Exit(2)
 	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -325,6 +330,13 @@ func main() {
 		os.Exit(1)
 	}
 	keep(globalChanHolder())
+	if len(os.Args) == 4 {
+		// The core's heap is the dump's.
+		debug.SetTraceback("crash")
+		syscall.Kill(os.Getpid(), syscall.SIGABRT)
+		time.Sleep(10 * time.Second)
+		os.Exit(3) // the signal did not kill us
+	}
 }
 
 // globalChanHolder reads the globals once more, so that the linker keeps
