@@ -1,10 +1,12 @@
 package capture
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -47,6 +49,9 @@ func writeDumpFile(f *os.File, gc bool) (size int64, err error) {
 	if gc {
 		runtime.GC()
 	}
+	if n := goroutinesMarkedLeaked(); n > 0 {
+		return 0, &markedLeakedError{n}
+	}
 	// WriteHeapDump reports no error: a full disk leaves a short file. The
 	// size is checked by the caller's reader (goheap says where the dump
 	// ends); here we can only say that nothing was written.
@@ -65,4 +70,36 @@ func writeDumpFile(f *os.File, gc bool) (size int64, err error) {
 // microsecond so that two dumps a moment apart get two names.
 func dumpTime(t time.Time) string {
 	return t.UTC().Format("20060102T150405.000000Z")
+}
+
+// goroutinesMarkedLeaked is how many goroutines the runtime's goroutineleak
+// profile marked leaked when it last ran (Go 1.26 built with
+// GOEXPERIMENT=goroutineleakprofile, and 1.27; 0 on other releases, which
+// have no such profile). The marks (status _Gleaked, 0xa) last until the
+// next collection that looks for leaks, and while any is there
+// runtime/debug.WriteHeapDump kills the process: "runtime: unexpected
+// G.status 0xa ... fatal error: dumpgs in STW - bad status". So every dump
+// asks first.
+func goroutinesMarkedLeaked() int {
+	if p := pprof.Lookup("goroutineleak"); p != nil {
+		return p.Count()
+	}
+	return 0
+}
+
+// markedLeakedError refuses a dump that would kill the process.
+type markedLeakedError struct{ goroutines int }
+
+func (e *markedLeakedError) Error() string {
+	return fmt.Sprintf("%d goroutines are marked leaked by the runtime's goroutineleak profile, "+
+		"and runtime/debug.WriteHeapDump would kill the process over them (a Go runtime bug); "+
+		"take the heap with `goheap snap %d` instead, or dump again after the next "+
+		"goroutineleak profile finds no leak", e.goroutines, os.Getpid())
+}
+
+// isMarkedLeaked says whether err is a refusal for goroutines marked leaked.
+func isMarkedLeaked(err error) (*markedLeakedError, bool) {
+	var e *markedLeakedError
+	ok := errors.As(err, &e)
+	return e, ok
 }

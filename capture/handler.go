@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -21,6 +22,9 @@ import (
 // headers, without writing a dump. While another dump is being written or
 // sent, the answer is 429 with a Retry-After and a one-line reason; another
 // method is 405; a dump that cannot be written is 500 with the reason.
+// While the runtime's goroutineleak profile has goroutines marked leaked
+// (Go 1.26+), a dump would kill the process: the answer is 503, with the
+// reason and what to do instead in JSON.
 func Handler() http.Handler {
 	keepMemoryProfiling()
 	return &handler{}
@@ -73,6 +77,10 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		os.Remove(f.Name())
 	}()
 	size, err := writeDumpFile(f, gc)
+	if e, ok := isMarkedLeaked(err); ok {
+		refuseMarkedLeaked(w, e)
+		return
+	}
 	if err != nil {
 		dumpFailed(w, "cannot write the heap dump: "+err.Error())
 		return
@@ -134,6 +142,23 @@ func dumpFailed(w http.ResponseWriter, reason string) {
 		w.Header().Del(name)
 	}
 	httpError(w, http.StatusInternalServerError, reason)
+}
+
+// refuseMarkedLeaked answers 503, in JSON, when goroutines are marked
+// leaked: the service lives on, and the answer says what to do instead.
+func refuseMarkedLeaked(w http.ResponseWriter, e *markedLeakedError) {
+	for _, name := range []string{"Content-Disposition", "Content-Length"} {
+		w.Header().Del(name)
+	}
+	body, _ := json.Marshal(struct {
+		Error                  string `json:"error"`
+		GoroutinesMarkedLeaked int    `json:"goroutines_marked_leaked"`
+		Instead                string `json:"instead"`
+	}{e.Error(), e.goroutines, fmt.Sprintf("goheap snap %d", os.Getpid())})
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(http.StatusServiceUnavailable)
+	w.Write(append(body, '\n'))
 }
 
 // httpError answers status with a one-line plain-text reason, which goheap
