@@ -102,8 +102,11 @@ class ModelBuilder {
       const bin::Func* start = exe_.pclntab().funcAt(g.startpc - bias_);
       d.is_system = start != nullptr && isSystemGoroutine(start->name);
       d.wait_since = static_cast<uint64_t>(g.wait_since);
-      // As the runtime's traceback: a reason only for a waiting goroutine.
-      if (d.status == kGwaiting && g.wait_reason < list.wait_reason_names.size()) {
+      // As the runtime's traceback: a reason only for a waiting goroutine,
+      // or one the goroutineleak profile marked leaked (the reason says what
+      // it waits on, which the offline leak analysis reads).
+      if ((d.status == kGwaiting || d.status == kGleaked) &&
+          g.wait_reason < list.wait_reason_names.size()) {
         d.wait_reason = keep(list.wait_reason_names[g.wait_reason]);
       }
       d.first_frame = static_cast<uint32_t>(out_.frames.size());

@@ -4,6 +4,8 @@
 // blocking function.
 #include "analysis/goroutine_leaks.h"
 
+#include "analysis/reports.h"
+
 #include <gtest/gtest.h>
 
 #include <map>
@@ -52,7 +54,16 @@ void expectTheTruth(const analysis::Snapshot& s, const testing::JsonValue& truth
     }
     expected[fn] = n.u64();
   }
-  EXPECT_EQ(leakedByFunction(s, leaks), expected);
+  const Counts found = leakedByFunction(s, leaks);
+  EXPECT_EQ(found, expected);
+  // Where the runtime has a goroutineleak profile, every leak it reports is
+  // found (the program records it just after its dump).
+  if (truth.has("runtime_profile")) {
+    for (const auto& [fn, n] : truth["runtime_profile"].members()) {
+      EXPECT_GE(found.count(fn) != 0 ? found.at(fn) : 0, n.u64())
+          << fn << ": the runtime's profile reports more";
+    }
+  }
   uint64_t expected_count = 0;
   for (const auto& [fn, k] : expected) expected_count += k;
   EXPECT_EQ(leaks.leaked_count, expected_count);
@@ -135,6 +146,36 @@ TEST(GoroutineLeaks, WaitReasons) {
 
 INSTANTIATE_TEST_SUITE_P(GoVersions, GoroutineLeaks, ::testing::ValuesIn(testing::goVersions()),
                          testing::pathParamName);
+
+// A core taken after the runtime's goroutineleak profile marked its leaks
+// (Go 1.27, where the profile is on by default): they show as marked by the runtime, never as
+// unknown, and the analysis, which reads their wait reasons still, agrees.
+TEST(GoroutineLeaks, ACoreAfterTheRuntimesProfileShowsItsMarks) {
+  const std::string version = "go1.27";
+  const std::string dir = std::string(GOHEAP_TESTDUMPS_DIR) + "/" + version;
+  testing::KernelCoreRun run;
+  testing::runForKernelCoreArgs(dir + "/goleak", run,
+                                {"{dir}/goleak.dump", "{dir}/goleak.json", "profile-crash"});
+  if (!run.skip.empty()) GTEST_SKIP() << run.skip;
+  ASSERT_TRUE(run.failure.empty()) << run.failure;
+  auto snap = testing::openSnapshot(run.core, dir + "/goleak");
+  ASSERT_TRUE(snap.ok()) << snap.error().message();
+  const testing::JsonValue truth = testing::JsonValue::parseFile(run.dir.path + "/goleak.json");
+  ASSERT_TRUE(truth.has("runtime_profile"));
+  uint64_t profiled = 0;
+  for (const auto& [fn, n] : truth["runtime_profile"].members()) profiled += n.u64();
+  uint64_t marked = 0;
+  for (const analysis::GoroutineInfo& g : analysis::goroutines(**snap)) {
+    EXPECT_NE(g.status_name, "unknown") << "goroutine " << g.id;
+    if (g.status == 10) {
+      marked++;
+      EXPECT_EQ(g.status_name, "leaked (marked by the runtime)");
+      EXPECT_TRUE(g.leaked) << "goroutine " << g.id << " in " << g.blocked_in;
+    }
+  }
+  EXPECT_EQ(marked, profiled);
+  expectTheTruth(**snap, truth, version, true);
+}
 
 }  // namespace
 }  // namespace goheap

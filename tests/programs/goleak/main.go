@@ -3,11 +3,18 @@
 // a JSON report of which goroutines leak, by blocking function: the oracle
 // of goheap's offline goroutine-leak analysis (issue 30).
 //
-// Usage: goleak DUMP REPORT [crash]
+// Usage: goleak DUMP REPORT [crash|profile-crash]
 //
 // With crash it dies of SIGABRT after writing the report: under
 // GOTRACEBACK=crash the kernel writes a core of the same heap
-// (tests/core/core_model_test.cpp).
+// (tests/analysis/goroutine_leaks_test.cpp).
+//
+// Where the runtime has a goroutineleak profile (Go 1.27; 1.26 with
+// GOEXPERIMENT=goroutineleakprofile), the report also holds what it finds,
+// by blocking function (runtime_profile), taken after the dump: the profile
+// marks the goroutines it finds leaked (status _Gleaked), after which
+// WriteHeapDump would kill the process. With profile-crash it dies as with
+// crash once the profile has marked them: the core shows the marks.
 //
 // The blocking function is the innermost frame outside the packages
 // runtime, sync, internal/sync and sync/atomic, as the runtime's
@@ -52,6 +59,9 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -241,12 +251,19 @@ type report struct {
 	Leaked    map[string]int    `json:"leaked"`     // blocking function: goroutines
 	LeakKinds map[string]string `json:"leak_kinds"` // blocking function: "chan" or "sync"
 	NotLeaked map[string]int    `json:"not_leaked"` // the decoys
-	NoBuffer  []string          `json:"no_buffer"`  // leaks that hold no buffer
+	// The runtime's goroutineleak profile, by blocking function; absent
+	// where the runtime has none.
+	RuntimeProfile map[string]int `json:"runtime_profile,omitempty"`
+	NoBuffer       []string       `json:"no_buffer"` // leaks that hold no buffer
 }
 
 func main() {
-	if len(os.Args) < 3 || len(os.Args) > 4 || (len(os.Args) == 4 && os.Args[3] != "crash") {
-		fmt.Fprintln(os.Stderr, "usage: goleak DUMP REPORT [crash]")
+	mode := ""
+	if len(os.Args) == 4 {
+		mode = os.Args[3]
+	}
+	if len(os.Args) < 3 || len(os.Args) > 4 || (mode != "" && mode != "crash" && mode != "profile-crash") {
+		fmt.Fprintln(os.Stderr, "usage: goleak DUMP REPORT [crash|profile-crash]")
 		os.Exit(2)
 	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -321,6 +338,9 @@ func main() {
 	}
 	debug.WriteHeapDump(f.Fd())
 	f.Close()
+	if mode != "crash" {
+		rep.RuntimeProfile = runtimeProfile()
+	}
 	out, err := json.MarshalIndent(rep, "", "  ")
 	if err == nil {
 		err = os.WriteFile(os.Args[2], append(out, '\n'), 0o644)
@@ -330,7 +350,7 @@ func main() {
 		os.Exit(1)
 	}
 	keep(globalChanHolder())
-	if len(os.Args) == 4 {
+	if mode != "" {
 		// The core's heap is the dump's.
 		debug.SetTraceback("crash")
 		syscall.Kill(os.Getpid(), syscall.SIGABRT)
@@ -346,4 +366,48 @@ func globalChanHolder() []byte {
 		return nil
 	}
 	return sink
+}
+
+// runtimeProfile runs the runtime's goroutineleak profile and counts the
+// goroutines it reports by blocking function: the first function of each
+// stack outside runtime, sync, internal/sync and sync/atomic. Nil where
+// there is no such profile.
+func runtimeProfile() map[string]int {
+	p := pprof.Lookup("goroutineleak")
+	if p == nil {
+		return nil
+	}
+	var text strings.Builder
+	if err := p.WriteTo(&text, 1); err != nil {
+		return nil
+	}
+	// debug=1: "N @ pc pc ..." starts a record of N goroutines, and each
+	// "#\tpc\tfunction+offset\tfile:line" line is a frame, innermost first.
+	counts := map[string]int{}
+	n, found := 0, false
+	for _, line := range strings.Split(text.String(), "\n") {
+		if fields := strings.Fields(line); len(fields) >= 2 && fields[1] == "@" {
+			n, _ = strconv.Atoi(fields[0])
+			found = false
+			continue
+		}
+		parts := strings.Split(line, "\t")
+		if found || len(parts) < 4 || parts[0] != "#" {
+			continue
+		}
+		fn := parts[2]
+		if i := strings.LastIndex(fn, "+0x"); i > 0 {
+			fn = fn[:i]
+		}
+		if !inPackage(fn, "runtime") && !inPackage(fn, "sync") && !inPackage(fn, "internal/sync") &&
+			!inPackage(fn, "sync/atomic") {
+			counts[fn] += n
+			found = true
+		}
+	}
+	return counts
+}
+
+func inPackage(fn, pkg string) bool {
+	return strings.HasPrefix(fn, pkg+".")
 }
