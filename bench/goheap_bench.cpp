@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/goroutine_leaks.h"
 #include "analysis/reports.h"
 #include "export/formats.h"
 #include "query/open.h"
@@ -130,6 +131,16 @@ int main(int argc, char** argv) {
   if (s.types) {
     timed("top --by type", [&] { session.groupTotals(goheap::typing::GroupKind::Type); });
   }
+  // The goroutine leak analysis alone (summary runs it too): one search of
+  // the graph when any goroutine is blocked in a way that can leak, and the
+  // joint retained size of those that are.
+  goheap::analysis::GoroutineLeaks leaks;
+  auto leaks_start = Clock::now();
+  const double leaks_cpu = cpuSeconds();
+  leaks = goheap::analysis::findGoroutineLeaks(s);
+  phases.push_back({"goroutine leaks (" + goheap::formatCount(s.model.goroutines.size()) +
+                        " goroutines, " + goheap::formatCount(leaks.leaked_count) + " leaked)",
+                    seconds(leaks_start, Clock::now()), cpuSeconds() - leaks_cpu});
   const uint64_t peak = goheap::peakRssBytes();
 
   // The web UI's API calls, answered as goheap serve answers them (the API

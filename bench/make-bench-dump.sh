@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Usage: bench/make-bench-dump.sh [--typed | --records] [--core] OUT [N]
+# Usage: bench/make-bench-dump.sh [--typed | --records | --goroutines] [--core] OUT [N]
 #
 # Builds bench/gen with Go 1.24 and runs it to write a heap dump of about N
 # (default 10,000,000) live objects to OUT; the executable is kept next to it
@@ -12,6 +12,10 @@
 # (GOHEAP_BENCH_SHAPES=records: N/3 records in lists of 1,000, each with a
 # name string and a []int32, some with a map or a []byte), built with Go 1.19
 # as that measurement was.
+# With --goroutines the heap is tests/programs/goleak's, its plain leaks and
+# decoys started N/14 times each (GOLEAK_SCALE): about N goroutines, most
+# of them leaked, for the time of the goroutine leak analysis; the
+# program's report (which leak is which) is kept as OUT.json.
 # With --core the program then dies of SIGABRT (GOTRACEBACK=crash, core
 # limit raised) and the kernel's core of the same heap is kept as OUT.core:
 # this needs /proc/sys/kernel/core_pattern to write into the working
@@ -29,8 +33,9 @@ while [ $# -gt 0 ]; do
     --core) CORE=1 ;;
     --typed) SHAPES=typed ;;
     --records) SHAPES=records ;;
+    --goroutines) SHAPES=goroutines ;;
     --) shift; break ;;
-    -*) echo "make-bench-dump: unknown option $1" >&2; echo "usage: $0 [--typed | --records] [--core] OUT [N]" >&2; exit 2 ;;
+    -*) echo "make-bench-dump: unknown option $1" >&2; echo "usage: $0 [--typed | --records | --goroutines] [--core] OUT [N]" >&2; exit 2 ;;
     *) break ;;
   esac
   shift
@@ -65,6 +70,14 @@ export GOENV=off GOTOOLCHAIN=local CGO_ENABLED=0 GOPROXY=off
 export GOCACHE=${GOHEAP_BENCH_GOCACHE:-$(cd "$(dirname "$OUT")" && pwd)/.gocache}
 export GOPATH=${GOCACHE%/}-gopath
 
+if [ $SHAPES = goroutines ]; then
+  # tests/programs/goleak with its plain leaks and decoys started N/14
+  # times each: about N goroutines, 17 of every 20 leaked.
+  [ $CORE = 0 ] || { echo "make-bench-dump: --goroutines makes no core" >&2; exit 2; }
+  (cd "$HERE/../tests/programs/goleak" && GOROOT=$("$GO" env GOROOT) GO111MODULE=off "$GO" build -trimpath -buildvcs=false -o "$OUT.exe" main.go)
+  GOLEAK_SCALE=$((N / 14)) "$OUT.exe" "$OUT" "$OUT.json"
+  exit 0
+fi
 (cd "$HERE/gen" && GOROOT=$("$GO" env GOROOT) "$GO" build -trimpath -buildvcs=false -o "$(cd "$(dirname "$OUT")" && pwd)/$(basename "$OUT").exe" main.go)
 if [ $CORE = 0 ]; then
   "$OUT.exe" "$OUT" "$N"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Usage: bench/run.sh [--typed | --records] [--core] [N]
+# Usage: bench/run.sh [--typed | --records | --goroutines] [--core] [N]
 #
 # The benchmark, start to end: builds goheap_bench (RelWithDebInfo, Ninja,
 # in build/), makes a dump of about N (default 10,000,000) objects with
@@ -18,27 +18,32 @@
 # With --records it is the record-shaped heap of Go 1.19 (make-bench-dump.sh
 # --records: N/3 records, about N objects), in build/bench/bench-records-N.dump;
 # `bench/run.sh --records 3000000` is the 1M-record dump of issue 29.
+# With --goroutines it is a heap of about N goroutines, most of them leaked
+# (make-bench-dump.sh --goroutines), in build/bench/bench-goroutines-N.dump:
+# `bench/run.sh --goroutines 10000` times the goroutine leak analysis.
 set -euo pipefail
 
 CORE=0
 TYPED=0
 RECORDS=0
+GOROUTINES=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --core) CORE=1 ;;
     --typed) TYPED=1 ;;
     --records) RECORDS=1 ;;
-    -*) echo "run.sh: unknown option $1" >&2; echo "usage: $0 [--typed | --records] [--core] [N]" >&2; exit 2 ;;
+    --goroutines) GOROUTINES=1 ;;
+    -*) echo "run.sh: unknown option $1" >&2; echo "usage: $0 [--typed | --records | --goroutines] [--core] [N]" >&2; exit 2 ;;
     *) break ;;
   esac
   shift
 done
 if [ $# -gt 1 ]; then
-  echo "usage: $0 [--typed | --records] [--core] [N]" >&2
+  echo "usage: $0 [--typed | --records | --goroutines] [--core] [N]" >&2
   exit 2
 fi
-if [ $TYPED = 1 ] && [ $RECORDS = 1 ]; then
-  echo "run.sh: --typed and --records are two different heaps: give one" >&2
+if [ $((TYPED + RECORDS + GOROUTINES)) -gt 1 ]; then
+  echo "run.sh: --typed, --records and --goroutines are different heaps: give one" >&2
   exit 2
 fi
 N=${1:-10000000}
@@ -53,6 +58,9 @@ if [ $TYPED = 1 ]; then
 elif [ $RECORDS = 1 ]; then
   DUMP=$BUILD/bench/bench-records-$N.dump
   GEN_OPTS+=(--records)
+elif [ $GOROUTINES = 1 ]; then
+  DUMP=$BUILD/bench/bench-goroutines-$N.dump
+  GEN_OPTS+=(--goroutines)
 else
   DUMP=$BUILD/bench/bench-$N.dump
 fi
@@ -73,6 +81,7 @@ if [ ! -s "$DUMP" ] || { [ $CORE = 1 ] && [ ! -s "$DUMP.core" ]; }; then
   "$ROOT/bench/make-bench-dump.sh" ${GEN_OPTS[@]+"${GEN_OPTS[@]}"} "$DUMP.partial" "$N"
   mv "$DUMP.partial" "$DUMP"
   mv "$DUMP.partial.exe" "$DUMP.exe"
+  if [ -f "$DUMP.partial.json" ]; then mv "$DUMP.partial.json" "$DUMP.json"; fi
   if [ $CORE = 1 ]; then
     mv "$DUMP.partial.core" "$DUMP.core"
   fi
