@@ -48,13 +48,17 @@ Expected<WaitLayout> fromDwarf(const bin::DebugInfo& dwarf) {
   const bin::TypeId g = dwarf.typeByName("runtime.g");
   const bin::TypeId sudog = dwarf.typeByName("runtime.sudog");
   const bin::Field* waiting = dwarf.fieldNamed(g, "waiting");
+  const bin::Field* sudog_g = dwarf.fieldNamed(sudog, "g");
   const bin::Field* elem = dwarf.fieldNamed(sudog, "elem");
   const bin::Field* c = dwarf.fieldNamed(sudog, "c");
   const bin::Field* waitlink = dwarf.fieldNamed(sudog, "waitlink");
-  if (waiting == nullptr || elem == nullptr || c == nullptr || waitlink == nullptr) {
+  if (waiting == nullptr || sudog_g == nullptr || elem == nullptr || c == nullptr ||
+      waitlink == nullptr) {
     return Error("the executable's DWARF has no runtime.g.waiting or runtime.sudog fields");
   }
-  return WaitLayout{waiting->offset, elem->offset, c->offset, waitlink->offset, "DWARF"};
+  return WaitLayout{waiting->offset, sudog_g->offset,  elem->offset,
+                    c->offset,       waitlink->offset, dwarf.type(dwarf.resolve(sudog)).size,
+                    "DWARF"};
 }
 
 Expected<WaitLayout> fromTable(std::string_view go_version, std::string_view goarch) {
@@ -65,14 +69,22 @@ Expected<WaitLayout> fromTable(std::string_view go_version, std::string_view goa
                  std::string(goarch));
   }
   const core::TableField* waiting = t->field("runtime.g", "waiting");
+  const core::TableField* sudog_g = t->field("runtime.sudog", "g");
   const core::TableField* elem = t->field("runtime.sudog", "elem");
   const core::TableField* c = t->field("runtime.sudog", "c");
   const core::TableField* waitlink = t->field("runtime.sudog", "waitlink");
-  if (waiting == nullptr || elem == nullptr || c == nullptr || waitlink == nullptr) {
+  const core::TableStruct* sudog = t->structNamed("runtime.sudog");
+  if (waiting == nullptr || sudog_g == nullptr || elem == nullptr || c == nullptr ||
+      waitlink == nullptr || sudog == nullptr) {
     return Error("the layout table of " + std::string(t->go_version) +
                  " lacks runtime.g.waiting or runtime.sudog");
   }
-  return WaitLayout{waiting->offset, elem->offset, c->offset, waitlink->offset,
+  return WaitLayout{waiting->offset,
+                    sudog_g->offset,
+                    elem->offset,
+                    c->offset,
+                    waitlink->offset,
+                    sudog->size,
                     "layout table " + std::string(t->go_version) + " " + std::string(t->goarch)};
 }
 
@@ -106,6 +118,86 @@ struct Waiter {
   std::vector<NodeId> sudogs;  // whose hidden pointer goes to `waited`
 };
 
+// What the sync waits that g.waiting does not link wait on (Go 1.25 and
+// older set it only for channel waits). Such a goroutine's sudog is still
+// a heap object whose g is the goroutine: released sudogs have g cleared
+// (releaseSudog insists), so the objects of a sudog's size holding a
+// waiter's g address there are its sudogs. A semaphore wait (Mutex,
+// RWMutex, WaitGroup: "semacquire", or the sync.* reasons) queued it in
+// semtable with elem at the semaphore, inside the primitive's object. A
+// Cond wait queued it in the Cond's notifyList without elem: the Cond is
+// the object holding the list's head or tail, reached back from the sudog
+// through the sudogs before it (next). Returns the waiters, each with what
+// it waits on, or nothing found, or able to run (a global primitive).
+std::vector<Waiter> linkSyncWaits(const Snapshot& s, const WaitLayout& layout,
+                                  const HeapWords& heap_words, std::vector<Waiter> unlinked) {
+  if (unlinked.empty() || layout.sudog_size == 0) return unlinked;
+  const model::HeapModel& d = s.model;
+  std::unordered_map<uint64_t, size_t> by_g;
+  for (size_t i = 0; i < unlinked.size(); i++)
+    by_g.emplace(d.goroutines[unlinked[i].goroutine].addr, i);
+  // Size classes round a sudog up by less than 16 bytes here (88 -> 96).
+  const uint64_t ptr = d.params.ptr_size;
+  std::vector<NodeId> sudog_of(unlinked.size(), kNoNode);
+  std::unordered_map<NodeId, bool> sudogs;
+  for (NodeId o = 0; o < s.heap.objectCount(); o++) {
+    const uint64_t size = d.objects.size[o];
+    if (size < layout.sudog_size || size >= layout.sudog_size + 2 * ptr) continue;
+    const uint64_t g = d.words().read(d.objectData(o) + layout.sudog_g);
+    auto it = by_g.find(g);
+    if (it == by_g.end()) continue;
+    sudogs.emplace(o, true);
+    if (sudog_of[it->second] == kNoNode) sudog_of[it->second] = o;
+  }
+  constexpr size_t kEdgeScans = 8;
+  size_t cond_waiters = 0;
+  for (size_t i = 0; i < unlinked.size(); i++) {
+    Waiter& w = unlinked[i];
+    const NodeId sudog = sudog_of[i];
+    if (sudog == kNoNode) continue;
+    const uint64_t elem = d.words().read(d.objectData(sudog) + layout.sudog_elem);
+    if (elem != 0) {
+      const NodeId primitive = heap_words.objectAt(elem);
+      if (primitive == kNoNode) {
+        w.can_run = true;
+      } else {
+        w.waited.push_back(primitive);
+        w.sudogs.push_back(sudog);
+      }
+      continue;
+    }
+    // A Cond's waiter: back through the sudogs queued before it. A few
+    // lookups read every edge each; past that the predecessors, computed
+    // once, cost less.
+    if (++cond_waiters > kEdgeScans) s.heap.predecessors();
+    std::vector<NodeId> todo{sudog};
+    std::unordered_map<NodeId, bool> seen{{sudog, true}};
+    while (!todo.empty() && todo.size() < 1 << 16) {
+      const NodeId n = todo.back();
+      todo.pop_back();
+      for (NodeId p : s.heap.referrersOf(n)) {
+        if (!s.heap.isObject(p)) {
+          // A Cond in a global: never unreachable. (The waiter's own frame
+          // holds its sudog too.)
+          const graph::RootKind kind = s.heap.rootKind(p);
+          if (kind == graph::RootKind::DataSegment || kind == graph::RootKind::BssSegment) {
+            w.can_run = true;
+          }
+          continue;
+        }
+        if (!seen.emplace(p, true).second) continue;
+        if (sudogs.contains(p)) {
+          todo.push_back(p);
+        } else if (p != sudog) {
+          w.waited.push_back(p);
+        }
+      }
+    }
+  }
+  std::erase_if(unlinked, [](const Waiter& w) { return w.can_run; });
+  return unlinked;
+}
+
 }  // namespace
 
 Expected<WaitLayout> waitLayoutOf(const Snapshot& s) {
@@ -129,7 +221,7 @@ GoroutineLeaks findGoroutineLeaks(const Snapshot& s) {
   const HeapWords heap_words(s);
 
   // The blocked goroutines, and what each waits on.
-  std::vector<Waiter> waiters;
+  std::vector<Waiter> waiters, unlinked;
   for (uint32_t i = 0; i < d.goroutines.size(); i++) {
     const model::Goroutine& g = d.goroutines[i];
     if (g.status != kGwaiting && g.status != kGleaked) continue;
@@ -155,14 +247,21 @@ GoroutineLeaks findGoroutineLeaks(const Snapshot& s) {
       if (w.wait == BlockingWait::Sync) break;
       sudog = heap_words.word(*sudog + layout->sudog_waitlink);
     }
-    if (w.wait != BlockingWait::Forever && w.waited.empty() && !w.can_run) {
-      // Nothing found to wait on: a sync wait of Go 1.25 or older (no
-      // g.waiting), or a list the heap does not hold. The runtime's check
-      // lets such a goroutine run.
-      if (w.wait == BlockingWait::Sync) out.unlinked_sync_waits++;
-      w.can_run = true;
+    if (w.wait == BlockingWait::Sync && w.waited.empty() && !w.can_run) {
+      unlinked.push_back(std::move(w));  // looked for below
+      continue;
+    }
+    if (w.wait == BlockingWait::Channel && w.waited.empty() && !w.can_run) {
+      w.can_run = true;  // no sudog in the heap: the runtime's check lets it run
     }
     if (w.can_run) continue;
+    waiters.push_back(std::move(w));
+  }
+  for (Waiter& w : linkSyncWaits(s, *layout, heap_words, std::move(unlinked))) {
+    if (w.waited.empty()) {
+      out.unlinked_sync_waits++;
+      continue;
+    }
     waiters.push_back(std::move(w));
   }
   out.leaked.assign(d.goroutines.size(), 0);

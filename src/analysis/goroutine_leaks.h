@@ -13,6 +13,12 @@
 // in turn, its stack marked from, until nothing changes. The blocked
 // goroutines left over are leaked. A channel or primitive outside the heap
 // (a global) counts as marked, as isMarkedOrNotInHeap does.
+//
+// What a goroutine waits on is in its sudogs, listed from g.waiting. Go
+// 1.25 and older list none there for a sync wait; its sudog is then the
+// heap object of a sudog's size whose g is the goroutine, and the primitive
+// is where its elem points (a semaphore) or the object that queues it (a
+// Cond's notifyList).
 #pragma once
 
 #include <cstdint>
@@ -37,7 +43,8 @@ BlockingWait blockingWaitOf(std::string_view wait_reason);
 // sync primitive's address (elem). From the executable's DWARF, else the
 // layout table of the heap's release and architecture.
 struct WaitLayout {
-  uint64_t g_waiting = 0, sudog_elem = 0, sudog_c = 0, sudog_waitlink = 0;
+  uint64_t g_waiting = 0, sudog_g = 0, sudog_elem = 0, sudog_c = 0, sudog_waitlink = 0;
+  uint64_t sudog_size = 0;
   std::string source;  // "DWARF", "layout table go1.24 amd64"
 };
 Expected<WaitLayout> waitLayoutOf(const Snapshot& s);
@@ -60,9 +67,10 @@ struct GoroutineLeaks {
   // What the leaked goroutines keep alive together: the bytes of the
   // objects no other root reaches, each counted once.
   uint64_t leaked_retained = 0;
-  // Blocked on a sync primitive with no sudog in g.waiting to say which
-  // (Go 1.25 and older do not set it for sync waits): counted as able to
-  // run, as the runtime's own check would.
+  // Blocked on a sync primitive, with no sudog found to say which: counted
+  // as able to run, as the runtime's own check would. Go 1.25 and older set
+  // no g.waiting for a sync wait; the sudog is then found as the one whose
+  // g is the goroutine (see findGoroutineLeaks).
   uint32_t unlinked_sync_waits = 0;
   // Goroutine 1 (main) in select {}: leaked for the analysis (its stack is
   // no root), left out of `leaked` as Go 1.27's profile leaves it out

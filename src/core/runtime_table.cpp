@@ -35,9 +35,9 @@ const std::initializer_list<Wanted> kWanted = {
      {"goid", "atomicstatus", "waitreason", "waitsince", "gopc", "startpc", "stack", "sched",
       "syscallsp", "syscallpc", "m", "_defer", "_panic", "waiting"}},
     // What a blocked goroutine waits on (analysis/goroutine_leaks.h): the
-    // sudogs of g.waiting, linked by waitlink, each with its channel (c) or
-    // its sync primitive's address (elem).
-    {"runtime.sudog", {"elem", "c", "waitlink"}},
+    // sudogs of g.waiting, linked by waitlink, each with its goroutine (g),
+    // its channel (c) or its sync primitive's address (elem).
+    {"runtime.sudog", {"g", "elem", "c", "waitlink"}},
     {"runtime.stack", {"lo", "hi"}},
     {"runtime.gobuf", {"sp", "pc", "lr", "bp"}},
     {"runtime.m", {"procid"}},

@@ -42,9 +42,7 @@ const QuestionInfo kInfo{
         "sync primitive that nothing able to run can reach, as Go 1.27's goroutineleak "
         "profile finds them, here for any release. --leaked shows only those; --group "
         "counts the goroutines by the function they are blocked in (the innermost frame "
-        "outside runtime and sync), with the bytes each group's stacks keep alive together. "
-        "Go 1.25 and older record no link from a goroutine blocked on a Mutex, WaitGroup or "
-        "Cond to it: such goroutines are not counted as leaked there.",
+        "outside runtime and sync), with the bytes each group's stacks keep alive together.",
     .examples =
         {
             {"goheap goroutines heap.dump", "every goroutine with its frames"},

@@ -32,28 +32,14 @@ Counts leakedByFunction(const analysis::Snapshot& s, const analysis::GoroutineLe
   return found;
 }
 
-int minorVersion(const std::string& label) {
-  return std::stoi(label.substr(4));
-}
-
-// The leaks analysis of `s`, a heap of the goleak program of release
-// `version` (go1.N), against the program's report `truth`.
-void expectTheTruth(const analysis::Snapshot& s, const testing::JsonValue& truth,
-                    const std::string& version, bool with_dwarf) {
+// The leaks analysis of `s`, a heap of the goleak program, against the
+// program's report `truth`.
+void expectTheTruth(const analysis::Snapshot& s, const testing::JsonValue& truth, bool with_dwarf) {
   const analysis::GoroutineLeaks leaks = analysis::findGoroutineLeaks(s);
   ASSERT_TRUE(leaks.problem.empty()) << leaks.problem;
   EXPECT_EQ(leaks.layout_source.starts_with("DWARF"), with_dwarf) << leaks.layout_source;
   Counts expected;
-  uint64_t sync_leaks = 0;
-  for (const auto& [fn, n] : truth["leaked"].members()) {
-    // Go 1.25 and older put no sudog in g.waiting for a sync wait, so
-    // nothing links such a waiter to its Mutex, WaitGroup or Cond yet.
-    if (truth["leak_kinds"][fn].str() == "sync" && minorVersion(version) < 26) {
-      sync_leaks += n.u64();
-      continue;
-    }
-    expected[fn] = n.u64();
-  }
+  for (const auto& [fn, n] : truth["leaked"].members()) expected[fn] = n.u64();
   const Counts found = leakedByFunction(s, leaks);
   EXPECT_EQ(found, expected);
   // Where the runtime has a goroutineleak profile, every leak it reports is
@@ -67,12 +53,9 @@ void expectTheTruth(const analysis::Snapshot& s, const testing::JsonValue& truth
   uint64_t expected_count = 0;
   for (const auto& [fn, k] : expected) expected_count += k;
   EXPECT_EQ(leaks.leaked_count, expected_count);
-  if (minorVersion(version) < 26) {
-    // The three sync leaks and the Cond decoy.
-    EXPECT_EQ(leaks.unlinked_sync_waits, sync_leaks + 1);
-  } else {
-    EXPECT_EQ(leaks.unlinked_sync_waits, 0u);
-  }
+  // Go 1.25 and older link no sync wait through g.waiting: their sudogs are
+  // found by their g, and the Cond decoy's Cond is a global.
+  EXPECT_EQ(leaks.unlinked_sync_waits, 0u);
   EXPECT_FALSE(leaks.main_in_select_forever);
   // Each leaked goroutine but those in no_buffer keeps a buffer of
   // leak_bytes alive from its stack alone; the rest they hold together is
@@ -96,8 +79,7 @@ class GoroutineLeaks : public ::testing::TestWithParam<std::string> {
     SCOPED_TRACE(exe.empty() ? "no executable" : exe);
     auto snap = testing::openSnapshot(folder + "/goleak.dump", exe);
     ASSERT_TRUE(snap.ok()) << snap.error().message();
-    expectTheTruth(**snap, testing::JsonValue::parseFile(folder + "/goleak.json"), GetParam(),
-                   with_dwarf);
+    expectTheTruth(**snap, testing::JsonValue::parseFile(folder + "/goleak.json"), with_dwarf);
   }
 };
 
@@ -127,8 +109,7 @@ TEST_P(GoroutineLeaks, MatchTheProgramsTruthInAKernelCore) {
   ASSERT_TRUE(run.failure.empty()) << run.failure;
   auto snap = testing::openSnapshot(run.core, dir() + "/goleak");
   ASSERT_TRUE(snap.ok()) << snap.error().message();
-  expectTheTruth(**snap, testing::JsonValue::parseFile(run.dir.path + "/goleak.json"), GetParam(),
-                 true);
+  expectTheTruth(**snap, testing::JsonValue::parseFile(run.dir.path + "/goleak.json"), true);
 }
 
 TEST(GoroutineLeaks, WaitReasons) {
@@ -174,7 +155,7 @@ TEST(GoroutineLeaks, ACoreAfterTheRuntimesProfileShowsItsMarks) {
     }
   }
   EXPECT_EQ(marked, profiled);
-  expectTheTruth(**snap, truth, version, true);
+  expectTheTruth(**snap, truth, true);
 }
 
 }  // namespace

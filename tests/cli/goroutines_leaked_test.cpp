@@ -19,15 +19,11 @@ class GoroutinesLeaked : public ::testing::TestWithParam<std::string> {
   std::string dir() const { return std::string(GOHEAP_TESTDUMPS_DIR) + "/" + GetParam(); }
   std::string dump() const { return dir() + "/goleak.dump"; }
   std::string exe() const { return dir() + "/goleak"; }
-  // The truth: leaked goroutines by blocking function, those the release
-  // can link to what they wait on (sync waits from Go 1.26 on).
+  // The truth: leaked goroutines by blocking function.
   std::map<std::string, uint64_t> truth() const {
     const JsonValue t = JsonValue::parseFile(dir() + "/goleak.json");
     std::map<std::string, uint64_t> leaked;
-    for (const auto& [fn, n] : t["leaked"].members()) {
-      if (t["leak_kinds"][fn].str() == "sync" && std::stoi(GetParam().substr(4)) < 26) continue;
-      leaked[fn] = n.u64();
-    }
+    for (const auto& [fn, n] : t["leaked"].members()) leaked[fn] = n.u64();
     return leaked;
   }
 };
