@@ -35,6 +35,7 @@
 #include "analysis/reports.h"
 #include "support/go_versions.h"
 #include "support/goheap_process.h"
+#include "support/goleak_truth.h"
 #include "support/json_value.h"
 #include "support/kernel_core.h"
 #include "support/live_process.h"
@@ -384,6 +385,32 @@ TEST_P(Snap, AStrippedProgramIsSnappedFromAFork) {
   EXPECT_GE(t.right * 100, t.total * 90) << t.right << " of " << t.total << " typed right:\n"
                                          << t.wrong;
   EXPECT_EQ(zoo->finish(), 0);
+}
+
+// The goroutines a live process leaked, found in its snap as in its dump:
+// tests/programs/goleak's truth, on its unstripped and its stripped build.
+TEST_P(Snap, LeakedGoroutinesOfALiveProcess) {
+  for (const std::string folder : {"", "/stripped"}) {
+    const std::string exe =
+        std::string(GOHEAP_TESTDUMPS_DIR) + "/" + GetParam() + folder + "/goleak";
+    SCOPED_TRACE(exe);
+    LiveProcess goleak({exe, dir_.path + "/goleak.dump", dir_.path + "/goleak.json", "live"},
+                       dir_.path);
+    ASSERT_TRUE(goleak.started());
+    ASSERT_EQ(goleak.readLine(), "ready");
+    const std::string core = dir_.path + "/goleak.core";
+    const testing::RunResult r =
+        testing::runGoheap({"snap", std::to_string(goleak.pid()), "-o", core});
+    ASSERT_EQ(r.code, 0) << r.describe();
+    ASSERT_TRUE(answersPing(goleak));
+    auto snap = testing::openSnapshot(core);
+    ASSERT_TRUE(snap.ok()) << snap.error().message();
+    EXPECT_EQ((*snap)->exe_path, exe);
+    testing::expectGoleakTruth(**snap, JsonValue::parseFile(dir_.path + "/goleak.json"),
+                               folder.empty());
+    EXPECT_EQ(goleak.finish(), 0);
+    fs::remove(core);
+  }
 }
 
 // --with-exe: the program beside the core, found there first (a core and its

@@ -8,67 +8,16 @@
 
 #include <gtest/gtest.h>
 
-#include <map>
 #include <string>
 
 #include "support/go_versions.h"
+#include "support/goleak_truth.h"
 #include "support/json_value.h"
 #include "support/kernel_core.h"
 #include "support/open_heap.h"
 
 namespace goheap {
 namespace {
-
-using Counts = std::map<std::string, uint64_t>;
-
-// Leaked goroutines by blocking function.
-Counts leakedByFunction(const analysis::Snapshot& s, const analysis::GoroutineLeaks& leaks) {
-  Counts found;
-  for (uint32_t i = 0; i < s.model.goroutines.size(); i++) {
-    if (leaks.leaked[i] != 0) {
-      found[std::string(analysis::blockingFunction(s.model, s.model.goroutines[i]))]++;
-    }
-  }
-  return found;
-}
-
-// The leaks analysis of `s`, a heap of the goleak program, against the
-// program's report `truth`.
-void expectTheTruth(const analysis::Snapshot& s, const testing::JsonValue& truth, bool with_dwarf) {
-  const analysis::GoroutineLeaks leaks = analysis::findGoroutineLeaks(s);
-  ASSERT_TRUE(leaks.problem.empty()) << leaks.problem;
-  EXPECT_EQ(leaks.layout_source.starts_with("DWARF"), with_dwarf) << leaks.layout_source;
-  Counts expected;
-  for (const auto& [fn, n] : truth["leaked"].members()) expected[fn] = n.u64();
-  const Counts found = leakedByFunction(s, leaks);
-  EXPECT_EQ(found, expected);
-  // Where the runtime has a goroutineleak profile, every leak it reports is
-  // found (the program records it just after its dump).
-  if (truth.has("runtime_profile")) {
-    for (const auto& [fn, n] : truth["runtime_profile"].members()) {
-      EXPECT_GE(found.count(fn) != 0 ? found.at(fn) : 0, n.u64())
-          << fn << ": the runtime's profile reports more";
-    }
-  }
-  uint64_t expected_count = 0;
-  for (const auto& [fn, k] : expected) expected_count += k;
-  EXPECT_EQ(leaks.leaked_count, expected_count);
-  // Go 1.25 and older link no sync wait through g.waiting: their sudogs are
-  // found by their g, and the Cond decoy's Cond is a global.
-  EXPECT_EQ(leaks.unlinked_sync_waits, 0u);
-  EXPECT_FALSE(leaks.main_in_select_forever);
-  // Each leaked goroutine but those in no_buffer keeps a buffer of
-  // leak_bytes alive from its stack alone; the rest they hold together is
-  // small (their channels are still reachable through allgs, g.waiting and
-  // the sudogs).
-  uint64_t holders = leaks.leaked_count;
-  for (const testing::JsonValue& fn : truth["no_buffer"].items()) {
-    holders -= expected.count(fn.str()) != 0 ? expected[fn.str()] : 0;
-  }
-  const uint64_t buffers = holders * truth["leak_bytes"].u64();
-  EXPECT_GE(leaks.leaked_retained, buffers);
-  EXPECT_LE(leaks.leaked_retained, buffers + leaks.leaked_count * 2048);
-}
 
 class GoroutineLeaks : public ::testing::TestWithParam<std::string> {
  protected:
@@ -79,7 +28,8 @@ class GoroutineLeaks : public ::testing::TestWithParam<std::string> {
     SCOPED_TRACE(exe.empty() ? "no executable" : exe);
     auto snap = testing::openSnapshot(folder + "/goleak.dump", exe);
     ASSERT_TRUE(snap.ok()) << snap.error().message();
-    expectTheTruth(**snap, testing::JsonValue::parseFile(folder + "/goleak.json"), with_dwarf);
+    testing::expectGoleakTruth(**snap, testing::JsonValue::parseFile(folder + "/goleak.json"),
+                               with_dwarf);
   }
 };
 
@@ -109,7 +59,8 @@ TEST_P(GoroutineLeaks, MatchTheProgramsTruthInAKernelCore) {
   ASSERT_TRUE(run.failure.empty()) << run.failure;
   auto snap = testing::openSnapshot(run.core, dir() + "/goleak");
   ASSERT_TRUE(snap.ok()) << snap.error().message();
-  expectTheTruth(**snap, testing::JsonValue::parseFile(run.dir.path + "/goleak.json"), true);
+  testing::expectGoleakTruth(**snap, testing::JsonValue::parseFile(run.dir.path + "/goleak.json"),
+                             true);
 }
 
 TEST(GoroutineLeaks, WaitReasons) {
@@ -155,7 +106,7 @@ TEST(GoroutineLeaks, ACoreAfterTheRuntimesProfileShowsItsMarks) {
     }
   }
   EXPECT_EQ(marked, profiled);
-  expectTheTruth(**snap, truth, true);
+  testing::expectGoleakTruth(**snap, truth, true);
 }
 
 }  // namespace

@@ -3,7 +3,7 @@
 // a JSON report of which goroutines leak, by blocking function: the oracle
 // of goheap's offline goroutine-leak analysis (issue 30).
 //
-// Usage: goleak DUMP REPORT [crash|profile-crash]
+// Usage: goleak DUMP REPORT [crash|profile-crash|live]
 //
 // With crash it dies of SIGABRT after writing the report: under
 // GOTRACEBACK=crash the kernel writes a core of the same heap
@@ -15,6 +15,11 @@
 // marks the goroutines it finds leaked (status _Gleaked), after which
 // WriteHeapDump would kill the process. With profile-crash it dies as with
 // crash once the profile has marked them: the core shows the marks.
+//
+// With live it keeps running after the report, for goheap snap
+// (tests/acquire/snap_test.cpp): it prints "ready", answers "ping" with
+// "pong" on stdin, and exits when stdin closes. It takes no runtime profile
+// then, which would leave the marks in the heap snap reads.
 //
 // The blocking function is the innermost frame outside the packages
 // runtime, sync, internal/sync and sync/atomic, as the runtime's
@@ -59,6 +64,7 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -268,8 +274,8 @@ func main() {
 	if len(os.Args) == 4 {
 		mode = os.Args[3]
 	}
-	if len(os.Args) < 3 || len(os.Args) > 4 || (mode != "" && mode != "crash" && mode != "profile-crash") {
-		fmt.Fprintln(os.Stderr, "usage: goleak DUMP REPORT [crash|profile-crash]")
+	if len(os.Args) < 3 || len(os.Args) > 4 || (mode != "" && mode != "crash" && mode != "profile-crash" && mode != "live") {
+		fmt.Fprintln(os.Stderr, "usage: goleak DUMP REPORT [crash|profile-crash|live]")
 		os.Exit(2)
 	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -350,7 +356,7 @@ func main() {
 	}
 	debug.WriteHeapDump(f.Fd())
 	f.Close()
-	if mode != "crash" {
+	if mode != "crash" && mode != "live" {
 		rep.RuntimeProfile = runtimeProfile()
 	}
 	out, err := json.MarshalIndent(rep, "", "  ")
@@ -362,6 +368,16 @@ func main() {
 		os.Exit(1)
 	}
 	keep(globalChanHolder())
+	if mode == "live" {
+		fmt.Println("ready")
+		in := bufio.NewScanner(os.Stdin)
+		for in.Scan() {
+			if in.Text() == "ping" {
+				fmt.Println("pong")
+			}
+		}
+		return
+	}
 	if mode != "" {
 		// The core's heap is the dump's.
 		debug.SetTraceback("crash")
