@@ -1,6 +1,7 @@
 #include "analysis/goroutine_leaks.h"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <unordered_map>
 
@@ -386,6 +387,28 @@ uint64_t jointlyRetained(const Snapshot& s, std::span<const NodeId> roots) {
   for (NodeId r : roots) stack.push_back(r);
   search(3, &bytes);
   return bytes;
+}
+
+std::vector<GoroutineGroup> groupGoroutines(const Snapshot& s,
+                                            const std::vector<GoroutineInfo>& gs) {
+  std::map<std::string, std::vector<const GoroutineInfo*>> by_function;
+  for (const GoroutineInfo& g : gs) by_function[g.blocked_in].push_back(&g);
+  const std::vector<std::vector<NodeId>> roots = rootsByGoroutine(s);
+  std::vector<GoroutineGroup> groups;
+  for (const auto& [function, members] : by_function) {
+    GoroutineGroup group{.function = function, .goroutines = members.size()};
+    std::vector<NodeId> group_roots;
+    for (const GoroutineInfo* g : members) {
+      group.leaked += g->leaked ? 1 : 0;
+      group_roots.insert(group_roots.end(), roots[g->record].begin(), roots[g->record].end());
+    }
+    group.retained = jointlyRetained(s, group_roots);
+    groups.push_back(std::move(group));
+  }
+  std::stable_sort(groups.begin(), groups.end(), [](const auto& a, const auto& b) {
+    return a.goroutines != b.goroutines ? a.goroutines > b.goroutines : a.retained > b.retained;
+  });
+  return groups;
 }
 
 }  // namespace goheap::analysis

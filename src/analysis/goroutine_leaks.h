@@ -27,6 +27,7 @@
 #include <string_view>
 #include <vector>
 
+#include "analysis/reports.h"
 #include "analysis/snapshot.h"
 
 namespace goheap::analysis {
@@ -86,5 +87,17 @@ std::vector<std::vector<NodeId>> rootsByGoroutine(const Snapshot& s);
 // The bytes of the objects that `roots` (root nodes) reach and no other
 // root does: what would be freed if they all went away at once.
 uint64_t jointlyRetained(const Snapshot& s, std::span<const NodeId> roots);
+
+// Goroutines `gs` by the function they are blocked in (blocked_in), most
+// first, with how many are leaked and what each group's roots keep alive
+// together (jointlyRetained).
+struct GoroutineGroup {
+  std::string function;
+  uint64_t goroutines = 0;
+  uint64_t leaked = 0;
+  uint64_t retained = 0;
+};
+std::vector<GoroutineGroup> groupGoroutines(const Snapshot& s,
+                                            const std::vector<GoroutineInfo>& gs);
 
 }  // namespace goheap::analysis

@@ -358,6 +358,9 @@ SuspectReport leakSuspects(const Snapshot& s, const SuspectOptions& o) {
                          " (" + formatCount(out.accumulation_children) + " children)";
     }
   }
+  std::vector<GoroutineInfo> leaked = goroutines(s);
+  std::erase_if(leaked, [](const GoroutineInfo& g) { return !g.leaked; });
+  r.leaked_goroutines = groupGoroutines(s, leaked);
   return r;
 }
 

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/goroutine_leaks.h"
 #include "analysis/reports.h"
 #include "analysis/snapshot.h"
 #include "graph/csr.h"
@@ -149,6 +150,9 @@ struct SuspectReport {
   std::string by;      // "type" or "site": how objects are grouped
   uint64_t total = 0;  // suspects found, before the limit
   std::vector<Suspect> suspects;
+  // Goroutines blocked forever, by blocking function (goroutine_leaks.h):
+  // leaks whatever they retain.
+  std::vector<GoroutineGroup> leaked_goroutines;
 };
 
 SuspectReport leakSuspects(const Snapshot& s, const SuspectOptions& options);

@@ -337,9 +337,9 @@ int runReport(int argc, const char* const* argv) {
       section("leaks", [&] {
         GoroutinesQuery leaked_only;
         leaked_only.leaked = true;
-        const std::vector<GoroutineGroup> groups =
-            groupGoroutines(snap, queryGoroutines(current, leaked_only));
-        for (const GoroutineGroup& g : groups) leaked_goroutines += g.leaked;
+        const std::vector<analysis::GoroutineGroup> groups =
+            analysis::groupGoroutines(snap, queryGoroutines(current, leaked_only));
+        for (const analysis::GoroutineGroup& g : groups) leaked_goroutines += g.leaked;
         return goroutineGroupsJson(groups);
       });
       if (base) {

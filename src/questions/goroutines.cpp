@@ -4,7 +4,6 @@
 
 #include <map>
 
-#include "analysis/goroutine_leaks.h"
 #include "questions/question.h"
 
 namespace goheap::questions {
@@ -69,13 +68,14 @@ std::string state(const analysis::GoroutineInfo& g) {
   return g.leaked ? st + ", leaked" : st;
 }
 
-std::string groupsText(const std::vector<GoroutineGroup>& groups, const TextStyle& style) {
+std::string groupsText(const std::vector<analysis::GoroutineGroup>& groups,
+                       const TextStyle& style) {
   TextTable t;
   size_t fn_col = t.addColumn("blocked in");
   t.setElastic(fn_col, Elide::Middle, 24);
   t.addColumns({"goroutines", "leaked", "retained together"}, Align::Right);
   uint64_t total = 0, leaked = 0;
-  for (const GoroutineGroup& g : groups) {
+  for (const analysis::GoroutineGroup& g : groups) {
     t.addRow({g.function.empty() ? "(runtime)" : g.function, std::to_string(g.goroutines),
               std::to_string(g.leaked),
               style.csv ? std::to_string(g.retained) : formatBytes(g.retained)});
@@ -103,7 +103,7 @@ std::string sourcePosition(const std::string& file, int64_t line) {
 
 std::string goroutinesText(const Heaps& heaps, const GoroutinesQuery& q, const Goroutines& gs,
                            const TextStyle& style) {
-  if (q.group) return groupsText(groupGoroutines(heaps.current.snapshot(), gs), style);
+  if (q.group) return groupsText(analysis::groupGoroutines(heaps.current.snapshot(), gs), style);
   const bool frames = q.frames;
   const uint64_t earliest = earliestWaitSince(gs);
   if (style.csv || !frames) {
@@ -187,7 +187,8 @@ const Parts<GoroutinesQuery, Goroutines> kParts{
     },
     .json =
         [](const Heaps& h, const GoroutinesQuery& q, const Goroutines& gs) {
-          if (q.group) return goroutineGroupsJson(groupGoroutines(h.current.snapshot(), gs));
+          if (q.group)
+            return goroutineGroupsJson(analysis::groupGoroutines(h.current.snapshot(), gs));
           return goroutinesJson(gs, q.frames);
         },
     .text = goroutinesText,
@@ -261,32 +262,10 @@ std::string goroutinesJson(const std::vector<analysis::GoroutineInfo>& gs, bool 
   });
 }
 
-std::vector<GoroutineGroup> groupGoroutines(const analysis::Snapshot& s,
-                                            const std::vector<analysis::GoroutineInfo>& gs) {
-  std::map<std::string, std::vector<const analysis::GoroutineInfo*>> by_function;
-  for (const analysis::GoroutineInfo& g : gs) by_function[g.blocked_in].push_back(&g);
-  const std::vector<std::vector<NodeId>> roots = analysis::rootsByGoroutine(s);
-  std::vector<GoroutineGroup> groups;
-  for (const auto& [function, members] : by_function) {
-    GoroutineGroup group{.function = function, .goroutines = members.size()};
-    std::vector<NodeId> group_roots;
-    for (const analysis::GoroutineInfo* g : members) {
-      group.leaked += g->leaked ? 1 : 0;
-      group_roots.insert(group_roots.end(), roots[g->record].begin(), roots[g->record].end());
-    }
-    group.retained = analysis::jointlyRetained(s, group_roots);
-    groups.push_back(std::move(group));
-  }
-  std::stable_sort(groups.begin(), groups.end(), [](const auto& a, const auto& b) {
-    return a.goroutines != b.goroutines ? a.goroutines > b.goroutines : a.retained > b.retained;
-  });
-  return groups;
-}
-
-std::string goroutineGroupsJson(const std::vector<GoroutineGroup>& groups) {
+std::string goroutineGroupsJson(const std::vector<analysis::GoroutineGroup>& groups) {
   return jsonDocument([&](JsonWriter& w) {
     w.key("groups").beginArray();
-    for (const GoroutineGroup& g : groups) {
+    for (const analysis::GoroutineGroup& g : groups) {
       w.beginObject();
       w.field("blocked_in", g.function).field("goroutines", g.goroutines);
       w.field("leaked", g.leaked).field("retained", g.retained);

@@ -14,6 +14,7 @@
 #include "analysis/diff.h"
 #include "analysis/duplicates.h"
 #include "analysis/flame.h"
+#include "analysis/goroutine_leaks.h"
 #include "analysis/reports.h"
 #include "analysis/suspects.h"
 #include "analysis/waste.h"
@@ -91,17 +92,7 @@ struct GoroutinesQuery {
   bool leaked = false;  // only the goroutines blocked forever
   bool group = false;   // counts and jointly retained bytes by blocking function
 };
-// The shown goroutines by the function they are blocked in, most first,
-// with what each group's stacks keep alive together.
-struct GoroutineGroup {
-  std::string function;
-  uint64_t goroutines = 0;
-  uint64_t leaked = 0;
-  uint64_t retained = 0;  // jointly (analysis::jointlyRetained)
-};
-std::vector<GoroutineGroup> groupGoroutines(const analysis::Snapshot& s,
-                                            const std::vector<analysis::GoroutineInfo>& gs);
-std::string goroutineGroupsJson(const std::vector<GoroutineGroup>& groups);
+std::string goroutineGroupsJson(const std::vector<analysis::GoroutineGroup>& groups);
 std::vector<analysis::GoroutineInfo> queryGoroutines(const Session& session,
                                                      const GoroutinesQuery& q);
 std::string goroutinesJson(const std::vector<analysis::GoroutineInfo>& gs, bool frames);

@@ -91,6 +91,20 @@ std::string suspectsText(const Heaps& /*heaps*/, const SuspectsQuery& /*q*/,
     out += formatCount(r.suspects.size()) + " of " + formatCount(r.total) +
            " suspects shown; -n 0 shows all\n";
   }
+  if (!r.leaked_goroutines.empty()) {
+    out +=
+        "\nGoroutines blocked forever, by the function they are blocked in (goheap goroutines "
+        "--leaked --group):\n";
+    TextTable t;
+    t.addColumns({"goroutines", "retained together"}, Align::Right);
+    const size_t fn_col = t.addColumn("blocked in");
+    t.setElastic(fn_col, Elide::Middle, 24);
+    for (const analysis::GoroutineGroup& g : r.leaked_goroutines) {
+      t.addRow({formatCount(g.leaked), formatBytes(g.retained),
+                g.function.empty() ? "(runtime)" : g.function});
+    }
+    out += indentLines(t.renderText(style.width > 2 ? style.width - 2 : style.width), "  ");
+  }
   return out;
 }
 
@@ -155,6 +169,11 @@ std::string suspectsJson(const analysis::SuspectReport& r) {
     w.field("reachable_bytes", r.reachable_bytes);
     w.field("by", r.by);
     w.field("total", r.total);
+    w.arrayOfObjects("leaked_goroutines", r.leaked_goroutines,
+                     [&](const analysis::GoroutineGroup& g) {
+                       w.field("blocked_in", g.function).field("goroutines", g.leaked);
+                       w.field("retained", g.retained);
+                     });
     w.key("suspects").beginArray();
     for (size_t i = 0; i < r.suspects.size(); i++) {
       const analysis::Suspect& s = r.suspects[i];

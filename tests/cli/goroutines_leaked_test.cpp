@@ -77,6 +77,20 @@ TEST_P(GoroutinesLeaked, SummarySaysHowManyAndWhatTheyHold) {
       << text.out;
 }
 
+TEST_P(GoroutinesLeaked, SuspectsListTheLeakGroups) {
+  testing::RunResult r = testing::runGoheap({"suspects", dump(), exe(), "--json"});
+  ASSERT_TRUE(r.exited && r.code == 0) << r.describe();
+  const JsonValue v = JsonValue::parse(r.out);
+  std::map<std::string, uint64_t> found;
+  for (const JsonValue& g : v["leaked_goroutines"].items()) {
+    found[g["blocked_in"].str()] = g["goroutines"].u64();
+  }
+  EXPECT_EQ(found, truth());
+  testing::RunResult text = testing::runGoheap({"suspects", dump(), exe()});
+  ASSERT_TRUE(text.exited && text.code == 0) << text.describe();
+  EXPECT_NE(text.out.find("Goroutines blocked forever"), std::string::npos) << text.out;
+}
+
 TEST_P(GoroutinesLeaked, ReportFailsIfLeakedAndListsTheLeaks) {
   const std::string html = testing::scratch().file("goleak-" + GetParam() + ".html");
   testing::RunResult r =
