@@ -91,6 +91,9 @@ async function overview() {
     rows.push(["typed", `${fmtCount(s.types.typed_reachable_count)} objects, ${fmtBytes(s.types.typed_reachable_bytes)} (${pct(s.types.typed_reachable_bytes, o.reachable_bytes)} of reachable bytes)`]);
   }
   rows.push(["roots", `${fmtCount(s.roots.goroutines)} goroutines, ${fmtCount(s.roots.stack_frames)} frames, ${fmtCount(s.roots.finalizers)} finalizers`]);
+  if (s.roots.leaked_goroutines) {
+    rows.push(["leaked", `<a href="#/goroutines?leaked=1" id="leaked-goroutines" data-value="${s.roots.leaked_goroutines}">${fmtCount(s.roots.leaked_goroutines)} goroutines blocked forever</a>, retaining ${fmtBytes(s.roots.leaked_retained)}`]);
+  }
   if (s.memstats) {
     const m = s.memstats;
     rows.push(["memstats", `HeapAlloc ${fmtBytes(m.heap_alloc)}, HeapInuse ${fmtBytes(m.heap_inuse)}, HeapSys ${fmtBytes(m.heap_sys)}, Sys ${fmtBytes(m.sys)}, NumGC ${fmtCount(m.num_gc)}`]);
@@ -381,22 +384,30 @@ function hexDump(hex, base) {
 }
 
 // Goroutines grouped by identical stacks, the biggest retainers first.
+// A goroutine blocked forever (goheap goroutines --leaked) is badged, and
+// the "leaked" box shows only those.
 async function goroutinesPage(params) {
   const user = params.get("user") === "1";
-  const g = await api("goroutines?" + new URLSearchParams({ sort: "retained", user: user ? "true" : "false" }));
+  const leaked = params.get("leaked") === "1";
+  const g = await api("goroutines?" + new URLSearchParams({ sort: "retained", user: user ? "true" : "false", leaked: leaked ? "true" : "false" }));
   const groups = new Map();
   for (const r of g.goroutines) {
-    const key = (r.frames || []).map((f) => f.function + ":" + (f.line || "")).join("|") + "#" + r.status_name + r.wait_reason;
+    const key = (r.frames || []).map((f) => f.function + ":" + (f.line || "")).join("|") + "#" + r.status_name + r.wait_reason + (r.leaked ? "#leaked" : "");
     if (!groups.has(key)) groups.set(key, []);
     groups.get(key).push(r);
   }
-  let html = `<h2>Goroutines</h2><p><label><input type="checkbox" id="user"${user ? " checked" : ""}> hide the runtime's own</label> <span class="muted">${fmtCount(g.goroutines.length)} goroutines in ${fmtCount(groups.size)} groups of identical stacks</span></p>`;
+  const flags = () => Object.assign({}, main.querySelector("#user").checked ? { user: 1 } : {}, main.querySelector("#leaked").checked ? { leaked: 1 } : {});
+  let html = `<h2>Goroutines</h2><p><label><input type="checkbox" id="user"${user ? " checked" : ""}> hide the runtime's own</label> ` +
+    `<label><input type="checkbox" id="leaked"${leaked ? " checked" : ""}> only the leaked (blocked forever)</label> ` +
+    `<span class="muted">${fmtCount(g.goroutines.length)} goroutines in ${fmtCount(groups.size)} groups of identical stacks</span></p>`;
   const sorted = [...groups.values()].sort((a, b) => b.reduce((s, x) => s + x.retained, 0) - a.reduce((s, x) => s + x.retained, 0));
   for (const list of sorted) {
     const r = list[0];
     const retained = list.reduce((s, x) => s + x.retained, 0);
     html += `<details class="goroutine" data-id="${r.id}"><summary>${list.length > 1 ? `<b>${list.length}×</b> ` : ""}goroutine ${list.map((x) => x.id).slice(0, 8).join(", ")}${list.length > 8 ? ", …" : ""} ` +
-      `[${esc(r.status_name)}${r.wait_reason ? ": " + esc(r.wait_reason) : ""}] <span class="num">retains ${fmtBytes(retained)}</span></summary><ol class="stack">`;
+      `[${esc(r.status_name)}${r.wait_reason ? ": " + esc(r.wait_reason) : ""}] ` +
+      (r.leaked ? `<span class="badge leaked" title="blocked forever: nothing that can run reaches what it waits on">leaked</span> ` : "") +
+      `<span class="num">retains ${fmtBytes(retained)}</span></summary><ol class="stack">`;
     for (const f of r.frames || []) {
       for (const inl of f.inlined || []) html += `<li><code>${esc(inl.function)}</code> <span class="muted">${esc(inl.file)}:${inl.line} (inlined)</span></li>`;
       html += `<li><code>${esc(f.function)}</code> <span class="muted">${f.file ? esc(f.file) + ":" + f.line : ""}</span>${f.retained ? ` retains ${fmtBytes(f.retained)}` : ""}</li>`;
@@ -405,7 +416,8 @@ async function goroutinesPage(params) {
     html += `</ol></details>`;
   }
   main.innerHTML = html;
-  main.querySelector("#user").onchange = (e) => go("goroutines", e.target.checked ? { user: 1 } : {});
+  main.querySelector("#user").onchange = () => go("goroutines", flags());
+  main.querySelector("#leaked").onchange = () => go("goroutines", flags());
 }
 
 // Leak suspects (goheap suspects): what retains a large share of the heap,

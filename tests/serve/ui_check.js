@@ -181,6 +181,24 @@ async function queryChecks(page, api) {
   await page.waitForSelector("details.goroutine[open] ol.stack li");
   await page.screenshot({ path: outDir + "/goroutines.png", fullPage: true });
 
+  // Leaked goroutines: the overview links to them, the page's box shows
+  // only those, each group badged, as many as summary counts.
+  const leakedSummary = await api("summary");
+  const leakedCount = leakedSummary.roots.leaked_goroutines;
+  check(leakedCount > 0, "the example dump has leaked goroutines (" + leakedCount + ")");
+  await page.goto(base + "/#/overview");
+  await page.waitForSelector("#leaked-goroutines");
+  await page.click("#leaked-goroutines");
+  await page.waitForFunction(() => location.hash.includes("leaked=1") &&
+      document.querySelector("#leaked") && document.querySelector("#leaked").checked);
+  await page.waitForSelector("details.goroutine");
+  const leakedGroups = await page.$$eval("details.goroutine summary", (s) => s.map((x) => ({
+    text: x.textContent, badged: !!x.querySelector(".badge.leaked") })));
+  const countOf = (t) => { const m = /^(\d+)×/.exec(t); return m ? Number(m[1]) : 1; };
+  check(leakedGroups.length > 0 && leakedGroups.every((x) => x.badged), "every leaked group is badged");
+  check(leakedGroups.reduce((n, x) => n + countOf(x.text), 0) === leakedCount,
+        "the leaked box shows as many goroutines as summary counts");
+
   // Leak suspects: the page lists the API's suspects in order, and a
   // suspect's object opens its page, which retains what the suspect does.
   await page.goto(base + "/#/suspects");
