@@ -1,6 +1,6 @@
 // Renders the page of `goheap report` from the JSON document embedded in it
 // (the same document as the .json file written beside it; its sections are
-// the documents of summary, top, suspects, dups, waste and diff, see
+// the documents of summary, top, suspects, dups, waste, leaks and diff, see
 // docs/cli-json.md). Every number shown carries data-path (where in the
 // document it comes from) and data-value (the exact integer), so a test can
 // check the page against the JSON and a reader can hover for exact bytes.
@@ -142,6 +142,19 @@ function renderTop() {
     { title: "count", kind: "count", key: "count" },
     { title: "group", key: "name" },
   ]));
+}
+
+// Goroutines blocked forever (goheap goroutines --leaked --group).
+function renderLeaks() {
+  const doc = report.leaks;
+  if (!doc || !doc.groups || doc.groups.length === 0) return null;
+  return section("leaks", "Goroutines blocked forever",
+    el("p", { class: "muted" }, "Blocked on a channel, a select or a sync primitive that nothing able to run reaches, by the function they are blocked in, with what each group keeps alive together."),
+    table("leaks.groups", [
+      { title: "goroutines", kind: "count", key: "leaked" },
+      { title: "retained together", kind: "bytes", key: "retained" },
+      { title: "blocked in", key: "blocked_in", mono: true },
+    ]));
 }
 
 function renderSuspects() {
@@ -302,6 +315,7 @@ function render() {
     renderSummary(),
     renderDiff(),
     renderSuspects(),
+    renderLeaks(),
     renderTop(),
     renderDuplicates(),
     renderWaste(),
