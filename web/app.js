@@ -453,6 +453,14 @@ async function suspectsPage(params) {
     }
     html += `</section>`;
   }
+  // Goroutines blocked forever leak whatever they retain: no threshold.
+  if ((s.leaked_goroutines || []).length) {
+    html += `<section id="leaked-goroutine-groups"><h3>Goroutines blocked forever <a class="muted" href="#/goroutines?leaked=1">(see them)</a></h3>` +
+      `<table><tr><th class="num">goroutines</th><th class="num">retained together</th><th>blocked in</th></tr>` +
+      s.leaked_goroutines.map((g) => `<tr><td class="num" data-value="${g.goroutines}">${fmtCount(g.goroutines)}</td>` +
+        `<td class="num" data-value="${g.retained}">${fmtBytes(g.retained)}</td><td><code>${esc(g.blocked_in || "(runtime)")}</code></td></tr>`).join("") +
+      `</table></section>`;
+  }
   main.innerHTML = html;
   main.querySelector("#threshold").onchange = (e) => go("suspects", { threshold: e.target.value.trim() || "10" });
 }

@@ -198,6 +198,10 @@ async function queryChecks(page, api) {
   check(leakedGroups.length > 0 && leakedGroups.every((x) => x.badged), "every leaked group is badged");
   check(leakedGroups.reduce((n, x) => n + countOf(x.text), 0) === leakedCount,
         "the leaked box shows as many goroutines as summary counts");
+  await page.goto(base + "/#/suspects");
+  await page.waitForSelector("#leaked-goroutine-groups td");
+  const leakRows = await page.$$eval("#leaked-goroutine-groups td:first-child", (tds) => tds.map((td) => Number(td.dataset.value)));
+  check(leakRows.reduce((a, b) => a + b, 0) === leakedCount, "suspects list the leaked goroutines' groups");
 
   // Leak suspects: the page lists the API's suspects in order, and a
   // suspect's object opens its page, which retains what the suspect does.
