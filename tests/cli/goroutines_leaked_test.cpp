@@ -2,9 +2,11 @@
 // end on the dumps of tests/programs/goleak, against the program's truth.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <map>
 #include <string>
 
+#include "support/export_support.h"
 #include "support/go_versions.h"
 #include "support/goheap_process.h"
 #include "support/json_value.h"
@@ -106,6 +108,31 @@ TEST_P(GoroutinesLeaked, ReportFailsIfLeakedAndListsTheLeaks) {
     found[g["blocked_in"].str()] = g["leaked"].u64();
   }
   EXPECT_EQ(found, truth());
+}
+
+// The report's page in a real browser, offline: its leaks section is there
+// and each of its numbers is the JSON's (tests/cli/report_check.js checks
+// every number on the page against the document).
+TEST_P(GoroutinesLeaked, ReportPageShowsTheLeaksInChromium) {
+  const std::string npm = std::string(GOHEAP_NPM_DIR) + "/node_modules/playwright-core";
+  GOHEAP_REQUIRE_TOOL(std::filesystem::exists(npm + "/package.json"),
+                      "playwright-core is not installed (ctest's install_npm_tools does)");
+  GOHEAP_REQUIRE_TOOL(std::filesystem::exists("/usr/bin/chromium"),
+                      "chromium is not installed (scripts/install-deps.sh installs it)");
+  const std::string base = testing::scratch().file("goleak-page-" + GetParam());
+  testing::RunResult r = testing::runGoheap({"report", dump(), exe(), "--html", base + ".html",
+                                             "--json-file", base + ".json", "--no-progress"});
+  ASSERT_TRUE(r.exited && r.code == 0) << r.describe();
+  const std::string result = base + ".check";
+  const std::string cmd = "node " + std::string(GOHEAP_SOURCE_DIR) + "/tests/cli/report_check.js " +
+                          npm + " /usr/bin/chromium " + base + ".html " + base + ".json " + base +
+                          ".png > " + result + " 2>&1";
+  ASSERT_EQ(testing::runCommand(cmd), 0) << cmd << "\n" << testing::readWholeFile(result);
+  const JsonValue checked = JsonValue::parse(testing::readWholeFile(result));
+  bool leaks = false;
+  for (const JsonValue& section : checked["sections"].items()) leaks |= section.str() == "leaks";
+  EXPECT_TRUE(leaks) << testing::readWholeFile(result);
+  EXPECT_GT(checked["checked"].u64(), 50u);
 }
 
 INSTANTIATE_TEST_SUITE_P(GoVersions, GoroutinesLeaked, ::testing::ValuesIn(testing::goVersions()),
