@@ -100,6 +100,7 @@ ExecutableFingerprint fingerprintOf(const bin::Binary& executable) {
 Key computeKey(const KeyInputs& inputs) {
   KeyText text;
   text.number('V', inputs.format_version);
+  text.string('G', inputs.goheap_version);
   text.file(inputs.heap);
   if (inputs.executable) {
     text.string('B', inputs.executable->build_id);

@@ -24,6 +24,7 @@
 #include "util/error.h"
 #include "util/file_identity.h"
 #include "util/mapped_file.h"
+#include "util/version.h"
 
 namespace goheap::cache {
 
@@ -99,6 +100,9 @@ struct KeyInputs {
   std::optional<ExecutableFingerprint> executable;  // nothing: read without one
   KeyOptions options;
   uint32_t format_version = kIndexFormatVersion;
+  // A new goheap may compute other answers (types, names, leaks) from the
+  // same inputs in the same format: its entries are its own.
+  std::string_view goheap_version = kGoheapVersion;
 };
 
 // Two XXH3-128 of the inputs written out field by field, with different seeds.

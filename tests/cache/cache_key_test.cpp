@@ -76,6 +76,7 @@ TEST(CacheKey, EveryInputChangesTheKey) {
       {"conservative stacks", [](KeyInputs& in) { in.options.conservative_stacks = false; }},
       {"typing", [](KeyInputs& in) { in.options.type_objects = false; }},
       {"format version", [](KeyInputs& in) { in.format_version++; }},
+      {"goheap version", [](KeyInputs& in) { in.goheap_version = "999.0.0"; }},
   };
   for (const auto& [what, change] : changes) {
     KeyInputs in = sampleInputs();
