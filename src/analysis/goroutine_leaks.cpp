@@ -5,6 +5,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include "core/goroutines.h"
 #include "core/runtime_table.h"
 
 namespace goheap::analysis {
@@ -40,10 +41,6 @@ std::string_view blockingFunction(const model::HeapModel& d, const model::Gorout
 }
 
 namespace {
-
-// The runtime's goroutine states (runtime2.go) the analysis tells apart.
-constexpr uint64_t kGwaiting = 4;
-constexpr uint64_t kGleaked = 10;  // Go 1.26 (with the experiment) and 1.27
 
 Expected<WaitLayout> fromDwarf(const bin::DebugInfo& dwarf) {
   const bin::TypeId g = dwarf.typeByName("runtime.g");
@@ -225,7 +222,7 @@ GoroutineLeaks findGoroutineLeaks(const Snapshot& s) {
   std::vector<Waiter> waiters, unlinked;
   for (uint32_t i = 0; i < d.goroutines.size(); i++) {
     const model::Goroutine& g = d.goroutines[i];
-    if (g.status != kGwaiting && g.status != kGleaked) continue;
+    if (g.status != core::kGwaiting && g.status != core::kGleaked) continue;
     Waiter w;
     w.goroutine = i;
     w.wait = blockingWaitOf(g.wait_reason);

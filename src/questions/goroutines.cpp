@@ -2,8 +2,7 @@
 // frames, and the bytes that only its stack keeps alive.
 #include <algorithm>
 
-#include <map>
-
+#include "core/goroutines.h"
 #include "questions/question.h"
 
 namespace goheap::questions {
@@ -56,13 +55,11 @@ const QuestionInfo kInfo{
 
 using Goroutines = std::vector<analysis::GoroutineInfo>;
 
-// Status 10 is the runtime's own mark of a leak: said with whether goheap's
-// analysis agrees.
-constexpr uint64_t kMarkedLeakedByTheRuntime = 10;
-
 std::string state(const analysis::GoroutineInfo& g) {
   std::string st = g.wait_reason.empty() ? g.status_name : g.status_name + ": " + g.wait_reason;
-  if (g.status == kMarkedLeakedByTheRuntime) {
+  // _Gleaked is the runtime's own mark of a leak: said with whether goheap's
+  // analysis agrees.
+  if (g.status == core::kGleaked) {
     return st + (g.leaked ? ", goheap agrees" : ", goheap finds it could run");
   }
   return g.leaked ? st + ", leaked" : st;
