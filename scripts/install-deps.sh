@@ -5,8 +5,8 @@
 # for goheap serve), xxHash (the index cache's checksums and keys), SQLite
 # (goheap sql), Capstone (decodes a stripped executable's code to type its
 # globals), Go 1.19 (Debian's golang-go), qemu-user-static for the
-# 32-bit and big-endian test dumps, Go 1.24, 1.25, 1.26 and 1.27 from Debian
-# trixie, trixie-backports or forky, each unpacked into its own folder (nothing
+# 32-bit and big-endian test dumps, Go 1.21 to 1.27 from Debian
+# trixie, trixie-backports, forky or bookworm-backports, each unpacked into its own folder (nothing
 # is installed over the system), a JDK with VisualVM, whose heap library reads
 # back the hprof export, Node.js and npm (the tests install memlab and
 # playwright-core with them: scripts/install-npm-tools.sh), Graphviz (dot,
@@ -43,10 +43,11 @@ if ! command -v npm >/dev/null; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends npm
 fi
 
-# Go 1.24 to 1.27, each unpacked from Debian's golang-1.2N-go and -src into
+# Go 1.21 to 1.27, each unpacked from Debian's golang-1.2N-go and -src into
 # its own folder, /opt/goheap/go1.2N (or GOHEAP_GO12N_DIR), with nothing
 # installed over the system. Each is taken from the first suite that has it,
-# any patch release: trixie, trixie-backports, then forky (the suites move on,
+# any patch release: trixie, trixie-backports, forky, then bookworm-backports
+# (1.21 to 1.23 are only there; the suites move on,
 # so a release is looked for in all of them). The package lists of those
 # suites are fetched once, into a temporary folder, only when a release is
 # missing.
@@ -54,7 +55,7 @@ go_root() { # minor
   local var="GOHEAP_GO1${1}_DIR"
   echo "${!var:-/opt/goheap/go1.$1}"
 }
-go_suites=(trixie trixie-backports forky)
+go_suites=(trixie trixie-backports forky bookworm-backports)
 apt_work=""
 apt_opts=()
 unpack_go() { # minor
@@ -104,7 +105,7 @@ unpack_go() { # minor
   $SUDO mv "$root.partial" "$root"
 }
 versions="$(go version | awk '{print $3}') (golang-go)"
-for minor in 24 25 26 27; do
+for minor in 21 22 23 24 25 26 27; do
   unpack_go "$minor"
   versions+=", $("$(go_root "$minor")/usr/lib/go-1.$minor/bin/go" version | awk '{print $3}') at $(go_root "$minor")"
 done

@@ -39,6 +39,8 @@ class MaskReader {
   void read(uint64_t addr, uint64_t size, std::vector<uint64_t>& offs) {
     if (b_.format == HeapBitsFormat::ArenaTwoBit) {
       readArenaBits(addr, size, offs);
+    } else if (b_.format == HeapBitsFormat::ArenaOneBit) {
+      readArenaOneBit(addr, size, offs);
     } else {
       readSpanBits(addr, size, offs);
     }
@@ -56,6 +58,7 @@ class MaskReader {
     arena_idx_ = idx;
     arena_ = 0;
     arena_bitmap_ = {};
+    arena_no_more_ptrs_ = {};
     if (idx / b_.arena_l2 >= b_.arena_l1) return 0;
     auto l2 =
         mem_.readWord(l_.mheap_addr + mem_.bias() + b_.mheap_arenas + idx / b_.arena_l2 * ptr_);
@@ -63,11 +66,28 @@ class MaskReader {
     auto ha = mem_.readWord(*l2 + idx % b_.arena_l2 * ptr_);
     if (!ha) return 0;
     arena_ = *ha;
-    if (b_.format == HeapBitsFormat::ArenaTwoBit && arena_ != 0) {
+    if (b_.format != HeapBitsFormat::SpanHeapBits && arena_ != 0) {
       auto bitmap = mem_.read(arena_ + b_.arena_bitmap, b_.arena_bitmap_bytes);
       if (bitmap) arena_bitmap_ = *bitmap;
     }
+    if (b_.format == HeapBitsFormat::ArenaOneBit && arena_ != 0) {
+      auto no_more = mem_.read(arena_ + b_.arena_no_more_ptrs, b_.arena_no_more_ptrs_bytes);
+      if (no_more) arena_no_more_ptrs_ = *no_more;
+    }
     return arena_;
+  }
+
+  // The arena's bitmap for `addr`, or false after counting why it is not there.
+  bool haveArenaBitmap(uint64_t addr, uint64_t a) {
+    if (arenaOf(a) != 0 && !arena_bitmap_.empty() &&
+        (b_.format != HeapBitsFormat::ArenaOneBit || !arena_no_more_ptrs_.empty())) {
+      return true;
+    }
+    fail(arena_ == 0 ? out_.no_span : out_.unreadable_bits, addr,
+         arena_ == 0
+             ? "no heap arena holds " + formatHex(a)
+             : "the heap bitmap of the arena holding " + formatHex(a) + " is not in the core");
+    return false;
   }
 
   // Go 1.19: per word, bit `shift` of its bitmap byte says pointer, bit
@@ -76,17 +96,37 @@ class MaskReader {
   void readArenaBits(uint64_t addr, uint64_t size, std::vector<uint64_t>& offs) {
     for (uint64_t off = 0; off + ptr_ <= size; off += ptr_) {
       const uint64_t a = addr + off;
-      if (arenaOf(a) == 0 || arena_bitmap_.empty()) {
-        fail(arena_ == 0 ? out_.no_span : out_.unreadable_bits, addr,
-             arena_ == 0
-                 ? "no heap arena holds " + formatHex(a)
-                 : "the heap bitmap of the arena holding " + formatHex(a) + " is not in the core");
-        return;
-      }
+      if (!haveArenaBitmap(addr, a)) return;
       const uint8_t byte = arena_bitmap_[a / (ptr_ * 4) % b_.arena_bitmap_bytes];
       const unsigned shift = static_cast<unsigned>(a / ptr_ & 3);
       if ((byte >> (shift + 4) & 1) == 0) return;
       if (byte >> shift & 1) offs.push_back(off);
+    }
+  }
+
+  // Go 1.20/1.21 (heapBitsForAddr and heapBits.next): bit k of bitmap word
+  // i is the arena's word i * bits + k. An object whose words run on past
+  // bitmap word i has no pointers beyond it when bit i of noMorePtrs is set.
+  void readArenaOneBit(uint64_t addr, uint64_t size, std::vector<uint64_t>& offs) {
+    const uint64_t bits = ptr_ * 8;
+    const uint64_t arena_words = b_.arena_bytes / ptr_;
+    uint64_t off = 0;
+    while (off + ptr_ <= size) {
+      const uint64_t a = addr + off;
+      if (!haveArenaBitmap(addr, a)) return;
+      const uint64_t word = a / ptr_ % arena_words;
+      const uint64_t idx = word / bits, first = word % bits;
+      if ((idx + 1) * ptr_ > arena_bitmap_.size()) {
+        fail(out_.unreadable_bits, addr, "its heap bits lie beyond its arena's bitmap");
+        return;
+      }
+      const uint64_t mask = words_.read(arena_bitmap_.data() + idx * ptr_);
+      const uint64_t here = std::min(bits - first, (size - off) / ptr_);
+      for (uint64_t k = 0; k < here; ++k) {
+        if (mask >> (first + k) & 1) offs.push_back(off + k * ptr_);
+      }
+      off += here * ptr_;
+      if (off + ptr_ <= size && (arena_no_more_ptrs_[idx / 8] >> (idx % 8) & 1)) return;
     }
   }
 
@@ -245,7 +285,7 @@ class MaskReader {
   const WordReader& words_;
   const uint64_t ptr_;
   uint64_t arena_idx_ = UINT64_MAX, arena_ = 0;
-  std::span<const uint8_t> arena_bitmap_;
+  std::span<const uint8_t> arena_bitmap_, arena_no_more_ptrs_;
   SpanInfo span_;
   std::unordered_map<uint64_t, TypeInfo> types_;
 };

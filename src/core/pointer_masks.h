@@ -5,6 +5,8 @@
 //
 //  - Go 1.19: the 2-bit heap bitmap of the object's arena; words are read
 //    from the object's first until one whose "more pointers" bit is clear.
+//  - Go 1.20 and 1.21: the arena's 1-bit bitmap, read in uintptr words,
+//    until the object ends or a word of it is marked in noMorePtrs.
 //  - Go 1.22 and later (mspan.typePointersOfUnchecked): nothing in a noscan
 //    span; in a span of objects of at most 512 bytes, one bit per word in the
 //    span's last bytes (before the Green Tea GC's inline mark bits); else a

@@ -108,17 +108,33 @@ Expected<HeapBitsLayout> readHeapBitsLayout(const bin::DebugInfo& dwarf, uint32_
   l.arena_spans = spans->offset;
   const uint64_t page_size = RuntimeLayout{}.page_size;
   l.arena_bytes = spans_array->count * page_size;
-  if (dwarf.fieldNamed(**arena, "noMorePtrs") != nullptr) {
-    return Error("the Go 1.20/1.21 heap bitmap (runtime.heapArena.noMorePtrs) is not read");
-  }
-
   auto span = structType(dwarf, "runtime.mspan");
   if (!span) return span.error();
   auto spanclass = fieldOf(dwarf, **span, "runtime.mspan", "spanclass", {1}, ptr_size);
   if (!spanclass) return spanclass.error();
   l.span_spanclass = *spanclass;
 
-  if (const bin::Field* bitmap = dwarf.fieldNamed(**arena, "bitmap")) {
+  const bin::Field* bitmap = dwarf.fieldNamed(**arena, "bitmap");
+  if (const bin::Field* no_more = dwarf.fieldNamed(**arena, "noMorePtrs"); no_more && bitmap) {
+    // Go 1.20/1.21: uintptrs, a bit for each of the arena's words, and
+    // a byte of noMorePtrs for each 8 of them.
+    const bin::Type* a = arrayType(dwarf, bitmap->type);
+    const bin::Type* n = arrayType(dwarf, no_more->type);
+    const uint64_t words = l.arena_bytes / ptr_size;
+    if (a == nullptr || a->count * ptr_size * 8 != words || a->size != a->count * ptr_size) {
+      return Error("runtime.heapArena.bitmap is not 1 bit per word of the arena");
+    }
+    if (n == nullptr || n->size * 8 < a->count) {
+      return Error("runtime.heapArena.noMorePtrs is not 1 bit per word of its bitmap");
+    }
+    l.format = HeapBitsFormat::ArenaOneBit;
+    l.arena_bitmap = bitmap->offset;
+    l.arena_bitmap_bytes = a->size;
+    l.arena_no_more_ptrs = no_more->offset;
+    l.arena_no_more_ptrs_bytes = n->size;
+    return l;
+  }
+  if (bitmap != nullptr) {
     // Go 1.19: a byte array, 2 bits for each of the arena's words.
     const bin::Type* a = arrayType(dwarf, bitmap->type);
     if (a == nullptr || a->count * 4 * ptr_size != l.arena_bytes) {

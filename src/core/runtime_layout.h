@@ -40,12 +40,14 @@ struct RuntimeLayout {
 
 // Where the runtime keeps the GC's pointer bits of heap objects, which
 // changed format twice: Go 1.19 keeps 2 bits per word (pointer, and "more
-// pointers follow") in each heap arena's bitmap; Go 1.22 and later keep 1 bit
-// per word at the end of small spans, and a type pointer (the malloc header, or
-// mspan.largeType for a large object) for the others, whose GC mask says which
-// words hold pointers. Go 1.20 and 1.21 (1 bit per word in the arena, with a
-// separate end marker) are not read.
-enum class HeapBitsFormat : uint8_t { ArenaTwoBit, SpanHeapBits };
+// pointers follow") in each heap arena's bitmap; Go 1.20 and 1.21 keep 1 bit
+// per word there, in uintptr words, and beside them 1 bit per bitmap word
+// that says the object whose bits end that word has no pointers after it
+// (heapArena.noMorePtrs); Go 1.22 and later keep 1 bit per word at the end
+// of small spans, and a type pointer (the malloc header, or mspan.largeType
+// for a large object) for the others, whose GC mask says which words hold
+// pointers.
+enum class HeapBitsFormat : uint8_t { ArenaTwoBit, ArenaOneBit, SpanHeapBits };
 
 struct HeapBitsLayout {
   HeapBitsFormat format = HeapBitsFormat::SpanHeapBits;
@@ -57,8 +59,11 @@ struct HeapBitsLayout {
   // amd64 (malloc.go), 0 on the other Linux platforms read here.
   uint64_t arena_base_offset = 0;
   uint64_t arena_spans = 0;  // heapArena.spans: *mspan per page
-  // Go 1.19: heapArena.bitmap, one byte per 4 words.
+  // heapArena.bitmap: Go 1.19, one byte per 4 words; Go 1.20/1.21, one
+  // uintptr per 8 * ptr_size words.
   uint64_t arena_bitmap = 0, arena_bitmap_bytes = 0;
+  // Go 1.20/1.21: heapArena.noMorePtrs, one bit per word of bitmap.
+  uint64_t arena_no_more_ptrs = 0, arena_no_more_ptrs_bytes = 0;
   FieldSlot span_spanclass;   // spanClass: size class << 1 | noscan
   FieldSlot span_large_type;  // Go 1.22+: *_type of a large object
   // internal/abi.Type (Go 1.22+): Size_, PtrBytes, TFlag, Kind_, GCData.

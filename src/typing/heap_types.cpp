@@ -777,13 +777,16 @@ void Typer::scanStruct(const Memory& m, uint64_t addr, TypeId r, TypeId shown, i
       // For B >= 4 the runtime's makeBucketArray allocates 2^(B-4) spare
       // overflow buckets after the 2^B, and then fills the rest of the
       // size-class slot with more: every bucket of such an array is typed
-      // only when its count comes from the object's size.
+      // only when its count comes from the object's size. Since Go 1.22
+      // such an array over 512 bytes starts after a malloc header.
       const uint64_t bucket_size = bucket == kNoType ? 0 : sizeOf(bucket);
       auto count = [&](uint64_t ptr, uint64_t log2) {
         const uint64_t n = uint64_t{1} << log2;
         const NodeId o = objectAt(ptr);
-        if (log2 < 4 || bucket_size == 0 || o == kNoNode || d_.objects.addr[o] != ptr) return n;
-        return std::max(n, d_.objects.size[o] / bucket_size);
+        if (log2 < 4 || bucket_size == 0 || o == kNoNode) return n;
+        const uint64_t header = ptr - d_.objects.addr[o];
+        if (header != 0 && header != runtime_.malloc_header_size) return n;
+        return std::max(n, (d_.objects.size[o] - header) / bucket_size);
       };
       const uint64_t now = pointerAt(m, addr + buckets->offset);
       assign(now, bucket, bucket, count(now, B), TypeForm::Array);

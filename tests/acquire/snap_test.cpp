@@ -467,7 +467,7 @@ TEST_P(Snap, CommandsReadARunningProcessWithPid) {
   EXPECT_EQ(zoo->finish(), 0);
 }
 
-INSTANTIATE_TEST_SUITE_P(Releases, Snap, ::testing::ValuesIn(testing::goVersions()),
+INSTANTIATE_TEST_SUITE_P(Releases, Snap, ::testing::ValuesIn(testing::goVersionsWithReleaseTier()),
                          testing::pathParamName);
 
 // ---- what goes wrong --------------------------------------------------------

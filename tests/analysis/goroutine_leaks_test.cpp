@@ -76,7 +76,8 @@ TEST(GoroutineLeaks, WaitReasons) {
   EXPECT_EQ(analysis::blockingWaitOf("chan receive (durable)"), BlockingWait::None);
 }
 
-INSTANTIATE_TEST_SUITE_P(GoVersions, GoroutineLeaks, ::testing::ValuesIn(testing::goVersions()),
+INSTANTIATE_TEST_SUITE_P(GoVersions, GoroutineLeaks,
+                         ::testing::ValuesIn(testing::goVersionsWithReleaseTier()),
                          testing::pathParamName);
 
 // A core taken after the runtime's goroutineleak profile marked its leaks

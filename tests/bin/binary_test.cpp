@@ -318,7 +318,7 @@ namespace {
 // (structures[].holder, "main.retainedTree") must be what the symbol index
 // names at the data or bss slot that points to the structure's root.
 TEST(SymbolIndex, NamesTheGlobalsThatHoldTheReportedStructures) {
-  for (const std::string& v : testing::goVersions()) {
+  for (const std::string& v : testing::goVersionsWithReleaseTier()) {
     SCOPED_TRACE(v);
     const std::string dir = std::string(GOHEAP_TESTDUMPS_DIR) + "/" + v;
     Expected<bin::Binary> b = bin::Binary::open(dir + "/retention");

@@ -21,7 +21,7 @@ using testing::JsonValue;
 // The folders make-dumps.sh builds executables into, for every release.
 std::vector<std::string> versionDirs() {
   std::vector<std::string> out;
-  for (const std::string& v : testing::goVersionsWithGo125()) {
+  for (const std::string& v : testing::everyGoVersion()) {
     out.push_back(std::string(GOHEAP_TESTDUMPS_DIR) + "/" + v);
     out.push_back(std::string(GOHEAP_TESTDUMPS_DIR) + "/" + v + "/cross");
   }

@@ -48,7 +48,7 @@ std::vector<DwarfCase> withDwarf() {
   // The typing program of every release, Go 1.25 included: DWARF 5 (Go
   // 1.25+: .debug_addr, addrx, .debug_loclists, .debug_rnglists).
   for (const testing::ProgramBuild& b :
-       testing::programBuilds("zoo", testing::goVersionsWithGo125(), false)) {
+       testing::programBuilds("zoo", testing::everyGoVersion(), false)) {
     cases.push_back({b.name + "_zoo", b.exe});
   }
   for (const std::string name : {"retention-pie", "retention-windows.exe", "retention-darwin"}) {

@@ -224,7 +224,8 @@ TEST_P(StrippedTwin, ExpandsTheSameFramesAsItsUnstrippedTwin) {
   EXPECT_GT(inlined, 100u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Funcs, StrippedTwin, ::testing::ValuesIn(testing::goVersions()),
+INSTANTIATE_TEST_SUITE_P(Funcs, StrippedTwin,
+                         ::testing::ValuesIn(testing::goVersionsWithReleaseTier()),
                          testing::pathParamName);
 
 // The old stripped executables of the shared test data (Go 1.18/386, 1.20
@@ -337,7 +338,7 @@ namespace {
 // frame's pc must give the recorded frame size: an independent check of
 // spDelta against the runtime.
 TEST(SpDelta, EqualsTheFrameSizesOfTheDump) {
-  for (const std::string& v : testing::goVersions()) {
+  for (const std::string& v : testing::goVersionsWithReleaseTier()) {
     const std::string dir = std::string(GOHEAP_TESTDUMPS_DIR) + "/" + v;
     Expected<bin::Binary> b = bin::Binary::open(dir + "/retention");
     ASSERT_TRUE(b.ok()) << b.error().message();

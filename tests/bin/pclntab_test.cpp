@@ -42,7 +42,7 @@ std::vector<ExeCase> builtExecutables() {
     cases.push_back({b.name, b.exe, b.exe + ".symtab.json", b.exe + ".dump"});
   }
   for (const testing::ProgramBuild& b :
-       testing::programBuilds("zoo", testing::goVersionsWithGo125(), false)) {
+       testing::programBuilds("zoo", testing::everyGoVersion(), false)) {
     cases.push_back({b.name + "_zoo", b.exe, b.exe + ".symtab.json", b.exe + ".dump"});
   }
   return cases;

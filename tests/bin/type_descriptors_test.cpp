@@ -21,9 +21,10 @@ namespace fs = std::filesystem;
 
 std::vector<std::string> zooExecutables() {
   std::vector<std::string> out;
-  for (const std::string& v : testing::goVersionsWithGo125()) {
+  for (const std::string& v : testing::everyGoVersion()) {
     out.push_back(v + "/zoo");
-    if (v != "go1.25") {
+    if (std::find(testing::goVersions().begin(), testing::goVersions().end(), v) !=
+        testing::goVersions().end()) {
       out.push_back(v + "/cross/zoo-s390x");
       out.push_back(v + "/cross/zoo-arm");
     }

@@ -135,7 +135,8 @@ TEST_P(GoroutinesLeaked, ReportPageShowsTheLeaksInChromium) {
   EXPECT_GT(checked["checked"].u64(), 50u);
 }
 
-INSTANTIATE_TEST_SUITE_P(GoVersions, GoroutinesLeaked, ::testing::ValuesIn(testing::goVersions()),
+INSTANTIATE_TEST_SUITE_P(GoVersions, GoroutinesLeaked,
+                         ::testing::ValuesIn(testing::goVersionsWithReleaseTier()),
                          testing::pathParamName);
 
 }  // namespace

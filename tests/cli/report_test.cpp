@@ -254,8 +254,7 @@ TEST_P(ReportOnLeaks, PageShowsTheJsonsNumbersInChromiumOffline) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Toolchains, ReportOnLeaks,
-                         ::testing::ValuesIn(testing::goVersionsWithGo125()),
+INSTANTIATE_TEST_SUITE_P(Toolchains, ReportOnLeaks, ::testing::ValuesIn(testing::everyGoVersion()),
                          testing::pathParamName);
 
 }  // namespace

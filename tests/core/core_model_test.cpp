@@ -424,7 +424,8 @@ TEST_P(CoreModel, MemStatsMatchTheDump) {
   EXPECT_EQ(sum.num_gc, want.num_gc);
 }
 
-INSTANTIATE_TEST_SUITE_P(Releases, CoreModel, ::testing::ValuesIn(testing::goVersions()),
+INSTANTIATE_TEST_SUITE_P(Releases, CoreModel,
+                         ::testing::ValuesIn(testing::goVersionsWithReleaseTier()),
                          testing::pathParamName);
 
 // A core whose executable cannot be found: exit 2, naming each place tried;

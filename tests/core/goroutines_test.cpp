@@ -319,7 +319,8 @@ TEST_P(QemuArm64Goroutines, MatchTheRuntimeTraceback) {
   expectMatchesTraceback(run, exe, GetParam() + " arm64");
 }
 
-INSTANTIATE_TEST_SUITE_P(Versions, CoreGoroutines, ::testing::ValuesIn(testing::goVersions()),
+INSTANTIATE_TEST_SUITE_P(Versions, CoreGoroutines,
+                         ::testing::ValuesIn(testing::goVersionsWithReleaseTier()),
                          testing::pathParamName);
 INSTANTIATE_TEST_SUITE_P(Versions, QemuArm64Goroutines, ::testing::ValuesIn(testing::goVersions()),
                          testing::pathParamName);

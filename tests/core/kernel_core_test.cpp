@@ -328,9 +328,11 @@ TEST_P(QemuArm64Core, HoldsWhatTheProgramReported) {
   EXPECT_TRUE(aborted);
 }
 
-INSTANTIATE_TEST_SUITE_P(Versions, KernelCore, ::testing::ValuesIn(testing::goVersions()),
+INSTANTIATE_TEST_SUITE_P(Versions, KernelCore,
+                         ::testing::ValuesIn(testing::goVersionsWithReleaseTier()),
                          testing::pathParamName);
-INSTANTIATE_TEST_SUITE_P(Versions, QemuArm64Core, ::testing::ValuesIn(testing::goVersions()),
+INSTANTIATE_TEST_SUITE_P(Versions, QemuArm64Core,
+                         ::testing::ValuesIn(testing::goVersionsWithReleaseTier()),
                          testing::pathParamName);
 
 }  // namespace

@@ -149,7 +149,8 @@ TEST_P(CoreRoots, MatchTheHeapDump) {
   EXPECT_EQ(cleaned, reported);
 }
 
-INSTANTIATE_TEST_SUITE_P(Versions, CoreRoots, ::testing::ValuesIn(testing::goVersions()),
+INSTANTIATE_TEST_SUITE_P(Versions, CoreRoots,
+                         ::testing::ValuesIn(testing::goVersionsWithReleaseTier()),
                          testing::pathParamName);
 
 }  // namespace

@@ -305,9 +305,11 @@ TEST(StackScan, MissingMemoryIsAnErrorOrAWarning) {
   EXPECT_TRUE(scan->panics.empty());
 }
 
-INSTANTIATE_TEST_SUITE_P(Versions, StackScanCore, ::testing::ValuesIn(testing::goVersions()),
+INSTANTIATE_TEST_SUITE_P(Versions, StackScanCore,
+                         ::testing::ValuesIn(testing::goVersionsWithReleaseTier()),
                          testing::pathParamName);
-INSTANTIATE_TEST_SUITE_P(Versions, StackScanQemuArm64, ::testing::ValuesIn(testing::goVersions()),
+INSTANTIATE_TEST_SUITE_P(Versions, StackScanQemuArm64,
+                         ::testing::ValuesIn(testing::goVersionsWithReleaseTier()),
                          testing::pathParamName);
 
 }  // namespace

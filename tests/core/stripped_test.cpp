@@ -224,7 +224,8 @@ TEST_P(StrippedCore, ReadsAsTheUnstrippedTwin) {
             << prof->count() << " profile buckets, as with DWARF\n";
 }
 
-INSTANTIATE_TEST_SUITE_P(Versions, StrippedCore, ::testing::ValuesIn(testing::goVersions()),
+INSTANTIATE_TEST_SUITE_P(Versions, StrippedCore,
+                         ::testing::ValuesIn(testing::goVersionsWithReleaseTier()),
                          [](const auto& p) { return testing::testName(p.param); });
 
 }  // namespace

@@ -364,7 +364,7 @@ TEST_P(LeaksDiff, ExecutableOfAnotherProgramMatchesNeither) {
   EXPECT_TRUE(said);
 }
 
-INSTANTIATE_TEST_SUITE_P(Leaks, LeaksDiff, ::testing::ValuesIn(testing::goVersionsWithGo125()),
+INSTANTIATE_TEST_SUITE_P(Leaks, LeaksDiff, ::testing::ValuesIn(testing::everyGoVersion()),
                          testing::pathParamName);
 
 }  // namespace

@@ -158,7 +158,7 @@ TEST_P(Dups, TheSameOnAnyNumberOfThreads) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Leaks, Dups, ::testing::ValuesIn(testing::goVersionsWithGo125()),
+INSTANTIATE_TEST_SUITE_P(Leaks, Dups, ::testing::ValuesIn(testing::everyGoVersion()),
                          testing::pathParamName);
 
 }  // namespace

@@ -264,7 +264,7 @@ void PrintTo(const FuncsCase& c, std::ostream* os) {
 
 std::vector<FuncsCase> funcsCases() {
   std::vector<FuncsCase> cases;
-  for (const std::string& v : testing::goVersions()) {
+  for (const std::string& v : testing::goVersionsWithReleaseTier()) {
     const std::string dir = std::string(GOHEAP_TESTDUMPS_DIR) + "/" + v;
     const std::string id = testing::testName(v);
     cases.push_back({id, dir, false});

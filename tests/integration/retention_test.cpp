@@ -33,7 +33,7 @@ void PrintTo(const DumpCase& c, std::ostream* os) {
 
 std::vector<DumpCase> retentionDumps() {
   std::vector<DumpCase> cases;
-  for (const std::string& v : testing::goVersions()) {
+  for (const std::string& v : testing::goVersionsWithReleaseTier()) {
     std::string dir = std::string(GOHEAP_TESTDUMPS_DIR) + "/" + v;
     cases.push_back({testing::testName(v + "_amd64_built_now"), dir + "/retention.dump",
                      dir + "/retention.json"});

@@ -226,7 +226,7 @@ TEST_P(LeakSuspects, TheHeldBuffersAreAGroupHeldByTheFramesOfHoldBuffer) {
 
 std::vector<LeaksCase> leaksCases() {
   std::vector<LeaksCase> out;
-  for (const std::string& v : testing::goVersionsWithGo125()) {
+  for (const std::string& v : testing::everyGoVersion()) {
     out.push_back({v, true});
     out.push_back({v, false});
   }
@@ -289,7 +289,7 @@ TEST_P(SuspectsCliOn, TheTextReportReadsLikeMats) {
   EXPECT_NE(none.out.find("No suspects"), std::string::npos) << none.out;
 }
 
-INSTANTIATE_TEST_SUITE_P(Leaks, SuspectsCliOn, ::testing::ValuesIn(testing::goVersionsWithGo125()),
+INSTANTIATE_TEST_SUITE_P(Leaks, SuspectsCliOn, ::testing::ValuesIn(testing::everyGoVersion()),
                          testing::pathParamName);
 
 }  // namespace

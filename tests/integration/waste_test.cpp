@@ -139,7 +139,7 @@ TEST_P(Waste, TheSameOnAnyNumberOfThreads) {
   EXPECT_EQ(describe(3), one);
 }
 
-INSTANTIATE_TEST_SUITE_P(Leaks, Waste, ::testing::ValuesIn(testing::goVersionsWithGo125()),
+INSTANTIATE_TEST_SUITE_P(Leaks, Waste, ::testing::ValuesIn(testing::everyGoVersion()),
                          testing::pathParamName);
 
 }  // namespace

@@ -2,7 +2,7 @@
 # Usage: make-dumps.sh OUTDIR
 #
 # Builds the Go test programs tests/programs/<prog>/main.go with each Go
-# toolchain (toolchains.sh: go1.19, go1.24, go1.25, go1.26, go1.27) and runs
+# toolchain (toolchains.sh: go1.19, go1.21 to go1.27) and runs
 # them, writing
 #   OUTDIR/<label>/<prog>        the executable (with DWARF, -trimpath)
 #   OUTDIR/<label>/<prog>.dump   the heap dump it wrote
@@ -47,7 +47,10 @@
 #                                its debug file (split-debug.sh)
 # Every label gets all of that except go1.25, which gets only the typing and
 # leak-hunting programs (zoo, leaks) with their oracles: the tests read it
-# for those alone (tests/support/go_versions.h). go1.27 also builds zoo
+# for those alone (tests/support/go_versions.h); and go1.21 to go1.23, which
+# get what depends on the release: zoo, leaks, goleak, retention and funcs
+# (stripped: funcs, zoo, goleak, leaks), coreprog (and its stripped and
+# arm64 builds) and goroutineprog. go1.27 also builds zoo
 # with GOEXPERIMENT=nogreenteagc and mapsplitgroup (OUTDIR/go1.27/nogreentea/,
 # OUTDIR/go1.27/mapsplitgroup/).
 #
@@ -273,8 +276,14 @@ make_label() { # label
   mkdir -p "$OUT/$label"
   cache_begin "$label" "$go" "$root" || echo "make-dumps: $label: the cache failed; building what it lacks" >&2
   # Go 1.25 is tested for typing and the leak hunt only: zoo and leaks, amd64.
-  local full=1
-  [ "$label" = go1.25 ] && full=0
+  # Go 1.21 to 1.23 for what depends on the release (tier "releases"): the
+  # readers of the runtime's structures, its type descriptors and pclntab,
+  # and the goroutine leak hunt; amd64, with coreprog also built for arm64.
+  local full=1 tier=full
+  case "$label" in
+    go1.25) full=0 tier=typing ;;
+    go1.21 | go1.22 | go1.23) full=0 tier=releases ;;
+  esac
 
   local programs=()
   for dir in "$HERE"/*/; do
@@ -282,7 +291,11 @@ make_label() { # label
     [ -f "$dir/main.go" ] || continue
     # Tools run over the executables, and coreprog, which the tests run, below.
     [ "$prog" = binoracle ] || [ "$prog" = dwarforacle ] || [ "$prog" = coreprog ] || [ "$prog" = goroutineprog ] || [ "$prog" = captureprog ] && continue
-    [ $full = 1 ] || [ "$prog" = zoo ] || [ "$prog" = leaks ] || continue
+    case "$tier:$prog" in
+      full:* | typing:zoo | typing:leaks) ;;
+      releases:zoo | releases:leaks | releases:goleak | releases:retention | releases:funcs) ;;
+      *) continue ;;
+    esac
     programs+=("$prog")
     make_program "$label" "$go" "$root" "$dir" "$OUT/$label" || status=1
   done
@@ -290,6 +303,8 @@ make_label() { # label
     # The retention program as a position-independent executable, run: its
     # dump's addresses are the executable's plus a load bias goheap must find.
     make_program "$label" "$go" "$root" "$HERE/retention/" "$OUT/$label/pie" -buildmode=pie || status=1
+  fi
+  if [ $tier != typing ]; then
     # The funcs program stripped of its symbol table and DWARF: names come
     # from the pclntab alone.
     make_program "$label" "$go" "$root" "$HERE/funcs/" "$OUT/$label/stripped" "-ldflags=-s -w" || status=1
@@ -328,13 +343,13 @@ make_label() { # label
   build_tool "$label" binoracle || return 1
   # coreprog is only built: tests/core/kernel_core_test.cpp runs it, and it
   # dies with a core file.
-  if [ $full = 1 ]; then build_tool "$label" coreprog || status=1; fi
+  if [ $tier != typing ]; then build_tool "$label" coreprog || status=1; fi
   # Its stripped twin (-s -w moves nothing: the loaded sections are the
   # same bytes), which tests/core/stripped_test.cpp reads the same cores with.
-  if [ $full = 1 ]; then build_tool "$label" coreprog coreprog-stripped "-ldflags=-s -w" || status=1; fi
+  if [ $tier != typing ]; then build_tool "$label" coreprog coreprog-stripped "-ldflags=-s -w" || status=1; fi
   # goroutineprog likewise: tests/core/goroutines_test.cpp runs it for a core
   # whose goroutines it compares with the runtime's own traceback.
-  if [ $full = 1 ]; then build_tool "$label" goroutineprog || status=1; fi
+  if [ $tier != typing ]; then build_tool "$label" goroutineprog || status=1; fi
   # captureprog likewise: tests/cli/capture_end_to_end_test.cpp runs it and
   # reads its heap through the capture package's handler.
   if [ $full = 1 ]; then build_tool "$label" captureprog || status=1; fi
@@ -361,8 +376,11 @@ make_label() { # label
     cross_build "$label" zoo zoo-arm qemu-arm-static GOARCH=arm GOARM=7 || status=1
     # Built only: tests/core/kernel_core_test.cpp runs it under qemu-aarch64
     # for the arm64 core qemu writes.
-    cross_build "$label" coreprog coreprog-arm64 "" GOARCH=arm64 || status=1
     cross_build "$label" goroutineprog goroutineprog-arm64 "" GOARCH=arm64 || status=1
+  fi
+  if [ $tier != typing ]; then
+    mkdir -p "$OUT/$label/cross"
+    cross_build "$label" coreprog coreprog-arm64 "" GOARCH=arm64 || status=1
   fi
   # Go 1.27 built with the experiments that change runtime layouts goheap
   # reads: GOEXPERIMENT=nogreenteagc (spans without Green Tea's inline mark

@@ -2,14 +2,14 @@
 # toolchains the test programs are built with, and where they are.
 #
 # Labels: go1.19 is Debian 12's golang-go (/usr/bin/go, or GOHEAP_GO119);
-# go1.24 to go1.27 are unpacked by scripts/install-deps.sh into
+# go1.21 to go1.27 are unpacked by scripts/install-deps.sh into
 # /opt/goheap/go1.2N (or GOHEAP_GO12N_DIR), or given as GOHEAP_GO12N, the
 # path of their go binary. Adding a release here, in install-deps.sh and in
 # tests/support/go_versions.h is all a new Go needs.
 # shellcheck shell=bash
 
 # shellcheck disable=SC2034 # read by the scripts that source this one
-GOHEAP_ALL_GO_LABELS=(go1.19 go1.24 go1.25 go1.26 go1.27)
+GOHEAP_ALL_GO_LABELS=(go1.19 go1.21 go1.22 go1.23 go1.24 go1.25 go1.26 go1.27)
 
 # Prints the go binary of LABEL ("go1.26").
 go_binary() { # label

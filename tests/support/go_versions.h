@@ -23,18 +23,34 @@ inline const std::vector<std::string>& goVersions() {
   return v;
 }
 
-// goVersions() and Go 1.25, for which make-dumps.sh builds only the typing
-// program (zoo) and the leak-hunting one (leaks), for amd64: the tests of
-// those programs run on these.
-inline const std::vector<std::string>& goVersionsWithGo125() {
-  static const std::vector<std::string> v = [] {
-    std::vector<std::string> all = goVersions();
-    all.push_back("go1.25");
-    std::sort(all.begin(), all.end(), [](const std::string& a, const std::string& b) {
-      return std::stoi(a.substr(4)) < std::stoi(b.substr(4));  // by minor version
-    });
-    return all;
-  }();
+// VERSIONS and EXTRA, by minor version.
+inline std::vector<std::string> withVersions(std::vector<std::string> versions,
+                                             std::initializer_list<std::string> extra) {
+  versions.insert(versions.end(), extra.begin(), extra.end());
+  std::sort(versions.begin(), versions.end(), [](const std::string& a, const std::string& b) {
+    return std::stoi(a.substr(4)) < std::stoi(b.substr(4));
+  });
+  return versions;
+}
+
+// goVersions() and Go 1.21 to 1.23, for which make-dumps.sh builds what
+// depends on the release (its "releases" tier), amd64 only: zoo, leaks,
+// goleak, retention and funcs, run; stripped funcs, zoo, goleak and leaks,
+// run; coreprog (also stripped, and for arm64) and goroutineprog, built.
+// The tests of the readers of the runtime's structures, type descriptors
+// and pclntab, and of the goroutine leak hunt, run on these.
+inline const std::vector<std::string>& goVersionsWithReleaseTier() {
+  static const std::vector<std::string> v =
+      withVersions(goVersions(), {"go1.21", "go1.22", "go1.23"});
+  return v;
+}
+
+// Every release make-dumps.sh builds: goVersionsWithReleaseTier() and Go
+// 1.25, for which it builds only the typing program (zoo) and the
+// leak-hunting one (leaks), amd64. The tests of those two programs run on
+// these.
+inline const std::vector<std::string>& everyGoVersion() {
+  static const std::vector<std::string> v = withVersions(goVersionsWithReleaseTier(), {"go1.25"});
   return v;
 }
 
