@@ -3,18 +3,50 @@
 // inside the input, whose threads and mappings can be walked, and whose
 // memory image answers reads at every segment's edges without reading
 // outside the input (AddressSanitizer sees any read the checks let through).
+// The same bytes are also read as a snap note's text (fuzz/corpus/core_reader/
+// snap_note seeds it), whose mapping lines `goheap memory` reads.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <span>
+#include <string_view>
 
 #include "bin/container.h"
 #include "core/core_file.h"
 #include "core/executable_match.h"
 #include "core/memory_image.h"
+#include "core/snap_note.h"
+
+namespace {
+
+// The input as the text of a snap's note (core/snap_note.h): every mapping
+// line kept is well-formed and in order, and the note reads back as
+// formatted.
+void checkSnapNote(std::string_view text) {
+  using goheap::core::SnapMapping;
+  const goheap::core::SnapNote note = goheap::core::parseSnapNote(text);
+  for (size_t i = 0; i < note.mappings.size(); ++i) {
+    const SnapMapping& m = note.mappings[i];
+    if (m.start >= m.end || m.rss > m.end - m.start || m.perms.size() != 4) std::abort();
+    if (i > 0 && note.mappings[i - 1].end > m.start) std::abort();
+  }
+  const goheap::core::SnapNote back =
+      goheap::core::parseSnapNote(goheap::core::formatSnapNote(note));
+  if (back.mappings.size() != note.mappings.size() || back.skipped_mapping_lines != 0) std::abort();
+  for (size_t i = 0; i < note.mappings.size(); ++i) {
+    const SnapMapping &a = note.mappings[i], &b = back.mappings[i];
+    if (a.start != b.start || a.end != b.end || a.perms != b.perms || a.offset != b.offset ||
+        a.rss != b.rss || a.path != b.path) {
+      std::abort();
+    }
+  }
+}
+
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::span<const uint8_t> input(data, size);
+  checkSnapNote(std::string_view(reinterpret_cast<const char*>(data), size));
   auto core = goheap::core::CoreFile::fromBytes(input);
   if (!core) {
     if (core.error().message().empty()) std::abort();  // errors must say something

@@ -498,6 +498,7 @@ async function route() {
       case "diff": await diffPage(params); break;
       case "dups": await dupsPage(params); break;
       case "waste": await wastePage(params); break;
+      case "memory": await memoryPage(params); break;
       case "query": await queryPage(params); break;
       default: await overview();
     }
@@ -660,6 +661,29 @@ async function wastePage() {
   html += `<table id="garbage"><tr><th class="num">bytes</th><th class="num">count</th><th>from</th><th>group</th></tr>`;
   for (const r of w.garbage.rows) html += `<tr><td class="num">${fmtBytes(r.bytes)}</td><td class="num">${fmtCount(r.count)}</td><td class="muted">${esc(r.source)}</td><td class="group">${esc(r.name)}</td></tr>`;
   main.innerHTML = html + `</table>`;
+}
+
+// Where the process's memory is (goheap memory): a bar per category, biggest
+// first, with memstats' figure beside those that have one.
+async function memoryPage() {
+  const m = await api("memory");
+  const cats = m.categories.slice().sort((a, b) => (b.bytes ?? -1) - (a.bytes ?? -1));
+  let html = `<h2>Memory</h2><p>${fmtBytes(m.total)} from ${esc(m.source)}` +
+    (m.resident !== null ? `, ${fmtBytes(m.resident)} resident` : "") + `: ${esc(m.total_is)}</p>`;
+  html += `<table id="memory"><tr><th class="num">bytes</th><th class="num">resident</th><th>share</th><th>category</th><th class="num">memstats</th><th>evidence</th></tr>`;
+  for (const c of cats) {
+    const share = c.bytes !== null && m.total > 0 ? c.bytes / m.total : 0;
+    const ms = c.memstats ? `<span title="${esc(c.memstats.field)}">${fmtBytes(c.memstats.bytes)}</span>` +
+      (c.memstats.differs ? ` <span class="flag" title="differs by more than 10%">!</span>` : "") : "";
+    html += `<tr data-category="${esc(c.name)}"><td class="num">${c.bytes === null ? "unknown" : fmtBytes(c.bytes)}</td>` +
+      `<td class="num">${c.resident === null ? "-" : fmtBytes(c.resident)}</td>` +
+      `<td><span class="bar" style="width:${(200 * share).toFixed(0)}px"></span> ${(100 * share).toFixed(1)}%</td>` +
+      `<td class="group">${esc(c.name)}</td><td class="num">${ms}</td><td class="muted">${esc(c.detail)}</td></tr>`;
+  }
+  html += `</table>`;
+  for (const n of m.notes) html += `<p class="muted">note: ${esc(n)}</p>`;
+  for (const a of m.advice) html += `<p class="warning">${esc(a)}</p>`;
+  main.innerHTML = html;
 }
 
 // ---- SQL (docs/sql.md) --------------------------------------------------------

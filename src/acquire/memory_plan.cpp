@@ -148,6 +148,28 @@ Expected<std::vector<Mapping>> parseMaps(std::string_view text) {
   return maps;
 }
 
+std::vector<std::pair<uint64_t, uint64_t>> parseSmapsRss(std::string_view text) {
+  std::vector<std::pair<uint64_t, uint64_t>> out;
+  while (!text.empty()) {
+    const size_t eol = text.find('\n');
+    std::string_view line = text.substr(0, eol);
+    text.remove_prefix(eol == std::string_view::npos ? text.size() : eol + 1);
+    uint64_t start = 0, end = 0, kb = 0;
+    std::string_view header = line;
+    if (parseHex(header, start) && skip(header, '-') && parseHex(header, end) &&
+        skip(header, ' ')) {
+      out.emplace_back(start, 0);  // a mapping's first line, as in maps
+      continue;
+    }
+    if (!out.empty() && line.starts_with("Rss:")) {
+      line.remove_prefix(4);
+      skipSpaces(line);
+      if (parseDec(line, kb)) out.back().second = kb * 1024;
+    }
+  }
+  return out;
+}
+
 Expected<std::vector<bool>> touchedPages(int pagemap_fd, uint64_t start, uint64_t end,
                                          uint64_t page_size) {
   const uint64_t pages = (end - start) / page_size;

@@ -39,6 +39,10 @@ struct Mapping {
 // Parses /proc/PID/maps; an Error names the line that does not parse.
 Expected<std::vector<Mapping>> parseMaps(std::string_view text);
 
+// The Rss of each mapping in /proc/PID/smaps, in bytes, by the mapping's
+// start address (in the file's order). Lines it does not know are passed over.
+std::vector<std::pair<uint64_t, uint64_t>> parseSmapsRss(std::string_view text);
+
 // A piece of the core: memory [start, end) copied from the process
 // (`copy`), or left out (a PT_LOAD holding no bytes: zero when writable).
 // Copied pieces may include `zero_gaps`, runs of untouched pages written

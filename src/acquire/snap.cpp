@@ -4,6 +4,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -106,6 +107,29 @@ Status copyFile(int from_fd, const std::string& to) {
   }
   if (::close(out) != 0) return Error("cannot write " + to + ": " + std::strerror(errno));
   return Status::success();
+}
+
+// The note's list of mappings: `mappings` with their Rss from `smaps`
+// (0 where smaps could not be read or lacks the mapping).
+std::vector<core::SnapMapping> noteMappings(const std::vector<Mapping>& mappings,
+                                            const Expected<std::string>& smaps) {
+  std::vector<std::pair<uint64_t, uint64_t>> rss;
+  if (smaps) rss = parseSmapsRss(*smaps);
+  std::sort(rss.begin(), rss.end());
+  std::vector<core::SnapMapping> out;
+  out.reserve(mappings.size());
+  for (const Mapping& m : mappings) {
+    core::SnapMapping n;
+    n.start = m.start;
+    n.end = m.end;
+    n.perms = {m.read ? 'r' : '-', m.write ? 'w' : '-', m.exec ? 'x' : '-', m.shared ? 's' : 'p'};
+    n.offset = m.offset;
+    n.path = m.path;
+    auto it = std::lower_bound(rss.begin(), rss.end(), std::make_pair(m.start, uint64_t{0}));
+    if (it != rss.end() && it->first == m.start) n.rss = std::min(it->second, m.end - m.start);
+    if (n.start < n.end && (out.empty() || out.back().end <= n.start)) out.push_back(std::move(n));
+  }
+  return out;
 }
 
 }  // namespace
@@ -269,6 +293,11 @@ Expected<SnapResult> snapProcess(pid_t pid, std::FILE* out, const SnapOptions& o
   if (!options.exe_copy_path.empty()) {
     contents.note.exe_copy = std::filesystem::path(options.exe_copy_path).filename().string();
   }
+  // Every mapping with its Rss, for `goheap memory`: from the process
+  // itself, not its fork, whose Rss leaves out the shared file pages it has
+  // not touched; after the fork has let it run on, so that it is not held
+  // for it.
+  contents.note.mappings = noteMappings(*mappings, readProcFile(pid, "smaps"));
   contents.read_memory = [&](uint64_t addr, std::span<uint8_t> into) -> Status {
     if (interrupted()) return Error("interrupted; " + who + " runs on, no core written");
     if (options.copy_delay_ms != 0 && !stopper.processGone()) {

@@ -312,6 +312,7 @@ Summary summarize(const Snapshot& s, size_t top_n) {
   sum.pointers = s.heap.successors.begin[s.heap.objectCount()];
   sum.non_heap_pointers = s.heap.non_heap_refs;
   sum.goroutines = d.goroutines.size();
+  sum.process_memory = processMemory(s);
   const GoroutineLeaks leaks = findGoroutineLeaks(s);
   sum.leaked_goroutines = leaks.leaked_count;
   sum.leaked_retained = leaks.leaked_retained;

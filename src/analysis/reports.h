@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/process_memory.h"
 #include "analysis/snapshot.h"
 #include "typing/names.h"
 #include "typing/values.h"
@@ -75,6 +76,9 @@ struct ExecutableSummary {
 };
 
 struct Summary {
+  // Where the process's memory is (goheap memory): a core's mappings, or a
+  // dump's memstats.
+  ProcessMemoryView process_memory;
   std::string file;
   uint64_t file_size = 0;
   std::string format_version;  // a heap dump's "go1.7" ..., or "core" for a core file

@@ -50,7 +50,8 @@ CommandSpec reportSpec() {
       "so that a query naming what must not be in the heap is a check.\n\n"
       "The leaks section counts the goroutines blocked forever by the function they are "
       "blocked in (`goheap goroutines --leaked --group --json`); with --fail-if-leaked the exit "
-      "status is 3 when there is any.");
+      "status is 3 when there is any. The memory section is `goheap memory --json`: where the "
+      "process's memory is, from a core's mappings or a dump's memstats.");
   spec.positional("DUMP",
                   "the heap dump to report on (the newer one, with OLD), or an http:// URL that "
                   "serves one (the capture package's /debug/heapdump)");
@@ -334,6 +335,10 @@ int runReport(int argc, const char* const* argv) {
       section("duplicates", [&] { return dupsJson(snap, dups, queryDups(current, dups)); });
       const WasteQuery waste;
       section("waste", [&] { return wasteJson(snap, waste, queryWaste(current, waste)); });
+      section("memory", [&] {
+        const analysis::ProcessMemoryView memory = analysis::processMemory(snap);
+        return jsonDocument([&](JsonWriter& j) { writeProcessMemoryFields(j, memory, false); });
+      });
       section("leaks", [&] {
         GoroutinesQuery leaked_only;
         leaked_only.leaked = true;

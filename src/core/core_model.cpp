@@ -7,6 +7,7 @@
 
 #include "bin/debug_info.h"
 #include "core/core_reader.h"
+#include "core/process_memory.h"
 #include "util/format.h"
 
 namespace goheap::core {
@@ -523,6 +524,23 @@ Expected<model::HeapModel> readCoreModel(const CoreReader& reader, MappedFile fi
   inPhase(sink, "read memstats", [&] {
     Expected<CoreMemStats> stats = reader.readMemStats(*heap);
     if (readOrWarn(stats, "memstats", out)) build.memStats(*stats);
+  });
+  inPhase(sink, "account process memory", [&] {
+    ProcessMemoryInputs in;
+    in.core = &core;
+    in.memory = &reader.memory();
+    in.executable = &exe;
+    in.bias = reader.bias();
+    in.runtime_types = &reader.runtimeTypes();
+    in.layout = &*reader.spanLayout();
+    in.bits = &*reader.heapBitsLayout();
+    in.heap = &*heap;
+    in.memstats = &out.memstats;
+    out.process_memory = readProcessMemory(in);
+    if (core.snapNote() && core.snapNote()->skipped_mapping_lines > 0) {
+      out.warnings.push_back(std::to_string(core.snapNote()->skipped_mapping_lines) +
+                             " mapping lines of the snap's note do not parse: skipped");
+    }
   });
   build.threads();
   return out;

@@ -49,10 +49,14 @@ Expected<HeapObjects> walkHeap(const MemoryImage& mem, const RuntimeLayout& l) {
       skip(out, out.unreadable_spans, s, "not in the core");
       continue;
     }
-    if (fieldValue(words, *bytes, l.span_state) != l.span_in_use) continue;
-    ++out.spans_in_use;
+    const uint64_t state = fieldValue(words, *bytes, l.span_state);
     const uint64_t start = fieldValue(words, *bytes, l.span_start_addr);
     const uint64_t npages = fieldValue(words, *bytes, l.span_npages);
+    if (state == l.span_manual && npages != 0 && npages <= (UINT64_MAX - start) / l.page_size) {
+      out.span_ranges.push_back({start, npages * l.page_size, true});
+    }
+    if (state != l.span_in_use) continue;
+    ++out.spans_in_use;
     const uint64_t nelems = fieldValue(words, *bytes, l.span_nelems);
     const uint64_t elemsize = fieldValue(words, *bytes, l.span_elemsize);
     const uint64_t freeindex = fieldValue(words, *bytes, l.span_freeindex);
@@ -69,6 +73,7 @@ Expected<HeapObjects> walkHeap(const MemoryImage& mem, const RuntimeLayout& l) {
       continue;
     }
     const uint64_t end = start + npages * l.page_size;
+    out.span_ranges.push_back({start, npages * l.page_size, false});
     if (!mem.contains(start, 1) || !mem.contains(end - 1, 1)) {
       skip(out, out.missing_memory, s,
            "its memory " + formatHexRange(start, end) + " is not in the core");
@@ -90,6 +95,10 @@ Expected<HeapObjects> walkHeap(const MemoryImage& mem, const RuntimeLayout& l) {
       objects.emplace_back(start + i * elemsize, elemsize);
     }
   }
+  std::sort(out.span_ranges.begin(), out.span_ranges.end(),
+            [](const HeapObjects::SpanRange& a, const HeapObjects::SpanRange& b) {
+              return a.start < b.start;
+            });
   std::sort(objects.begin(), objects.end());
   out.addr.reserve(objects.size());
   out.size.reserve(objects.size());

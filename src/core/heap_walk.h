@@ -37,6 +37,13 @@ struct HeapObjects {
   uint64_t unreadable_spans = 0, unreadable_alloc_bits = 0, bad_spans = 0, missing_memory = 0;
   // One line per kind of skipped span, with the first span's address.
   std::vector<std::string> warnings;
+  // The spans in use and those the runtime manages by hand (mSpanManual:
+  // goroutine stacks), by where they start, for `goheap memory`.
+  struct SpanRange {
+    uint64_t start = 0, bytes = 0;
+    bool manual = false;
+  };
+  std::vector<SpanRange> span_ranges;
 
   size_t count() const { return addr.size(); }
   // The objects of more than runtime._MaxSmallSize bytes, each its own span.

@@ -106,6 +106,7 @@ Expected<HeapBitsLayout> readHeapBitsLayout(const bin::DebugInfo& dwarf, uint32_
     return Error("runtime.heapArena has no array field spans");
   }
   l.arena_spans = spans->offset;
+  l.arena_struct_size = (*arena)->size;
   const uint64_t page_size = RuntimeLayout{}.page_size;
   l.arena_bytes = spans_array->count * page_size;
   auto span = structType(dwarf, "runtime.mspan");

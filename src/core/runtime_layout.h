@@ -36,6 +36,7 @@ struct RuntimeLayout {
   // mSpanInUse in the runtime's mSpanState enum (mheap.go: mSpanDead = iota,
   // mSpanInUse, mSpanManual) in the releases read here, Go 1.19 to 1.27.
   uint8_t span_in_use = 1;
+  uint8_t span_manual = 2;  // mSpanManual: goroutine stacks
 };
 
 // Where the runtime keeps the GC's pointer bits of heap objects, which
@@ -58,7 +59,8 @@ struct HeapBitsLayout {
   // runtime.arenaBaseOffset, not in DWARF as a value: 0xffff800000000000 on
   // amd64 (malloc.go), 0 on the other Linux platforms read here.
   uint64_t arena_base_offset = 0;
-  uint64_t arena_spans = 0;  // heapArena.spans: *mspan per page
+  uint64_t arena_spans = 0;        // heapArena.spans: *mspan per page
+  uint64_t arena_struct_size = 0;  // runtime.heapArena, kept off the heap
   // heapArena.bitmap: Go 1.19, one byte per 4 words; Go 1.20/1.21, one
   // uintptr per 8 * ptr_size words.
   uint64_t arena_bitmap = 0, arena_bitmap_bytes = 0;

@@ -24,7 +24,10 @@ struct Wanted {
   std::initializer_list<std::string_view> fields;
 };
 const std::initializer_list<Wanted> kWanted = {
-    {"runtime.mheap", {"allspans", "arenas", "spanalloc", "cachealloc"}},
+    {"runtime.mheap", {"allspans", "arenas", "spanalloc", "cachealloc", "pages"}},
+    // The page allocator's summaries and chunk bitmaps (core/process_memory.h).
+    {"runtime.pageAlloc", {"summary", "chunks"}},
+    {"runtime.pallocData", {}},
     {"runtime.mspan",
      {"startAddr", "npages", "freeindex", "nelems", "allocBits", "elemsize", "state", "spanclass",
       "largeType", "specials"}},

@@ -1,6 +1,10 @@
 #include "core/snap_note.h"
 
+#include <algorithm>
 #include <charconv>
+#include <optional>
+
+#include "util/format.h"
 
 namespace goheap::core {
 
@@ -18,6 +22,47 @@ std::string oneLine(std::string_view value) {
   return std::string(value.substr(0, value.find('\n')));
 }
 
+// A hex number that is all of `text`.
+std::optional<uint64_t> hexValue(std::string_view text) {
+  uint64_t v = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v, 16);
+  if (ec != std::errc() || end != text.data() + text.size() || text.empty()) return std::nullopt;
+  return v;
+}
+
+// The next space-separated field of `text`, taken off it.
+std::string_view takeField(std::string_view& text) {
+  const size_t end = std::min(text.find(' '), text.size());
+  const std::string_view field = text.substr(0, end);
+  text.remove_prefix(std::min(end + 1, text.size()));
+  return field;
+}
+
+// "START-END PERMS OFFSET RSS PATH", or nothing when it does not parse.
+std::optional<SnapMapping> parseMapping(std::string_view text) {
+  SnapMapping m;
+  const std::string_view range = takeField(text);
+  const size_t dash = range.find('-');
+  if (dash == std::string_view::npos) return std::nullopt;
+  const std::optional<uint64_t> start = hexValue(range.substr(0, dash));
+  const std::optional<uint64_t> end = hexValue(range.substr(dash + 1));
+  m.perms = std::string(takeField(text));
+  const std::optional<uint64_t> offset = hexValue(takeField(text));
+  const std::string_view rss = takeField(text);
+  uint64_t rss_value = 0;
+  auto [rss_end, ec] = std::from_chars(rss.data(), rss.data() + rss.size(), rss_value);
+  if (!start || !end || *start >= *end || m.perms.size() != 4 || !offset || rss.empty() ||
+      ec != std::errc() || rss_end != rss.data() + rss.size() || rss_value > *end - *start) {
+    return std::nullopt;
+  }
+  m.start = *start;
+  m.end = *end;
+  m.offset = *offset;
+  m.rss = rss_value;
+  m.path = std::string(text);
+  return m;
+}
+
 }  // namespace
 
 std::string formatSnapNote(const SnapNote& note) {
@@ -28,6 +73,21 @@ std::string formatSnapNote(const SnapNote& note) {
   out.append("go_version=").append(oneLine(note.go_version)).append("\n");
   if (!note.exe_copy.empty()) out.append("exe_copy=").append(oneLine(note.exe_copy)).append("\n");
   out.append("untouched_is_zero=").append(note.untouched_is_zero ? "1" : "0").append("\n");
+  for (const SnapMapping& m : note.mappings) {
+    out.append("mapping=")
+        .append(formatHex(m.start).substr(2))
+        .append("-")
+        .append(formatHex(m.end).substr(2))
+        .append(" ")
+        .append(m.perms)
+        .append(" ")
+        .append(formatHex(m.offset).substr(2))
+        .append(" ")
+        .append(std::to_string(m.rss))
+        .append(" ")
+        .append(oneLine(m.path))
+        .append("\n");
+  }
   return out;
 }
 
@@ -48,6 +108,15 @@ SnapNote parseSnapNote(std::string_view text) {
     if (key == "go_version") note.go_version = std::string(value);
     if (key == "exe_copy") note.exe_copy = std::string(value);
     if (key == "untouched_is_zero") note.untouched_is_zero = value == "1";
+    if (key == "mapping") {
+      std::optional<SnapMapping> m = parseMapping(value);
+      // Out of order or overlapping: as malformed as a line that does not parse.
+      if (m && (note.mappings.empty() || note.mappings.back().end <= m->start)) {
+        note.mappings.push_back(std::move(*m));
+      } else {
+        ++note.skipped_mapping_lines;
+      }
+    }
   }
   return note;
 }

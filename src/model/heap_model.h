@@ -21,6 +21,7 @@
 
 #include "model/heap_dump_facts.h"
 #include "model/pointer_layouts.h"
+#include "model/process_memory.h"
 #include "util/column.h"
 #include "util/mapped_file.h"
 #include "util/packed_column.h"
@@ -394,6 +395,8 @@ class HeapModel {
   std::vector<Defer> defers;
   std::vector<Panic> panics;
   MemStats memstats;
+  // A core's: where every mapped byte of the process is (`goheap memory`).
+  std::optional<ProcessMemory> process_memory;
   std::vector<ProfileBucket> buckets;
   std::vector<ProfileFrame> profile_frames;
   std::vector<AllocSample> alloc_samples;

@@ -17,13 +17,14 @@ const Question& wasteQuestion();
 const Question& sqlQuestion();
 const Question& flameQuestion();
 const Question& searchQuestion();
+const Question& memoryQuestion();
 
 std::span<const Question* const> allQuestions() {
   static const Question* const kQuestions[] = {
       &summaryQuestion(), &topQuestion(),        &domQuestion(),      &pathsQuestion(),
       &objQuestion(),     &goroutinesQuestion(), &suspectsQuestion(), &diffQuestion(),
       &dupsQuestion(),    &wasteQuestion(),      &sqlQuestion(),      &flameQuestion(),
-      &searchQuestion(),
+      &searchQuestion(),  &memoryQuestion(),
   };
   return kQuestions;
 }

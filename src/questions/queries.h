@@ -15,12 +15,14 @@
 #include "analysis/duplicates.h"
 #include "analysis/flame.h"
 #include "analysis/goroutine_leaks.h"
+#include "analysis/process_memory.h"
 #include "analysis/reports.h"
 #include "analysis/suspects.h"
 #include "analysis/waste.h"
 #include "query/params.h"
 #include "query/session.h"
 #include "util/error.h"
+#include "util/json_writer.h"
 
 namespace goheap::questions {
 
@@ -148,6 +150,19 @@ struct WasteQuery {
 analysis::Waste queryWaste(const Session& session, const WasteQuery& q);
 std::string wasteJson(const analysis::Snapshot& snap, const WasteQuery& q,
                       const analysis::Waste& w);
+
+// ---- memory (where every mapped byte of the process is) ----
+struct MemoryQuery {
+  bool mappings = false;  // list every mapping with its categories' bytes
+};
+// The fields of a ProcessMemoryView's JSON (memory --json, and summary's
+// process_memory), written into the object `j` has open; with `mappings`,
+// the mappings too.
+void writeProcessMemoryFields(JsonWriter& j, const analysis::ProcessMemoryView& v, bool mappings);
+// The text of `goheap memory`.
+std::string processMemoryText(const analysis::ProcessMemoryView& v, bool mappings, size_t width);
+// One line for summary: "1.75 GiB mapped (kernel core): heap 17 MiB, ...".
+std::string processMemoryLine(const analysis::ProcessMemoryView& v);
 
 // ---- flame (the web UI's flame graph of retained bytes by chain of types) ----
 struct FlameQuery {

@@ -131,6 +131,7 @@ std::string summaryText(const Heaps& /*heaps*/, const SummaryQuery& /*q*/,
                  stat(MemStat::PauseTotalNs,
                       formatDuration(static_cast<double>(s.pause_total_ns) / 1e9)));
   }
+  if (s.process_memory.memory.total > 0) line("memory", processMemoryLine(s.process_memory));
   for (const std::string& w : s.warnings) line("warning", w);
 
   out += "\nTop retainers: objects a root holds directly, by the bytes they keep alive\n";
@@ -252,6 +253,9 @@ std::string summaryJson(const analysis::Summary& s) {
     } else {
       w.null();
     }
+    w.key("process_memory").beginObject();
+    writeProcessMemoryFields(w, s.process_memory, false);
+    w.endObject();
     w.arrayOfObjects("top_retainers", s.top_retainers, [&](const analysis::Retainer& r) {
       w.key("object");
       writeLabel(w, r.object);

@@ -138,15 +138,29 @@ BuiltRows buildSites(const SqlHeap& heap) {
   return out;
 }
 
+BuiltRows buildMappings(const SqlHeap& heap) {
+  const model::HeapModel& d = heap.snapshot().model;
+  BuiltRows out;
+  if (!d.process_memory) return out;
+  for (const model::ProcessMapping& m : d.process_memory->mappings) {
+    Value resident;
+    if (m.resident) resident = integer(*m.resident);
+    out.rows.push_back({integer(m.start), integer(m.size()), resident, m.perms, textOrNull(m.path),
+                        std::string(model::memoryCategoryName(m.mainCategory()))});
+  }
+  return out;
+}
+
 const std::array<BuiltTableSpec, static_cast<size_t>(BuiltTable::Count)>& specs() {
   auto spec = [](const TableSchema& schema, BuiltRows (*build)(const SqlHeap&)) {
     return BuiltTableSpec{schema, indexedColumns(schema), build};
   };
   // In BuiltTable's order.
   static const std::array<BuiltTableSpec, static_cast<size_t>(BuiltTable::Count)> table = {
-      spec(kRootsTable, buildRoots),   spec(kGoroutinesTable, buildGoroutines),
-      spec(kFramesTable, buildFrames), spec(kGlobalsTable, buildGlobals),
-      spec(kTypesTable, buildTypes),   spec(kSitesTable, buildSites),
+      spec(kRootsTable, buildRoots),       spec(kGoroutinesTable, buildGoroutines),
+      spec(kFramesTable, buildFrames),     spec(kGlobalsTable, buildGlobals),
+      spec(kTypesTable, buildTypes),       spec(kSitesTable, buildSites),
+      spec(kMappingsTable, buildMappings),
   };
   return table;
 }

@@ -58,7 +58,16 @@ struct GroupIndex {
 };
 
 // Which built table (SqlHeap::rows).
-enum class BuiltTable : uint8_t { Roots, Goroutines, Frames, Globals, Types, Sites, Count };
+enum class BuiltTable : uint8_t {
+  Roots,
+  Goroutines,
+  Frames,
+  Globals,
+  Types,
+  Sites,
+  Mappings,
+  Count
+};
 
 class SqlHeap {
  public:

@@ -390,6 +390,36 @@ static_assert(numberedInOrder(kSiteColumns, kSiteColumnCount));
 inline constexpr TableSchema kSitesTable{
     "sites", "One row per allocation stack the dump's profile has.", kSiteColumns};
 
+// ---- mappings ----------------------------------------------------------------
+
+enum MappingColumn : int {
+  kMappingAddress,
+  kMappingSize,
+  kMappingResident,
+  kMappingPermissions,
+  kMappingFile,
+  kMappingCategory,
+  kMappingColumnCount
+};
+inline constexpr Column kMappingColumns[] = {
+    {kMappingAddress, "address", kInteger, "where the mapping starts"},
+    {kMappingSize, "size", kInteger, "its bytes"},
+    {kMappingResident, "resident", kInteger,
+     "its resident bytes (Rss): known from a snap only, else NULL"},
+    {kMappingPermissions, "permissions", kText,
+     "`rw-p` as /proc/PID/maps writes them; a core does not say shared or private: `rw-?`"},
+    {kMappingFile, "file", kText, "the file mapped, `[heap]` or `[stack]` in a snap; NULL if none"},
+    {kMappingCategory, "category", kText,
+     "the category of `goheap memory` that holds most of its bytes (`heap_free`, `c_heap`, ...)",
+     kIndexed},
+};
+static_assert(numberedInOrder(kMappingColumns, kMappingColumnCount));
+inline constexpr TableSchema kMappingsTable{
+    "mappings",
+    "One row per mapping of the process (a core's or a snap's; empty for a heap dump), as "
+    "`goheap memory --mappings` lists them.",
+    kMappingColumns};
+
 // ---- paths(target [, max_paths]) --------------------------------------------
 
 enum PathColumn : int {
@@ -475,9 +505,9 @@ inline constexpr TableSchema kDominatorsFunction{
 // Every table, then every table-valued function, in the order they are
 // created and documented.
 inline constexpr const TableSchema* kSqlSchema[] = {
-    &kObjectsTable,    &kRefsTable,       &kFieldsTable,        &kStringsTable, &kRootsTable,
-    &kGoroutinesTable, &kFramesTable,     &kGlobalsTable,       &kTypesTable,   &kSitesTable,
-    &kPathsFunction,   &kSubtreeFunction, &kDominatorsFunction,
+    &kObjectsTable,    &kRefsTable,     &kFieldsTable,     &kStringsTable,       &kRootsTable,
+    &kGoroutinesTable, &kFramesTable,   &kGlobalsTable,    &kTypesTable,         &kSitesTable,
+    &kMappingsTable,   &kPathsFunction, &kSubtreeFunction, &kDominatorsFunction,
 };
 
 std::string_view sqlTypeName(SqlType type);

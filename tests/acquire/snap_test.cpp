@@ -39,6 +39,7 @@
 #include "support/json_value.h"
 #include "support/kernel_core.h"
 #include "support/live_process.h"
+#include "support/memory_truth.h"
 #include "support/open_heap.h"
 #include "support/param_names.h"
 #include "support/reported_types.h"
@@ -80,6 +81,17 @@ std::string settledAsFound(pid_t pid) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   return wrong;
+}
+
+// The kernel's Rss of `pid` in bytes (/proc/PID/smaps_rollup), 0 when unread.
+uint64_t rssOf(pid_t pid) {
+  std::istringstream in(testing::readText("/proc/" + std::to_string(pid) + "/smaps_rollup"));
+  std::string key;
+  uint64_t kb = 0;
+  while (in >> key) {
+    if (key == "Rss:" && in >> kb) return kb * 1024;
+  }
+  return 0;
 }
 
 bool answersPing(LiveProcess& p) {
@@ -411,6 +423,29 @@ TEST_P(Snap, LeakedGoroutinesOfALiveProcess) {
     EXPECT_EQ(goleak.finish(), 0);
     fs::remove(core);
   }
+}
+
+// goheap memory --pid: every mapping of the process with its Rss, from the
+// snap's note, against tests/programs/memprog's own account; the process
+// runs on.
+TEST_P(Snap, MemoryOfALiveProcess) {
+  const std::string exe = std::string(GOHEAP_TESTDUMPS_DIR) + "/" + GetParam() + "/memprog";
+  if (!fs::exists(exe)) GTEST_SKIP() << exe << " is missing: make-dumps.sh builds it";
+  LiveProcess prog({exe, dir_.path + "/memprog.dump", dir_.path + "/memprog.json", "live"},
+                   dir_.path);
+  ASSERT_TRUE(prog.started());
+  ASSERT_EQ(prog.readLine(), "ready");
+  const uint64_t rss_before = rssOf(prog.pid());
+  const testing::RunResult r =
+      testing::runGoheap({"memory", "--pid", std::to_string(prog.pid()), "--json"});
+  ASSERT_EQ(r.code, 0) << r.describe();
+  const uint64_t rss_after = rssOf(prog.pid());
+  ASSERT_TRUE(answersPing(prog));
+  const JsonValue memory = JsonValue::parse(r.out);
+  EXPECT_EQ(memory["source"].str(), "snap");
+  testing::expectMemoryTruth(memory, JsonValue::parseFile(dir_.path + "/memprog.json"));
+  testing::expectResidentTruth(memory, rss_before, rss_after);
+  EXPECT_EQ(prog.finish(), 0);
 }
 
 // --with-exe: the program beside the core, found there first (a core and its

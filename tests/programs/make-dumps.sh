@@ -19,6 +19,10 @@
 #   OUTDIR/<label>/goroutineprog tests/programs/goroutineprog, built only
 #                                (tests/core/goroutines_test.cpp runs it);
 #                                also cross/goroutineprog-arm64
+#   OUTDIR/<label>/memprog[.dump|.json]  tests/programs/memprog, built with
+#                                cgo and run (tests/core/process_memory_test.cpp
+#                                also runs it for a core or a snap); also
+#                                stripped/memprog
 #   OUTDIR/<label>/captureprog   tests/programs/captureprog, built only, with
 #                                the capture package (capture/, through its
 #                                go.mod's replace): tests/cli/
@@ -290,7 +294,7 @@ make_label() { # label
     prog=$(basename "$dir")
     [ -f "$dir/main.go" ] || continue
     # Tools run over the executables, and coreprog, which the tests run, below.
-    [ "$prog" = binoracle ] || [ "$prog" = dwarforacle ] || [ "$prog" = coreprog ] || [ "$prog" = goroutineprog ] || [ "$prog" = captureprog ] && continue
+    [ "$prog" = binoracle ] || [ "$prog" = dwarforacle ] || [ "$prog" = coreprog ] || [ "$prog" = goroutineprog ] || [ "$prog" = captureprog ] || [ "$prog" = memprog ] && continue
     case "$tier:$prog" in
       full:* | typing:zoo | typing:leaks) ;;
       releases:zoo | releases:leaks | releases:goleak | releases:retention | releases:funcs) ;;
@@ -312,6 +316,13 @@ make_label() { # label
     # descriptors, and the unstripped zoo is its oracle.
     make_program "$label" "$go" "$root" "$HERE/zoo/" "$OUT/$label/stripped" "-ldflags=-s -w" || status=1
     make_program "$label" "$go" "$root" "$HERE/goleak/" "$OUT/$label/stripped" "-ldflags=-s -w" || status=1
+  fi
+  # memprog, with cgo (C's malloc is what it measures): run for its dump
+  # and report; tests/core/process_memory_test.cpp runs it for cores and snaps.
+  if [ $tier != typing ]; then
+    CGO_ENABLED=1 make_program "$label" "$go" "$root" "$HERE/memprog/" "$OUT/$label" || status=1
+    CGO_ENABLED=1 make_program "$label" "$go" "$root" "$HERE/memprog/" "$OUT/$label/stripped" \
+      "-ldflags=-s -w" || status=1
   fi
   # leaks stripped (every release, as the leak hunt): diff must name the
   # type that leaked without DWARF.

@@ -91,7 +91,7 @@ TEST(SqlSchema, EachTableAndFunctionIsDeclaredToSqliteAsInTheSchema) {
   auto db = sql::HeapDatabase::open(heap, nullptr);
   ASSERT_TRUE(db) << db.error().message();
 
-  ASSERT_EQ(std::size(sql::kSqlSchema), 13u) << "10 tables and 3 functions";
+  ASSERT_EQ(std::size(sql::kSqlSchema), 14u) << "11 tables and 3 functions";
   for (const sql::TableSchema* table : sql::kSqlSchema) {
     SCOPED_TRACE(std::string(table->name));
     // cid, name, type, notnull, dflt_value, pk, hidden (1: a HIDDEN column)
@@ -118,6 +118,12 @@ TEST(SqlSchema, BuiltRowsHaveOneCellPerDeclaredColumn) {
     const sql::TableSchema& schema = sql::builtTableSpec(which).schema;
     SCOPED_TRACE(std::string(schema.name));
     const sql::BuiltRows& built = heap.rows(which);
+    // A heap dump has no mappings: tests/core/process_memory_test.cpp reads
+    // a core's.
+    if (which == sql::BuiltTable::Mappings) {
+      EXPECT_TRUE(built.rows.empty());
+      continue;
+    }
     ASSERT_FALSE(built.rows.empty()) << "the leaky example has " << schema.name;
     for (const std::vector<sql::Value>& row : built.rows) {
       ASSERT_EQ(row.size(), schema.columns.size());

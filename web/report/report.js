@@ -1,6 +1,6 @@
 // Renders the page of `goheap report` from the JSON document embedded in it
 // (the same document as the .json file written beside it; its sections are
-// the documents of summary, top, suspects, dups, waste, leaks and diff, see
+// the documents of summary, top, suspects, dups, waste, leaks, memory and diff, see
 // docs/cli-json.md). Every number shown carries data-path (where in the
 // document it comes from) and data-value (the exact integer), so a test can
 // check the page against the JSON and a reader can hover for exact bytes.
@@ -142,6 +142,32 @@ function renderTop() {
     { title: "count", kind: "count", key: "count" },
     { title: "group", key: "name" },
   ]));
+}
+
+// Where the process's memory is (goheap memory): the categories, biggest
+// first, each with a bar of its share of the total.
+function renderMemory() {
+  const doc = report.memory;
+  if (!doc || !doc.categories) return null;
+  const order = doc.categories.map((c, i) => i)
+    .sort((a, b) => (doc.categories[b].bytes ?? -1) - (doc.categories[a].bytes ?? -1));
+  const rows = order.map(i => {
+    const c = doc.categories[i];
+    const share = c.bytes !== null && doc.total > 0 ? c.bytes / doc.total : 0;
+    return el("tr", { "data-category": c.name },
+      num(`memory.categories.${i}.bytes`, "bytes", "td"),
+      num(`memory.categories.${i}.resident`, "bytes", "td"),
+      el("td", {}, el("div", { class: "bar", style: `width:${(100 * share).toFixed(1)}%` })),
+      el("td", { class: "mono" }, c.name),
+      el("td", { class: "muted" }, c.detail));
+  });
+  const head = el("tr", {}, ["bytes", "resident", "share", "category", "evidence"].map((t, i) =>
+    el("th", { class: i < 2 ? "num" : undefined }, t)));
+  return section("memory", "Where the process's memory is",
+    el("p", {}, num("memory.total", "bytes"), ` from ${doc.source}: ${doc.total_is}.`),
+    el("table", { "data-rows": "memory.categories" }, el("thead", {}, head), el("tbody", {}, rows)),
+    ...(doc.notes || []).map(n => el("p", { class: "muted" }, "note: " + n)),
+    ...(doc.advice || []).map(a => el("p", { class: "warning" }, a)));
 }
 
 // Goroutines blocked forever (goheap goroutines --leaked --group).
@@ -316,6 +342,7 @@ function render() {
     renderDiff(),
     renderSuspects(),
     renderLeaks(),
+    renderMemory(),
     renderTop(),
     renderDuplicates(),
     renderWaste(),
