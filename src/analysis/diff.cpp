@@ -46,13 +46,11 @@ std::vector<DiffGroupRow> diffGroups(const Histogram& before_totals, const Histo
   std::unordered_map<std::string_view, size_t> index;
   for (const HistogramRow& r : after->rows) {
     index.emplace(r.name, rows.size());
-    DiffGroupRow d;
-    d.name = r.name;
-    d.source = r.source;
-    d.new_count = r.count;
-    d.new_shallow = r.shallow;
-    d.new_retained = r.retained;
-    rows.push_back(std::move(d));
+    rows.push_back(DiffGroupRow{.name = r.name,
+                                .source = r.source,
+                                .new_count = r.count,
+                                .new_shallow = r.shallow,
+                                .new_retained = r.retained});
   }
   for (const HistogramRow& r : before->rows) {
     auto it = index.find(r.name);

@@ -90,32 +90,22 @@ std::optional<MemstatsFigure> figureFor(MemoryCategory c, const model::MemStats&
 }  // namespace
 
 std::string_view memoryCategoryMeaning(MemoryCategory c) {
-  switch (c) {
-    case MemoryCategory::HeapObjects:
-      return "Go heap objects, live and garbage not yet swept";
-    case MemoryCategory::HeapFragmentation:
-      return "in-use heap spans less their objects: free slots, size-class rounding";
-    case MemoryCategory::HeapFree:
-      return "idle heap pages the runtime keeps for later allocations";
-    case MemoryCategory::HeapReleased:
-      return "idle heap pages returned to the OS: mapped, not resident";
-    case MemoryCategory::GoroutineStacks:
-      return "goroutine stacks, in use and cached";
-    case MemoryCategory::RuntimeMetadata:
-      return "the runtime's own: spans, arena metadata, GC bitmaps, profiling, itabs";
-    case MemoryCategory::CHeap:
-      return "C's malloc (cgo): outside the Go heap, not in Go's profiles";
-    case MemoryCategory::ThreadStacks:
-      return "the OS threads' stacks";
-    case MemoryCategory::MappedFiles:
-      return "files mapped into memory";
-    case MemoryCategory::ExecutableAndLibraries:
-      return "the executable and its shared libraries";
-    case MemoryCategory::Reserved:
-      return "address space reserved without access (PROT_NONE): costs nothing";
-    default:
-      return "none of the above: see the mappings listed";
-  }
+  // In MemoryCategory's order.
+  static constexpr std::array<std::string_view, model::kMemoryCategoryCount> kMeanings = {
+      "Go heap objects, live and garbage not yet swept",
+      "in-use heap spans less their objects: free slots, size-class rounding",
+      "idle heap pages the runtime keeps for later allocations",
+      "idle heap pages returned to the OS: mapped, not resident",
+      "goroutine stacks, in use and cached",
+      "the runtime's own: spans, arena metadata, GC bitmaps, profiling, itabs",
+      "C's malloc (cgo): outside the Go heap, not in Go's profiles",
+      "the OS threads' stacks",
+      "files mapped into memory",
+      "the executable and its shared libraries",
+      "address space reserved without access (PROT_NONE): costs nothing",
+      "none of the above: see the mappings listed",
+  };
+  return kMeanings[std::min(static_cast<size_t>(c), kMeanings.size() - 1)];
 }
 
 ProcessMemoryView processMemory(const Snapshot& s) {

@@ -136,14 +136,9 @@ void readMappings(const CoreFile& core, model::ProcessMemory& out) {
     out.total_is = "every mapping of /proc/PID/maps when it was snapped, with its Rss";
     uint64_t resident = 0;
     for (const SnapMapping& m : note.mappings) {
-      ProcessMapping p;
-      p.start = m.start;
-      p.end = m.end;
-      p.perms = m.perms;
-      p.path = m.path;
-      p.resident = m.rss;
+      out.mappings.push_back(
+          {.start = m.start, .end = m.end, .perms = m.perms, .path = m.path, .resident = m.rss});
       resident += m.rss;
-      out.mappings.push_back(std::move(p));
     }
     out.resident = resident;
     if (note.skipped_mapping_lines > 0) {
@@ -175,10 +170,7 @@ void readMappings(const CoreFile& core, model::ProcessMemory& out) {
       "residency is unknown in a core: only goheap snap records each mapping's Rss");
   uint64_t gdb_reserved = 0;
   for (const CoreSegment& s : core.segments()) {
-    ProcessMapping p;
-    p.start = s.vaddr;
-    p.end = s.end();
-    p.perms = permsOf(s);
+    ProcessMapping p{.start = s.vaddr, .end = s.end(), .perms = permsOf(s)};
     for (const FileMapping& f : core.files()) {
       if (f.start <= s.vaddr && s.vaddr < f.end) p.path = std::string(f.path);
     }

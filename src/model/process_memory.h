@@ -38,9 +38,9 @@ std::string_view memoryCategoryName(MemoryCategory c);
 // One mapping of the process and the bytes of it each category claimed.
 struct ProcessMapping {
   uint64_t start = 0, end = 0;
-  std::string perms;                 // "rw-p"; "rw-?" when the source does not say shared/private
-  std::string path;                  // a file, "[heap]" (a snap's), or "" for anonymous memory
-  std::optional<uint64_t> resident;  // known from a snap only
+  std::string perms = {};  // "rw-p"; "rw-?" when the source does not say shared/private
+  std::string path = {};   // a file, "[heap]" (a snap's), or "" for anonymous memory
+  std::optional<uint64_t> resident = std::nullopt;  // known from a snap only
   std::array<uint64_t, kMemoryCategoryCount> bytes{};
 
   uint64_t size() const { return end - start; }
