@@ -675,9 +675,11 @@ async function memoryPage() {
     const share = c.bytes !== null && m.total > 0 ? c.bytes / m.total : 0;
     const ms = c.memstats ? `<span title="${esc(c.memstats.field)}">${fmtBytes(c.memstats.bytes)}</span>` +
       (c.memstats.differs ? ` <span class="flag" title="differs by more than 10%">!</span>` : "") : "";
-    html += `<tr data-category="${esc(c.name)}"><td class="num">${c.bytes === null ? "unknown" : fmtBytes(c.bytes)}</td>` +
+    const value = c.bytes === null ? "" : ` data-value="${c.bytes}"`;
+    html += `<tr data-category="${esc(c.name)}"><td class="num"${value}>${c.bytes === null ? "unknown" : fmtBytes(c.bytes)}</td>` +
       `<td class="num">${c.resident === null ? "-" : fmtBytes(c.resident)}</td>` +
-      `<td><span class="bar" style="width:${(200 * share).toFixed(0)}px"></span> ${(100 * share).toFixed(1)}%</td>` +
+      (c.bytes === null ? `<td class="muted">-</td>` :
+        `<td style="white-space:nowrap"><span class="bar" style="width:${(200 * share).toFixed(0)}px"></span> ${(100 * share).toFixed(1)}%</td>`) +
       `<td class="group">${esc(c.name)}</td><td class="num">${ms}</td><td class="muted">${esc(c.detail)}</td></tr>`;
   }
   html += `</table>`;

@@ -247,6 +247,20 @@ async function queryChecks(page, api) {
   }
   await page.screenshot({ path: outDir + "/waste.png", fullPage: true });
 
+  // Memory: one row per category of /api/memory, biggest first, its bytes
+  // the API's (a dump: memstats, the categories it cannot know unknown).
+  await page.goto(base + "/#/memory");
+  await page.waitForSelector("#memory tr[data-category]");
+  const mem = await api("memory");
+  const shownMem = await page.$$eval("#memory tr[data-category]", (trs) =>
+    trs.map((tr) => [tr.dataset.category, tr.querySelector("td").dataset.value ?? null]));
+  const memBytes = Object.fromEntries(mem.categories.map((c) => [c.name, c.bytes === null ? null : String(c.bytes)]));
+  check(shownMem.length === mem.categories.length && shownMem.every(([n, v]) => v === memBytes[n]),
+        "the Memory page shows /api/memory's categories");
+  const known = shownMem.filter(([, v]) => v !== null).map(([, v]) => Number(v));
+  check(known.every((v, i) => i === 0 || known[i - 1] >= v), "the Memory page lists the categories biggest first");
+  await page.screenshot({ path: outDir + "/memory.png", fullPage: true });
+
   check(errors.length === 0, "no JavaScript errors (" + errors.join("; ") + ")");
   await browser.close();
   console.log("all UI checks passed");

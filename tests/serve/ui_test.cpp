@@ -2,11 +2,11 @@
 // (tests/serve/ui_check.js), against `goheap serve` on examples/leaky.dump
 // with its executable. The script walks the pages a leak hunter uses
 // (overview, histogram sorted by a click, the treemap two levels down, an
-// object, its path to a root, the goroutines), checks that what the pages
-// show equals the API's answers, and leaves screenshots in the build
-// directory (ui-screenshots/TEST/, emptied at the start of each run, so that
-// a file an earlier run left cannot stand in for one this run failed to
-// take) to look at.
+// object, its path to a root, the goroutines, the process's memory), checks
+// that what the pages show equals the API's answers, and leaves screenshots
+// in the build directory (ui-screenshots/TEST/, emptied at the start of each
+// run, so that a file an earlier run left cannot stand in for one this run
+// failed to take) to look at.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -79,7 +79,7 @@ TEST(WebUi, PagesShowTheApisNumbersInChromium) {
   const std::string shots = serveAndCheck(kDump, kExe, "", "");
   ASSERT_FALSE(shots.empty());
   for (const char* png : {"overview.png", "histogram.png", "treemap.png", "object.png",
-                          "goroutines.png", "suspects.png"}) {
+                          "goroutines.png", "suspects.png", "memory.png"}) {
     EXPECT_TRUE(std::filesystem::exists(shots + "/" + png)) << png;
   }
 }
