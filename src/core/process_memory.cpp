@@ -311,6 +311,7 @@ class Classifier {
     }
     out_.outside_memstats[index(MemoryCategory::RuntimeMetadata)] = metadata_bytes_[0];
     pageAllocator(mheap);
+    threadsOfTheRuntime();
     // persistentalloc's chunks, each linked to the next by its first word;
     // the memory profile's hash table, allocated on its own.
     const bin::GlobalVariable *chunks = nullptr, *buckhash = nullptr;
@@ -379,6 +380,38 @@ class Classifier {
       if (a != 0) {
         metadata_bytes_[3] += claims_.claim(a, a + l2 * size, MemoryCategory::RuntimeMetadata);
       }
+    }
+  }
+
+  // The g0 stack of each of the runtime's threads (runtime.allm, linked by
+  // m.alllink): a stack span without cgo (claimed above already), the
+  // thread's own stack with it, which C gave it.
+  void threadsOfTheRuntime() {
+    const bin::DebugInfo& dw = *in_.runtime_types;
+    const bin::GlobalVariable* allm = nullptr;
+    for (const bin::GlobalVariable& g : dw.globals()) {
+      if (g.name == "runtime.allm") allm = &g;
+    }
+    const bin::Field* g0 = dw.fieldNamed(dw.typeByName("runtime.m"), "g0");
+    const bin::Field* next = dw.fieldNamed(dw.typeByName("runtime.m"), "alllink");
+    const bin::Field* stack = dw.fieldNamed(dw.typeByName("runtime.g"), "stack");
+    const bin::Field* lo = dw.fieldNamed(dw.typeByName("runtime.stack"), "lo");
+    const bin::Field* hi = dw.fieldNamed(dw.typeByName("runtime.stack"), "hi");
+    if (allm == nullptr || g0 == nullptr || next == nullptr || stack == nullptr || lo == nullptr ||
+        hi == nullptr) {
+      return;
+    }
+    constexpr uint64_t kMaxThreads = 1 << 20;  // a bound for a damaged list
+    auto m = in_.memory->readWord(allm->address + in_.memory->bias());
+    for (uint64_t n = 0; m && *m != 0 && n < kMaxThreads; ++n) {
+      if (auto g = in_.memory->readWord(*m + g0->offset); g && *g != 0) {
+        auto low = in_.memory->readWord(*g + stack->offset + lo->offset);
+        auto high = in_.memory->readWord(*g + stack->offset + hi->offset);
+        if (low && high && *low < *high && *high - *low <= (uint64_t{1} << 30)) {
+          g0_stacks_ += claims_.claim(*low, *high, MemoryCategory::ThreadStacks) ? 1 : 0;
+        }
+      }
+      m = in_.memory->readWord(*m + next->offset);
     }
   }
 
@@ -469,7 +502,8 @@ class Classifier {
       const ProcessMapping& m = out_.mappings[r];
       if (guard.end != m.start || accessible(guard) || guard.size() > kMaxGuardBytes ||
           !anonymous(m) || !writable(m) || m.size() < kMinThreadStack || m.start % heap_max == 0 ||
-          claims_.unclaimed(r) != m.size()) {
+          (claims_.unclaimed(r) != m.size() &&
+           m.bytes[index(MemoryCategory::ThreadStacks)] == 0)) {
         continue;
       }
       claimStack(r, guarded_stacks_);
@@ -648,7 +682,9 @@ class Classifier {
          " heaps of other arenas (" + formatBytes(arena_heap_bytes_) + ")";
     set(MemoryCategory::CHeap, c);
     set(MemoryCategory::ThreadStacks,
-        formatCount(main_stack_ ? 1 : 0) + " main thread stack, " + formatCount(sp_stacks_) +
+        formatCount(g0_stacks_) + " g0 stacks of the runtime's threads (allm) outside stack "
+                                  "spans, " +
+            formatCount(main_stack_ ? 1 : 0) + " main thread stack, " + formatCount(sp_stacks_) +
             " holding a thread's stack pointer, " + formatCount(guarded_stacks_) +
             " above a guard page (threads started by C or cgo)");
     set(MemoryCategory::MappedFiles, mapped_files_.empty() ? "none" : someOf(mapped_files_, 5));
@@ -673,7 +709,7 @@ class Classifier {
   uint64_t exe_bytes_ = 0, exe_end_ = 0;
   std::string exe_path_;
   std::vector<std::string> libraries_, mapped_files_;
-  uint64_t main_stack_ = 0, sp_stacks_ = 0, guarded_stacks_ = 0;
+  uint64_t g0_stacks_ = 0, main_stack_ = 0, sp_stacks_ = 0, guarded_stacks_ = 0;
   uint64_t brk_bytes_ = 0, brk_chunks_ = 0, mmapped_bytes_ = 0, mmapped_chunks_ = 0;
   uint64_t arena_heaps_ = 0, arena_heap_bytes_ = 0;
   bool brk_found_ = false;

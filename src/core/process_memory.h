@@ -9,7 +9,9 @@
 //     them the spans (in use: objects and fragmentation; manual: goroutine
 //     stacks; the rest of the arena's accessible memory: free, or released
 //     as far as memstats' HeapReleased says); the heapArena structs, the
-//     arena index's second level and runtime.persistentChunks: metadata.
+//     arena index's second level, runtime.persistentChunks, the page
+//     allocator's summaries and bitmaps and the memory profile's hash table:
+//     metadata; the g0 stacks of allm's threads: thread stacks.
 //  2. File mappings: the executable (and its bss) and libraries, or files.
 //  3. glibc's malloc, by its own structures: chunks mapped one by one
 //     (IS_MMAPPED in the size word) and a non-main arena's heap_info at a
