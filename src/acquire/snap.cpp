@@ -295,8 +295,8 @@ Expected<SnapResult> snapProcess(pid_t pid, std::FILE* out, const SnapOptions& o
   }
   // Every mapping with its Rss, for `goheap memory`: from the process
   // itself, not its fork, whose Rss leaves out the shared file pages it has
-  // not touched; after the fork has let it run on, so that it is not held
-  // for it.
+  // not touched. With a fork the process runs on by now and is not held for
+  // it; without one this is part of the pause (a few milliseconds).
   contents.note.mappings = noteMappings(*mappings, readProcFile(pid, "smaps"));
   contents.read_memory = [&](uint64_t addr, std::span<uint8_t> into) -> Status {
     if (interrupted()) return Error("interrupted; " + who + " runs on, no core written");
