@@ -10,7 +10,9 @@
 # read into the dump model with Go 1.24's coreprog, seeded with small cores
 # make_core_model_corpus writes from its DWARF, when build/testdumps has it),
 # a tenth for sql_fuzz (goheap sql's tables given arbitrary SQL over
-# examples/leaky.dump, seeded with docs/sql.md's cookbook), the rest for
+# examples/leaky.dump, seeded with docs/sql.md's cookbook), a twentieth for
+# json_reader_fuzz (the JSON reader, seeded with fuzz/corpus/json_reader),
+# the rest for
 # typing_fuzz (the DWARF typing pass over the zoo
 # test program's dumps, mutated, when build/testdumps has them: Go 1.24's,
 # and Go 1.27's with and without GOEXPERIMENT=mapsplitgroup). New inputs go to
@@ -28,7 +30,8 @@ core_seconds=$((seconds * 3 / 20))
 model_seconds=$((seconds * 3 / 20))
 restore_seconds=$((seconds / 20))
 sql_seconds=$((seconds / 10))
-typing_seconds=$((seconds - dump_seconds - index_seconds - bin_seconds - core_seconds - model_seconds - restore_seconds - sql_seconds))
+json_seconds=$((seconds / 20))
+typing_seconds=$((seconds - dump_seconds - index_seconds - bin_seconds - core_seconds - model_seconds - restore_seconds - sql_seconds - json_seconds))
 [ "$dump_seconds" -ge 1 ] || dump_seconds=1
 [ "$index_seconds" -ge 1 ] || index_seconds=1
 [ "$bin_seconds" -ge 1 ] || bin_seconds=1
@@ -36,6 +39,7 @@ typing_seconds=$((seconds - dump_seconds - index_seconds - bin_seconds - core_se
 [ "$model_seconds" -ge 1 ] || model_seconds=1
 [ "$restore_seconds" -ge 1 ] || restore_seconds=1
 [ "$sql_seconds" -ge 1 ] || sql_seconds=1
+[ "$json_seconds" -ge 1 ] || json_seconds=1
 [ "$typing_seconds" -ge 1 ] || typing_seconds=1
 
 if [ ! -f "$build/build.ninja" ]; then
@@ -43,7 +47,7 @@ if [ ! -f "$build/build.ninja" ]; then
     -DGOHEAP_FUZZ=ON -DGOHEAP_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGOHEAP_WERROR=ON
 fi
 ninja -C "$build" -j2 dump_reader_fuzz index_file_fuzz bin_reader_fuzz core_reader_fuzz \
-  core_model_fuzz make_core_model_corpus typing_fuzz sql_fuzz restore_fuzz
+  core_model_fuzz make_core_model_corpus typing_fuzz sql_fuzz restore_fuzz json_reader_fuzz
 
 mkdir -p "$build/corpus/dump_reader" "$build/corpus/index_file" "$build/corpus/bin_reader" \
   "$build/corpus/core_reader" "$build/corpus/typing" "$build/artifacts"
@@ -107,6 +111,12 @@ awk -v dir="$sql_seed" '/^```sql$/ { n++; inside = 1; next } /^```$/ { inside = 
   -max_total_time="$sql_seconds" -max_len=2048 -rss_limit_mb=2048 -timeout=10 \
   -dict="$root/fuzz/sql.dict" -print_final_stats=1 -artifact_prefix="$build/artifacts/" \
   "$build/corpus/sql" "$sql_seed" || fuzzer_failed sql_fuzz $?
+# The JSON reader, seeded with a few documents (fuzz/corpus/json_reader).
+mkdir -p "$build/corpus/json_reader"
+"$build/fuzz/json_reader_fuzz" \
+  -max_total_time="$json_seconds" -max_len=4096 -rss_limit_mb=2048 -timeout=10 \
+  -print_final_stats=1 -artifact_prefix="$build/artifacts/" \
+  "$build/corpus/json_reader" "$root/fuzz/corpus/json_reader" || fuzzer_failed json_reader_fuzz $?
 # The typing pass over the zoo of Go 1.24 and, when make-dumps.sh wrote
 # them, of Go 1.27 (TFlag's direct-interface bit, span metadata) and Go 1.27
 # with GOEXPERIMENT=mapsplitgroup (split map groups), sharing the time.
