@@ -426,13 +426,12 @@ class Classifier {
     for (const bin::Segment& s : in_.executable->container().segments) {
       const uint64_t start = s.vaddr + in_.bias;
       const uint64_t end = (start + s.memsz + 4095) & ~uint64_t{4095};
-      exe_bytes_ += claims_.claim(start, end, MemoryCategory::ExecutableAndLibraries, true);
+      claims_.claim(start, end, MemoryCategory::ExecutableAndLibraries, true);
       exe_end_ = std::max(exe_end_, end);
       if (auto r = claims_.mappingAt(start); r && fileBacked(out_.mappings[*r])) {
         exe_path_ = out_.mappings[*r].path;
       }
     }
-    std::vector<std::string> files;
     for (size_t r = 0; r < out_.mappings.size(); ++r) {
       const ProcessMapping& m = out_.mappings[r];
       const bool special = m.path == "[vdso]" || m.path == "[vvar]" || m.path == "[vsyscall]" ||
@@ -444,7 +443,7 @@ class Classifier {
         if (!special && m.path != exe_path_) libraries_.push_back(m.path);
         claims_.claimMapping(r, MemoryCategory::ExecutableAndLibraries);
       } else if (claims_.claimMapping(r, MemoryCategory::MappedFiles) > 0) {
-        files.push_back(m.path + " (" + formatBytes(m.size()) + ")");
+        mapped_files_.push_back(m.path + " (" + formatBytes(m.size()) + ")");
       }
     }
     // A library's bss: the anonymous mapping just after its last file
@@ -478,7 +477,6 @@ class Classifier {
     }
     std::sort(libraries_.begin(), libraries_.end());
     libraries_.erase(std::unique(libraries_.begin(), libraries_.end()), libraries_.end());
-    mapped_files_ = files;
   }
 
   // 3. Thread stacks.
@@ -502,8 +500,7 @@ class Classifier {
       const ProcessMapping& m = out_.mappings[r];
       if (guard.end != m.start || accessible(guard) || guard.size() > kMaxGuardBytes ||
           !anonymous(m) || !writable(m) || m.size() < kMinThreadStack || m.start % heap_max == 0 ||
-          (claims_.unclaimed(r) != m.size() &&
-           m.bytes[index(MemoryCategory::ThreadStacks)] == 0)) {
+          (claims_.unclaimed(r) != m.size() && m.bytes[index(MemoryCategory::ThreadStacks)] == 0)) {
         continue;
       }
       claimStack(r, guarded_stacks_);
@@ -682,8 +679,9 @@ class Classifier {
          " heaps of other arenas (" + formatBytes(arena_heap_bytes_) + ")";
     set(MemoryCategory::CHeap, c);
     set(MemoryCategory::ThreadStacks,
-        formatCount(g0_stacks_) + " g0 stacks of the runtime's threads (allm) outside stack "
-                                  "spans, " +
+        formatCount(g0_stacks_) +
+            " g0 stacks of the runtime's threads (allm) outside stack "
+            "spans, " +
             formatCount(main_stack_ ? 1 : 0) + " main thread stack, " + formatCount(sp_stacks_) +
             " holding a thread's stack pointer, " + formatCount(guarded_stacks_) +
             " above a guard page (threads started by C or cgo)");
@@ -706,7 +704,7 @@ class Classifier {
   uint64_t stack_spans_ = 0, in_use_spans_ = 0, arenas_ = 0, persistent_chunks_ = 0;
   // The arena index, heapArenas, persistentalloc, the page allocator, buckhash.
   std::array<uint64_t, 5> metadata_bytes_{};
-  uint64_t exe_bytes_ = 0, exe_end_ = 0;
+  uint64_t exe_end_ = 0;
   std::string exe_path_;
   std::vector<std::string> libraries_, mapped_files_;
   uint64_t g0_stacks_ = 0, main_stack_ = 0, sp_stacks_ = 0, guarded_stacks_ = 0;
