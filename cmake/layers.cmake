@@ -6,7 +6,7 @@
 # GOHEAP_LAYERS_FILE) to fail on an #include the table does not allow.
 # Layers are listed bottom up: a layer may use only layers listed before it.
 # See docs/architecture.md.
-set(GOHEAP_LAYERS util model bin dump core acquire graph binding typing analysis cache export web query sql questions serve cli)
+set(GOHEAP_LAYERS util model bin dump core acquire graph binding typing analysis cache export web query sql questions mcp serve cli)
 set(GOHEAP_DEPS_util "")
 set(GOHEAP_DEPS_model util)
 set(GOHEAP_DEPS_bin util)
@@ -23,8 +23,9 @@ set(GOHEAP_DEPS_web util)
 set(GOHEAP_DEPS_query util model dump bin core acquire graph binding typing analysis cache)
 set(GOHEAP_DEPS_sql util model dump bin core acquire graph binding typing analysis cache query)
 set(GOHEAP_DEPS_questions util model dump bin core acquire graph binding typing analysis cache query sql)
-set(GOHEAP_DEPS_serve util model dump bin core acquire graph binding typing analysis cache query sql questions web)
-set(GOHEAP_DEPS_cli util model dump bin core acquire graph binding typing analysis cache export web query sql questions serve)
+set(GOHEAP_DEPS_mcp util model dump bin core acquire graph binding typing analysis cache query sql questions web)
+set(GOHEAP_DEPS_serve util model dump bin core acquire graph binding typing analysis cache query sql questions web mcp)
+set(GOHEAP_DEPS_cli util model dump bin core acquire graph binding typing analysis cache export web query sql questions mcp serve)
 
 set(GOHEAP_LAYERS_FILE ${CMAKE_BINARY_DIR}/generated/layers.txt)
 set(_goheap_layers_text "")

@@ -11,7 +11,8 @@
 # make_core_model_corpus writes from its DWARF, when build/testdumps has it),
 # a tenth for sql_fuzz (goheap sql's tables given arbitrary SQL over
 # examples/leaky.dump, seeded with docs/sql.md's cookbook), a twentieth for
-# json_reader_fuzz (the JSON reader, seeded with fuzz/corpus/json_reader),
+# json_reader_fuzz (the JSON reader, seeded with fuzz/corpus/json_reader)
+# and as much for mcp_message_fuzz (the MCP server's messages),
 # the rest for
 # typing_fuzz (the DWARF typing pass over the zoo
 # test program's dumps, mutated, when build/testdumps has them: Go 1.24's,
@@ -47,7 +48,8 @@ if [ ! -f "$build/build.ninja" ]; then
     -DGOHEAP_FUZZ=ON -DGOHEAP_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGOHEAP_WERROR=ON
 fi
 ninja -C "$build" -j2 dump_reader_fuzz index_file_fuzz bin_reader_fuzz core_reader_fuzz \
-  core_model_fuzz make_core_model_corpus typing_fuzz sql_fuzz restore_fuzz json_reader_fuzz
+  core_model_fuzz make_core_model_corpus typing_fuzz sql_fuzz restore_fuzz json_reader_fuzz \
+  mcp_message_fuzz
 
 mkdir -p "$build/corpus/dump_reader" "$build/corpus/index_file" "$build/corpus/bin_reader" \
   "$build/corpus/core_reader" "$build/corpus/typing" "$build/artifacts"
@@ -117,6 +119,12 @@ mkdir -p "$build/corpus/json_reader"
   -max_total_time="$json_seconds" -max_len=4096 -rss_limit_mb=2048 -timeout=10 \
   -print_final_stats=1 -artifact_prefix="$build/artifacts/" \
   "$build/corpus/json_reader" "$root/fuzz/corpus/json_reader" || fuzzer_failed json_reader_fuzz $?
+# The MCP server's messages, seeded with a few requests (fuzz/corpus/mcp_message).
+mkdir -p "$build/corpus/mcp_message"
+"$build/fuzz/mcp_message_fuzz" \
+  -max_total_time="$json_seconds" -max_len=4096 -rss_limit_mb=2048 -timeout=10 \
+  -print_final_stats=1 -artifact_prefix="$build/artifacts/" \
+  "$build/corpus/mcp_message" "$root/fuzz/corpus/mcp_message" || fuzzer_failed mcp_message_fuzz $?
 # The typing pass over the zoo of Go 1.24 and, when make-dumps.sh wrote
 # them, of Go 1.27 (TFlag's direct-interface bit, span metadata) and Go 1.27
 # with GOEXPERIMENT=mapsplitgroup (split map groups), sharing the time.

@@ -1,6 +1,10 @@
 #include "acquire/http_url.h"
 
+#include <arpa/inet.h>
+
 #include <charconv>
+
+#include "util/text.h"
 
 namespace goheap::acquire {
 
@@ -22,6 +26,16 @@ Error badUrl(std::string_view why) {
 }
 
 }  // namespace
+
+bool isLoopbackHost(std::string_view host) {
+  const std::string name = asciiLowerCase(host);
+  if (name == "localhost") return true;
+  in_addr v4{};
+  if (::inet_pton(AF_INET, name.c_str(), &v4) == 1) return (ntohl(v4.s_addr) >> 24) == 127;
+  in6_addr v6{};
+  if (::inet_pton(AF_INET6, name.c_str(), &v6) == 1) return IN6_IS_ADDR_LOOPBACK(&v6);
+  return false;
+}
 
 std::string HttpUrl::text() const {
   std::string out = "http://";

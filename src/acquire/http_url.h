@@ -27,6 +27,10 @@ struct HttpUrl {
 // put after the URL (an Error::needsInput: the user gives another URL).
 Expected<HttpUrl> parseHttpUrl(std::string_view url);
 
+// localhost, a 127.x.x.x address or ::1 (no DNS asked: "localhost" is
+// loopback by RFC 6761).
+bool isLoopbackHost(std::string_view host);
+
 // The URL a redirect's Location names, from the request to `base`: an
 // absolute URL, one without the scheme ("//host/path"), an absolute path or
 // a path relative to base's.

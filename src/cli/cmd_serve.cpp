@@ -55,13 +55,7 @@ CommandSpec serveSpec() {
             "an earlier dump of the same program (a file or an http:// URL): the Diff page "
             "and /api/diff compare DUMP with it (EXE applies to both)")
       .defaultValue("");
-  spec.flag("sql-timeout", "SECONDS",
-            "the Query page and /api/sql stop a statement that runs longer (docs/sql.md)")
-      .kind(ValueKind::Uint)
-      .defaultValue("30");
-  spec.flag("sql-rows", "N", "the most rows an answer of /api/sql holds")
-      .kind(ValueKind::Uint)
-      .defaultValue("10000");
+  addSqlLimitFlags(spec, "the Query page, /api/sql and /mcp's sql tool");
   spec.flag("sql-memory", "SIZE",
             "what SQLite may allocate for all SQL queries together (sorts, groups); a query "
             "that needs more fails (" +
@@ -121,11 +115,10 @@ int runServe(int argc, const char* const* argv) {
       options.allowed_hosts.assign(hosts.begin(), hosts.end());
     }
     options.answer_cache_bytes = args.getUint("answer-cache");
-    if (args.getUint("sql-timeout") == 0 || args.getUint("sql-rows") == 0) {
-      return fail(args.usageError("--sql-timeout and --sql-rows must be above 0"), kExitUsage);
-    }
-    options.sql_seconds = static_cast<double>(args.getUint("sql-timeout"));
-    options.sql_max_rows = args.getUint("sql-rows");
+    Expected<SqlLimitFlags> sql = sqlLimitFlags(args);
+    if (!sql) return fail(sql.error(), kExitUsage);
+    options.sql_seconds = sql->seconds;
+    options.sql_max_rows = sql->max_rows;
     options.sql_memory_bytes = args.getUint("sql-memory");
     options.open = openOptions(args);
     makeRoomForConnections(options.limits.max_connections);

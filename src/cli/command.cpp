@@ -30,6 +30,8 @@ constexpr struct {
     {"convert", "the heap in another tool's format: JSON Lines, Graphviz, ...", runConvert},
     {"serve", "a web UI and JSON API over HTTP for a dump (and a base dump to diff with)",
      runServe},
+    {"mcp", "goheap's questions as tools of an AI assistant (Model Context Protocol, stdio)",
+     runMcp},
     {"cache", "the index cache that makes a second open fast: list its entries, or clear it",
      runCache},
     {"snap", "a running Go process's heap, as a core file, without a restart (ptrace)", runSnap},
@@ -100,6 +102,23 @@ void addDebugDirFlag(CommandSpec& spec) {
             "http:// URLs) are asked next, and what they send is kept in the cache folder. "
             "E.g. --debug-dir ./dbgsym, or DEBUGINFOD_URLS=http://debuginfod.example:8002")
       .repeatable();
+}
+
+void addSqlLimitFlags(CommandSpec& spec, std::string_view asker) {
+  spec.flag("sql-timeout", "SECONDS",
+            std::string(asker) + " stops a statement that runs longer (docs/sql.md)")
+      .kind(ValueKind::Uint)
+      .defaultValue("30");
+  spec.flag("sql-rows", "N", "the most rows a statement of " + std::string(asker) + " keeps")
+      .kind(ValueKind::Uint)
+      .defaultValue("10000");
+}
+
+Expected<SqlLimitFlags> sqlLimitFlags(const ParsedArgs& args) {
+  if (args.getUint("sql-timeout") == 0 || args.getUint("sql-rows") == 0) {
+    return args.usageError("--sql-timeout and --sql-rows must be above 0");
+  }
+  return SqlLimitFlags{static_cast<double>(args.getUint("sql-timeout")), args.getUint("sql-rows")};
 }
 
 void addCacheFlags(CommandSpec& spec) {

@@ -51,6 +51,8 @@ int runCoreInfo(int argc, const char* const* argv);
 int runSnap(int argc, const char* const* argv);
 int runConvert(int argc, const char* const* argv);
 int runServe(int argc, const char* const* argv);
+// The MCP server on standard input and output (cmd_mcp.cpp).
+int runMcp(int argc, const char* const* argv);
 int runReport(int argc, const char* const* argv);
 // SQL over the heap's tables (cmd_sql.cpp): the sql question's command, with
 // statements from -e or standard input.
@@ -77,6 +79,15 @@ void addPidFlag(CommandSpec& spec);
 // kMaxThreads); and --debug-dir (addDebugDirFlag).
 inline constexpr uint64_t kMaxThreads = 256;
 void addCacheFlags(CommandSpec& spec);
+// --sql-timeout and --sql-rows, the limits a server puts on SQL; `asker`
+// says whose statements they limit ("the sql tool").
+void addSqlLimitFlags(CommandSpec& spec, std::string_view asker);
+struct SqlLimitFlags {
+  double seconds = 30;
+  uint64_t max_rows = 10000;
+};
+// Their values, both above 0, or a usage error.
+Expected<SqlLimitFlags> sqlLimitFlags(const ParsedArgs& args);
 // --debug-dir DIR, repeatable: where EXE's separate debug file is looked for
 // (query/debug_file.h); its help names DEBUGINFOD_URLS too.
 void addDebugDirFlag(CommandSpec& spec);

@@ -9,6 +9,7 @@
 // docs/architecture.md has the recipe for adding one.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -43,6 +44,9 @@ struct Heaps {
   const Session* base = nullptr;  // OLD, for diff; --base for sql
   uint64_t max_rows = 0;          // rows an SQL statement keeps at most; 0: all
   double seconds = 0;             // how long an SQL statement may run; 0: no limit
+  // Set by another thread when the asker gave up (an MCP client's
+  // cancellation): SQL stops at its next check. Null: never.
+  const std::atomic<bool>* cancelled = nullptr;
 };
 
 // How a text answer is laid out.

@@ -60,7 +60,7 @@ Expected<SqlAnswer> runSql(const Heaps& heaps, const SqlQuery& q) {
                                               heaps.base ? &tables(*heaps.base) : nullptr));
   // Bad SQL, a statement that writes or one stopped at the time limit is
   // the asker's to change.
-  auto results = db->run(q.statements, {answer.max_rows, heaps.seconds});
+  auto results = db->run(q.statements, {answer.max_rows, heaps.seconds, heaps.cancelled});
   if (!results) return Error::needsInput(results.error().message()).atParameter("q");
   answer.results = results.take();
   return answer;
@@ -89,6 +89,7 @@ const Parts<SqlQuery, SqlAnswer> kParts{
         {
             field<&SqlQuery::statements>(
                 textParam("q", "SQL", "the SQL: one or more statements separated by ';'")
+                    .withCliName("query")
                     .apiOnly()
                     .mustBeGiven()),
             field<&SqlQuery::limit>(
@@ -98,7 +99,7 @@ const Parts<SqlQuery, SqlAnswer> kParts{
     .check =
         [](SqlQuery& q, query::ParamReader& r) {
           if (r.has("q") && q.statements.find_first_not_of(" \t\r\n;") == std::string::npos) {
-            r.fail("q", "holds no statement: give the SQL to run, like q=SELECT ... (docs/sql.md)");
+            r.fail("q", "holds no statement: give the SQL to run, like SELECT ... (docs/sql.md)");
           }
           if (q.limit && *q.limit == 0) r.fail("limit", "must be a count of rows above 0");
         },

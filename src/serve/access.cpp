@@ -1,6 +1,5 @@
 #include "serve/access.h"
 
-#include <arpa/inet.h>
 #include <sys/random.h>
 
 #include <algorithm>
@@ -39,16 +38,6 @@ std::optional<std::string_view> hostName(std::string_view host) {
 }
 
 }  // namespace
-
-bool isLoopbackHost(std::string_view host) {
-  const std::string name = asciiLowerCase(host);
-  if (name == "localhost") return true;
-  in_addr v4{};
-  if (::inet_pton(AF_INET, name.c_str(), &v4) == 1) return (ntohl(v4.s_addr) >> 24) == 127;
-  in6_addr v6{};
-  if (::inet_pton(AF_INET6, name.c_str(), &v6) == 1) return IN6_IS_ADDR_LOOPBACK(&v6);
-  return false;
-}
 
 Expected<std::string> newAccessToken() {
   unsigned char bits[16];

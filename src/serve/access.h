@@ -16,13 +16,13 @@
 #include <string_view>
 #include <vector>
 
+#include "acquire/http_url.h"
 #include "util/error.h"
 
 namespace goheap::serve {
 
-// localhost, a 127.x.x.x address or ::1 (no DNS asked: "localhost" is
-// loopback by RFC 6761). What --http may bind without --allow-remote.
-bool isLoopbackHost(std::string_view host);
+// What --http may bind without --allow-remote (acquire/http_url.h).
+using acquire::isLoopbackHost;
 
 // 128 random bits from getrandom(2), as 32 hex digits.
 Expected<std::string> newAccessToken();

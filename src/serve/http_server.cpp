@@ -170,6 +170,16 @@ class Connection : public std::enable_shared_from_this<Connection> {
       if (!request.cookie.empty()) request.cookie += "; ";
       request.cookie += view(it->value());
     }
+    const auto header = [&req](std::string_view name) {
+      auto it = req.find(beast::string_view(name.data(), name.size()));
+      return it == req.end() ? std::string() : std::string(view(it->value()));
+    };
+    request.content_type = header("Content-Type");
+    request.accept = header("Accept");
+    if (req.find(http::field::origin) != req.end()) request.origin = header("Origin");
+    request.mcp_session_id = header("Mcp-Session-Id");
+    request.mcp_protocol_version = header("MCP-Protocol-Version");
+    request.body = std::move(parser_->get().body());
     parser_.reset();
 
     std::variant<HttpResponse, HttpHandler::Job> routed;

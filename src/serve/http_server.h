@@ -40,6 +40,13 @@ struct HttpRequest {
   bool http11 = true;               // HTTP/1.1 (else 1.0)
   std::optional<std::string> host;  // the Host header, if any
   std::string cookie;               // the Cookie header, "" if none
+  // Read for /mcp (the MCP's Streamable HTTP); "" when absent.
+  std::string content_type;           // Content-Type
+  std::string accept;                 // Accept
+  std::optional<std::string> origin;  // Origin: a browser's page sends it
+  std::string mcp_session_id;         // Mcp-Session-Id
+  std::string mcp_protocol_version;   // MCP-Protocol-Version
+  std::string body;                   // at most HttpLimits::max_body_bytes
 };
 
 struct HttpResponse {
@@ -78,7 +85,7 @@ struct HttpLimits {
   double write_seconds = 60;   // to send an answer
   size_t max_target_bytes = 8 * 1024;
   size_t max_header_bytes = 64 * 1024;
-  size_t max_body_bytes = 64 * 1024;  // GET has none; enough to read and refuse a small POST
+  size_t max_body_bytes = 1 << 20;  // a POST to /mcp: one JSON-RPC message
   size_t max_connections = 1024;
   unsigned io_threads = 1;
   unsigned worker_threads = 0;  // 0: the number of cores, at least 2

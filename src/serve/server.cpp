@@ -8,16 +8,20 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <set>
 #include <span>
 #include <thread>
 
+#include "mcp/server.h"
 #include "query/open.h"
 #include "questions/catalog.h"
 #include "serve/access.h"
 #include "serve/url.h"
 #include "sql/database.h"
 #include "util/format.h"
+#include "util/json_reader.h"
 #include "util/json_writer.h"
+#include "util/text.h"
 #include "web/web_assets.h"
 
 namespace goheap::serve {
@@ -62,6 +66,27 @@ HttpResponse questionError(const Error& e) {
 
 }  // namespace
 
+// /mcp's tools answer about the heap (and base) the server has open.
+class ServedHeaps final : public mcp::HeapProvider {
+ public:
+  using Get = std::function<Expected<Heaps>()>;
+  explicit ServedHeaps(Get get) : get_(std::move(get)) {}
+  mcp::HeapChoice choice() const override { return mcp::HeapChoice::Served; }
+  Expected<Heaps> heaps(const questions::Question& question, const mcp::ToolArguments& /*args*/,
+                        Sink& /*sink*/) override {
+    GOHEAP_TRY(Heaps heaps, get_());
+    if (question.heaps == questions::HeapsNeeded::OldAndNew && heaps.base == nullptr) {
+      return Error::notFound(
+          "no base dump to compare with: start the server with `goheap serve NEW [EXE] --base "
+          "OLD`");
+    }
+    return heaps;
+  }
+
+ private:
+  Get get_;
+};
+
 struct Server::State : HttpHandler {
   HostPort where;
   std::optional<AccessPolicy> access;  // set once the port is known
@@ -96,6 +121,14 @@ struct Server::State : HttpHandler {
   // A question of the table (questions/catalog.h) answered from the heaps.
   HttpResponse answer(const questions::Question& question, const query::Session& session,
                       const std::vector<std::pair<std::string, std::string>>& given);
+
+  // The MCP server at /mcp, over the same heaps, and the session IDs it
+  // gave out at initialize.
+  std::unique_ptr<ServedHeaps> mcp_heaps;
+  std::unique_ptr<mcp::McpServer> mcp_server;
+  std::mutex mcp_mu;
+  std::set<std::string> mcp_sessions;
+  std::variant<HttpResponse, Job> mcp(const HttpRequest& request);
 
   std::variant<HttpResponse, Job> route(const HttpRequest& request) override;
   HttpResponse refusal(int status, std::string_view target, const std::string& why) override {
@@ -195,6 +228,11 @@ std::variant<HttpResponse, HttpHandler::Job> Server::State::route(const HttpRequ
     return r;
   };
 
+  if (path == "/mcp") {
+    auto routed = mcp(request);
+    if (auto* now = std::get_if<HttpResponse>(&routed)) return withCookie(std::move(*now));
+    return Job([job = std::move(std::get<Job>(routed)), withCookie] { return withCookie(job()); });
+  }
   if (request.method != "GET" && request.method != "HEAD") {
     HttpResponse r = errorFor(
         path, 405,
@@ -228,6 +266,73 @@ std::variant<HttpResponse, HttpHandler::Job> Server::State::route(const HttpRequ
     }
     if (auto changed = filesChanged(*session)) return changedOnDisk(*changed);
     return withCookie(std::move(response));
+  });
+}
+
+// The MCP's Streamable HTTP in its simple form: a POST carries one
+// JSON-RPC message and gets one application/json answer (202 for a
+// notification); there is no event stream, so GET is 405. The Host header
+// and token were checked by route(); a browser's page may still POST to
+// loopback, so a request with an Origin must come from this server's own.
+std::variant<HttpResponse, HttpHandler::Job> Server::State::mcp(const HttpRequest& request) {
+  const auto refuse = [](int status, const std::string& why) {
+    return HttpResponse::of(status, kJson, mcp::errorResponse("null", mcp::kInvalidRequest, why));
+  };
+  if (request.method != "POST") {
+    HttpResponse r = refuse(405, "method " + request.method +
+                                     " not allowed at /mcp: POST one JSON-RPC message (there "
+                                     "is no event stream to GET)");
+    r.headers.emplace_back("Allow", "POST");
+    return r;
+  }
+  if (request.origin && *request.origin != "http://" + request.host.value_or("")) {
+    return refuse(403, "refused: a request from the page of another origin (" + *request.origin +
+                           ") may not use this server");
+  }
+  if (!asciiLowerCase(request.content_type).starts_with("application/json")) {
+    return refuse(415, "/mcp takes Content-Type: application/json");
+  }
+  const std::string accept = asciiLowerCase(request.accept);
+  if (!accept.empty() && accept.find("application/json") == std::string::npos &&
+      accept.find("*/*") == std::string::npos) {
+    return refuse(406, "/mcp answers application/json: the Accept header must allow it");
+  }
+  if (!request.mcp_protocol_version.empty() &&
+      std::find(std::begin(mcp::kProtocolVersions), std::end(mcp::kProtocolVersions),
+                request.mcp_protocol_version) == std::end(mcp::kProtocolVersions)) {
+    return refuse(400, "unsupported MCP-Protocol-Version " + request.mcp_protocol_version);
+  }
+  if (!request.mcp_session_id.empty()) {
+    std::lock_guard lock(mcp_mu);
+    if (mcp_sessions.count(request.mcp_session_id) == 0) {
+      return refuse(404, "no such MCP session (the server was restarted?): initialize again");
+    }
+  }
+  Expected<JsonNode> message = readJson(request.body);
+  if (!message) {
+    return HttpResponse::of(
+        400, kJson, mcp::errorResponse("null", mcp::kParseError, message.error().message()));
+  }
+  if (message->isObject() &&
+      (message->find("method") == nullptr || message->find("id") == nullptr)) {
+    mcp::CallContext none;
+    mcp_server->handle(*message, none);
+    return HttpResponse::of(202, kJson, "");
+  }
+  return Job([this, message = message.take()]() {
+    mcp::CallContext call;
+    std::optional<std::string> answer = mcp_server->handle(message, call);
+    HttpResponse r = HttpResponse::of(200, kJson, answer.value_or("{}"));
+    const JsonNode* method = message.isObject() ? message.find("method") : nullptr;
+    if (method != nullptr && method->isString() && method->string() == "initialize") {
+      if (Expected<std::string> id = newAccessToken()) {
+        std::lock_guard lock(mcp_mu);
+        if (mcp_sessions.size() >= 10000) mcp_sessions.clear();
+        mcp_sessions.insert(*id);
+        r.headers.emplace_back("Mcp-Session-Id", *id);
+      }
+    }
+    return r;
   });
 }
 
@@ -331,6 +436,21 @@ Expected<std::unique_ptr<Server>> Server::start(const HostPort& where,
   state->sql_seconds = options.sql_seconds;
   sql::limitSqlMemory(options.sql_memory_bytes);
   state->sql_max_rows = options.sql_max_rows;
+  State* raw_state = state.get();
+  state->mcp_heaps =
+      std::make_unique<ServedHeaps>([raw_state]() -> Expected<mcp::HeapProvider::Heaps> {
+        const query::Session* session = raw_state->ready.load();
+        if (session == nullptr) {
+          std::lock_guard lock(raw_state->mu);
+          if (raw_state->load_error)
+            return Error("the dump could not be loaded: " + *raw_state->load_error);
+          return Error("the dump is still loading (" + raw_state->phase + "); ask again shortly");
+        }
+        std::lock_guard lock(raw_state->mu);
+        return mcp::HeapProvider::Heaps{raw_state->owned, raw_state->base};
+      });
+  state->mcp_server = std::make_unique<mcp::McpServer>(
+      *state->mcp_heaps, mcp::ServerLimits{options.sql_seconds, options.sql_max_rows});
   state->where = where;
   auto http = HttpServer::listen(where.host, where.port, options.limits);
   if (!http) return http.error();

@@ -10,13 +10,12 @@
 #include <vector>
 
 #include "util/error.h"
+#include "util/text.h"
 
 namespace goheap::serve {
 
-// `text` with every %XX replaced by the byte it names; with `plus_is_space`
-// (a query), `+` is a space. Nothing when a `%` is not followed by two hex
-// digits: such a target is malformed, not something to guess at.
-std::optional<std::string> percentDecode(std::string_view text, bool plus_is_space);
+// A request target's %XX escapes (util/text.h).
+using ::goheap::percentDecode;
 
 struct Target {
   std::string path;  // "/api/top"

@@ -133,6 +133,10 @@ int HeapDatabase::onProgress(void* self) {
     d->timed_out_ = true;
     return 1;  // interrupts the statement
   }
+  if (d->cancelled_ != nullptr && d->cancelled_->load()) {
+    d->was_cancelled_ = true;
+    return 1;
+  }
   return 0;
 }
 
@@ -195,6 +199,8 @@ Expected<SqlResult> HeapDatabase::step(sqlite3_stmt* stmt, std::string_view text
   const auto started = std::chrono::steady_clock::now();
   has_deadline_ = limits.seconds > 0;
   timed_out_ = false;
+  cancelled_ = limits.cancelled;
+  was_cancelled_ = false;
   if (has_deadline_) {
     deadline_ = started + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                               std::chrono::duration<double>(limits.seconds));
@@ -231,12 +237,14 @@ Expected<SqlResult> HeapDatabase::step(sqlite3_stmt* stmt, std::string_view text
     }
   }
   has_deadline_ = false;
+  cancelled_ = nullptr;
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
     if (timed_out_) {
       return statementError(text, "the query was stopped after " + formatDuration(limits.seconds) +
                                       ", its time limit");
     }
+    if (was_cancelled_) return statementError(text, "the query was cancelled");
     if ((rc & 0xff) == SQLITE_NOMEM && sqlite3_hard_heap_limit64(-1) > 0) {
       return statementError(text,
                             "the query needed more memory than SQL may use here (" +

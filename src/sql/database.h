@@ -7,6 +7,7 @@
 
 #include <sqlite3.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -23,6 +24,9 @@ namespace goheap::sql {
 struct SqlLimits {
   uint64_t max_rows = 0;  // rows kept per statement; 0: all
   double seconds = 0;     // per statement; 0: none
+  // Set by another thread to stop the running statement (an MCP client's
+  // cancellation); null: never.
+  const std::atomic<bool>* cancelled = nullptr;
 };
 
 struct SqlResult {
@@ -69,6 +73,8 @@ class HeapDatabase {
   std::chrono::steady_clock::time_point deadline_{};
   bool has_deadline_ = false;
   bool timed_out_ = false;
+  const std::atomic<bool>* cancelled_ = nullptr;
+  bool was_cancelled_ = false;
   static int onProgress(void* self);
 };
 

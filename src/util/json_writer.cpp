@@ -302,4 +302,28 @@ JsonWriter& JsonWriter::null() {
   return scalar("null");
 }
 
+std::string compactJson(std::string_view json) {
+  std::string out;
+  out.reserve(json.size());
+  bool in_string = false;
+  bool escaped = false;
+  for (const char c : json) {
+    if (in_string) {
+      out += c;
+      if (escaped) {
+        escaped = false;
+      } else if (c == '\\') {
+        escaped = true;
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == ' ' || c == '\n' || c == '\r' || c == '\t') continue;
+    if (c == '"') in_string = true;
+    out += c;
+  }
+  return out;
+}
+
 }  // namespace goheap

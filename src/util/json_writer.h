@@ -127,4 +127,9 @@ class JsonWriter {
   bool ok_ = true;
 };
 
+// `json` (a well-formed document, as a JsonWriter writes it) without the
+// white space between its tokens: one line, as a newline-delimited message
+// (the MCP's stdio transport) needs it.
+std::string compactJson(std::string_view json);
+
 }  // namespace goheap

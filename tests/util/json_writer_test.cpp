@@ -490,3 +490,43 @@ TEST(JsonWriter, RandomStringsAlwaysGiveValidJson) {
 
 }  // namespace
 }  // namespace goheap
+
+namespace goheap {
+namespace {
+
+// compactJson leaves strings as written, white space and all, and drops
+// only what lies between tokens: the compact writer's text.
+TEST(CompactJson, IsTheCompactWritersText) {
+  for (const JsonWriter::Style style : {JsonWriter::Style::Pretty, JsonWriter::Style::Compact}) {
+    std::string written;
+    JsonWriter w(written, style);
+    w.beginObject()
+        .field("a b", " spaced \"quoted\" \\ {\n}\t")
+        .key("list")
+        .beginArray()
+        .value(1)
+        .value(-2.5)
+        .null()
+        .beginObject()
+        .endObject()
+        .endArray()
+        .endObject();
+    std::string compact;
+    JsonWriter c(compact);
+    c.beginObject()
+        .field("a b", " spaced \"quoted\" \\ {\n}\t")
+        .key("list")
+        .beginArray()
+        .value(1)
+        .value(-2.5)
+        .null()
+        .beginObject()
+        .endObject()
+        .endArray()
+        .endObject();
+    EXPECT_EQ(compactJson(written), compact);
+  }
+}
+
+}  // namespace
+}  // namespace goheap
