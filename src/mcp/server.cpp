@@ -7,6 +7,7 @@
 #include <mutex>
 #include <thread>
 
+#include "mcp/output_schema.h"
 #include "mcp/prompts.h"
 #include "util/format.h"
 #include "util/json_writer.h"
@@ -334,28 +335,32 @@ std::string McpServer::callTool(const JsonNode& params, CallContext& call) {
   }
   for (const std::string& warning : sink.warnings()) text += "warning: " + warning + "\n";
 
-  // A result holds at most max_result_bytes: past that the JSON form is
-  // left out, and the text is cut with a note on how to ask for less.
-  bool with_json = text.size() + json.size() <= limits_.max_result_bytes;
-  if (!with_json) {
-    const size_t whole = text.size();
+  // A result holds at most max_result_bytes. Past that it is an error
+  // (a client checks a result's structuredContent against the tool's
+  // outputSchema, and there is none to give): the text cut, with a note
+  // on how to ask for less.
+  const bool fits = text.size() + json.size() <= limits_.max_result_bytes;
+  if (!fits) {
     const std::string note =
-        "\n[goheap: the answer is " + formatBytes(whole + json.size()) +
+        "\n[goheap: the answer is " + formatBytes(text.size() + json.size()) +
         " (text and JSON), more than the " + formatBytes(limits_.max_result_bytes) +
-        " a result may hold: " +
-        (whole > limits_.max_result_bytes - 1024 ? "the text is cut above, and " : "") +
-        "its JSON form (structuredContent) is left out. Ask for less to see it whole: a lower "
-        "limit or depth, a filter, or a narrower SQL query (WHERE, LIMIT).]\n";
+        " a result may hold, so it is cut" +
+        (text.size() > limits_.max_result_bytes - 1024 ? " above" : " (the text above is whole)") +
+        " and its JSON form is left out. Ask for less to see it whole: a lower limit or depth, a "
+        "filter, or a narrower SQL query (WHERE, LIMIT).]\n";
     text = cutText(text, limits_.max_result_bytes - 1024) + note;
   }
-  std::string out;
-  JsonWriter w(out);
-  w.beginObject().key("content").beginArray();
-  w.beginObject().field("type", "text").field("text", text).endObject().endArray();
-  if (with_json) w.key("structuredContent").rawValue(json);
-  w.field("isError", false).endObject();
-  return out;
+  return written([&](JsonWriter& w) {
+    w.beginObject().key("content").beginArray();
+    w.beginObject().field("type", "text").field("text", text).endObject().endArray();
+    if (fits) w.key("structuredContent").rawValue(json);
+    w.field("isError", !fits).endObject();
+  });
 }
+
+// The JSON schemas of the tools' answers (output_schema.h), one resource
+// each: goheap://schemas/top.json.
+constexpr std::string_view kSchemaPrefix = "goheap://schemas/";
 
 std::string McpServer::listResources() const {
   return written([&](JsonWriter& w) {
@@ -369,6 +374,18 @@ std::string McpServer::listResources() const {
           .field("mimeType", "text/markdown")
           .endObject();
     }
+    for (const Question* q : toolQuestions()) {
+      if (!outputSchema(q->name)) continue;
+      const std::string name = std::string(q->name) + ".json";
+      w.beginObject()
+          .field("uri", std::string(kSchemaPrefix) + name)
+          .field("name", name)
+          .field("title", "The JSON Schema of the " + std::string(q->name) + " tool's answer")
+          .field("description", "Its outputSchema: the fields of goheap " + std::string(q->name) +
+                                    " --json, as docs/cli-json.md describes them.")
+          .field("mimeType", "application/schema+json")
+          .endObject();
+    }
     w.endArray().endObject();
   });
 }
@@ -376,18 +393,27 @@ std::string McpServer::listResources() const {
 Expected<std::string> McpServer::readResource(const JsonNode& params) const {
   const JsonNode* uri = params.find("uri");
   if (uri == nullptr || !uri->isString()) return Error("resources/read needs a \"uri\"");
+  const auto contents = [&](std::string_view mime, std::string_view text) {
+    return written([&](JsonWriter& w) {
+      w.beginObject().key("contents").beginArray().beginObject();
+      w.field("uri", uri->string()).field("mimeType", mime).field("text", text);
+      w.endObject().endArray().endObject();
+    });
+  };
+  if (std::string_view name = uri->string();
+      name.starts_with(kSchemaPrefix) && name.ends_with(".json")) {
+    name = name.substr(kSchemaPrefix.size(), name.size() - kSchemaPrefix.size() - 5);
+    const Question* q = findTool(name);
+    std::optional<std::string> schema = q != nullptr ? outputSchema(q->name) : std::nullopt;
+    if (schema) return contents("application/schema+json", *schema);
+  }
   for (const Resource& r : kResources) {
     if (r.uri != uri->string()) continue;
     for (const web::WebAsset& a : web::webAssets()) {
       if (a.path != r.asset) continue;
-      std::string out;
-      JsonWriter w(out);
-      w.beginObject().key("contents").beginArray().beginObject();
-      w.field("uri", r.uri).field("mimeType", "text/markdown");
-      w.field("text",
-              std::string_view(reinterpret_cast<const char*>(a.bytes.data()), a.bytes.size()));
-      w.endObject().endArray().endObject();
-      return out;
+      return contents(
+          "text/markdown",
+          std::string_view(reinterpret_cast<const char*>(a.bytes.data()), a.bytes.size()));
     }
   }
   return Error("no resource \"" + uri->string() + "\" (resources/list lists them)");

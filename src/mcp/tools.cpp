@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "mcp/output_schema.h"
 #include "questions/catalog.h"
 #include "util/format.h"
 
@@ -223,6 +224,10 @@ void writeTool(JsonWriter& w, const Question& q, HeapChoice heaps) {
   w.field("title", "goheap " + std::string(q.name)).field("description", description);
   w.key("inputSchema");
   writeInputSchema(w, q, heaps);
+  // structuredContent is the --json document, as docs/cli-json.md has it.
+  if (std::optional<std::string> schema = outputSchema(q.name)) {
+    w.key("outputSchema").rawValue(*schema);
+  }
   // Every tool only reads: the heap, never the world.
   w.key("annotations")
       .beginObject()

@@ -44,7 +44,9 @@ const questions::Question* findTool(std::string_view name);
 std::string toolParamName(const query::ParamSpec& p);
 
 // The tools/list entry of `q`: name, title, description, inputSchema (a JSON
-// Schema object, dialect 2020-12, the protocol's default) and annotations.
+// Schema object, dialect 2020-12, the protocol's default), outputSchema
+// (output_schema.h; where docs/cli-json.md describes the answer) and
+// annotations.
 void writeTool(JsonWriter& w, const questions::Question& q, HeapChoice heaps);
 
 // A tool call's arguments, read.

@@ -59,6 +59,7 @@ const LEAKS_OLD = path.join(GO, "leaks.old.dump");
 const clients = [];
 let current = "";
 const validators = new Map(); // tool name -> Ajv validator of its inputSchema
+const outputValidators = new Map(); // tool name -> Ajv validator of its outputSchema
 
 function expect(cond, what) {
   if (!cond) throw new Error(what);
@@ -241,6 +242,8 @@ async function answer(client, name, args, options) {
   const text = textOf(r);
   expect(!r.isError, `${name} ${JSON.stringify(args)} failed: ${text.slice(0, 500)}`);
   expect(r.structuredContent && typeof r.structuredContent === "object", `${name} has no structuredContent`);
+  const valid = outputValidators.get(name);
+  expect(valid(r.structuredContent), `${name} ${JSON.stringify(args)}: structuredContent does not match its outputSchema: ${JSON.stringify(valid.errors).slice(0, 300)}`);
   return r;
 }
 
@@ -296,6 +299,16 @@ async function checkToolList(client) {
     for (const t of tools) {
       validators.set(t.name, ajv.compile(t.inputSchema)); // throws on a bad schema
       expect(t.inputSchema.type === "object" && t.inputSchema.additionalProperties === false, `${t.name}: not a closed object schema`);
+    }
+  });
+  // The outputSchemas are made from docs/cli-json.md's tables; every
+  // answer below is checked against its tool's (the SDK's client checks
+  // them too, and refuses a result that does not match).
+  await check("every tool has an outputSchema, and it compiles with Ajv2020", async () => {
+    const ajv = new Ajv2020({ strict: false });
+    for (const t of tools) {
+      expect(t.outputSchema && t.outputSchema.type === "object", `${t.name}: no outputSchema`);
+      outputValidators.set(t.name, ajv.compile(t.outputSchema));
     }
   });
   if (mode === "stdio") {
@@ -461,9 +474,12 @@ async function checkLimits(client) {
     expect(res.rows.length === 10000, `${res.rows.length} rows`);
     expect(res.truncated === true, `truncated is ${res.truncated}`);
   });
-  await check("an answer of more than 5 MiB is cut to 1 MiB of text, without structuredContent", async () => {
+  await check("an answer of more than 5 MiB is cut to 1 MiB of text, an error without structuredContent", async () => {
     const r = await call(client, "sql", { ...heap, query: "SELECT hex(zeroblob(6000000))" });
     const text = textOf(r);
+    // An error result: a result with structuredContent must match the
+    // outputSchema, and a cut JSON document cannot.
+    expect(r.isError === true, "not an error result");
     expect(text.length <= MiB + 2048, `text of ${text.length} characters`);
     expect(r.structuredContent === undefined, "structuredContent is there");
     expect(r.content.some((c) => c.type === "text" && c.text.includes("more than the 1 MiB")), "no note saying it was cut");
@@ -604,6 +620,16 @@ async function checkPromptsAndResources(client) {
     const r = await client.readResource({ uri: "goheap://docs/sql.md" });
     expect(r.contents[0].mimeType === "text/markdown", `mimeType ${r.contents[0].mimeType}`);
     expect(r.contents[0].text === fs.readFileSync(path.join(SOURCE_DIR, "docs/sql.md"), "utf8"), "the text differs from docs/sql.md");
+  });
+  await check("each tool's outputSchema is a resource, goheap://schemas/NAME.json", async () => {
+    const { resources } = await client.listResources();
+    const { tools } = await client.listTools();
+    for (const t of tools) {
+      const uri = `goheap://schemas/${t.name}.json`;
+      expect(resources.some((r) => r.uri === uri), `${uri} not listed`);
+      const r = await client.readResource({ uri });
+      expect(isDeepStrictEqual(JSON.parse(r.contents[0].text), t.outputSchema), `${uri} is not the tool's outputSchema`);
+    }
   });
 }
 
