@@ -1,5 +1,6 @@
 #include "mcp/heap_pool.h"
 
+#include <exception>
 #include <variant>
 
 namespace goheap::mcp {
@@ -60,7 +61,13 @@ Expected<std::shared_ptr<const query::Session>> HeapPool::open(const query::Sour
     if (entry->failure) return *entry->failure;
     return entry->session;
   }
-  Expected<std::shared_ptr<const query::Session>> opened = query::open(source, sink, options_.open);
+  // Whatever happens, the entry ends done: the others wait for it.
+  Expected<std::shared_ptr<const query::Session>> opened = Error("not opened");
+  try {
+    opened = query::open(source, sink, options_.open);
+  } catch (const std::exception& e) {
+    opened = Error(std::string("internal error while opening: ") + e.what());
+  }
   std::lock_guard lock(mu_);
   entry->done = true;
   entry->opened = std::chrono::steady_clock::now();

@@ -316,16 +316,32 @@ std::string McpServer::callTool(const JsonNode& params, CallContext& call) {
   const questions::Heaps heaps{*opened->current, opened->base.get(), limits_.sql_max_rows,
                                limits_.sql_seconds, &call.cancelled};
   sink.startHeartbeat("answering " + std::string(question.name));
-  Expected<std::unique_ptr<const questions::Answer>> answer = (*asked)->answer(heaps);
-  std::string text;
-  std::string json;
-  if (answer) {
-    text = (*answer)->text({});
-    json = compactJson((*answer)->json());
-    for (const std::string& warning : (*answer)->warnings()) text += "warning: " + warning + "\n";
+  // The JSON and the text, one string: "JSON\0TEXT" (JSON holds no NUL).
+  const auto compute = [&]() -> Expected<std::string> {
+    GOHEAP_TRY(std::unique_ptr<const questions::Answer> answer, (*asked)->answer(heaps));
+    std::string both = compactJson(answer->json());
+    both += '\0';
+    both += answer->text({});
+    for (const std::string& warning : answer->warnings()) both += "warning: " + warning + "\n";
+    return both;
+  };
+  // A costly answer (suspects, dups, waste, diff) is kept with the heap, as
+  // goheap serve keeps it, under its parameters as read and the base it
+  // was asked against: asked again, it answers at once.
+  Expected<std::string> both = Error("not answered");
+  if (question.kept) {
+    const std::string key = questions::answerKey(question, arguments->values) + "\nmcp base " +
+                            arguments->base + "\n" + arguments->executable;
+    Expected<std::shared_ptr<const std::string>> kept = opened->current->answer(key, compute);
+    both = kept ? Expected<std::string>(**kept) : Expected<std::string>(kept.error());
+  } else {
+    both = compute();
   }
   sink.stopHeartbeat();
-  if (!answer) return toolError(answer.error());
+  if (!both) return toolError(both.error());
+  const size_t split = both->find('\0');
+  std::string json = both->substr(0, split);
+  std::string text = both->substr(split + 1);
   for (const auto* s : {opened->current.get(), opened->base.get()}) {
     if (s == nullptr) continue;
     if (Status st = s->checkFilesUnchanged(); !st) {
