@@ -118,11 +118,13 @@ AccessVerdict AccessPolicy::judge(const RequestCredentials& request) const {
   }
   const std::optional<std::string_view> cookie = cookieValue(request.cookie_header, cookie_name_);
   if (cookie && constantTimeEquals(*cookie, token_)) return v;
+  if (request.bearer_token && constantTimeEquals(*request.bearer_token, token_)) return v;
   v.status = 403;
-  v.message = request.query_token || cookie
+  v.message = request.query_token || cookie || request.bearer_token
                   ? "wrong access token: open the URL goheap serve printed (with ?token=)"
                   : "this server wants its access token: open the URL goheap serve printed "
-                    "(with ?token=), or add token=... to the query";
+                    "(with ?token=), add token=... to the query, or send the header "
+                    "Authorization: Bearer TOKEN";
   return v;
 }
 

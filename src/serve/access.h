@@ -40,6 +40,8 @@ struct RequestCredentials {
   bool http11 = true;                           // HTTP/1.1 requires Host
   std::optional<std::string_view> query_token;  // ?token=
   std::string_view cookie_header;               // "" when absent
+  // Authorization: Bearer TOKEN, as MCP clients send a server's token.
+  std::optional<std::string_view> bearer_token;
 };
 
 struct AccessVerdict {

@@ -179,6 +179,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     if (req.find(http::field::origin) != req.end()) request.origin = header("Origin");
     request.mcp_session_id = header("Mcp-Session-Id");
     request.mcp_protocol_version = header("MCP-Protocol-Version");
+    request.authorization = header("Authorization");
     request.body = std::move(parser_->get().body());
     parser_.reset();
 

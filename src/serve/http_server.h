@@ -46,6 +46,7 @@ struct HttpRequest {
   std::optional<std::string> origin;  // Origin: a browser's page sends it
   std::string mcp_session_id;         // Mcp-Session-Id
   std::string mcp_protocol_version;   // MCP-Protocol-Version
+  std::string authorization;          // Authorization: "Bearer TOKEN" for the access token
   std::string body;                   // at most HttpLimits::max_body_bytes
 };
 

@@ -212,6 +212,9 @@ std::variant<HttpResponse, HttpHandler::Job> Server::State::route(const HttpRequ
   if (request.host) credentials.host = *request.host;
   credentials.http11 = request.http11;
   credentials.cookie_header = request.cookie;
+  if (std::string_view auth = request.authorization; auth.starts_with("Bearer ")) {
+    credentials.bearer_token = auth.substr(7);
+  }
   std::vector<std::pair<std::string, std::string>> query;
   for (auto& [name, value] : target->query) {
     // The token is the server's, never an endpoint's parameter.

@@ -96,6 +96,21 @@ TEST(HttpAccess, TokenServerWantsTheTokenInTheQueryOrTheCookie) {
   EXPECT_EQ(policy.judge(c).status, 403);
 }
 
+// MCP clients send a server's token as a bearer token (--header).
+TEST(HttpAccess, TokenServerTakesABearerToken) {
+  const std::string token = "0123456789abcdef0123456789abcdef";
+  const AccessPolicy policy("0.0.0.0", 8080, {}, token);
+  RequestCredentials c = withHost("192.168.1.2:8080");
+  c.bearer_token = token;
+  const AccessVerdict ok = policy.judge(c);
+  EXPECT_TRUE(ok.allowed());
+  EXPECT_TRUE(ok.set_cookie.empty());
+  c.bearer_token = token.substr(1) + "0";
+  const AccessVerdict wrong = policy.judge(c);
+  EXPECT_EQ(wrong.status, 403);
+  EXPECT_NE(wrong.message.find("wrong access token"), std::string::npos);
+}
+
 TEST(HttpAccess, TokensAre128RandomBitsInHex) {
   std::set<std::string> seen;
   for (int i = 0; i < 20; i++) {

@@ -104,5 +104,22 @@ TEST_F(ServeMcp, RefusesOtherOriginsMethodsAndBodies) {
   EXPECT_EQ(post(ping, {{"Host", "evil.example"}}).status, 403);
 }
 
+// Beyond loopback (--allow-remote) /mcp wants the access token, which an MCP
+// client sends as a bearer token.
+TEST(ServeMcpRemote, WantsTheTokenAsABearer) {
+  serve::ServeOptions options;
+  options.allow_remote = true;
+  auto started = serve::Server::start({"127.0.0.1", 0}, options);
+  ASSERT_TRUE(started) << started.error().message();
+  std::unique_ptr<serve::Server> server(started->release());
+  const std::string ping = R"({"jsonrpc":"2.0","id":1,"method":"ping"})";
+  const testing::HttpHeaders json = {{"Content-Type", "application/json"}};
+  testing::HttpConnection c("127.0.0.1", server->where().port);
+  EXPECT_EQ(c.request("POST", "/mcp", json, ping).status, 403);
+  testing::HttpHeaders with_token = json;
+  with_token.emplace_back("Authorization", "Bearer " + server->accessToken());
+  EXPECT_EQ(c.request("POST", "/mcp", with_token, ping).status, 200);
+}
+
 }  // namespace
 }  // namespace goheap
