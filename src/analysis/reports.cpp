@@ -292,6 +292,10 @@ std::string rootHoldersText(const Retainer& r) {
 }
 
 Summary summarize(const Snapshot& s, size_t top_n) {
+  return summarize(s, top_n, findGoroutineLeaks(s));
+}
+
+Summary summarize(const Snapshot& s, size_t top_n, const GoroutineLeaks& leaks) {
   const model::HeapModel& d = s.model;
   Summary sum;
   sum.file = d.name();
@@ -313,7 +317,6 @@ Summary summarize(const Snapshot& s, size_t top_n) {
   sum.non_heap_pointers = s.heap.non_heap_refs;
   sum.goroutines = d.goroutines.size();
   sum.process_memory = processMemory(s);
-  const GoroutineLeaks leaks = findGoroutineLeaks(s);
   sum.leaked_goroutines = leaks.leaked_count;
   sum.leaked_retained = leaks.leaked_retained;
   sum.stack_frames = d.frames.size();
@@ -640,8 +643,11 @@ ObjectInfo objectInfo(const Snapshot& s, NodeId o, size_t max_referrers, size_t 
 // ---- goroutines ------------------------------------------------------------
 
 std::vector<GoroutineInfo> goroutines(const Snapshot& s) {
+  return goroutines(s, findGoroutineLeaks(s));
+}
+
+std::vector<GoroutineInfo> goroutines(const Snapshot& s, const GoroutineLeaks& leaks) {
   const model::HeapModel& d = s.model;
-  const GoroutineLeaks leaks = findGoroutineLeaks(s);
   std::vector<GoroutineInfo> out;
   out.reserve(d.goroutines.size());
   for (uint32_t i = 0; i < d.goroutines.size(); i++) {

@@ -15,6 +15,8 @@
 
 namespace goheap::analysis {
 
+struct GoroutineLeaks;  // goroutine_leaks.h
+
 // A node as a person reads it: an object's name, or a root's description.
 struct NodeLabel {
   NodeId node = kNoNode;
@@ -118,6 +120,9 @@ struct Summary {
 // Top retainers: the objects dominated directly by a root, biggest first:
 // where retention enters the heap.
 Summary summarize(const Snapshot& s, size_t top_n);
+// The same with the goroutine leak analysis done before (query::Session
+// keeps it): it is the costly part on a heap of many goroutines.
+Summary summarize(const Snapshot& s, size_t top_n, const GoroutineLeaks& leaks);
 
 // ---- histogram (top) -------------------------------------------------------
 
@@ -265,5 +270,6 @@ struct GoroutineInfo {
   std::vector<FrameInfo> frames;  // innermost first
 };
 std::vector<GoroutineInfo> goroutines(const Snapshot& s);
+std::vector<GoroutineInfo> goroutines(const Snapshot& s, const GoroutineLeaks& leaks);
 
 }  // namespace goheap::analysis

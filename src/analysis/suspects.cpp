@@ -275,6 +275,11 @@ std::string shareText(uint64_t part, uint64_t whole) {
 }  // namespace
 
 SuspectReport leakSuspects(const Snapshot& s, const SuspectOptions& o) {
+  return leakSuspects(s, o, goroutines(s));
+}
+
+SuspectReport leakSuspects(const Snapshot& s, const SuspectOptions& o,
+                           const std::vector<GoroutineInfo>& all_goroutines) {
   SuspectReport r;
   r.threshold_percent = o.threshold_percent;
   r.accumulation_percent = o.accumulation_percent;
@@ -358,8 +363,10 @@ SuspectReport leakSuspects(const Snapshot& s, const SuspectOptions& o) {
                          " (" + formatCount(out.accumulation_children) + " children)";
     }
   }
-  std::vector<GoroutineInfo> leaked = goroutines(s);
-  std::erase_if(leaked, [](const GoroutineInfo& g) { return !g.leaked; });
+  std::vector<GoroutineInfo> leaked;
+  for (const GoroutineInfo& g : all_goroutines) {
+    if (g.leaked) leaked.push_back(g);
+  }
   r.leaked_goroutines = groupGoroutines(s, leaked);
   return r;
 }

@@ -156,5 +156,9 @@ struct SuspectReport {
 };
 
 SuspectReport leakSuspects(const Snapshot& s, const SuspectOptions& options);
+// The same with the heap's goroutines listed before (query::Session keeps
+// them): the leaked ones are reported.
+SuspectReport leakSuspects(const Snapshot& s, const SuspectOptions& options,
+                           const std::vector<GoroutineInfo>& all_goroutines);
 
 }  // namespace goheap::analysis

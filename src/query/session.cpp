@@ -30,6 +30,14 @@ const std::vector<analysis::Header>& Session::typedHeaders() const {
   return headers_.get([&] { return analysis::findHeaders(*snapshot_); });
 }
 
+const analysis::GoroutineLeaks& Session::goroutineLeaks() const {
+  return leaks_.get([&] { return analysis::findGoroutineLeaks(*snapshot_); });
+}
+
+const std::vector<analysis::GoroutineInfo>& Session::goroutineInfos() const {
+  return goroutines_.get([&] { return analysis::goroutines(*snapshot_, goroutineLeaks()); });
+}
+
 const analysis::NewSince& Session::newSince(const Session& base, typing::GroupKind by) const {
   {
     std::lock_guard lock(new_since_mu_);

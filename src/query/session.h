@@ -20,6 +20,7 @@
 
 #include "analysis/diff.h"
 #include "analysis/flame.h"
+#include "analysis/goroutine_leaks.h"
 #include "analysis/headers.h"
 #include "analysis/reports.h"
 #include "analysis/snapshot.h"
@@ -74,6 +75,11 @@ class Session {
   const analysis::Histogram& groupTotals(typing::GroupKind by) const;
   // The whole flame graph, pruned per request.
   const analysis::Flame& fullFlame() const;
+  // The goroutines blocked forever (the runtime's leak detection, offline),
+  // and every goroutine with its frames: summary, goroutines, suspects and
+  // the SQL tables all read them.
+  const analysis::GoroutineLeaks& goroutineLeaks() const;
+  const std::vector<analysis::GoroutineInfo>& goroutineInfos() const;
   // The string, slice and map headers in typed memory (dups and waste).
   const std::vector<analysis::Header>& typedHeaders() const;
   // The objects new since `base` (this session being the later heap), by
@@ -117,6 +123,8 @@ class Session {
   std::array<Once<analysis::Histogram>, 4> groups_;  // by GroupKind
   Once<analysis::Flame> flame_;
   Once<std::vector<analysis::Header>> headers_;
+  Once<analysis::GoroutineLeaks> leaks_;
+  Once<std::vector<analysis::GoroutineInfo>> goroutines_;
   mutable std::mutex new_since_mu_;
   mutable std::map<std::pair<const Session*, typing::GroupKind>,
                    std::shared_ptr<const analysis::NewSince>>

@@ -200,7 +200,7 @@ const Question& goroutinesQuestion() {
 
 std::vector<analysis::GoroutineInfo> queryGoroutines(const Session& session,
                                                      const GoroutinesQuery& q) {
-  std::vector<analysis::GoroutineInfo> gs = analysis::goroutines(session.snapshot());
+  std::vector<analysis::GoroutineInfo> gs = session.goroutineInfos();
   if (q.user) {
     std::erase_if(gs, [](const analysis::GoroutineInfo& g) { return g.is_system; });
   }

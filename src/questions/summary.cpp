@@ -169,7 +169,7 @@ const Question& summaryQuestion() {
 }
 
 analysis::Summary querySummary(const Session& session, const SummaryQuery& q) {
-  return analysis::summarize(session.snapshot(), q.top);
+  return analysis::summarize(session.snapshot(), q.top, session.goroutineLeaks());
 }
 
 std::string summaryJson(const analysis::Summary& s) {

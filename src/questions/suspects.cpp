@@ -147,7 +147,7 @@ analysis::SuspectReport querySuspects(const Session& session, const SuspectsQuer
   o.threshold_percent = q.threshold;
   o.limit = q.limit;
   o.accumulation_percent = static_cast<uint32_t>(q.accumulation);
-  return analysis::leakSuspects(session.snapshot(), o);
+  return analysis::leakSuspects(session.snapshot(), o, session.goroutineInfos());
 }
 
 namespace {

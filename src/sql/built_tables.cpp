@@ -46,7 +46,7 @@ BuiltRows buildRoots(const SqlHeap& heap) {
 BuiltRows buildGoroutines(const SqlHeap& heap) {
   const analysis::Snapshot& s = heap.snapshot();
   BuiltRows out;
-  const std::vector<analysis::GoroutineInfo> gs = analysis::goroutines(s);
+  const std::vector<analysis::GoroutineInfo>& gs = heap.session().goroutineInfos();
   for (uint32_t i = 0; i < gs.size(); i++) {
     const analysis::GoroutineInfo& g = gs[i];
     Value created_by, created_file, created_line;
@@ -67,7 +67,7 @@ BuiltRows buildGoroutines(const SqlHeap& heap) {
 BuiltRows buildFrames(const SqlHeap& heap) {
   const analysis::Snapshot& s = heap.snapshot();
   BuiltRows out;
-  const std::vector<analysis::GoroutineInfo> gs = analysis::goroutines(s);
+  const std::vector<analysis::GoroutineInfo>& gs = heap.session().goroutineInfos();
   for (uint32_t i = 0; i < gs.size(); i++) {
     const analysis::GoroutineInfo& g = gs[i];
     for (uint32_t k = 0; k < g.frames.size(); k++) {
