@@ -15,8 +15,9 @@
 //     returning it (no debug.FreeOSMemory): the heap holds it idle;
 //   - writes a heap dump to DUMP, then REPORT: its runtime.MemStats, its
 //     resident set (/proc/self/smaps_rollup's Rss), the C bytes it
-//     malloc'd, the file it mapped, read as late as it can be, just before
-//     the core.
+//     malloc'd and what glibc says its heap took from the system
+//     (mallinfo2), the file it mapped, read as late as it can be, just
+//     before the core.
 //
 // With crash it dies of SIGABRT after the report: under GOTRACEBACK=crash
 // the kernel writes a core (tests/core/process_memory_test.cpp). With live
@@ -25,8 +26,18 @@
 package main
 
 /*
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
+
+// What glibc itself says it got from the system for its heap: the arenas'
+// memory (the main arena's brk heap, the other arenas' heaps) and the
+// chunks it mapped one by one.
+static void glibc_heap(size_t *arenas, size_t *mapped) {
+	struct mallinfo2 mi = mallinfo2();
+	*arenas = mi.arena;
+	*mapped = mi.hblkhd;
+}
 
 // Blocks malloc'd and touched, never freed: `n` of `size` bytes. Returns
 // how many were had.
@@ -83,11 +94,15 @@ type report struct {
 	CLargeBytes  uint64 `json:"c_large_bytes"`
 	CSmallBlocks int    `json:"c_small_blocks"`
 	CSmallBytes  uint64 `json:"c_small_bytes"`
-	MappedFile   string `json:"mapped_file"`
-	MappedBytes  uint64 `json:"mapped_file_bytes"`
-	Parked       int    `json:"parked_goroutines"`
-	LiveBytes    uint64 `json:"live_bytes"`
-	FreedBytes   uint64 `json:"freed_bytes"`
+	// glibc's own accounting (mallinfo2), read last: the arenas' system
+	// memory and the mmapped chunks' bytes.
+	GlibcArenaBytes uint64 `json:"glibc_arena_bytes"`
+	GlibcMmapBytes  uint64 `json:"glibc_mmap_bytes"`
+	MappedFile      string `json:"mapped_file"`
+	MappedBytes     uint64 `json:"mapped_file_bytes"`
+	Parked          int    `json:"parked_goroutines"`
+	LiveBytes       uint64 `json:"live_bytes"`
+	FreedBytes      uint64 `json:"freed_bytes"`
 }
 
 var (
@@ -210,6 +225,9 @@ func main() {
 		"MCacheSys": m.MCacheSys, "BuckHashSys": m.BuckHashSys, "GCSys": m.GCSys,
 		"OtherSys": m.OtherSys,
 	}
+	var arenas, mapped C.size_t
+	C.glibc_heap(&arenas, &mapped)
+	rep.GlibcArenaBytes, rep.GlibcMmapBytes = uint64(arenas), uint64(mapped)
 	rep.Rss = rss()
 	out, err := json.MarshalIndent(rep, "", "  ")
 	if err == nil {
