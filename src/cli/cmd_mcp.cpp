@@ -28,11 +28,10 @@ CommandSpec mcpSpec() {
       "the --allow-dir folders, http:// URLs only on loopback or under an --allow-url prefix, "
       "and a running process only with --allow-pid. SQL only reads, and stops at its time and "
       "row limits. README.md shows how to add goheap to Claude Code, VS Code and Cursor.");
-  spec.flag("allow-dir", "DIR", "also read heaps and executables under DIR (may be repeated)")
-      .repeatable();
+  spec.flag("allow-dir", "DIR", "also read heaps and executables under DIR").repeatable();
   spec.flag("allow-url", "PREFIX",
             "also read heaps from http:// URLs that start with PREFIX, like "
-            "http://10.0.0.5:6060/ (may be repeated); loopback URLs are always allowed")
+            "http://10.0.0.5:6060/; loopback URLs are always allowed")
       .repeatable();
   spec.boolFlag("allow-pid",
                 "let a tool snap a running process (source pid:PID): it is paused while its "
