@@ -1,9 +1,11 @@
 #include "mcp/output_schema.h"
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <vector>
 
+#include "questions/catalog.h"
 #include "util/json_writer.h"
 #include "web/web_assets.h"
 
@@ -221,13 +223,22 @@ Expected<std::string> outputSchemaFromDoc(std::string_view doc, std::string_view
 }
 
 std::optional<std::string> outputSchema(std::string_view tool) {
-  for (const web::WebAsset& a : web::webAssets()) {
-    if (a.path != "/cli-json.md") continue;
-    const std::string_view doc(reinterpret_cast<const char*>(a.bytes.data()), a.bytes.size());
-    Expected<std::string> schema = outputSchemaFromDoc(doc, tool);
-    if (schema) return schema.take();
-  }
-  return std::nullopt;
+  // Made once per tool: tools/list, resources and every call ask again.
+  static const std::map<std::string, std::string, std::less<>> schemas = [] {
+    std::map<std::string, std::string, std::less<>> made;
+    for (const web::WebAsset& a : web::webAssets()) {
+      if (a.path != "/cli-json.md") continue;
+      const std::string_view doc(reinterpret_cast<const char*>(a.bytes.data()), a.bytes.size());
+      for (const questions::Question* q : questions::allQuestions()) {
+        if (Expected<std::string> schema = outputSchemaFromDoc(doc, q->name)) {
+          made.emplace(q->name, schema.take());
+        }
+      }
+    }
+    return made;
+  }();
+  const auto it = schemas.find(tool);
+  return it == schemas.end() ? std::nullopt : std::optional<std::string>(it->second);
 }
 
 }  // namespace goheap::mcp

@@ -181,19 +181,16 @@ std::string errorResponse(std::string_view id, int code, std::string_view messag
   return out;
 }
 
+std::string scalarText(const JsonNode& value) {
+  if (value.isNumber()) return value.numberText();
+  if (!value.isString()) return {};
+  return written([&](JsonWriter& w) { w.value(value.string()); });
+}
+
 std::string idText(const JsonNode& message) {
   const JsonNode* id = message.isObject() ? message.find("id") : nullptr;
-  if (id == nullptr) return "null";
-  std::string out;
-  JsonWriter w(out);
-  if (id->isString()) {
-    w.value(id->string());
-  } else if (id->isNumber()) {
-    w.rawValue(id->numberText());
-  } else {
-    return "null";
-  }
-  return out;
+  const std::string text = id != nullptr ? scalarText(*id) : std::string();
+  return text.empty() ? "null" : text;
 }
 
 std::optional<std::string> McpServer::handleText(std::string_view text, CallContext& call) {

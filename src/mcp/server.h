@@ -103,5 +103,8 @@ inline constexpr int kInvalidParams = -32602;
 std::string errorResponse(std::string_view id, int code, std::string_view message);
 // The JSON text of a message's id: "7", "\"a\"", or "null".
 std::string idText(const JsonNode& message);
+// The JSON text of a string or a number (an id, a progress token), as the
+// client wrote it; "" for any other value.
+std::string scalarText(const JsonNode& value);
 
 }  // namespace goheap::mcp

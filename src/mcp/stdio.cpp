@@ -217,13 +217,7 @@ void StdioSession::receive(std::string_view line) {
     const JsonNode* params = message.find("params");
     const JsonNode* request = params != nullptr ? params->find("requestId") : nullptr;
     if (request == nullptr) return;
-    std::string key;
-    JsonWriter w(key);
-    if (request->isString()) {
-      w.value(request->string());
-    } else {
-      w.rawValue(request->numberText());
-    }
+    const std::string key = scalarText(*request);
     std::lock_guard lock(mu_);
     if (auto it = running_.find(key); it != running_.end()) it->second->context.cancelled = true;
     return;
@@ -240,14 +234,7 @@ void StdioSession::receive(std::string_view line) {
     if (const JsonNode* params = message.find("params"); params != nullptr) {
       const JsonNode* meta = params->find("_meta");
       const JsonNode* token = meta != nullptr ? meta->find("progressToken") : nullptr;
-      if (token != nullptr && (token->isString() || token->isNumber())) {
-        JsonWriter w(call->context.progress_token);
-        if (token->isString()) {
-          w.value(token->string());
-        } else {
-          w.rawValue(token->numberText());
-        }
-      }
+      if (token != nullptr) call->context.progress_token = scalarText(*token);
     }
     {
       std::lock_guard lock(mu_);

@@ -105,17 +105,8 @@ struct MemlabView {
 
 // Runs tests/export/memlab_retained.js; false when node or memlab is missing.
 bool memlabAvailable(std::string& why) {
-  const std::string modules = std::string(GOHEAP_NPM_DIR) + "/node_modules";
-  if (testing::runCommand("node --version >/dev/null 2>&1") != 0) {
-    why = "node is not installed (scripts/install-deps.sh installs nodejs)";
-    return false;
-  }
-  if (!std::filesystem::exists(modules + "/@memlab/core/package.json")) {
-    why = "memlab is not installed: run scripts/install-npm-tools.sh " +
-          std::string(GOHEAP_NPM_DIR) + " (ctest's install_npm_tools does)";
-    return false;
-  }
-  return true;
+  why = testing::missingNodePackage("@memlab/core");
+  return why.empty();
 }
 
 MemlabView runMemlab(const std::string& snapshot) {

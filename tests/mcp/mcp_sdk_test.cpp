@@ -18,13 +18,8 @@ const std::string kDumps = GOHEAP_TESTDUMPS_DIR;
 
 // Why the SDK cannot be run here, or empty.
 std::string missingTool() {
-  if (testing::runCommand("node --version >/dev/null 2>&1") != 0) {
-    return "node is not installed (scripts/install-deps.sh installs nodejs)";
-  }
-  if (!std::filesystem::exists(std::string(GOHEAP_NPM_DIR) +
-                               "/node_modules/@modelcontextprotocol/sdk/package.json")) {
-    return "@modelcontextprotocol/sdk is not installed: run scripts/install-npm-tools.sh " +
-           std::string(GOHEAP_NPM_DIR) + " (ctest's install_npm_tools does)";
+  for (const char* package : {"@modelcontextprotocol/sdk", "ajv"}) {
+    if (std::string why = testing::missingNodePackage(package); !why.empty()) return why;
   }
   if (!std::filesystem::exists(kDumps + "/go1.24/leaks.dump")) {
     return "no " + kDumps + "/go1.24/leaks.dump (make_test_dumps makes it)";

@@ -27,14 +27,7 @@ const std::string kChromium = "/usr/bin/chromium";
 
 // Why the browser test cannot run here, or empty.
 std::string missingTool() {
-  if (testing::runCommand("node --version >/dev/null 2>&1") != 0) {
-    return "node is not installed (scripts/install-deps.sh installs nodejs)";
-  }
-  if (!std::filesystem::exists(std::string(GOHEAP_NPM_DIR) +
-                               "/node_modules/playwright-core/package.json")) {
-    return "playwright-core is not installed: run scripts/install-npm-tools.sh " +
-           std::string(GOHEAP_NPM_DIR) + " (ctest's install_npm_tools does)";
-  }
+  if (std::string why = testing::missingNodePackage("playwright-core"); !why.empty()) return why;
   if (!std::filesystem::exists(kChromium)) {
     return "chromium is not installed (scripts/install-deps.sh installs it)";
   }

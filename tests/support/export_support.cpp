@@ -81,4 +81,16 @@ int runCommand(const std::string& command) {
   return WEXITSTATUS(status);
 }
 
+std::string missingNodePackage(const std::string& package) {
+  if (runCommand("node --version >/dev/null 2>&1") != 0) {
+    return "node is not installed (scripts/install-deps.sh installs nodejs)";
+  }
+  if (!std::filesystem::exists(std::string(GOHEAP_NPM_DIR) + "/node_modules/" + package +
+                               "/package.json")) {
+    return package + " is not installed: run scripts/install-npm-tools.sh " +
+           std::string(GOHEAP_NPM_DIR) + " (ctest's install_npm_tools does)";
+  }
+  return {};
+}
+
 }  // namespace goheap::testing

@@ -37,6 +37,12 @@ void writeWholeFile(const std::string& path, const std::string& text);
 // Runs a shell command line; its exit status (-1 when it could not run).
 int runCommand(const std::string& command);
 
+// Why a test that runs `package` (an npm package, "@memlab/core") under
+// node cannot run here: node missing, or the package not installed in the
+// build's npm/ folder (ctest's install_npm_tools installs it). Empty when
+// it can.
+std::string missingNodePackage(const std::string& package);
+
 }  // namespace goheap::testing
 
 // Inside a test: skip when a tool is missing (a failure under CI=true,

@@ -497,9 +497,9 @@ namespace {
 // compactJson leaves strings as written, white space and all, and drops
 // only what lies between tokens: the compact writer's text.
 TEST(CompactJson, IsTheCompactWritersText) {
-  for (const JsonWriter::Style style : {JsonWriter::Style::Pretty, JsonWriter::Style::Compact}) {
-    std::string written;
-    JsonWriter w(written, style);
+  const auto document = [](JsonWriter::Style style) {
+    std::string out;
+    JsonWriter w(out, style);
     w.beginObject()
         .field("a b", " spaced \"quoted\" \\ {\n}\t")
         .key("list")
@@ -511,20 +511,11 @@ TEST(CompactJson, IsTheCompactWritersText) {
         .endObject()
         .endArray()
         .endObject();
-    std::string compact;
-    JsonWriter c(compact);
-    c.beginObject()
-        .field("a b", " spaced \"quoted\" \\ {\n}\t")
-        .key("list")
-        .beginArray()
-        .value(1)
-        .value(-2.5)
-        .null()
-        .beginObject()
-        .endObject()
-        .endArray()
-        .endObject();
-    EXPECT_EQ(compactJson(written), compact);
+    return out;
+  };
+  const std::string compact = document(JsonWriter::Style::Compact);
+  for (const JsonWriter::Style style : {JsonWriter::Style::Pretty, JsonWriter::Style::Compact}) {
+    EXPECT_EQ(compactJson(document(style)), compact);
   }
 }
 
