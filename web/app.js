@@ -24,6 +24,15 @@ function fmtCount(n) { return Number(n).toLocaleString("en-US"); }
 function pct(part, whole) { return whole > 0 ? (100 * part / whole).toFixed(1) + "%" : "-"; }
 
 // A node label (docs/cli-json.md "Node labels") as HTML: objects link to their page.
+// The slot a path step leaves its node by: its field, else its offset. A
+// global's name says where in the global the word is: the offset is then
+// the segment's, and left out.
+function slotHtml(node, field, offset) {
+  if (field) return ` <code>${esc(field)}</code>`;
+  if (offset === undefined || node.global) return "";
+  return ` <span class="muted">+${offset}</span>`;
+}
+
 function labelHtml(l) {
   if (!l) return "";
   if (l.kind === "object") {
@@ -357,14 +366,14 @@ async function objectPage(addr) {
   }
   html += `<h3>Paths from GC roots</h3><div id="paths">`;
   p.paths.forEach((path, i) => {
-    html += `<ol class="path" data-index="${i}">` + path.map((s) => `<li>${labelHtml(s.node)}${s.field ? ` <code>${esc(s.field)}</code>` : s.offset !== undefined ? ` <span class="muted">+${s.offset}</span>` : ""}</li>`).join("") + `</ol>`;
+    html += `<ol class="path" data-index="${i}">` + path.map((s) => `<li>${labelHtml(s.node)}${slotHtml(s.node, s.field, s.offset)}</li>`).join("") + `</ol>`;
   });
   html += `</div><h3>Pointers</h3><table><tr><th class="num">offset</th><th>field</th><th>target</th></tr>`;
   for (const r of o.pointers) {
     html += `<tr><td class="num">+${r.offset}</td><td class="mono">${esc(r.field || "")}</td><td>${r.target.kind === "non-heap" ? `<span class="muted mono">${esc(r.value)} (outside the heap)</span>` : labelHtml(r.target)}</td></tr>`;
   }
   html += `</table><h3>Referrers <span class="muted">(${fmtCount(o.referrer_count)})</span></h3><table>`;
-  for (const r of o.referrers) html += `<tr><td>${labelHtml(r.holder)}</td><td class="mono">${esc(r.field || (r.offset !== undefined ? "+" + r.offset : ""))}</td></tr>`;
+  for (const r of o.referrers) html += `<tr><td>${labelHtml(r.holder)}</td><td class="mono">${esc(r.field || (r.offset !== undefined && !r.holder.global ? "+" + r.offset : ""))}</td></tr>`;
   html += `</table><h3>Allocated at</h3>`;
   html += o.alloc_stack.length
     ? `<ol>${o.alloc_stack.map((f) => `<li><code>${esc(f.function)}</code>${f.inlined ? " <span class=muted>(inlined)</span>" : ""} <span class="muted">${esc(f.file)}:${f.line}</span></li>`).join("")}</ol>`
@@ -442,7 +451,7 @@ async function suspectsPage(params) {
     }
     html += `<tr><td>accumulation point</td><td class="accumulation">${labelHtml(a.node)} <span class="muted">holds ${fmtBytes(a.retained)}, ${fmtCount(a.children)} children</span></td></tr></table>`;
     html += `<p class="muted">Shortest path from a GC root${x.kind === "group" ? " to the biggest member" : ""}:</p><ol class="path">` +
-      x.path.map((st) => `<li>${labelHtml(st.node)}${st.field ? ` <code>${esc(st.field)}</code>` : st.offset !== undefined ? ` <span class="muted">+${st.offset}</span>` : ""}</li>`).join("") + `</ol>`;
+      x.path.map((st) => `<li>${labelHtml(st.node)}${slotHtml(st.node, st.field, st.offset)}</li>`).join("") + `</ol>`;
     const acc = x.accumulated;
     html += `<p class="muted">It accumulates ${fmtCount(acc.count)} objects, ${fmtBytes(acc.bytes)}, in ${fmtCount(acc.groups)} ${s.by === "type" ? "type" : "group"}${acc.groups === 1 ? "" : "s"}:</p>` +
       `<table class="accumulated"><tr><th class="num">count</th><th class="num">bytes</th><th>${s.by === "type" ? "type" : "group"}</th></tr>` +

@@ -5,6 +5,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include "analysis/slots.h"
 #include "core/goroutines.h"
 #include "core/runtime_table.h"
 
@@ -114,6 +115,9 @@ struct Waiter {
   bool can_run = false;        // waits on something outside the heap (or unknown)
   std::vector<NodeId> waited;  // the channels, or the primitive's object
   std::vector<NodeId> sudogs;  // whose hidden pointer goes to `waited`
+  // A sync wait's semaphore address (sudog.elem), inside waited[0]; 0 for
+  // a Cond's or a channel wait.
+  uint64_t semaphore = 0;
 };
 
 // What the sync waits that g.waiting does not link wait on (Go 1.25 and
@@ -161,6 +165,7 @@ std::vector<Waiter> linkSyncWaits(const Snapshot& s, const WaitLayout& layout,
       } else {
         w.waited.push_back(primitive);
         w.sudogs.push_back(sudog);
+        w.semaphore = elem;
       }
       continue;
     }
@@ -195,6 +200,180 @@ std::vector<Waiter> linkSyncWaits(const Snapshot& s, const WaitLayout& layout,
   std::erase_if(unlinked, [](const Waiter& w) { return w.can_run; });
   return unlinked;
 }
+
+// The allocator's tiny blocks: pointer-free objects this small may hold
+// several unrelated values (runtime/malloc.go, maxTinySize).
+constexpr uint64_t kTinyBlockSize = 16;
+
+bool isTinyBlock(const Snapshot& s, NodeId o) {
+  return s.heap.isObject(o) && s.model.objects.size[o] <= kTinyBlockSize &&
+         !s.model.objectHasPointers(o);
+}
+
+// "Mutex", "RWMutex", "WaitGroup": the primitive a sync wait is on, by the
+// sync method in its frames.
+std::string_view primitiveName(const model::HeapModel& d, const model::Goroutine& g) {
+  for (uint32_t f = 0; f < g.frame_count; f++) {
+    const std::string_view fn = d.frames[g.first_frame + f].function;
+    for (std::string_view p : {"RWMutex", "WaitGroup", "Mutex"}) {
+      if (fn.find(".(*" + std::string(p) + ")") != std::string_view::npos) return p;
+    }
+  }
+  return "sync primitive";
+}
+
+// What a holder is called in a reason: the global, else its label.
+std::string holderName(const Snapshot& s, NodeId n, uint64_t slot_address) {
+  const NodeLabel l = labelHolder(s, n, slot_address);
+  if (!l.global.empty()) return l.global;
+  return l.short_name.empty() ? l.name : l.short_name;
+}
+
+// The runtime's marking for leaked goroutines, to a fixpoint: one search
+// from every root but the blocked goroutines' own, into which a waiter's
+// roots enter as soon as something it waits on is marked.
+//
+// One refinement over the runtime: a sync primitive inside a tiny block
+// counts as reached only through a pointer whose static type reaches its
+// bytes (typedReach), not through any pointer into the block. With
+// untyped_reaches, a pointer of unknown type into such a block reaches all
+// of it, which is the runtime's answer and the sound one.
+class LeakMarking {
+ public:
+  struct Result {
+    std::vector<uint8_t> woken;  // per waiter
+    bool untyped_reach_used = false;
+    // A waiter woken through an untyped pointer into its primitive's tiny
+    // block: the first such pointer's holder and slot address.
+    std::unordered_map<uint32_t, std::pair<NodeId, uint64_t>> shared_holder;
+  };
+
+  LeakMarking(const Snapshot& s, const std::vector<Waiter>& waiters) : s_(s), waiters_(waiters) {
+    for (uint32_t w = 0; w < waiters.size(); w++) {
+      for (size_t k = 0; k < waiters[w].waited.size(); k++) {
+        const NodeId o = waiters[w].waited[k];
+        if (k < waiters[w].sudogs.size()) hidden_[waiters[w].sudogs[k]].push_back(o);
+        if (waiters[w].wait == BlockingWait::Sync && waiters[w].semaphore != 0 &&
+            isTinyBlock(s, o)) {
+          // A Mutex is its state word and its semaphore: the 8 bytes around
+          // sudog.elem, which every sync primitive's own bytes include.
+          const uint64_t at = waiters[w].semaphore - s.model.objects.addr[o];
+          const uint64_t size = s.model.objects.size[o];
+          in_tiny_[o].push_back({w, at >= 4 ? at - 4 : 0, std::min(at + 4, size)});
+        } else {
+          wakes_[o].push_back(w);
+        }
+      }
+    }
+    std::vector<std::vector<NodeId>> roots_of = rootsByGoroutine(s);
+    own_roots_.resize(waiters.size());
+    held_back_.assign(s.heap.nodeCount(), 0);
+    for (uint32_t w = 0; w < waiters.size(); w++) {
+      own_roots_[w] = std::move(roots_of[waiters[w].goroutine]);
+      for (NodeId n : own_roots_[w]) held_back_[n] = 1;
+    }
+  }
+
+  const std::vector<NodeId>& ownRoots(uint32_t w) const { return own_roots_[w]; }
+
+  Result run(bool untyped_reaches) const {
+    Result r;
+    r.woken.assign(waiters_.size(), 0);
+    std::vector<uint8_t> marked(s_.heap.nodeCount(), 0);
+    std::vector<NodeId> stack;
+    auto mark = [&](NodeId n) {
+      if (marked[n] != 0) return;
+      marked[n] = 1;
+      stack.push_back(n);
+    };
+    auto wake = [&](uint32_t w) {
+      if (r.woken[w] != 0) return;
+      r.woken[w] = 1;
+      for (NodeId n : own_roots_[w]) mark(n);
+    };
+    const NodeId root = s_.heap.superRoot();
+    marked[root] = 1;
+    for (NodeId n : s_.heap.successors.neighbors(root)) {
+      if (held_back_[n] == 0) mark(n);
+    }
+    while (!stack.empty()) {
+      const NodeId n = stack.back();
+      stack.pop_back();
+      if (auto it = wakes_.find(n); it != wakes_.end()) {
+        for (uint32_t w : it->second) wake(w);
+      }
+      bool into_tiny = false;
+      for (NodeId t : s_.heap.successors.neighbors(n)) {
+        if (isHidden(n, t)) continue;
+        into_tiny = into_tiny || in_tiny_.contains(t);
+        mark(t);
+      }
+      if (into_tiny) wakeThroughTinyBlocks(n, untyped_reaches, r, wake);
+    }
+    return r;
+  }
+
+ private:
+  struct TinyWait {
+    uint32_t waiter;
+    uint64_t lo, hi;  // the primitive's bytes, as offsets in the block
+  };
+
+  // Whether the edge n -> t is a sudog's pointer to what it waits on.
+  bool isHidden(NodeId n, NodeId t) const {
+    const auto h = hidden_.find(n);
+    return h != hidden_.end() &&
+           std::find(h->second.begin(), h->second.end(), t) != h->second.end();
+  }
+
+  // Wakes the waiters whose primitive, in a tiny block n points into, one
+  // of n's pointers reaches.
+  template <class Wake>
+  void wakeThroughTinyBlocks(NodeId n, bool untyped_reaches, Result& r, Wake&& wake) const {
+    std::vector<NodeId> pointed;  // the tiny blocks a slot of n points into
+    auto reach = [&](NodeId block, uint64_t from, std::optional<uint64_t> length,
+                     uint64_t slot_address) {
+      for (const TinyWait& tw : in_tiny_.at(block)) {
+        if (!length && from >= tw.lo && from < tw.hi && slot_address != 0) {
+          wake(tw.waiter);  // whatever its type, it points into the primitive
+          continue;
+        }
+        if (length) {
+          // [from, from + length) meets [lo, hi), without overflow.
+          const bool meets =
+              *length != 0 && tw.hi > from && (from >= tw.lo || *length > tw.lo - from);
+          if (meets) wake(tw.waiter);
+          continue;
+        }
+        r.untyped_reach_used = true;
+        if (!untyped_reaches) continue;
+        if (r.woken[tw.waiter] == 0) r.shared_holder.emplace(tw.waiter, std::pair{n, slot_address});
+        wake(tw.waiter);
+      }
+    };
+    forEachNodeSlot(s_, n, [&](uint64_t off, uint64_t value, uint64_t slot_address) {
+      const NodeId t = value == 0 ? kNoNode : s_.heap.addresses().find(value);
+      if (t == kNoNode || !in_tiny_.contains(t) || isHidden(n, t)) return;
+      pointed.push_back(t);
+      reach(t, value - s_.model.objects.addr[t], typedReach(s_, n, off, slot_address),
+            slot_address);
+    });
+    // An edge no slot explains (a record's pointer, a stack object's word):
+    // of unknown type.
+    for (NodeId t : s_.heap.successors.neighbors(n)) {
+      const bool explained = std::find(pointed.begin(), pointed.end(), t) != pointed.end();
+      if (in_tiny_.contains(t) && !explained && !isHidden(n, t)) reach(t, 0, std::nullopt, 0);
+    }
+  }
+
+  const Snapshot& s_;
+  const std::vector<Waiter>& waiters_;
+  std::unordered_map<NodeId, std::vector<NodeId>> hidden_;   // sudog -> targets
+  std::unordered_map<NodeId, std::vector<uint32_t>> wakes_;  // object -> waiters
+  std::unordered_map<NodeId, std::vector<TinyWait>> in_tiny_;
+  std::vector<std::vector<NodeId>> own_roots_;
+  std::vector<uint8_t> held_back_;
+};
 
 }  // namespace
 
@@ -239,6 +418,7 @@ GoroutineLeaks findGoroutineLeaks(const Snapshot& s) {
         } else {
           w.waited.push_back(node);
           if (NodeId sg = heap_words.objectAt(*sudog); sg != kNoNode) w.sudogs.push_back(sg);
+          if (w.wait == BlockingWait::Sync) w.semaphore = *target;
         }
       }
       // Sync waits use only the first sudog, as isMaybeRunnable does.
@@ -265,61 +445,11 @@ GoroutineLeaks findGoroutineLeaks(const Snapshot& s) {
   out.leaked.assign(d.goroutines.size(), 0);
   if (waiters.empty()) return out;  // no goroutine is blocked in a way that can leak
 
-  // The hidden edges, and the waiters each object wakes once marked.
-  std::unordered_map<NodeId, std::vector<NodeId>> hidden;   // sudog -> targets
-  std::unordered_map<NodeId, std::vector<uint32_t>> wakes;  // object -> waiters
-  for (uint32_t w = 0; w < waiters.size(); w++) {
-    for (size_t k = 0; k < waiters[w].waited.size(); k++) {
-      if (k < waiters[w].sudogs.size())
-        hidden[waiters[w].sudogs[k]].push_back(waiters[w].waited[k]);
-      wakes[waiters[w].waited[k]].push_back(w);
-    }
-  }
-  // The roots that belong to each waiter, held back until it wakes.
-  std::vector<std::vector<NodeId>> roots_of = rootsByGoroutine(s);
-  std::vector<std::vector<NodeId>> own_roots(waiters.size());
-  std::vector<uint8_t> held_back(s.heap.nodeCount(), 0);
-  for (uint32_t w = 0; w < waiters.size(); w++) {
-    own_roots[w] = std::move(roots_of[waiters[w].goroutine]);
-    for (NodeId n : own_roots[w]) held_back[n] = 1;
-  }
-
-  // Mark to a fixpoint: one search, into which a waiter's roots enter as
-  // soon as something it waits on is marked.
-  std::vector<uint8_t> marked(s.heap.nodeCount(), 0);
-  std::vector<uint8_t> woken(waiters.size(), 0);
-  std::vector<NodeId> stack;
-  auto mark = [&](NodeId n) {
-    if (marked[n] != 0) return;
-    marked[n] = 1;
-    stack.push_back(n);
-  };
-  const NodeId root = s.heap.superRoot();
-  marked[root] = 1;
-  for (NodeId n : s.heap.successors.neighbors(root)) {
-    if (held_back[n] == 0) mark(n);
-  }
-  while (!stack.empty()) {
-    const NodeId n = stack.back();
-    stack.pop_back();
-    if (auto it = wakes.find(n); it != wakes.end()) {
-      for (uint32_t w : it->second) {
-        if (woken[w] != 0) continue;
-        woken[w] = 1;
-        for (NodeId r : own_roots[w]) mark(r);
-      }
-    }
-    const auto h = hidden.find(n);
-    for (NodeId t : s.heap.successors.neighbors(n)) {
-      if (h != hidden.end() && std::find(h->second.begin(), h->second.end(), t) != h->second.end())
-        continue;
-      mark(t);
-    }
-  }
-
+  LeakMarking marking(s, waiters);
+  const LeakMarking::Result sound = marking.run(/*untyped_reaches=*/true);
   std::vector<NodeId> leaked_roots;
   for (uint32_t w = 0; w < waiters.size(); w++) {
-    if (woken[w] != 0) continue;
+    if (sound.woken[w] != 0) continue;
     const model::Goroutine& g = d.goroutines[waiters[w].goroutine];
     if (g.goid == 1 && g.wait_reason == "select (no cases)") {
       out.main_in_select_forever = true;
@@ -327,10 +457,44 @@ GoroutineLeaks findGoroutineLeaks(const Snapshot& s) {
     }
     out.leaked[waiters[w].goroutine] = 1;
     out.leaked_count++;
-    leaked_roots.insert(leaked_roots.end(), own_roots[w].begin(), own_roots[w].end());
+    const std::vector<NodeId>& roots = marking.ownRoots(w);
+    leaked_roots.insert(leaked_roots.end(), roots.begin(), roots.end());
   }
   out.leaked_retained = jointlyRetained(s, leaked_roots);
+  if (!sound.untyped_reach_used) return out;
+
+  // Some primitive shares a tiny block with memory an untyped pointer
+  // reaches: the waiters that only that keeps able to run are said so.
+  const LeakMarking::Result typed = marking.run(/*untyped_reaches=*/false);
+  std::string first_shared;  // the first such goroutine, for those waiting on it
+  for (uint32_t w = 0; w < waiters.size(); w++) {
+    if (sound.woken[w] == 0 || typed.woken[w] != 0) continue;
+    const model::Goroutine& g = d.goroutines[waiters[w].goroutine];
+    auto holder = sound.shared_holder.find(w);
+    std::string why;
+    if (holder != sound.shared_holder.end()) {
+      why = "its " + std::string(primitiveName(d, g)) + " shares an allocation with memory that " +
+            holderName(s, holder->second.first, holder->second.second) +
+            " holds, through a pointer of unknown type";
+      if (first_shared.empty()) first_shared = "goroutine " + std::to_string(g.goid);
+    } else {
+      why = "it waits on what a goroutine blocked on a shared allocation holds";
+    }
+    out.not_leaked_because.push_back({waiters[w].goroutine, std::move(why)});
+  }
+  for (auto& [record, why] : out.not_leaked_because) {
+    if (why.starts_with("it waits") && !first_shared.empty()) why += " (" + first_shared + ")";
+  }
+  std::sort(out.not_leaked_because.begin(), out.not_leaked_because.end());
   return out;
+}
+
+std::string_view GoroutineLeaks::notLeakedBecause(uint32_t record) const {
+  auto it = std::lower_bound(
+      not_leaked_because.begin(), not_leaked_because.end(), record,
+      [](const std::pair<uint32_t, std::string>& e, uint32_t r) { return e.first < r; });
+  return it != not_leaked_because.end() && it->first == record ? std::string_view(it->second)
+                                                               : std::string_view();
 }
 
 std::vector<std::vector<NodeId>> rootsByGoroutine(const Snapshot& s) {

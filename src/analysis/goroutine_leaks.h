@@ -14,6 +14,15 @@
 // goroutines left over are leaked. A channel or primitive outside the heap
 // (a global) counts as marked, as isMarkedOrNotInHeap does.
 //
+// goheap is exact where the runtime cannot be: the tiny allocator packs
+// small pointer-free values into one 16-byte block, which the collector
+// sees as one object, so a Mutex that shares a block with a global's bytes
+// looks reachable. Within such a block a pointer reaches only the bytes
+// its static type covers (analysis/slots.h, typedReach), and any pointer
+// into the primitive's own bytes reaches it; where a pointer elsewhere in
+// the block has no known type, the runtime's answer stands and the
+// goroutine is listed in not_leaked_because, with why.
+//
 // What a goroutine waits on is in its sudogs, listed from g.waiting. Go
 // 1.25 and older list none there for a sync wait; its sudog is then the
 // heap object of a sudog's size whose g is the goroutine, and the primitive
@@ -77,6 +86,14 @@ struct GoroutineLeaks {
   // no root), left out of `leaked` as Go 1.27's profile leaves it out
   // (golang/go#78922).
   bool main_in_select_forever = false;
+  // Blocked goroutines that are not called leaked only because their sync
+  // primitive shares a tiny block (16 bytes the allocator packs small
+  // pointer-free values into) with memory a pointer of unknown type holds:
+  // the runtime counts the whole block reached, and so does goheap then.
+  // By goroutine record, with the reason in words.
+  std::vector<std::pair<uint32_t, std::string>> not_leaked_because;
+  // The reason for goroutine record `record`, or empty.
+  std::string_view notLeakedBecause(uint32_t record) const;
 };
 GoroutineLeaks findGoroutineLeaks(const Snapshot& s);
 

@@ -199,6 +199,7 @@ NodeLabel labelHolder(const Snapshot& s, NodeId n, uint64_t slot_address) {
     return l;
   }
   l.global = std::string(g->name);
+  l.global_offset = g->offset;
   l.name = "global " + l.global;
   if (g->offset != 0) l.name += " +" + std::to_string(g->offset);
   l.short_name = l.name;
@@ -208,39 +209,13 @@ NodeLabel labelHolder(const Snapshot& s, NodeId n, uint64_t slot_address) {
 std::string slotField(const Snapshot& s, NodeId n, uint64_t offset, uint64_t slot_address) {
   if (!s.types || n == kNoNode) return {};
   const bin::DebugInfo& dwarf = *s.exe->typeTable();
-  const uint32_t ptr = s.model.params.ptr_size;
   if (s.heap.isObject(n)) {
     return typing::slotPath(s.model, s.heap, *s.types, dwarf, *s.exe, n, offset);
   }
-  const uint64_t bias = s.exe->loadBias();
-  switch (s.heap.rootKind(n)) {
-    case graph::RootKind::DataSegment:
-    case graph::RootKind::BssSegment: {
-      const bin::GlobalVariable* g = dwarf.globalAt(slot_address - bias);
-      if (g == nullptr) return {};
-      return std::string(g->name) +
-             typing::fieldPathAt(dwarf, g->type, slot_address - bias - g->address, ptr);
-    }
-    case graph::RootKind::StackFrame: {
-      const model::StackFrame& f = s.model.frames[s.heap.rootRecord(n)];
-      const uint64_t pc = f.pc - bias;
-      const bin::Function* fn = dwarf.functionAt(f.pc == f.entry_pc ? pc : pc - 1);
-      if (fn == nullptr) return {};
-      const uint64_t cfa = f.sp + f.contents.size;
-      for (const bin::FrameVariable& v : dwarf.variables(*fn)) {
-        if (!v.cfa_offset) continue;
-        const uint64_t at = cfa + static_cast<uint64_t>(*v.cfa_offset);
-        const uint64_t size = typing::typeSize(dwarf, v.type, ptr);
-        if (slot_address >= at && slot_address < at + std::max<uint64_t>(size, 1)) {
-          return std::string(v.parameter ? "param " : "local ") + std::string(v.name) +
-                 typing::fieldPathAt(dwarf, v.type, slot_address - at, ptr);
-        }
-      }
-      return {};
-    }
-    default:
-      return {};
-  }
+  const std::optional<SlotOwner> owner = rootSlotOwner(s, n, slot_address);
+  if (!owner) return {};
+  return owner->name +
+         typing::fieldPathAt(dwarf, owner->type, owner->offset, s.model.params.ptr_size);
 }
 
 // ---- summary ---------------------------------------------------------------
@@ -662,6 +637,7 @@ std::vector<GoroutineInfo> goroutines(const Snapshot& s, const GoroutineLeaks& l
     info.wait_since = g.wait_since;
     info.is_system = g.is_system;
     info.leaked = !leaks.leaked.empty() && leaks.leaked[i] != 0;
+    info.not_leaked_because = std::string(leaks.notLeakedBecause(i));
     info.g_addr = g.addr;
     info.retained = s.retained[s.heap.goroutineNode(i)];
     for (uint32_t f = 0; f < g.frame_count; f++) {

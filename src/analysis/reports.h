@@ -29,8 +29,10 @@ struct NodeLabel {
   std::string type_evidence;
   uint64_t address = 0;  // object address; 0 for roots
   // A data or bss root seen through one of its words, with the executable:
-  // the global variable holding that word ("main.cache").
+  // the global variable holding that word ("main.cache"), and the word's
+  // offset within it.
   std::string global;
+  uint64_t global_offset = 0;
 };
 NodeLabel labelNode(const Snapshot& s, NodeId n);
 // The same, for the holder of the word at `slot_address`: a data or bss
@@ -260,6 +262,9 @@ struct GoroutineInfo {
   // Blocked forever: nothing that can run reaches what it waits on
   // (analysis/goroutine_leaks.h).
   bool leaked = false;
+  // Blocked for good by the program's types, but not called leaked: why
+  // (GoroutineLeaks::not_leaked_because). Empty for the others.
+  std::string not_leaked_because;
   // The innermost frame outside runtime and sync (blockingFunction).
   std::string blocked_in;
   uint64_t retained = 0;  // bytes only this goroutine's stack keeps alive

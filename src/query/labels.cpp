@@ -23,7 +23,9 @@ void writeLabel(JsonWriter& w, const analysis::NodeLabel& label) {
     if (!label.type_evidence.empty()) w.field("type_evidence", label.type_evidence);
     w.field("address", formatHex(label.address));
   }
-  if (!label.global.empty()) w.field("global", label.global);
+  if (!label.global.empty()) {
+    w.field("global", label.global).field("global_offset", label.global_offset);
+  }
   if (label.node != kNoNode) w.field("node", label.node);
   w.endObject();
 }

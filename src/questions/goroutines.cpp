@@ -62,7 +62,19 @@ std::string state(const analysis::GoroutineInfo& g) {
   if (g.status == core::kGleaked) {
     return st + (g.leaked ? ", goheap agrees" : ", goheap finds it could run");
   }
+  if (!g.not_leaked_because.empty()) return st + ", maybe leaked";
   return g.leaked ? st + ", leaked" : st;
+}
+
+// Why each goroutine shown as "maybe leaked" is not called leaked.
+std::string maybeLeakedText(const Goroutines& gs) {
+  std::string out;
+  for (const analysis::GoroutineInfo& g : gs) {
+    if (g.not_leaked_because.empty()) continue;
+    out += "goroutine " + std::to_string(g.id) + " is not called leaked: " + g.not_leaked_because +
+           "\n";
+  }
+  return out;
 }
 
 std::string groupsText(const std::vector<analysis::GoroutineGroup>& groups,
@@ -123,7 +135,7 @@ std::string goroutinesText(const Heaps& heaps, const GoroutinesQuery& q, const G
       t.addRow({std::to_string(g.id), state(g) + (g.is_system ? " (runtime)" : ""),
                 seenBlocked(g, earliest), retained, std::to_string(g.frames.size()), fn});
     }
-    return style.csv ? t.renderCsv() : t.renderText(style.width);
+    return style.csv ? t.renderCsv() : t.renderText(style.width) + maybeLeakedText(gs);
   }
   std::string out;
   for (const analysis::GoroutineInfo& g : gs) {
@@ -132,6 +144,9 @@ std::string goroutinesText(const Heaps& heaps, const GoroutinesQuery& q, const G
     out += "]";
     if (g.is_system) out += " (runtime)";
     out += ", stack retains " + formatBytes(g.retained) + "\n";
+    if (!g.not_leaked_because.empty()) {
+      out += "    not called leaked: " + g.not_leaked_because + "\n";
+    }
     for (const analysis::FrameInfo& f : g.frames) {
       for (const analysis::SourceLine& in : f.inlined) {
         out += "    " + in.function + " (" + sourcePosition(in.file, in.line) + ")  inlined\n";
@@ -229,6 +244,7 @@ std::string goroutinesJson(const std::vector<analysis::GoroutineInfo>& gs, bool 
         w.field("wait_since_relative_ns", g.wait_since - earliest);
       }
       w.field("system", g.is_system).field("leaked", g.leaked);
+      if (!g.not_leaked_because.empty()) w.field("not_leaked_because", g.not_leaked_because);
       w.field("blocked_in", g.blocked_in).field("retained", g.retained);
       w.field("g_address", formatHex(g.g_addr));
       if (g.created_pc != 0) w.field("created_pc", formatHex(g.created_pc));

@@ -13,8 +13,14 @@ std::string pathStepsText(const analysis::Path& path, std::string_view indent,
     out.append(indent).append(j == 0 ? "" : "-> ");
     out += query::labelText(step.node);
     if (step.offset) {
-      out += "  +" + std::to_string(*step.offset);
-      if (!step.field.empty()) out += " " + step.field;
+      // A global's name says where in it the word is ("global main.cache
+      // +8"); the offset in the segment would read as one in the global.
+      if (step.node.global.empty()) {
+        out += "  +" + std::to_string(*step.offset);
+        if (!step.field.empty()) out += " " + step.field;
+      } else if (!step.field.empty()) {
+        out += "  " + step.field;
+      }
       if (slot_addresses && step.slot_address != 0) {
         out += " (" + formatHex(step.slot_address) + ")";
       }

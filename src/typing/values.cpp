@@ -211,8 +211,14 @@ std::vector<FieldValue> decodeFields(const model::HeapModel& dump, const graph::
   return dec.take();
 }
 
-std::string fieldPathAt(const bin::DebugInfo& dwarf, TypeId t, uint64_t offset, uint32_t ptr_size) {
-  std::string path;
+namespace {
+
+// Walks from a value of type `t` down to the innermost field or array
+// element holding `offset`, calling step(index_or_field_name) on the way;
+// returns where it stopped.
+template <class Step>
+InnermostValue walkToInnermost(const bin::DebugInfo& dwarf, TypeId t, uint64_t offset,
+                               uint32_t ptr_size, Step&& step) {
   for (int depth = 0; t != kNoType && depth < kMaxDepth; depth++) {
     const TypeId r = dwarf.resolve(t);
     if (r == kNoType) break;
@@ -221,7 +227,7 @@ std::string fieldPathAt(const bin::DebugInfo& dwarf, TypeId t, uint64_t offset, 
     if (k == GoKind::Array && rt.elem != kNoType) {
       const uint64_t esize = typeSize(dwarf, rt.elem, ptr_size);
       if (esize == 0) break;
-      path += formatIndex(offset / esize);
+      step(formatIndex(offset / esize));
       offset %= esize;
       t = rt.elem;
       continue;
@@ -233,12 +239,40 @@ std::string fieldPathAt(const bin::DebugInfo& dwarf, TypeId t, uint64_t offset, 
       if (offset >= f.offset && offset < f.offset + std::max<uint64_t>(fsize, 1)) inside = &f;
     }
     if (inside == nullptr) break;
-    path += '.';
-    path += inside->name;
+    step("." + std::string(inside->name));
     offset -= inside->offset;
     t = inside->type;
   }
+  return {t, offset};
+}
+
+}  // namespace
+
+std::string fieldPathAt(const bin::DebugInfo& dwarf, TypeId t, uint64_t offset, uint32_t ptr_size) {
+  std::string path;
+  walkToInnermost(dwarf, t, offset, ptr_size, [&](const std::string& step) { path += step; });
   return path;
+}
+
+InnermostValue innermostAt(const bin::DebugInfo& dwarf, TypeId t, uint64_t offset,
+                           uint32_t ptr_size) {
+  return walkToInnermost(dwarf, t, offset, ptr_size, [](const std::string&) {});
+}
+
+std::optional<InnermostValue> objectValueAt(const HeapTypes& types, const bin::DebugInfo& dwarf,
+                                            NodeId object, uint64_t offset, uint32_t ptr_size) {
+  if (types.form(object) != TypeForm::Value && types.form(object) != TypeForm::Array) return {};
+  if (offset < types.dataOffset(object)) return {};
+  offset -= types.dataOffset(object);
+  const TypeId t = types.layout(object);
+  if (types.form(object) == TypeForm::Array) {
+    const uint64_t esize = typeSize(dwarf, t, ptr_size);
+    if (esize == 0 || offset / esize >= types.count(object)) return {};
+    offset %= esize;
+  } else if (offset >= std::max<uint64_t>(typeSize(dwarf, t, ptr_size), 1)) {
+    return {};
+  }
+  return InnermostValue{t, offset};
 }
 
 std::string objectFieldPath(const HeapTypes& types, const bin::DebugInfo& dwarf, NodeId object,

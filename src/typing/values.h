@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,22 @@ std::vector<FieldValue> decodeFields(const model::HeapModel& dump, const graph::
 // "[3].Next", "" at offset 0 of a type with no field there.
 std::string fieldPathAt(const bin::DebugInfo& dwarf, bin::TypeId t, uint64_t offset,
                         uint32_t ptr_size);
+
+// Where `offset` falls in a value of type `t`: the innermost field or
+// array element holding it (through structs and arrays; a slice, string or
+// interface header is innermost), and the offset within that.
+struct InnermostValue {
+  bin::TypeId type = bin::kNoType;
+  uint64_t offset = 0;
+};
+InnermostValue innermostAt(const bin::DebugInfo& dwarf, bin::TypeId t, uint64_t offset,
+                           uint32_t ptr_size);
+
+// The value of a typed object holding `offset` (an array's element, past
+// a malloc header): its type and the offset within it. None for an untyped
+// object, a string's bytes, a closure, or an offset outside the values.
+std::optional<InnermostValue> objectValueAt(const HeapTypes& types, const bin::DebugInfo& dwarf,
+                                            NodeId object, uint64_t offset, uint32_t ptr_size);
 
 // The same for an object: its typed layout (an array's element index too).
 std::string objectFieldPath(const HeapTypes& types, const bin::DebugInfo& dwarf, NodeId object,

@@ -33,6 +33,21 @@ void expectGoleakTruth(const analysis::Snapshot& s, const JsonValue& truth, bool
   Counts expected;
   for (const auto& [fn, n] : truth["leaked"].members()) expected[fn] = n.u64();
   const Counts found = leakedByFunction(s, leaks);
+  // The Mutex in a tiny block with a global slice's array: leaked where the
+  // slice's type is known (always with DWARF). Where it is not, the
+  // goroutine may be left able to run, as the runtime leaves it, but only
+  // with the reason said; no other goroutine gets one.
+  const std::string tiny = truth["tiny_shared"]["function"].str();
+  ASSERT_FALSE(tiny.empty()) << "the report has no tiny_shared";
+  const bool tiny_explained = !with_dwarf && found.count(tiny) == 0;
+  if (tiny_explained) expected.erase(tiny);
+  uint64_t explained = 0;
+  for (const auto& [record, why] : leaks.not_leaked_because) {
+    explained++;
+    EXPECT_EQ(analysis::blockingFunction(s.model, s.model.goroutines[record]), tiny) << why;
+    EXPECT_TRUE(why.starts_with("its Mutex shares an allocation with memory that ")) << why;
+  }
+  EXPECT_EQ(explained, tiny_explained ? 1u : 0u);
   EXPECT_EQ(found, expected);
   // Where the runtime has a goroutineleak profile, every leak it reports is
   // found (the program records it just after its dump).

@@ -37,11 +37,21 @@
 //   - main.chainHead, main.chainTail: head waits on a channel that only
 //     tail holds, and tail on one only it holds: both leak, head only
 //     because tail does;
-//   - main.leakMutex, main.leakWaitGroup, main.leakCond: sync waits on a
-//     Mutex locked for good, a WaitGroup never done, a Cond never
-//     signalled, each held by nothing but its waiters ("sync" in the
-//     report: Go 1.25 and older do not link such a waiter to what it waits
-//     on).
+//   - main.leakMutex, main.leakRWMutex, main.leakWaitGroup, main.leakCond:
+//     sync waits on a Mutex or RWMutex locked for good, a WaitGroup never
+//     done, a Cond never signalled, each held by nothing but its waiters
+//     ("sync" in the report: Go 1.25 and older do not link such a waiter to
+//     what it waits on), two of each, each on its own primitive. The
+//     Mutexes are allocated in a struct with a pointer (lockBox), so that
+//     none shares a tiny block with other memory by chance;
+//   - main.leakTinyMutex: the same, on a Mutex that shares a 16-byte tiny
+//     block on purpose with the 4-byte array of a global slice
+//     (main.tinyShared): to the collector the block is one object, which
+//     the global keeps, but the slice reaches only its own 4 bytes. The
+//     report names the function and the global (tiny_shared): a reader that
+//     knows the slice's type finds the goroutine leaked; one that does not
+//     counts the block reached, as the runtime's profile does, and must say
+//     why the goroutine is not called leaked.
 //
 // The decoys, blocked but not leaked:
 //   - main.waitGlobalChan: a receive on a channel a global holds;
@@ -51,6 +61,8 @@
 //   - main.waitGlobalCond: a Cond.Wait on a Cond a global holds;
 //   - main.selectOneReachable: a select with one case on a channel a
 //     global holds;
+//   - main.waitTinyHeld: a Lock of a Mutex in a tiny block that a global
+//     *sync.Mutex holds (main.tinyHeld): a typed pointer that reaches it;
 //   - main.waitAccept: an Accept on a loopback listener (network I/O);
 //   - main.sleeper: asleep.
 //
@@ -77,6 +89,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unsafe"
 )
 
 const leakBytes = 4096
@@ -90,14 +103,17 @@ var counts = map[string]int{
 	"main.leakSelectNoCases":  1,
 	"main.chainHead":          1,
 	"main.chainTail":          1,
-	"main.leakMutex":          1,
-	"main.leakWaitGroup":      1,
-	"main.leakCond":           1,
+	"main.leakMutex":          2,
+	"main.leakRWMutex":        2,
+	"main.leakWaitGroup":      2,
+	"main.leakCond":           2,
+	"main.leakTinyMutex":      1,
 	"main.waitGlobalChan":     2,
 	"main.waitHeldBySleeper":  1,
 	"main.waitTimer":          1,
 	"main.waitGlobalCond":     1,
 	"main.selectOneReachable": 1,
+	"main.waitTinyHeld":       1,
 	"main.waitAccept":         1,
 	"main.sleeper":            1,
 }
@@ -112,8 +128,10 @@ var leakKinds = map[string]string{
 	"main.chainHead":         "chan",
 	"main.chainTail":         "chan",
 	"main.leakMutex":         "sync",
+	"main.leakRWMutex":       "sync",
 	"main.leakWaitGroup":     "sync",
 	"main.leakCond":          "sync",
+	"main.leakTinyMutex":     "sync",
 }
 
 var (
@@ -121,7 +139,47 @@ var (
 	globalCond = sync.NewCond(&sync.Mutex{})
 	started    sync.WaitGroup
 	sink       []byte
+	// Shares its 4-byte array's tiny block with leakTinyMutex's Mutex.
+	tinyShared []byte
+	// A Mutex in a tiny block, locked, which main.waitTinyHeld waits on.
+	tinyHeld *sync.Mutex
 )
+
+// lockBox gives a Mutex an allocation of its own: an object with a pointer
+// is never packed into a tiny block with other values.
+type lockBox struct {
+	mu   sync.Mutex
+	next *lockBox
+}
+
+//go:noinline
+func newMutex() *sync.Mutex { return new(sync.Mutex) }
+
+//go:noinline
+func newFourBytes() []byte { return make([]byte, 4) }
+
+// sharedTinyMutex returns a Mutex in the same tiny block as tinyShared's
+// array. The tiny allocator packs consecutive small allocations into one
+// 16-byte block, so of Mutexes and 4-byte arrays allocated in turn some
+// pair shares one (which pair depends on the release and the block the
+// allocator starts in).
+func sharedTinyMutex() *sync.Mutex {
+	var mus []*sync.Mutex
+	var arrays [][]byte
+	for i := 0; i < 64; i++ {
+		mus = append(mus, newMutex())
+		arrays = append(arrays, newFourBytes())
+	}
+	for _, mu := range mus {
+		for _, b := range arrays {
+			if uintptr(unsafe.Pointer(mu))&^15 == uintptr(unsafe.Pointer(&b[0]))&^15 {
+				tinyShared = b
+				return mu
+			}
+		}
+	}
+	panic("goleak: no Mutex shared a tiny block with a 4-byte array")
+}
 
 // hold keeps a buffer alive from the caller's stack while it blocks.
 //
@@ -197,6 +255,20 @@ func leakMutex(mu *sync.Mutex) {
 	keep(b)
 }
 
+func leakRWMutex(mu *sync.RWMutex) {
+	b := hold()
+	started.Done()
+	mu.Lock()
+	keep(b)
+}
+
+func leakTinyMutex(mu *sync.Mutex) {
+	b := hold()
+	started.Done()
+	mu.Lock()
+	keep(b)
+}
+
 func leakWaitGroup(wg *sync.WaitGroup) {
 	b := hold()
 	started.Done()
@@ -249,6 +321,12 @@ func selectOneReachable() {
 	}
 }
 
+func waitTinyHeld() {
+	started.Done()
+	tinyHeld.Lock()
+	tinyHeld.Unlock()
+}
+
 func waitAccept(l net.Listener) {
 	started.Done()
 	c, err := l.Accept()
@@ -267,6 +345,15 @@ type report struct {
 	// where the runtime has none.
 	RuntimeProfile map[string]int `json:"runtime_profile,omitempty"`
 	NoBuffer       []string       `json:"no_buffer"` // leaks that hold no buffer
+	// The leak on a Mutex in a tiny block with a global's bytes.
+	TinyShared struct {
+		Function string `json:"function"`
+		Holder   string `json:"holder"`
+		// The global's address (%p), and the block's start
+		HolderAddress string `json:"holder_address"`
+		Block         string `json:"block"`
+		Offset        uint64 `json:"mutex_offset"` // of the Mutex in the block
+	} `json:"tiny_shared"`
 }
 
 func main() {
@@ -302,16 +389,33 @@ func main() {
 	start(counts["main.leakSelectNoCases"], leakSelectNoCases)
 	started.Add(2) // tail and the head it starts
 	go chainTail()
-	mu := new(sync.Mutex)
-	mu.Lock()
+	for i := 0; i < counts["main.leakMutex"]; i++ {
+		box := new(lockBox)
+		box.mu.Lock()
+		started.Add(1)
+		go leakMutex(&box.mu)
+	}
+	for i := 0; i < counts["main.leakRWMutex"]; i++ {
+		rw := new(sync.RWMutex)
+		rw.Lock()
+		started.Add(1)
+		go leakRWMutex(rw)
+	}
+	for i := 0; i < counts["main.leakWaitGroup"]; i++ {
+		wg := new(sync.WaitGroup)
+		wg.Add(1)
+		started.Add(1)
+		go leakWaitGroup(wg)
+	}
+	for i := 0; i < counts["main.leakCond"]; i++ {
+		started.Add(1)
+		go leakCond(sync.NewCond(&new(lockBox).mu))
+	}
+	tiny := sharedTinyMutex()
+	tiny.Lock()
 	started.Add(1)
-	go leakMutex(mu)
-	wg := new(sync.WaitGroup)
-	wg.Add(1)
-	started.Add(1)
-	go leakWaitGroup(wg)
-	started.Add(1)
-	go leakCond(sync.NewCond(new(sync.Mutex)))
+	go leakTinyMutex(tiny)
+	tinyOffset := uint64(uintptr(unsafe.Pointer(tiny)) & 15)
 	start(counts["main.waitGlobalChan"], waitGlobalChan)
 	held := make(chan int)
 	started.Add(2)
@@ -320,10 +424,13 @@ func main() {
 	start(counts["main.waitTimer"], waitTimer)
 	start(counts["main.waitGlobalCond"], waitGlobalCond)
 	start(counts["main.selectOneReachable"], selectOneReachable)
+	tinyHeld = newMutex()
+	tinyHeld.Lock()
+	start(counts["main.waitTinyHeld"], waitTinyHeld)
 	started.Add(1)
 	go waitAccept(l)
 	started.Wait()
-	mu, wg, held = nil, nil, nil
+	tiny, held = nil, nil
 	// Every goroutine reaches its blocking call, and the ones that lock a
 	// Mutex or wait on a Cond are parked on it, before the dump.
 	for i := 0; i < 50; i++ {
@@ -340,6 +447,11 @@ func main() {
 		NotLeaked: map[string]int{},
 		NoBuffer:  []string{"main.leakSelectNoCases"},
 	}
+	rep.TinyShared.Function = "main.leakTinyMutex"
+	rep.TinyShared.Holder = "main.tinyShared"
+	rep.TinyShared.Offset = tinyOffset
+	rep.TinyShared.HolderAddress = fmt.Sprintf("%p", &tinyShared)
+	rep.TinyShared.Block = fmt.Sprintf("%#x", uintptr(unsafe.Pointer(&tinyShared[0]))&^15)
 	for f, n := range counts {
 		if _, leaks := leakKinds[f]; leaks {
 			rep.Leaked[f] = n
@@ -390,7 +502,7 @@ func main() {
 // globalChanHolder reads the globals once more, so that the linker keeps
 // them as the decoys' holders.
 func globalChanHolder() []byte {
-	if globalChan == nil || globalCond == nil {
+	if globalChan == nil || globalCond == nil || tinyShared == nil || tinyHeld == nil {
 		return nil
 	}
 	return sink
