@@ -240,6 +240,7 @@ std::string typesProblem(const typing::HeapTypes& types, uint64_t object_count,
   const uint64_t type_count = dwarf.types().size();
   for (const typing::TypeAssignment& a : types.assignments) {
     if (a.form > typing::TypeForm::Closure) return "a form";
+    if (a.evidence > typing::TypeEvidence::AllocationSite) return "an evidence";
     if ((a.layout != bin::kNoType && a.layout >= type_count) ||
         (a.shown != bin::kNoType && a.shown >= type_count)) {
       return "a type id";

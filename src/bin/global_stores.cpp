@@ -92,15 +92,26 @@ struct State {
   std::map<int64_t, Tracked> stack;  // by offset from SP
 
   void clearRegisters() { regs.fill(Tracked{}); }
-  // Keeps what `other` agrees on.
+  // Keeps what `other` agrees on. A slice's data pointer that is a new
+  // array on one path and a global's address on the other (runtime.zerobase,
+  // which every empty slice points at) is the array's where it is not empty.
   void meet(const State& other) {
-    for (int r = 0; r < kRegisters; r++) {
-      if (!(regs[r] == other.regs[r])) regs[r] = Tracked{};
-    }
+    for (int r = 0; r < kRegisters; r++) regs[r] = agreed(regs[r], other.regs[r]);
     for (auto it = stack.begin(); it != stack.end();) {
       auto o = other.stack.find(it->first);
-      it = o != other.stack.end() && o->second == it->second ? std::next(it) : stack.erase(it);
+      if (o == other.stack.end()) {
+        it = stack.erase(it);
+        continue;
+      }
+      it->second = agreed(it->second, o->second);
+      it = it->second.kind != Tracked::Unknown ? std::next(it) : stack.erase(it);
     }
+  }
+  static Tracked agreed(const Tracked& a, const Tracked& b) {
+    if (a == b) return a;
+    if (a.kind == Tracked::NewArray && b.kind == Tracked::GlobalAddress) return a;
+    if (b.kind == Tracked::NewArray && a.kind == Tracked::GlobalAddress) return b;
+    return Tracked{};
   }
 };
 
@@ -108,6 +119,7 @@ struct State {
 enum class Callee : uint8_t {
   Other,
   NewObject,     // newobject(typ) *T
+  NewSized,      // Go 1.27's size-specialized new(T): mallocgc*SC*(size, typ, needzero)
   MakeSlice,     // makeslice(et, len, cap): et in AX
   GrowSlice,     // growslice: et in AX (Go 1.19), in SI (Go 1.20+)
   MakeValue,     // makemap(t, ...), makechan(t, ...): a value of type t
@@ -132,10 +144,26 @@ Callee classify(std::string_view name) {
       {"runtime.duffcopy", Callee::Duff},
   };
   if (auto it = kNamed.find(name); it != kNamed.end()) return it->second;
+  // What new(T) of at most 80 bytes compiles to since Go 1.27
+  // (cmd/compile's specializedMallocSym): one T, its type in BX.
+  if (name.starts_with("runtime.mallocgcSmallScanNoHeaderSC") ||
+      name.starts_with("runtime.mallocgcSmallNoScanSC") ||
+      name.starts_with("runtime.mallocgcTiny")) {
+    return Callee::NewSized;
+  }
   if (name.starts_with("runtime.gcWriteBarrier")) return Callee::WriteBarrier;
   // mapaccess*, mapassign*, mapdelete*, mapiterinit, mapIterStart, mapclear.
   if (name.starts_with("runtime.map")) return Callee::MapOperation;
   return Callee::Other;
+}
+
+// The runtime's functions that allocate a string's bytes for the code that
+// calls them: concatenation and conversions.
+bool makesStringBytes(std::string_view name) {
+  return name.starts_with("runtime.concatstring") || name == "runtime.slicebytetostring" ||
+         name == "runtime.slicerunetostring" || name == "runtime.intstring" ||
+         name == "runtime.rawstring" || name == "runtime.rawstringtmp" ||
+         name == "runtime.gostring";
 }
 
 // "sync.Map" for a pointer method's name, "sync.(*Map).Load"; empty for
@@ -216,6 +244,15 @@ struct Decoded {
   uint16_t written = 0;            // the general-purpose registers written, by index
 };
 
+// Where backward jumps land (a loop's head, or its body when the compiler
+// puts the condition below it), with the general-purpose registers the
+// loop writes, by index (all of them when it calls a function).
+struct Loop {
+  uint64_t end = 0;  // the last backward jump to the head
+  uint16_t written = 0;
+};
+using LoopHeads = std::unordered_map<uint64_t, Loop>;
+
 struct InsnDeleter {
   void operator()(cs_insn* i) const { cs_free(i, 1); }
 };
@@ -236,6 +273,14 @@ class CodeScanner {
 
   // Calls whose result was stored into a global: (callee entry, global).
   std::vector<std::pair<uint64_t, uint64_t>> stored_results;
+  // When set, every call to an allocator is recorded here (its return
+  // address, the type it allocates, what it makes), whatever happens to
+  // the result.
+  std::vector<AllocationCall>* allocation_calls = nullptr;
+  // When set, the stack slots known at each of these addresses (sorted,
+  // link-time: return addresses of calls) are recorded in `slots_at`.
+  std::span<const uint64_t> slot_pcs;
+  std::vector<std::tuple<uint64_t, int64_t, Tracked>> slots_at;  // (pc, SP offset, value)
   // Calls to these entries record the global whose address is in AX, their
   // receiver, in `receivers`.
   std::unordered_set<uint64_t> receiver_callees;
@@ -252,9 +297,9 @@ class CodeScanner {
   Callee calleeAt(uint64_t entry, std::string_view* name);
   // Decodes `f` into code_ and the addresses backward jumps land on; false
   // when its code cannot be read.
-  bool decode(const Func& f, std::unordered_set<uint64_t>& loop_heads);
+  bool decode(const Func& f, LoopHeads& loop_heads);
   void store(uint64_t global, const Tracked& v, std::vector<GlobalStore>& out);
-  void call(uint64_t target, State& s, std::vector<GlobalStore>& out);
+  void call(uint64_t target, uint64_t return_pc, State& s, std::vector<GlobalStore>& out);
 
   const Binary& exe_;
   const ModuleLayout& m_;
@@ -297,7 +342,8 @@ void CodeScanner::store(uint64_t global, const Tracked& v, std::vector<GlobalSto
   }
 }
 
-void CodeScanner::call(uint64_t target, State& s, std::vector<GlobalStore>& out) {
+void CodeScanner::call(uint64_t target, uint64_t return_pc, State& s,
+                       std::vector<GlobalStore>& out) {
   std::string_view name;
   const Callee kind = calleeAt(target, &name);
   auto typeIn = [&](int reg) -> std::optional<uint64_t> {
@@ -342,6 +388,9 @@ void CodeScanner::call(uint64_t target, State& s, std::vector<GlobalStore>& out)
     case Callee::NewObject:
       if ((type = typeIn(kRax))) result = {Tracked::NewObject, *type};
       break;
+    case Callee::NewSized:
+      if ((type = typeIn(kRbx))) result = {Tracked::NewObject, *type};
+      break;
     case Callee::MakeSlice:
       if ((type = typeIn(kRax))) result = {Tracked::NewArray, *type};
       break;
@@ -360,11 +409,22 @@ void CodeScanner::call(uint64_t target, State& s, std::vector<GlobalStore>& out)
     default:
       break;
   }
+  if (allocation_calls != nullptr) {
+    std::optional<Allocated> made;
+    if (result.kind == Tracked::NewObject) made = Allocated::Object;
+    if (result.kind == Tracked::NewArray) made = Allocated::Array;
+    if (result.kind == Tracked::NewValue) made = Allocated::Header;
+    if (kind == Callee::Other && makesStringBytes(name)) made = Allocated::StringBytes;
+    if (made) {
+      const uint64_t made_type = *made == Allocated::StringBytes ? 0 : result.a;
+      allocation_calls->push_back({return_pc, made_type, *made, name});
+    }
+  }
   s.clearRegisters();  // Go's ABI saves no register across a call
   s.regs[kRax] = result;
 }
 
-bool CodeScanner::decode(const Func& f, std::unordered_set<uint64_t>& loop_heads) {
+bool CodeScanner::decode(const Func& f, LoopHeads& loop_heads) {
   code_.clear();
   if (f.end <= f.entry || f.end - f.entry > (uint64_t{1} << 24)) return false;
   const std::optional<ByteView> code = exe_.container().readAt(f.entry, f.end - f.entry);
@@ -394,18 +454,25 @@ bool CodeScanner::decode(const Func& f, std::unordered_set<uint64_t>& loop_heads
     } else {
       d.written = 0xffff;
     }
+    if (d.id == X86_INS_CALL) d.written = 0xffff;  // Go's ABI saves no register
     if (d.jump && x.op_count == 1 && x.operands[0].type == X86_OP_IMM &&
         static_cast<uint64_t>(x.operands[0].imm) <= d.address) {
-      loop_heads.insert(static_cast<uint64_t>(x.operands[0].imm));
+      Loop& loop = loop_heads[static_cast<uint64_t>(x.operands[0].imm)];
+      loop.end = std::max(loop.end, d.address);
     }
     code_.push_back(d);
+  }
+  for (auto& [head, loop] : loop_heads) {
+    auto in = std::lower_bound(code_.begin(), code_.end(), head,
+                               [](const Decoded& d, uint64_t a) { return d.address < a; });
+    for (; in != code_.end() && in->address <= loop.end; ++in) loop.written |= in->written;
   }
   counts_.instructions += code_.size();
   return true;
 }
 
 void CodeScanner::references(const Func& f, std::set<uint64_t>& out) {
-  std::unordered_set<uint64_t> loop_heads;
+  LoopHeads loop_heads;
   if (!decode(f, loop_heads)) return;
   for (const Decoded& in : code_) {
     for (size_t i = 0; i < in.ops.size() && i < in.op_count; i++) {
@@ -421,16 +488,24 @@ void CodeScanner::scan(const Func& f, std::vector<GlobalStore>& out,
                        std::optional<Tracked>* returned) {
   // Decoded once (Capstone formats each instruction's text as it decodes,
   // most of the cost), with where jumps land from below: loops.
-  std::unordered_set<uint64_t> loop_heads;
+  LoopHeads loop_heads;
   if (!decode(f, loop_heads)) return;
 
   State s;
+  // The last unconditional forward jump: where it went, and the state there.
+  uint64_t jumped_to = 0;
+  State jump_state;
   std::unordered_map<uint64_t, State> forward;  // states jumped to, by target
   bool falls_through = true;
   std::optional<Tracked> ret;
   bool ret_agrees = true;
   for (const Decoded& in : code_) {
     const uint64_t at = in.address;
+    // A return address asked about: what the stack holds as the call
+    // returns there (the call clobbered the registers, not the slots).
+    if (!slot_pcs.empty() && std::binary_search(slot_pcs.begin(), slot_pcs.end(), at)) {
+      for (const auto& [off, v] : s.stack) slots_at.emplace_back(at, off, v);
+    }
     // Where jumps land, the states that reach it meet.
     if (auto it = forward.find(at); it != forward.end()) {
       if (falls_through) {
@@ -442,10 +517,18 @@ void CodeScanner::scan(const Func& f, std::vector<GlobalStore>& out,
       falls_through = true;
     }
     // A loop's head (or its body, which the compiler places before the
-    // condition it jumps down to): registers change from one iteration to
-    // the next, the stack slots of values made before the loop do not.
-    if (loop_heads.contains(at)) {
-      s.clearRegisters();
+    // condition it jumps down to, entered by a jump to that condition):
+    // the registers the loop writes change from one iteration to the next;
+    // the others, and the stack slots of values made before the loop, do
+    // not.
+    if (auto loop = loop_heads.find(at); loop != loop_heads.end()) {
+      if (!falls_through) {
+        const bool entered = jumped_to > at && jumped_to <= loop->second.end;
+        s = entered ? jump_state : State{};
+      }
+      for (int r = 0; r < kRegisters; r++) {
+        if ((loop->second.written >> r & 1) != 0) s.regs[r] = Tracked{};
+      }
     } else if (!falls_through) {
       s = State{};  // code no path seen so far reaches
     }
@@ -457,6 +540,10 @@ void CodeScanner::scan(const Func& f, std::vector<GlobalStore>& out,
         if (to > at) {
           auto [it, fresh] = forward.try_emplace(to, s);
           if (!fresh) it->second.meet(s);
+          if (id == X86_INS_JMP) {
+            jumped_to = to;
+            jump_state = s;
+          }
         }
       }
       falls_through = id != X86_INS_JMP;
@@ -475,10 +562,19 @@ void CodeScanner::scan(const Func& f, std::vector<GlobalStore>& out,
       falls_through = false;
       continue;
     }
+    // Padding (NOPs, and XCHG of a register with itself, which the
+    // assembler also pads with) changes nothing: after a jump it stays
+    // unreachable, so a jump target right after it takes the jump's state
+    // alone.
+    if (id == X86_INS_NOP ||
+        (id == X86_INS_XCHG && in.op_count == 2 && in.ops[0].type == X86_OP_REG &&
+         in.ops[1].type == X86_OP_REG && in.ops[0].reg == in.ops[1].reg)) {
+      continue;
+    }
     falls_through = true;
     if (id == X86_INS_CALL) {
       if (in.op_count == 1 && in.ops[0].type == X86_OP_IMM) {
-        call(static_cast<uint64_t>(in.ops[0].imm), s, out);
+        call(static_cast<uint64_t>(in.ops[0].imm), at + in.size, s, out);
       } else {
         s.clearRegisters();
       }
@@ -662,6 +758,57 @@ std::optional<uint64_t> findGlobalNamedByAll(const Binary& exe,
   }
   if (!common || common->size() != 1) return std::nullopt;
   return *common->begin();
+}
+
+std::vector<AllocationCall> findAllocationCalls(const Binary& exe, const Func& f) {
+  std::vector<AllocationCall> calls;
+  const std::optional<ModuleLayout>& m = exe.moduleLayout();
+  if (exe.container().arch != "amd64" || !m || m->etypes <= m->types) return calls;
+  CapstoneHandle cs;
+  if (!cs.ok) return calls;
+  GlobalStoreCounts counts;
+  CodeScanner scanner(exe, *m, cs.handle, counts);
+  scanner.allocation_calls = &calls;
+  std::vector<GlobalStore> ignored;
+  scanner.scan(f, ignored, nullptr);
+  return calls;
+}
+
+std::vector<StackSlotValue> findStackSlotValues(const Binary& exe, const Func& f,
+                                                std::span<const uint64_t> return_pcs) {
+  std::vector<StackSlotValue> out;
+  const std::optional<ModuleLayout>& m = exe.moduleLayout();
+  if (exe.container().arch != "amd64" || !m || m->etypes <= m->types || return_pcs.empty()) {
+    return out;
+  }
+  CapstoneHandle cs;
+  if (!cs.ok) return out;
+  GlobalStoreCounts counts;
+  CodeScanner scanner(exe, *m, cs.handle, counts);
+  scanner.slot_pcs = return_pcs;
+  std::vector<GlobalStore> ignored;
+  scanner.scan(f, ignored, nullptr);
+  // A slot holding what a call returned: what the callee returns, when it
+  // returns one new value on every path.
+  std::map<uint64_t, std::optional<Tracked>> returns;
+  scanner.slot_pcs = {};
+  for (const auto& [pc, off, v] : scanner.slots_at) {
+    if (v.kind != Tracked::CallResult || returns.contains(v.a)) continue;
+    std::optional<Tracked>& r = returns[v.a];
+    const Func* callee = exe.pclntab().funcAt(v.a);
+    if (callee != nullptr && callee->entry == v.a) scanner.scan(*callee, ignored, &r);
+  }
+  for (auto [pc, off, v] : scanner.slots_at) {
+    if (v.kind == Tracked::CallResult) {
+      const std::optional<Tracked>& r = returns[v.a];
+      if (!r) continue;
+      v = *r;
+    }
+    if (v.kind == Tracked::NewObject) out.push_back({pc, off, v.a, Allocated::Object});
+    if (v.kind == Tracked::NewArray) out.push_back({pc, off, v.a, Allocated::Array});
+    if (v.kind == Tracked::NewValue) out.push_back({pc, off, v.a, Allocated::Header});
+  }
+  return out;
 }
 
 std::vector<GlobalStore> findGlobalStores(const Binary& exe, std::span<const uint64_t> globals,

@@ -76,6 +76,48 @@ struct GlobalStoreCounts {
 std::vector<GlobalStore> findGlobalStores(const Binary& exe, std::span<const uint64_t> globals,
                                           GlobalStoreCounts* counts = nullptr);
 
+// What a call to one of the runtime's allocators makes.
+enum class Allocated : uint8_t {
+  Object,       // one T: newobject, and Go 1.27's size-specialized mallocs
+  Array,        // an array of T: makeslice, growslice
+  Header,       // the runtime's header of a map or chan of type T: makemap, makechan
+  StringBytes,  // a string's bytes: concatenation and conversions (no type)
+};
+
+// A call to one of the runtime's allocators, and the type it was passed.
+struct AllocationCall {
+  uint64_t return_pc = 0;  // link-time: the PC a stack trace of the allocation records
+  uint64_t type = 0;       // link-time address of T's type descriptor; 0 for strings
+  Allocated what = Allocated::Object;
+  std::string_view callee;  // "runtime.newobject", "runtime.makeslice", ...
+
+  bool operator==(const AllocationCall&) const = default;
+};
+
+// Every call in function `f` that allocates a typed value (with the type
+// descriptor the code loads for it) or a string's bytes, in address
+// order: what an allocation stack's frame in `f` may have made. Empty off
+// amd64.
+std::vector<AllocationCall> findAllocationCalls(const Binary& exe, const Func& f);
+
+// What a stack slot of a function holds when a call returns, by the code
+// that filled it: a new value from an allocator, or from a call that
+// returns one.
+struct StackSlotValue {
+  uint64_t return_pc = 0;  // link-time
+  int64_t sp_offset = 0;   // of the slot from the frame's SP
+  uint64_t type = 0;       // link-time address of T's type descriptor
+  Allocated what = Allocated::Object;
+
+  bool operator==(const StackSlotValue&) const = default;
+};
+
+// For each of `return_pcs` (sorted, link-time return addresses in `f`):
+// the stack slots of `f`'s frame whose contents the code at that point
+// knows, as a stripped executable's frames are typed. Empty off amd64.
+std::vector<StackSlotValue> findStackSlotValues(const Binary& exe, const Func& f,
+                                                std::span<const uint64_t> return_pcs);
+
 // The global whose address the code passes as the receiver (in AX) to the
 // functions whose names start with `method_prefix`
 // ("runtime.(*gcControllerState)."): its link-time address, when at least

@@ -41,7 +41,9 @@ namespace goheap::cache {
 //    typed pointer to them.
 // 6: cores keep their large objects' types (the span's largeType); maps,
 //    arrays of structs and runtime structs are typed by their shape.
-inline constexpr uint32_t kIndexFormatVersion = 6;
+// 7: objects typed by their allocation site (type evidence 4), by typed
+//    pointers to a stripped executable's globals, and global strings.
+inline constexpr uint32_t kIndexFormatVersion = 7;
 
 struct Key {
   std::array<uint8_t, 32> bytes{};

@@ -6,6 +6,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <span>
 #include <unordered_map>
@@ -147,6 +148,17 @@ struct TypingState {
   ObjectAssignments assignments;
   AssignmentTable table;
   std::vector<PendingObjects> pending;  // per chunk, by id from its first
+  // Typed pointers into the data and bss segments of an executable
+  // without symbols: (address, pointee type, evidence), typed between
+  // rounds (Typer::seedPointedGlobals). Any thread may add.
+  struct GlobalTarget {
+    uint64_t addr;
+    bin::TypeId type;
+    TypeEvidence evidence;
+    auto operator<=>(const GlobalTarget&) const = default;
+  };
+  std::mutex global_targets_lock;
+  std::vector<GlobalTarget> global_targets;
   // Per chunk: its scan's assignments for other chunks' objects. A deque
   // grows without copying: a chunk can defer hundreds of thousands (the
   // entries of one big map), and a vector's doubling held the old copy
@@ -170,6 +182,13 @@ class Typer {
     // for dumps too old to say.
     const std::string_view v = d.params.go_version;
     runtime_ = releaseLayout(parseGoVersion(v.empty() ? exe.binary().goVersion() : v), ptr());
+    size_t i = 0;
+    for (const model::Segment* seg : {&d.data, &d.bss}) {
+      if (seg->present) {
+        segments_[i] = {d.bytes(seg->contents).data(), seg->addr, seg->contents.size, nullptr, {}};
+      }
+      i++;
+    }
   }
 
   // Where drain() sends the pending objects: the rounds over every thread.
@@ -265,6 +284,28 @@ class Typer {
   // Globals without symbols: what the code stores into them
   // (bin/global_stores.h), where the object they point at fits it.
   void seedGlobalsFromCode();
+  // Globals without symbols holding a string or a byte slice: a pointer
+  // word to the start of a pointer-free object, then a length that the
+  // object's size class fits exactly (and a capacity, for a slice).
+  void seedGlobalStrings();
+  // Objects the memory profile sampled: the allocation at the site its
+  // stack names (bin::findAllocationCalls), where the code passed the
+  // allocator a type, or the runtime made a string.
+  void seedAllocationSites();
+  // A stripped executable's frames: the stack slots the code filled with
+  // a new value (bin::findStackSlotValues), live at the frame's PC.
+  void seedFramesFromCode();
+  // Types object o as what an allocation of `t` made (`what`), where its
+  // size class and pointer words fit: one t, an array of t (`cap` elements
+  // when known), a map's or chan's header, a string's bytes.
+  void assignAllocated(NodeId o, TypeId t, bin::Allocated what, std::optional<uint64_t> cap);
+  // What typed pointers into the data and bss segments (an executable
+  // without symbols: its globals have no types) say of the globals there:
+  // each is scanned as the pointer's target type, once, until no new ones
+  // come. Returns whether any was.
+  bool seedPointedGlobals();
+  // The data or bss segment's memory holding addr, or null.
+  const Memory* globalMemory(uint64_t addr) const;
   // Whether object o (untyped, no malloc header) could be n values of t:
   // its size class and its pointer words.
   bool fitsObject(NodeId o, TypeId t, uint64_t n);
@@ -345,8 +386,10 @@ class Typer {
   std::unordered_map<uint64_t, uint64_t> itab_type_;
   std::unordered_map<TypeId, TypeId> group_of_map_;
   std::unordered_map<TypeId, std::vector<ScanOp>> layouts_;
-  std::vector<int8_t> special_;  // per TypeId: -1 unknown
-  uint64_t types_base_ = 0;      // link-time runtime.types
+  std::vector<int8_t> special_;                            // per TypeId: -1 unknown
+  std::array<Memory, 2> segments_{};                       // data and bss (empty when absent)
+  std::set<std::pair<uint64_t, TypeId>> scanned_globals_;  // seedPointedGlobals
+  uint64_t types_base_ = 0;                                // link-time runtime.types
   ReleaseLayout runtime_;
   TypeEvidence evidence_ = TypeEvidence::Table;  // of what set() assigns now
 };
@@ -535,6 +578,13 @@ void Typer::assignObject(NodeId o, uint64_t ptr, TypeId layout, TypeId shown, ui
         evidence_ = now;
         return;
       }
+      // One Go type under two spellings: a map bucket a malloc header names
+      // ("noalg.map.bucket[string]int") and the one synthesized from its map
+      // ("bucket<string,int>").
+      if (sizeOf(old) == sizeOf(layout) &&
+          goTypeName(dw_.type(old).name) == goTypeName(dw_.type(layout).name)) {
+        return;
+      }
       if (startsWith(layout, old) && cover >= old_cover) break;  // a bigger view of the same
       if (startsWith(old, layout)) return;                       // we know more already
       if (instantiates(layout, old)) break;  // hchan<int> says more than runtime.hchan
@@ -566,6 +616,7 @@ void Typer::assignObjectWeak(NodeId o, uint64_t ptr, TypeForm form) {
   counts_.typed_objects++;
   TypeAssignment a = of(o);
   a.form = form;
+  a.evidence = evidence_;
   reassign(o, a);
 }
 
@@ -608,7 +659,14 @@ void Typer::scanLeaf(const Memory& m, uint64_t addr, TypeId t) {
     }
     case GoKind::Pointer:
       if (rt.tag == DwarfTag::Pointer && rt.elem != kNoType) {
-        assign(pointerAt(m, addr), rt.elem, rt.elem, 0, TypeForm::Value);
+        const uint64_t target = pointerAt(m, addr);
+        if (dw_.globals().empty() && target != 0 && objectAt(target) == kNoNode &&
+            globalMemory(target) != nullptr) {
+          std::lock_guard<std::mutex> lock(shared_.global_targets_lock);
+          shared_.global_targets.push_back({target, rt.elem, evidence_});
+          return;
+        }
+        assign(target, rt.elem, rt.elem, 0, TypeForm::Value);
       }
       return;
     default:
@@ -1126,6 +1184,11 @@ void Typer::run() {
   drain();
   seedGlobalsFromCode();
   drain();
+  while (seedPointedGlobals()) drain();
+  seedGlobalStrings();
+  seedAllocationSites();
+  seedFramesFromCode();
+  drain();
   inferMaps();
   drain();
   // What its contents tell first: a closure's code pointer, the types and
@@ -1135,6 +1198,7 @@ void Typer::run() {
   drain();
   inferByShape();
   drain();
+  while (seedPointedGlobals()) drain();
 }
 
 void Typer::scanChunk(size_t c) {
@@ -1486,7 +1550,9 @@ void Typer::seedGlobalsFromCode() {
       if (off + ptr() > seg->contents.size) return;
       slots.push_back(seg->addr + off);
       const NodeId o = objectAt(words_.read(bytes + off));
-      if (o != kNoNode && of(o).form == TypeForm::None) wanted.push_back(seg->addr + off - bias);
+      // Untyped, or an array whose count a malloc header left to guess.
+      const bool open = o != kNoNode && (of(o).form == TypeForm::None || of(o).count_guessed != 0);
+      if (open) wanted.push_back(seg->addr + off - bias);
     });
   }
   if (wanted.empty()) return;
@@ -1506,7 +1572,10 @@ void Typer::seedGlobalsFromCode() {
       return std::pair{t, How::Global};
     }
     const TypeId t = typeAtRuntimeAddress(g.type + bias);
-    if (t == kNoType) return std::nullopt;
+    // Generic code compiled for a shape names the shape, not a value's type.
+    if (t == kNoType || dw_.type(t).name.find("go.shape.") != std::string_view::npos) {
+      return std::nullopt;
+    }
     switch (g.what) {
       case bin::StoredValue::NewObject:
         return std::pair{t, How::Object};
@@ -1538,12 +1607,26 @@ void Typer::seedGlobalsFromCode() {
                               {}}};
   evidence_ = TypeEvidence::Inferred;
   for (size_t i = 0, j = 0; i < seen.size(); i = j) {
-    // Every sighting of a global must say the same.
-    const auto claim = claimOf(seen[i]);
-    bool agree = claim.has_value();
-    for (j = i + 1; j < seen.size() && seen[j].global == seen[i].global; j++) {
-      agree = agree && claimOf(seen[j]) == claim;
+    // Every sighting of a global must say the same. A slice that one
+    // sighting grows (an array of T) and another fills with a composite
+    // literal (one [N]T) says the same: an array of T.
+    std::vector<std::optional<std::pair<TypeId, How>>> claims;
+    for (j = i; j < seen.size() && seen[j].global == seen[i].global; j++) {
+      claims.push_back(claimOf(seen[j]));
     }
+    for (const auto& grown : claims) {
+      if (!grown || grown->second != How::Array) continue;
+      for (auto& c : claims) {
+        if (!c || c->second != How::Object || kindOf(c->first) != GoKind::Array) continue;
+        const TypeId r = dw_.resolve(c->first);
+        if (r != kNoType && dw_.resolve(dw_.type(r).elem) == dw_.resolve(grown->first)) {
+          c = grown;
+        }
+      }
+    }
+    const auto claim = claims.front();
+    const bool agree = claim.has_value() && std::all_of(claims.begin(), claims.end(),
+                                                        [&](const auto& c) { return c == claim; });
     if (!agree) continue;
     const uint64_t addr = seen[i].global + bias;
     const Memory* m = nullptr;
@@ -1565,7 +1648,18 @@ void Typer::seedGlobalsFromCode() {
     }
     const uint64_t target = pointerAt(*m, addr);
     const NodeId o = objectAt(target);
-    if (o == kNoNode || of(o).form != TypeForm::None || target != d_.objects.addr[o]) continue;
+    if (o == kNoNode) continue;
+    // An array a malloc header typed, its count guessed from the slot: the
+    // slice's capacity says how many.
+    const TypeAssignment& had = of(o);
+    if (how == How::Array && had.form == TypeForm::Array && had.count_guessed != 0 &&
+        target == d_.objects.addr[o] + had.data_offset &&
+        dw_.resolve(had.layout) == dw_.resolve(t)) {
+      const uint64_t cap = uintAt(*m, addr + 2 * ptr(), ptr());
+      if (cap > 0 && cap <= had.count) assign(target, t, t, cap, TypeForm::Array);
+      continue;
+    }
+    if (had.form != TypeForm::None || target != d_.objects.addr[o]) continue;
     if (how == How::Object) {
       if (fitsObject(o, t, 1)) assign(target, t, t, 0, TypeForm::Value);
     } else if (how == How::Array) {
@@ -1576,6 +1670,236 @@ void Typer::seedGlobalsFromCode() {
       const TypeId r = dw_.resolve(t);
       const TypeId header = r == kNoType ? kNoType : dw_.type(r).elem;
       if (header != kNoType && fitsObject(o, header, 1)) scanValue(*m, addr, t, t, 0);
+    }
+  }
+  evidence_ = TypeEvidence::Table;
+}
+
+const Memory* Typer::globalMemory(uint64_t addr) const {
+  for (const Memory& m : segments_) {
+    if (readable(m, addr, 1)) return &m;
+  }
+  return nullptr;
+}
+
+bool Typer::seedPointedGlobals() {
+  std::vector<TypingState::GlobalTarget> targets;
+  {
+    std::lock_guard<std::mutex> lock(shared_.global_targets_lock);
+    targets.swap(shared_.global_targets);
+  }
+  // In a fixed order, whichever thread found them first; each (address,
+  // type) once, with its best evidence.
+  std::sort(targets.begin(), targets.end());
+  bool any = false;
+  for (size_t i = 0; i < targets.size(); i++) {
+    const TypingState::GlobalTarget& t = targets[i];
+    if (i > 0 && targets[i - 1].addr == t.addr && targets[i - 1].type == t.type) continue;
+    if (!scanned_globals_.emplace(t.addr, t.type).second) continue;
+    const Memory* m = globalMemory(t.addr);
+    if (m == nullptr || !readable(*m, t.addr, std::max<uint64_t>(sizeOf(t.type), 1))) continue;
+    evidence_ = t.evidence;
+    scanValue(*m, t.addr, t.type, t.type, 0);
+    any = true;
+  }
+  evidence_ = TypeEvidence::Table;
+  return any;
+}
+
+void Typer::assignAllocated(NodeId o, TypeId t, bin::Allocated what, std::optional<uint64_t> cap) {
+  if (t == kNoType && what != bin::Allocated::StringBytes) return;
+  // Generic code is compiled once per shape: a shape's descriptor there is
+  // no value's type (the value's own comes from the dictionary at run time).
+  if (t != kNoType && dw_.type(t).name.find("go.shape.") != std::string_view::npos) return;
+  const uint64_t addr = d_.objects.addr[o];
+  switch (what) {
+    case bin::Allocated::Object:
+      if (fitsObject(o, t, 1)) assign(addr, t, t, 0, TypeForm::Value);
+      return;
+    case bin::Allocated::Array: {
+      // With pointers, the mask's last word is in the last element;
+      // without, the size class bounds the count.
+      const uint64_t esize = sizeOf(t);
+      if (esize == 0) return;
+      uint64_t last = 0;
+      d_.forEachObjectSlot(o, [&](uint64_t off) { last = std::max(last, off); });
+      if (cap && fitsObject(o, t, *cap)) {
+        assign(addr, t, t, *cap, TypeForm::Array);
+        return;
+      }
+      const bool exact = hasPointers(t);
+      const uint64_t n = exact ? last / esize + 1 : d_.objects.size[o] / esize;
+      if (fitsObject(o, t, n)) assign(addr, t, t, n, TypeForm::Array, !exact);
+      return;
+    }
+    case bin::Allocated::Header: {
+      const TypeId r = dw_.resolve(t);
+      const TypeId header = r == kNoType ? kNoType : dw_.type(r).elem;
+      if (header != kNoType && fitsObject(o, header, 1))
+        assign(addr, header, t, 0, TypeForm::Value);
+      return;
+    }
+    case bin::Allocated::StringBytes:
+      if (!holdsPointers(o)) assignWeak(addr, TypeForm::StringBytes);
+      return;
+  }
+}
+
+void Typer::seedFramesFromCode() {
+  if (!dw_.functions().empty()) return;  // DWARF typed the frames
+  const uint64_t bias = exe_.loadBias();
+  // The frames by function, each function's code read once.
+  std::map<const bin::Func*, std::vector<uint32_t>> frames_of;
+  for (uint32_t i = 0; i < d_.frames.size(); i++) {
+    const model::StackFrame& fr = d_.frames[i];
+    if (fr.pc == fr.entry_pc || fr.layout == model::PointerLayouts::kNoPointers) continue;
+    if (const bin::Func* f = exe_.functionAt(fr.pc)) frames_of[f].push_back(i);
+  }
+  evidence_ = TypeEvidence::Inferred;
+  std::vector<uint64_t> pcs, live;
+  for (const auto& [f, frames] : frames_of) {
+    pcs.clear();
+    for (uint32_t i : frames) pcs.push_back(d_.frames[i].pc - bias);
+    std::sort(pcs.begin(), pcs.end());
+    pcs.erase(std::unique(pcs.begin(), pcs.end()), pcs.end());
+    const std::vector<bin::StackSlotValue> slots = bin::findStackSlotValues(exe_.binary(), *f, pcs);
+    if (slots.empty()) continue;
+    for (uint32_t i : frames) {
+      const model::StackFrame& fr = d_.frames[i];
+      live.clear();
+      d_.forEachSlot(fr.layout, [&](uint64_t off) { live.push_back(off); });
+      std::sort(live.begin(), live.end());
+      const uint8_t* bytes = d_.bytes(fr.contents).data();
+      for (const bin::StackSlotValue& v : slots) {
+        if (v.return_pc != fr.pc - bias || v.sp_offset < 0) continue;
+        const auto off = static_cast<uint64_t>(v.sp_offset);
+        // Only a pointer word the stack map says is live.
+        if (!std::binary_search(live.begin(), live.end(), off) || off + ptr() > fr.contents.size) {
+          continue;
+        }
+        const uint64_t target = words_.read(bytes + off);
+        const NodeId o = objectAt(target);
+        if (o == kNoNode || target != d_.objects.addr[o] || of(o).form != TypeForm::None) continue;
+        // A slice's capacity, when the frame holds its whole header.
+        std::optional<uint64_t> cap;
+        if (v.what == bin::Allocated::Array && off + 3 * ptr() <= fr.contents.size &&
+            !std::binary_search(live.begin(), live.end(), off + 2 * ptr())) {
+          cap = words_.read(bytes + off + 2 * ptr());
+        }
+        assignAllocated(o, typeAtRuntimeAddress(v.type + bias), v.what, cap);
+        if (of(o).form != TypeForm::None) counts_.inferred_objects++;
+      }
+    }
+  }
+  evidence_ = TypeEvidence::Table;
+}
+
+void Typer::seedAllocationSites() {
+  if (d_.alloc_samples.empty()) return;
+  std::unordered_map<uint64_t, const model::ProfileBucket*> buckets;
+  for (const model::ProfileBucket& b : d_.buckets) buckets.emplace(b.id, &b);
+  // Per function: its allocation calls, with where each is in the source:
+  // the call's line, and the line of the return address itself, which a
+  // stack's first frame names (runtime/heapdump.go's dumpmemprof steps
+  // back from the return addresses of the frames after the first only).
+  struct LineCall {
+    bin::SourceFrame call_at, return_at;
+    bin::AllocationCall call;
+  };
+  std::unordered_map<const bin::Func*, std::vector<LineCall>> calls_of;
+  auto callsOf = [&](const bin::Func* f) -> const std::vector<LineCall>& {
+    auto [it, fresh] = calls_of.try_emplace(f);
+    if (!fresh) return it->second;
+    for (const bin::AllocationCall& c : bin::findAllocationCalls(exe_.binary(), *f)) {
+      Expected<std::vector<bin::SourceFrame>> call_at = exe_.binary().symbolize(c.return_pc);
+      Expected<std::vector<bin::SourceFrame>> return_at = exe_.binary().symbolize(c.return_pc + 1);
+      if (call_at && !call_at->empty() && return_at && !return_at->empty()) {
+        it->second.push_back({call_at->front(), return_at->front(), c});
+      }
+    }
+    return it->second;
+  };
+  const uint64_t bias = exe_.loadBias();
+  evidence_ = TypeEvidence::AllocationSite;
+  for (const model::AllocSample& sample : d_.alloc_samples) {
+    const NodeId o = objectAt(sample.addr);
+    if (o == kNoNode || sample.addr != d_.objects.addr[o] || of(o).form != TypeForm::None) continue;
+    auto b = buckets.find(sample.bucket_id);
+    if (b == buckets.end() || b->second->frame_count == 0) continue;
+    // The site: the first frame outside the runtime. Go 1.26 and later
+    // record the allocator's frames too: then the one before it is the
+    // runtime function the site called. Before, the stack starts at the
+    // site when the site called the allocator itself.
+    const model::ProfileBucket& bucket = *b->second;
+    auto frameAt = [&](uint32_t i) -> const model::ProfileFrame& {
+      return d_.profile_frames[bucket.first_frame + i];
+    };
+    uint32_t site = 0;
+    while (site < bucket.frame_count && frameAt(site).function.starts_with("runtime.")) site++;
+    if (site == bucket.frame_count) continue;
+    const std::string_view via = site > 0 ? frameAt(site - 1).function : std::string_view();
+    const model::ProfileFrame& frame = frameAt(site);
+    const bin::Func* f = exe_.functionNamed(frame.function);
+    if (f == nullptr) continue;
+    // The allocations at the frame's line (through the runtime function
+    // the stack shows, when it shows one): they must all say the same.
+    std::optional<bin::AllocationCall> call;
+    bool agree = true;
+    for (const LineCall& c : callsOf(f)) {
+      const bin::SourceFrame& at = site == 0 ? c.return_at : c.call_at;
+      if (at.line != static_cast<int64_t>(frame.line) || at.file != frame.file) continue;
+      if (!via.empty() && c.call.callee != via) continue;
+      if (call && (call->type != c.call.type || call->what != c.call.what)) agree = false;
+      call = c.call;
+    }
+    if (!call || !agree) continue;
+    const TypeId t = call->what == bin::Allocated::StringBytes
+                         ? kNoType
+                         : typeAtRuntimeAddress(call->type + bias);
+    assignAllocated(o, t, call->what, std::nullopt);
+  }
+  evidence_ = TypeEvidence::Table;
+}
+
+void Typer::seedGlobalStrings() {
+  if (!dw_.globals().empty()) return;  // the symbols typed them
+  const TypeId byte_type = dw_.typeByName("uint8");
+  // Whether an object of `size` bytes is what allocating n bytes gives.
+  constexpr uint64_t kPage = 8192;
+  auto slotFor = [&](uint64_t n, uint64_t size) {
+    if (n == 0 || n > size) return false;
+    const uint64_t c = sizeClassOf(n);
+    return c != 0 ? c == size : size - n < kPage;
+  };
+  evidence_ = TypeEvidence::Inferred;
+  for (const model::Segment* seg : {&d_.data, &d_.bss}) {
+    if (!seg->present) continue;
+    const uint8_t* bytes = d_.bytes(seg->contents).data();
+    std::vector<uint64_t> slots;
+    d_.forEachSlot(seg->layout, [&](uint64_t off) { slots.push_back(off); });
+    std::sort(slots.begin(), slots.end());
+    auto isSlot = [&](uint64_t off) { return std::binary_search(slots.begin(), slots.end(), off); };
+    for (const uint64_t off : slots) {
+      if (off + 2 * ptr() > seg->contents.size || isSlot(off + ptr())) continue;
+      const uint64_t data = words_.read(bytes + off);
+      const NodeId o = objectAt(data);
+      // Tiny blocks (16 bytes and less) pack several values: no guess.
+      if (o == kNoNode || data != d_.objects.addr[o] || of(o).form != TypeForm::None ||
+          holdsPointers(o) || d_.objects.size[o] <= 16) {
+        continue;
+      }
+      const uint64_t size = d_.objects.size[o];
+      const uint64_t len = words_.read(bytes + off + ptr());
+      if (!slotFor(len, size)) continue;
+      // A byte slice's capacity, which made the object.
+      const bool has_cap = off + 3 * ptr() <= seg->contents.size && !isSlot(off + 2 * ptr());
+      const uint64_t cap = has_cap ? words_.read(bytes + off + 2 * ptr()) : 0;
+      if (cap >= len && slotFor(cap, size) && byte_type != kNoType) {
+        assign(data, byte_type, byte_type, cap, TypeForm::Array);
+      } else {
+        assignWeak(data, TypeForm::StringBytes);
+      }
+      if (of(o).form != TypeForm::None) counts_.inferred_objects++;
     }
   }
   evidence_ = TypeEvidence::Table;
@@ -1901,9 +2225,9 @@ std::pair<std::string_view, std::string_view> splitPair(std::string_view s) {
 }  // namespace
 
 // Table's name is "descriptor", or "dwarf" with DWARF.
-constexpr std::array<std::string_view, 4> kEvidenceNames = {"descriptor", "header", "interface",
-                                                            "inferred"};
-static_assert(namesEveryValue(kEvidenceNames, TypeEvidence::Inferred));
+constexpr std::array<std::string_view, 5> kEvidenceNames = {"descriptor", "header", "interface",
+                                                            "inferred", "allocation_site"};
+static_assert(namesEveryValue(kEvidenceNames, TypeEvidence::AllocationSite));
 
 std::string_view typeEvidenceName(TypeEvidence e, bool dwarf) {
   if (e == TypeEvidence::Table && dwarf) return "dwarf";

@@ -45,6 +45,9 @@ enum class TypeEvidence : uint8_t {
   Header,     // the object's malloc header (or a finalizer's record) names it
   Interface,  // an interface's type word or itab names its data word's target
   Inferred,   // its size and pointer mask fit one type only: a guess
+  // Its allocation site: the memory profile sampled it, and the call at
+  // that line passed the type to the allocator (or made a string there).
+  AllocationSite,
 };
 std::string_view typeEvidenceName(TypeEvidence e, bool dwarf);
 

@@ -40,6 +40,8 @@
 #                                retention program cross-built, its oracle and,
 #                                run under qemu-user, its dump and report;
 #                                inlining and zoo likewise
+#   EXE.objdump.txt              for zoo, leaks and goleak: `go tool objdump` of
+#                                their package main (the code oracle)
 #   EXE.dwarf.json               for the retention and zoo executables (cross/
 #                                included) and stripped/funcs: what Go's
 #                                debug/dwarf reads from EXE
@@ -432,6 +434,12 @@ make_label() { # label
     [ -f "$exe" ] || continue
     case "$exe" in *.json | *.buildid | *.dump | *.tmp) continue ;; esac
     write_output "$exe.dwarf.json" "$doracle" "$exe" || status=1
+  done
+  # The code oracle: Go's own disassembler over package main, which names
+  # the type descriptor each allocation loads (tests/bin/allocation_calls_test.cpp).
+  for exe in "$OUT/$label/zoo" "$OUT/$label/leaks" "$OUT/$label/goleak"; do
+    [ -f "$exe" ] || continue
+    write_output "$exe.objdump.txt" "$go" tool objdump -s '^main\.' "$exe" || status=1
   done
   if [ $status = 0 ]; then
     cache_store || echo "make-dumps: $label: storing into the cache failed" >&2

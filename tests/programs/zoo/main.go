@@ -48,6 +48,7 @@ package main
 
 import (
 	"bufio"
+	clist "container/list"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -151,6 +152,11 @@ var (
 	resources    []*Resource
 	session      *Session
 	sessionsByID map[string]*Session
+	// Made at package initialization, as `var lst = list.New()` is: no
+	// code in main types it.
+	queue = clist.New()
+	// A large string only a global holds.
+	bigText string
 )
 
 type value struct {
@@ -399,6 +405,14 @@ func build() {
 
 	message = fmt.Sprintf("%s-%d", "a heap string", time.Now().Year()*0+2024)
 	note(stringData(message), "string", "string bytes")
+	bigText = strings.Repeat("goheap ", 8*1024)
+	note(stringData(bigText), "string", "large string held by a global")
+	note(unsafe.Pointer(queue), "container/list.List", "container/list List in a global")
+	for i := 0; i < 3; i++ {
+		e := queue.PushBack(i)
+		// reflect says "list.Element"; goheap names types by package path.
+		note(unsafe.Pointer(e), "container/list.Element", "container/list element")
+	}
 
 	for i := 3; i > 0; i-- {
 		list = &Node{Value: i, Next: list}
