@@ -180,7 +180,11 @@ Expected<Itabs> readItabs(const MemoryImage& mem, const bin::DebugInfo& dwarf) {
     if (!f->missing().empty()) return Error(f->missing());
   }
   const bin::GlobalVariable* global = globalNamed(dwarf, "runtime.itabTable");
-  if (global == nullptr) return Error("the executable's DWARF has no global runtime.itabTable");
+  if (global == nullptr) {
+    return Error(
+        "runtime.itabTable was not found: no symbol names it, and no word of the data segment "
+        "points at a table of itabs");
+  }
   const uint32_t ptr = mem.words().ptrSize();
   Itabs out;
   // A hash table of `size` slots of *itab, empty ones nil.

@@ -191,7 +191,9 @@ uint64_t findItabTable(const Region& data, const MemoryImage& mem, const Runtime
     }
     auto slots = mem.read(table + entries->offset, *n * ptr);
     if (!slots) continue;
-    uint64_t non_nil = 0, checked = 0;
+    // Each itab's hash is its type's, except that the itabs getitab makes
+    // at run time (a type assertion to an interface) have hash 0.
+    uint64_t non_nil = 0, checked = 0, hashed = 0;
     bool good = true;
     for (uint64_t i = 0; good && i < *n; ++i) {
       const uint64_t itab = mem.words().read(slots->data() + i * ptr);
@@ -200,10 +202,11 @@ uint64_t findItabTable(const Region& data, const MemoryImage& mem, const Runtime
       if (checked++ >= kChecked) continue;
       auto typ = mem.readWord(itab + type->offset);
       auto h = mem.readUint(itab + hash->offset, 4);
-      auto th = typ ? mem.readUint(*typ + 2 * ptr, 4) : typ;
-      good = typ && h && th && *h == *th;
+      auto th = typ && *typ != 0 ? mem.readUint(*typ + 2 * ptr, 4) : Expected<uint64_t>(0);
+      good = typ && *typ != 0 && h && th && (*h == *th || *h == 0);
+      hashed += good && *h != 0 ? 1 : 0;
     }
-    if (good && non_nil == *used) return at;
+    if (good && hashed > 0 && non_nil == *used) return at;
   }
   return 0;
 }

@@ -89,6 +89,26 @@ TEST_P(StrippedCore, ReadsAsTheUnstrippedTwin) {
     EXPECT_EQ(got, want) << name;
   }
 
+  // The itabs the runtime made as the program ran (hash 0) are among
+  // those the stripped build finds, through a table found by its contents.
+  auto itabs = core::readItabs(mem, dwarf->info());
+  ASSERT_TRUE(itabs) << itabs.error().message();
+  auto stripped_itabs = core::readItabs(smem, table->info());
+  ASSERT_TRUE(stripped_itabs) << stripped_itabs.error().message();
+  EXPECT_EQ(stripped_itabs->addr, itabs->addr);
+  const bin::TypeId itab_type = dwarf->info().typeByName("runtime.itab") != bin::kNoType
+                                    ? dwarf->info().typeByName("runtime.itab")
+                                    : dwarf->info().typeByName("internal/abi.ITab");
+  const bin::Field* hash = dwarf->info().fieldNamed(itab_type, "hash");
+  if (hash == nullptr) hash = dwarf->info().fieldNamed(itab_type, "Hash");
+  ASSERT_NE(hash, nullptr);
+  uint64_t made_at_run_time = 0;
+  for (uint64_t a : itabs->addr) {
+    auto h = mem.readUint(a + hash->offset, 4);
+    made_at_run_time += h && *h == 0 ? 1 : 0;
+  }
+  EXPECT_GE(made_at_run_time, 24u) << "coreprog's dynamic itabs";
+
   // The layouts.
   auto l = core::readRuntimeLayout(dwarf->info(), c.ptr_size);
   ASSERT_TRUE(l) << l.error().message();
