@@ -239,7 +239,11 @@ InnermostValue walkToInnermost(const bin::DebugInfo& dwarf, TypeId t, uint64_t o
       if (offset >= f.offset && offset < f.offset + std::max<uint64_t>(fsize, 1)) inside = &f;
     }
     if (inside == nullptr) break;
-    step("." + std::string(inside->name));
+    // Appended rather than "." + name: GCC 12 at -O3 warns (-Wrestrict)
+    // about a memcpy it cannot prove apart inside operator+.
+    std::string field_step(1, '.');
+    field_step.append(inside->name);
+    step(field_step);
     offset -= inside->offset;
     t = inside->type;
   }
