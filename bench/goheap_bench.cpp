@@ -311,7 +311,9 @@ int main(int argc, char** argv) {
           std::fprintf(stderr, "%s: %s\n", name, again.error().message().c_str());
           break;
         }
-        goheap::analysis::summarize((*again)->snapshot(), 10);
+        // As `goheap summary` does: the session's goroutine leaks, which a
+        // cache hit restores rather than computes.
+        goheap::analysis::summarize((*again)->snapshot(), 10, (*again)->goroutineLeaks());
         const bool hit = (*again)->fromCache();
         cache_opens.push_back({name, seconds(a, Clock::now()), cpuSeconds() - a_cpu, hit});
         // The entry is written while the session answers; it is done when

@@ -248,11 +248,15 @@ class LeakMarking {
     std::unordered_map<uint32_t, std::pair<NodeId, uint64_t>> shared_holder;
   };
 
-  LeakMarking(const Snapshot& s, const std::vector<Waiter>& waiters) : s_(s), waiters_(waiters) {
+  LeakMarking(const Snapshot& s, const std::vector<Waiter>& waiters)
+      : s_(s), waiters_(waiters), role_(s.heap.nodeCount(), 0) {
     for (uint32_t w = 0; w < waiters.size(); w++) {
       for (size_t k = 0; k < waiters[w].waited.size(); k++) {
         const NodeId o = waiters[w].waited[k];
-        if (k < waiters[w].sudogs.size()) hidden_[waiters[w].sudogs[k]].push_back(o);
+        if (k < waiters[w].sudogs.size()) {
+          hidden_[waiters[w].sudogs[k]].push_back(o);
+          role_[waiters[w].sudogs[k]] |= kSudog;
+        }
         if (waiters[w].wait == BlockingWait::Sync && waiters[w].semaphore != 0 &&
             isTinyBlock(s, o)) {
           // A Mutex is its state word and its semaphore: the 8 bytes around
@@ -260,8 +264,10 @@ class LeakMarking {
           const uint64_t at = waiters[w].semaphore - s.model.objects.addr[o];
           const uint64_t size = s.model.objects.size[o];
           in_tiny_[o].push_back({w, at >= 4 ? at - 4 : 0, std::min(at + 4, size)});
+          role_[o] |= kTinyBlock;
         } else {
           wakes_[o].push_back(w);
+          role_[o] |= kWakes;
         }
       }
     }
@@ -299,13 +305,14 @@ class LeakMarking {
     while (!stack.empty()) {
       const NodeId n = stack.back();
       stack.pop_back();
-      if (auto it = wakes_.find(n); it != wakes_.end()) {
-        for (uint32_t w : it->second) wake(w);
+      if ((role_[n] & kWakes) != 0) {
+        for (uint32_t w : wakes_.at(n)) wake(w);
       }
       bool into_tiny = false;
+      const bool sudog = (role_[n] & kSudog) != 0;
       for (NodeId t : s_.heap.successors.neighbors(n)) {
-        if (isHidden(n, t)) continue;
-        into_tiny = into_tiny || in_tiny_.contains(t);
+        if (sudog && isHidden(n, t)) continue;
+        into_tiny = into_tiny || (role_[t] & kTinyBlock) != 0;
         mark(t);
       }
       if (into_tiny) wakeThroughTinyBlocks(n, untyped_reaches, r, wake);
@@ -321,6 +328,7 @@ class LeakMarking {
 
   // Whether the edge n -> t is a sudog's pointer to what it waits on.
   bool isHidden(NodeId n, NodeId t) const {
+    if ((role_[n] & kSudog) == 0) return false;
     const auto h = hidden_.find(n);
     return h != hidden_.end() &&
            std::find(h->second.begin(), h->second.end(), t) != h->second.end();
@@ -353,7 +361,7 @@ class LeakMarking {
     };
     forEachNodeSlot(s_, n, [&](uint64_t off, uint64_t value, uint64_t slot_address) {
       const NodeId t = value == 0 ? kNoNode : s_.heap.addresses().find(value);
-      if (t == kNoNode || !in_tiny_.contains(t) || isHidden(n, t)) return;
+      if (t == kNoNode || (role_[t] & kTinyBlock) == 0 || isHidden(n, t)) return;
       pointed.push_back(t);
       reach(t, value - s_.model.objects.addr[t], typedReach(s_, n, off, slot_address),
             slot_address);
@@ -362,12 +370,19 @@ class LeakMarking {
     // of unknown type.
     for (NodeId t : s_.heap.successors.neighbors(n)) {
       const bool explained = std::find(pointed.begin(), pointed.end(), t) != pointed.end();
-      if (in_tiny_.contains(t) && !explained && !isHidden(n, t)) reach(t, 0, std::nullopt, 0);
+      if ((role_[t] & kTinyBlock) != 0 && !explained && !isHidden(n, t)) {
+        reach(t, 0, std::nullopt, 0);
+      }
     }
   }
 
+  // What a node is to the marking, as bits: the maps below are looked up
+  // only for the few nodes marked here, not on every edge of the heap.
+  static constexpr uint8_t kWakes = 1, kSudog = 2, kTinyBlock = 4;
+
   const Snapshot& s_;
   const std::vector<Waiter>& waiters_;
+  std::vector<uint8_t> role_;                                // per node
   std::unordered_map<NodeId, std::vector<NodeId>> hidden_;   // sudog -> targets
   std::unordered_map<NodeId, std::vector<uint32_t>> wakes_;  // object -> waiters
   std::unordered_map<NodeId, std::vector<TinyWait>> in_tiny_;

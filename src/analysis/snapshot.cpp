@@ -434,8 +434,6 @@ BasicPackedColumn<V, D> viewOf(const BasicPackedColumn<V, D>& c) {
 ComputedParts computedPartsOf(const Snapshot& s) {
   ComputedParts p;
   p.heap.successors = viewOf(s.heap.successors);
-  // The cache keeps them, so that no later open computes them again.
-  p.heap.known_predecessors = viewOf(s.heap.predecessors());
   p.heap.root_kind = viewOf(s.heap.root_kind);
   p.heap.root_record = viewOf(s.heap.root_record);
   p.heap.goroutine_node = viewOf(s.heap.goroutine_node);

@@ -156,8 +156,7 @@ Expected<std::unique_ptr<Snapshot>> restoreSnapshot(model::HeapModel& model, Com
                                                     Sink& sink = nullSink());
 
 // The parts of `s` that restoreSnapshot takes, as views of its columns
-// (valid while `s` lives): what the index cache writes. Computes the
-// graph's predecessors if no query has yet.
+// (valid while `s` lives): what the index cache writes.
 ComputedParts computedPartsOf(const Snapshot& s);
 
 }  // namespace goheap::analysis

@@ -709,24 +709,49 @@ std::vector<const Func*> functionsCalling(const Binary& exe, const ModuleLayout&
   return found;
 }
 
+// Calls use(scanner, layout) with a scanner of `exe`'s code where the scan
+// can read it: amd64, with the module's layout (and type descriptors, when
+// `needs_types`) and a disassembler; otherwise does nothing.
+template <class Use>
+void withCodeScanner(const Binary& exe, GlobalStoreCounts& counts, bool needs_types, Use&& use) {
+  const std::optional<ModuleLayout>& m = exe.moduleLayout();
+  if (exe.container().arch != "amd64" || !m || (needs_types && m->etypes <= m->types)) return;
+  CapstoneHandle cs;
+  if (!cs.ok) return;
+  CodeScanner scanner(exe, *m, cs.handle, counts);
+  use(scanner, *m);
+}
+
+// Fills each entry of `returns` (a function's entry address) with the one
+// new value the function returns on every path, if it does (a constructor).
+void scanReturnedValues(CodeScanner& scanner, const Binary& exe,
+                        std::map<uint64_t, std::optional<Tracked>>& returns) {
+  std::vector<GlobalStore> ignored;
+  for (auto& [entry, returned] : returns) {
+    const Func* f = exe.pclntab().funcAt(entry);
+    if (f != nullptr && f->entry == entry) scanner.scan(*f, ignored, &returned);
+  }
+}
+
 }  // namespace
 
 std::optional<uint64_t> findReceiverGlobal(const Binary& exe, std::string_view method_prefix,
                                            GlobalStoreCounts* counts) {
-  const std::optional<ModuleLayout>& m = exe.moduleLayout();
-  if (exe.container().arch != "amd64" || !m) return std::nullopt;
-  CapstoneHandle cs;
-  if (!cs.ok) return std::nullopt;
   GlobalStoreCounts local;
-  CodeScanner scanner(exe, *m, cs.handle, counts != nullptr ? *counts : local);
-  for (const Func& f : exe.pclntab().funcs()) {
-    if (f.name.starts_with(method_prefix)) scanner.receiver_callees.insert(f.entry);
-  }
-  std::vector<GlobalStore> ignored;
-  for (const Func* f : functionsCalling(exe, *m, scanner.receiver_callees)) {
-    scanner.scan(*f, ignored, nullptr);
-  }
-  const std::vector<uint64_t>& seen = scanner.receivers;
+  std::vector<uint64_t> seen;
+  withCodeScanner(exe, counts != nullptr ? *counts : local, false,
+                  [&](CodeScanner& scanner, const ModuleLayout& m) {
+                    for (const Func& f : exe.pclntab().funcs()) {
+                      if (f.name.starts_with(method_prefix)) {
+                        scanner.receiver_callees.insert(f.entry);
+                      }
+                    }
+                    std::vector<GlobalStore> ignored;
+                    for (const Func* f : functionsCalling(exe, m, scanner.receiver_callees)) {
+                      scanner.scan(*f, ignored, nullptr);
+                    }
+                    seen = std::move(scanner.receivers);
+                  });
   if (seen.size() < 2 ||
       std::adjacent_find(seen.begin(), seen.end(), std::not_equal_to<>()) != seen.end()) {
     return std::nullopt;
@@ -736,112 +761,104 @@ std::optional<uint64_t> findReceiverGlobal(const Binary& exe, std::string_view m
 
 std::optional<uint64_t> findGlobalNamedByAll(const Binary& exe,
                                              std::span<const std::string_view> functions) {
-  const std::optional<ModuleLayout>& m = exe.moduleLayout();
-  if (exe.container().arch != "amd64" || !m || functions.empty()) return std::nullopt;
-  CapstoneHandle cs;
-  if (!cs.ok) return std::nullopt;
+  if (functions.empty()) return std::nullopt;
   GlobalStoreCounts counts;
-  CodeScanner scanner(exe, *m, cs.handle, counts);
   std::optional<std::set<uint64_t>> common;
-  for (const std::string_view name : functions) {
-    const auto funcs = exe.pclntab().funcs();
-    const auto f =
-        std::find_if(funcs.begin(), funcs.end(), [&](const Func& fn) { return fn.name == name; });
-    if (f == funcs.end()) return std::nullopt;
-    std::set<uint64_t> named;
-    scanner.references(*f, named);
-    if (common) {
-      std::erase_if(*common, [&](uint64_t g) { return !named.contains(g); });
-    } else {
-      common = std::move(named);
+  withCodeScanner(exe, counts, false, [&](CodeScanner& scanner, const ModuleLayout&) {
+    for (const std::string_view name : functions) {
+      const auto funcs = exe.pclntab().funcs();
+      const auto f =
+          std::find_if(funcs.begin(), funcs.end(), [&](const Func& fn) { return fn.name == name; });
+      if (f == funcs.end()) {
+        common.reset();
+        return;
+      }
+      std::set<uint64_t> named;
+      scanner.references(*f, named);
+      if (common) {
+        std::erase_if(*common, [&](uint64_t g) { return !named.contains(g); });
+      } else {
+        common = std::move(named);
+      }
     }
-  }
+  });
   if (!common || common->size() != 1) return std::nullopt;
   return *common->begin();
 }
 
 std::vector<AllocationCall> findAllocationCalls(const Binary& exe, const Func& f) {
   std::vector<AllocationCall> calls;
-  const std::optional<ModuleLayout>& m = exe.moduleLayout();
-  if (exe.container().arch != "amd64" || !m || m->etypes <= m->types) return calls;
-  CapstoneHandle cs;
-  if (!cs.ok) return calls;
   GlobalStoreCounts counts;
-  CodeScanner scanner(exe, *m, cs.handle, counts);
-  scanner.allocation_calls = &calls;
-  std::vector<GlobalStore> ignored;
-  scanner.scan(f, ignored, nullptr);
+  withCodeScanner(exe, counts, true, [&](CodeScanner& scanner, const ModuleLayout&) {
+    scanner.allocation_calls = &calls;
+    std::vector<GlobalStore> ignored;
+    scanner.scan(f, ignored, nullptr);
+  });
   return calls;
 }
 
 std::vector<StackSlotValue> findStackSlotValues(const Binary& exe, const Func& f,
                                                 std::span<const uint64_t> return_pcs) {
   std::vector<StackSlotValue> out;
-  const std::optional<ModuleLayout>& m = exe.moduleLayout();
-  if (exe.container().arch != "amd64" || !m || m->etypes <= m->types || return_pcs.empty()) {
-    return out;
-  }
-  CapstoneHandle cs;
-  if (!cs.ok) return out;
+  if (return_pcs.empty()) return out;
   GlobalStoreCounts counts;
-  CodeScanner scanner(exe, *m, cs.handle, counts);
-  scanner.slot_pcs = return_pcs;
-  std::vector<GlobalStore> ignored;
-  scanner.scan(f, ignored, nullptr);
-  // A slot holding what a call returned: what the callee returns, when it
-  // returns one new value on every path.
-  std::map<uint64_t, std::optional<Tracked>> returns;
-  scanner.slot_pcs = {};
-  for (const auto& [pc, off, v] : scanner.slots_at) {
-    if (v.kind != Tracked::CallResult || returns.contains(v.a)) continue;
-    std::optional<Tracked>& r = returns[v.a];
-    const Func* callee = exe.pclntab().funcAt(v.a);
-    if (callee != nullptr && callee->entry == v.a) scanner.scan(*callee, ignored, &r);
-  }
-  for (auto [pc, off, v] : scanner.slots_at) {
-    if (v.kind == Tracked::CallResult) {
-      const std::optional<Tracked>& r = returns[v.a];
-      if (!r) continue;
-      v = *r;
+  withCodeScanner(exe, counts, true, [&](CodeScanner& scanner, const ModuleLayout&) {
+    scanner.slot_pcs = return_pcs;
+    std::vector<GlobalStore> ignored;
+    scanner.scan(f, ignored, nullptr);
+    // A slot holding what a call returned: what the callee returns, when it
+    // returns one new value on every path.
+    std::map<uint64_t, std::optional<Tracked>> returns;
+    for (const auto& [pc, off, v] : scanner.slots_at) {
+      if (v.kind == Tracked::CallResult) returns.try_emplace(v.a);
     }
-    if (v.kind == Tracked::NewObject) out.push_back({pc, off, v.a, Allocated::Object});
-    if (v.kind == Tracked::NewArray) out.push_back({pc, off, v.a, Allocated::Array});
-    if (v.kind == Tracked::NewValue) out.push_back({pc, off, v.a, Allocated::Header});
-  }
+    scanner.slot_pcs = {};
+    scanReturnedValues(scanner, exe, returns);
+    for (auto [pc, off, v] : scanner.slots_at) {
+      if (v.kind == Tracked::CallResult) {
+        const std::optional<Tracked>& r = returns[v.a];
+        if (!r) continue;
+        v = *r;
+      }
+      if (v.kind == Tracked::NewObject) out.push_back({pc, off, v.a, Allocated::Object});
+      if (v.kind == Tracked::NewArray) out.push_back({pc, off, v.a, Allocated::Array});
+      if (v.kind == Tracked::NewValue) out.push_back({pc, off, v.a, Allocated::Header});
+    }
+  });
   return out;
 }
 
 std::vector<GlobalStore> findGlobalStores(const Binary& exe, std::span<const uint64_t> globals,
                                           GlobalStoreCounts* counts) {
   std::vector<GlobalStore> out;
-  const std::optional<ModuleLayout>& m = exe.moduleLayout();
-  if (exe.container().arch != "amd64" || !m || m->etypes <= m->types || globals.empty()) {
-    return out;
-  }
-  CapstoneHandle cs;
-  if (!cs.ok) return out;
+  if (globals.empty()) return out;
   GlobalStoreCounts local;
-  GlobalStoreCounts& c = counts != nullptr ? *counts : local;
-  CodeScanner scanner(exe, *m, cs.handle, c);
-  for (const Func* f : functionsNaming(exe, *m, globals)) scanner.scan(*f, out, nullptr);
-
-  // A global stored from a call: what the callee returns, if it returns
-  // one new value on every path (a constructor: `var enc = NewEncoding(...)`).
-  std::map<uint64_t, std::optional<Tracked>> returns;
-  for (const auto& [callee, global] : scanner.stored_results) returns.try_emplace(callee);
-  for (auto& [entry, returned] : returns) {
-    const Func* f = exe.pclntab().funcAt(entry);
-    if (f == nullptr || f->entry != entry) continue;
-    std::vector<GlobalStore> ignored;
-    scanner.scan(*f, ignored, &returned);
-  }
-  for (const auto& [callee, global] : scanner.stored_results) {
-    const std::optional<Tracked>& r = returns[callee];
-    if (!r) continue;
-    if (r->kind == Tracked::NewObject) out.push_back({global, r->a, StoredValue::NewObject, {}});
-    if (r->kind == Tracked::NewArray) out.push_back({global, r->a, StoredValue::NewArray, {}});
-    if (r->kind == Tracked::NewValue) out.push_back({global, r->a, StoredValue::Value, {}});
-  }
+  withCodeScanner(exe, counts != nullptr ? *counts : local, true,
+                  [&](CodeScanner& scanner, const ModuleLayout& m) {
+                    for (const Func* f : functionsNaming(exe, m, globals)) {
+                      scanner.scan(*f, out, nullptr);
+                    }
+                    // A global stored from a call: what the callee returns, if it
+                    // returns one new value on every path (a constructor:
+                    // `var enc = NewEncoding(...)`).
+                    std::map<uint64_t, std::optional<Tracked>> returns;
+                    for (const auto& [callee, global] : scanner.stored_results) {
+                      returns.try_emplace(callee);
+                    }
+                    scanReturnedValues(scanner, exe, returns);
+                    for (const auto& [callee, global] : scanner.stored_results) {
+                      const std::optional<Tracked>& r = returns[callee];
+                      if (!r) continue;
+                      const StoredValue what =
+                          r->kind == Tracked::NewObject  ? StoredValue::NewObject
+                          : r->kind == Tracked::NewArray ? StoredValue::NewArray
+                                                         : StoredValue::Value;
+                      if (r->kind == Tracked::NewObject || r->kind == Tracked::NewArray ||
+                          r->kind == Tracked::NewValue) {
+                        out.push_back({global, r->a, what, {}});
+                      }
+                    }
+                  });
 
   std::erase_if(out, [&](const GlobalStore& g) {
     if (g.what != StoredValue::Receiver) {

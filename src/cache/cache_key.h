@@ -43,7 +43,8 @@ namespace goheap::cache {
 //    arrays of structs and runtime structs are typed by their shape.
 // 7: objects typed by their allocation site (type evidence 4), by typed
 //    pointers to a stripped executable's globals, and global strings.
-inline constexpr uint32_t kIndexFormatVersion = 7;
+// 8: no predecessors (a query that needs them computes them).
+inline constexpr uint32_t kIndexFormatVersion = 8;
 
 struct Key {
   std::array<uint8_t, 32> bytes{};

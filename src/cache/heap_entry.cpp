@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "cache/entry_description.h"
+#include "cache/leaks_index.h"
 #include "cache/model_index.h"
 #include "cache/snapshot_index.h"
 #include "util/version.h"
@@ -90,18 +91,25 @@ std::optional<Restored> HeapEntry::restore(model::HeapModel& model, bool model_f
     refuse(parts.error(), sink);
     return std::nullopt;
   }
+  Expected<std::optional<analysis::GoroutineLeaks>> leaks =
+      readGoroutineLeaks(*index_, model.goroutines.size());
+  if (!leaks) {
+    refuse(leaks.error(), sink);
+    return std::nullopt;
+  }
   Expected<std::unique_ptr<analysis::Snapshot>> snapshot =
       analysis::restoreSnapshot(model, parts.take(), load, model_from_entry, sink);
   if (!snapshot) {
     refuse(snapshot.error(), sink);
     return std::nullopt;
   }
-  return Restored{snapshot.take(), index_};
+  return Restored{snapshot.take(), index_, leaks.take()};
 }
 
-Status HeapEntry::store(const analysis::Snapshot& s) {
+Status HeapEntry::store(const analysis::Snapshot& s, const analysis::GoroutineLeaks& leaks) {
   IndexWriter writer;
   addSnapshotSections(analysis::computedPartsOf(s), writer);
+  addGoroutineLeaks(leaks, writer);
   addModelSections(s.model, writer);
   EntryDescription description;
   description.input_path = absolutePath(heap_path_);

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "analysis/goroutine_leaks.h"
 #include "analysis/snapshot.h"
 #include "bin/binary.h"
 #include "cache/cache_directory.h"
@@ -35,6 +36,8 @@ struct CacheSettings {
 struct Restored {
   std::unique_ptr<analysis::Snapshot> snapshot;
   std::shared_ptr<const void> backing;
+  // The goroutine leak analysis of the heap, when the entry keeps it.
+  std::optional<analysis::GoroutineLeaks> goroutine_leaks;
 };
 
 class HeapEntry {
@@ -65,8 +68,9 @@ class HeapEntry {
                                   const analysis::LoadOptions& load, Sink& sink);
 
   // Step 3: writes what `s` computed (and its model, a heap dump's) as the
-  // entry. An Error, worded for a warning, when it was not stored.
-  Status store(const analysis::Snapshot& s);
+  // entry, with the goroutine leak analysis of it. An Error, worded for a
+  // warning, when it was not stored.
+  Status store(const analysis::Snapshot& s, const analysis::GoroutineLeaks& leaks);
 
  private:
   HeapEntry(CacheDirectory directory, Key key, std::string heap_path, int64_t heap_mtime_ns,

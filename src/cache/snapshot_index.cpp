@@ -35,8 +35,6 @@ void addSnapshotSections(const analysis::ComputedParts& parts, IndexWriter& writ
   const graph::HeapParts& h = parts.heap;
   addColumn(writer, kSuccessorsBegin, h.successors.begin);
   addColumn(writer, kSuccessorsTargets, h.successors.targets);
-  addColumn(writer, kPredecessorsBegin, h.known_predecessors.begin);
-  addColumn(writer, kPredecessorsTargets, h.known_predecessors.targets);
   addColumn(writer, kRootKind, h.root_kind);
   addColumn(writer, kRootRecord, h.root_record);
   addColumn(writer, kGoroutineNode, h.goroutine_node);
@@ -64,8 +62,6 @@ Expected<analysis::ComputedParts> readSnapshotSections(const IndexFile& index) {
   for (Status s :
        {index.column(kSuccessorsBegin, h.successors.begin),
         index.column(kSuccessorsTargets, h.successors.targets),
-        index.column(kPredecessorsBegin, h.known_predecessors.begin),
-        index.column(kPredecessorsTargets, h.known_predecessors.targets),
         index.column(kRootKind, h.root_kind), index.column(kRootRecord, h.root_record),
         index.column(kGoroutineNode, h.goroutine_node), index.column(kFrameNode, h.frame_node),
         readCounters(index, kHeapCounters, heap_counters), index.column(kIdom, parts.dom.idom),

@@ -23,8 +23,12 @@ namespace goheap::cache {
 enum SnapshotSection : uint32_t {
   kSuccessorsBegin = 1,
   kSuccessorsTargets,
-  kPredecessorsBegin,
-  kPredecessorsTargets,
+  // Format 7 kept the graph's predecessors, so that no open computed them
+  // again; format 8 does not: writing them cost more than computing them
+  // when a query first asks (Heap::predecessors), and they doubled the
+  // memory the first write needed.
+  kUnusedPredecessorsBegin,
+  kUnusedPredecessorsTargets,
   kRootKind,
   kRootRecord,
   kGoroutineNode,
@@ -46,6 +50,7 @@ enum SnapshotSection : uint32_t {
   kTypeCounters,     // u64: typed objects, conflicts, typed from roots, from headers
   kRetainedPacking,  // how kRetained is packed (IndexWriter::addPacked)
   kTypeAssignmentPacking,
+  kGoroutineLeaks,  // JSON (leaks_index.h); format 8 on
 };
 
 // Adds `parts`' sections to `writer`. The columns must stay alive until the

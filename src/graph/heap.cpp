@@ -429,15 +429,6 @@ Expected<Heap> restoreHeap(const model::HeapModel& dump, HeapParts parts) {
   if (std::string p = csrProblem(parts.successors, node_count, node_count); !p.empty()) {
     return wrong("successors: " + p);
   }
-  const bool predecessors_known = !parts.known_predecessors.begin.empty();
-  if (predecessors_known) {
-    if (std::string p = csrProblem(parts.known_predecessors, node_count, node_count); !p.empty()) {
-      return wrong("predecessors: " + p);
-    }
-    if (parts.known_predecessors.targets.size() != parts.successors.targets.size()) {
-      return wrong("the two directions have different edge counts");
-    }
-  }
   if (parts.goroutine_node.size() != dump.goroutines.size() ||
       parts.frame_node.size() != dump.frames.size()) {
     return wrong("goroutine or frame nodes");
@@ -459,13 +450,6 @@ Expected<Heap> restoreHeap(const model::HeapModel& dump, HeapParts parts) {
   heap.object_count_ = static_cast<uint32_t>(object_count);
   heap.super_root_ = static_cast<NodeId>(object_count);
   heap.index_ = AddressIndex(objects.addr.view(), objects.size.view());
-  if (predecessors_known) {
-    Heap::Predecessors& p = *heap.predecessors_;
-    std::call_once(p.once, [&] {
-      p.csr = std::move(parts.known_predecessors);
-      p.ready.store(true, std::memory_order_release);
-    });
-  }
   static_cast<HeapParts&>(heap) = std::move(parts);
   return heap;
 }

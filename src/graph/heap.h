@@ -59,9 +59,6 @@ struct BuildOptions {
 // index cache keeps of it and hands back to restoreHeap.
 struct HeapParts {
   Csr successors;
-  // The reverse of successors when known (the index cache keeps them);
-  // empty otherwise. Read them through Heap::predecessors().
-  Csr known_predecessors;
   Column<RootKind> root_kind;
   Column<uint32_t> root_record;
   Column<NodeId> goroutine_node;
@@ -103,7 +100,7 @@ class Heap : public HeapParts {
   // they are not there, every edge is read, which for a few lookups costs
   // far less time and memory than computing them.
   std::vector<NodeId> referrersOf(NodeId target) const;
-  // The predecessors if computed (or restored) already, else null: for
+  // The predecessors if computed already, else null: for
   // accounts of memory, which must not compute them.
   const Csr* predecessorsIfComputed() const {
     return predecessors_->ready.load(std::memory_order_acquire) ? &predecessors_->csr : nullptr;

@@ -157,11 +157,11 @@ void reportModelWarnings(model::HeapModel& model, const LocalHeap& source, Sink&
 // `backing` is set), with what the user should know of it. With `entry`,
 // the snapshot is written into the cache while the Session answers (writing
 // a big index costs about a quarter of computing it).
-std::shared_ptr<const Session> finish(std::unique_ptr<analysis::Snapshot> snapshot,
-                                      std::shared_ptr<const void> backing, const LocalHeap& source,
-                                      Sink& observer, const OpenOptions& options,
-                                      std::unique_ptr<TemporaryFile> input,
-                                      std::optional<cache::HeapEntry> entry = std::nullopt) {
+std::shared_ptr<const Session> finish(
+    std::unique_ptr<analysis::Snapshot> snapshot, std::shared_ptr<const void> backing,
+    const LocalHeap& source, Sink& observer, const OpenOptions& options,
+    std::unique_ptr<TemporaryFile> input, std::optional<cache::HeapEntry> entry = std::nullopt,
+    std::optional<analysis::GoroutineLeaks> leaks = std::nullopt) {
   const analysis::Snapshot& s = *snapshot;
   if (!s.exe_problem.empty()) {
     observer.warning((source.label.empty() ? std::string() : displayName(source) + ": ") +
@@ -174,10 +174,13 @@ std::shared_ptr<const Session> finish(std::unique_ptr<analysis::Snapshot> snapsh
   }
   auto session = std::make_shared<Session>(std::move(snapshot), options.answer_cache_bytes,
                                            std::move(input), std::move(backing));
+  if (leaks) session->setGoroutineLeaks(std::move(*leaks));
   if (entry) {
-    session->runInBackground([entry = std::move(*entry), sink = options.background_sink](
-                                 const analysis::Snapshot& written) mutable {
-      Status stored = entry.store(written);
+    // The leak analysis is kept in the entry: whichever of this thread and
+    // a question asks for it first computes it, once.
+    session->runInBackground([entry = std::move(*entry),
+                              sink = options.background_sink](const Session& written) mutable {
+      Status stored = entry.store(written.snapshot(), written.goroutineLeaks());
       if (!stored && sink) sink->warning(stored.error().message());
     });
   }
@@ -196,7 +199,7 @@ Expected<std::shared_ptr<const Session>> analyse(model::HeapModel model, const L
   if (entry && entry->lookUp(observer)) {
     if (std::optional<cache::Restored> restored = entry->restore(model, false, load, observer)) {
       return finish(std::move(restored->snapshot), std::move(restored->backing), source, observer,
-                    options, std::move(input));
+                    options, std::move(input), std::nullopt, std::move(restored->goroutine_leaks));
     }
   }
   GOHEAP_TRY(std::unique_ptr<analysis::Snapshot> snapshot,
@@ -221,7 +224,7 @@ std::shared_ptr<const Session> openFromEntry(cache::HeapEntry& entry, const Loca
   if (!restored) return nullptr;
   reportModelWarnings(restored->snapshot->model, source, observer);
   return finish(std::move(restored->snapshot), std::move(restored->backing), source, observer,
-                options, nullptr);
+                options, nullptr, std::nullopt, std::move(restored->goroutine_leaks));
 }
 
 // A core file: its executable found (or the one given checked), then the

@@ -13,8 +13,8 @@ Session::~Session() {
   if (background_.joinable()) background_.join();
 }
 
-void Session::runInBackground(std::function<void(const analysis::Snapshot&)> work) {
-  background_ = std::thread([this, work = std::move(work)] { work(*snapshot_); });
+void Session::runInBackground(std::function<void(const Session&)> work) {
+  background_ = std::thread([this, work = std::move(work)] { work(*this); });
 }
 
 const analysis::Histogram& Session::groupTotals(typing::GroupKind by) const {

@@ -40,6 +40,10 @@ class Once {
     std::call_once(flag_, [&] { value_ = std::make_unique<const T>(compute()); });
     return *value_;
   }
+  // The value known already (kept with the heap elsewhere), before any get.
+  void set(T value) {
+    std::call_once(flag_, [&] { value_ = std::make_unique<const T>(std::move(value)); });
+  }
 
  private:
   mutable std::once_flag flag_;
@@ -65,7 +69,10 @@ class Session {
   // Runs `work` on a thread of its own while the Session answers (writing
   // the index cache's entry: nothing that changes what the Session
   // answers). Once, before the Session is shared; the destructor waits.
-  void runInBackground(std::function<void(const analysis::Snapshot&)> work);
+  void runInBackground(std::function<void(const Session&)> work);
+  // The goroutine leak analysis, known already (the index cache keeps it):
+  // goroutineLeaks() answers it. Before the Session is shared.
+  void setGoroutineLeaks(analysis::GoroutineLeaks leaks) { leaks_.set(std::move(leaks)); }
 
   const analysis::Snapshot& snapshot() const { return *snapshot_; }
   // The snapshot was restored from the index cache.

@@ -251,6 +251,11 @@ class Typer {
   bool holdsPointers(NodeId o) const { return d_.objectHasPointers(o); }
   GoKind kindOf(TypeId t) const;
   uint64_t sizeOf(TypeId t) const { return typeSize(dw_, t, ptr()); }
+  // The type `t` resolves to (through typedefs and qualifiers), or null.
+  const bin::Type* resolvedType(TypeId t) const {
+    const TypeId r = dw_.resolve(t);
+    return r == kNoType ? nullptr : &dw_.type(r);
+  }
   bool hasPointers(TypeId t);
   // Whether `big` holds `small` at its offset 0 (a struct's first field, an
   // array's first element, recursively): a pointer to either is the same.
@@ -623,30 +628,29 @@ void Typer::assignObjectWeak(NodeId o, uint64_t ptr, TypeForm form) {
 // One pointer-holding leaf of a value: a pointer, slice, string, interface,
 // map, chan or func at `addr`.
 void Typer::scanLeaf(const Memory& m, uint64_t addr, TypeId t) {
-  const TypeId r = dw_.resolve(t);
-  if (r == kNoType) return;
-  const bin::Type& rt = dw_.type(r);
+  const bin::Type* rt = resolvedType(t);
+  if (rt == nullptr) return;
   switch (kindOf(t)) {
     case GoKind::Map:
     case GoKind::Chan:
       // A pointer to the runtime's header (hash<K,V>, map<K,V>, hchan<T>),
       // shown as the map or chan type.
-      if (rt.tag == DwarfTag::Pointer) assign(pointerAt(m, addr), rt.elem, t, 0, TypeForm::Value);
+      if (rt->tag == DwarfTag::Pointer) assign(pointerAt(m, addr), rt->elem, t, 0, TypeForm::Value);
       return;
     case GoKind::Func:
       assignWeak(pointerAt(m, addr), TypeForm::Closure);
       return;
     case GoKind::Interface:
-      scanInterface(m, addr, r);
+      scanInterface(m, addr, dw_.resolve(t));
       return;
     case GoKind::String:
       if (uintAt(m, addr + ptr(), ptr()) > 0) assignWeak(pointerAt(m, addr), TypeForm::StringBytes);
       return;
     case GoKind::Slice: {
-      TypeId elem = dw_.type(t).elem != kNoType ? dw_.type(t).elem : rt.elem;
+      TypeId elem = dw_.type(t).elem != kNoType ? dw_.type(t).elem : rt->elem;
       if (elem == kNoType) {
         // The element type is the pointee of the slice's array field.
-        if (const bin::Field* a = dw_.fieldNamed(r, "array")) {
+        if (const bin::Field* a = dw_.fieldNamed(dw_.resolve(t), "array")) {
           const TypeId p = dw_.resolve(a->type);
           if (p != kNoType) elem = dw_.type(p).elem;
         }
@@ -658,15 +662,15 @@ void Typer::scanLeaf(const Memory& m, uint64_t addr, TypeId t) {
       return;
     }
     case GoKind::Pointer:
-      if (rt.tag == DwarfTag::Pointer && rt.elem != kNoType) {
+      if (rt->tag == DwarfTag::Pointer && rt->elem != kNoType) {
         const uint64_t target = pointerAt(m, addr);
         if (dw_.globals().empty() && target != 0 && objectAt(target) == kNoNode &&
             globalMemory(target) != nullptr) {
           std::lock_guard<std::mutex> lock(shared_.global_targets_lock);
-          shared_.global_targets.push_back({target, rt.elem, evidence_});
+          shared_.global_targets.push_back({target, rt->elem, evidence_});
           return;
         }
-        assign(target, rt.elem, rt.elem, 0, TypeForm::Value);
+        assign(target, rt->elem, rt->elem, 0, TypeForm::Value);
       }
       return;
     default:
@@ -724,9 +728,8 @@ const std::vector<ScanOp>& Typer::layoutOf(TypeId t) {
 
 void Typer::buildLayout(TypeId t, uint64_t base, int depth, std::vector<ScanOp>& out) {
   if (t == kNoType || depth > kMaxDepth || !hasPointers(t)) return;
-  const TypeId r = dw_.resolve(t);
-  if (r == kNoType) return;
-  const bin::Type& rt = dw_.type(r);
+  const bin::Type* rt = resolvedType(t);
+  if (rt == nullptr) return;
   switch (kindOf(t)) {
     case GoKind::Map:
     case GoKind::Chan:
@@ -738,22 +741,22 @@ void Typer::buildLayout(TypeId t, uint64_t base, int depth, std::vector<ScanOp>&
       out.push_back({base, t, ScanOp::Leaf, 0, 0});
       return;
     case GoKind::Array: {
-      const uint64_t esize = sizeOf(rt.elem);
-      const uint64_t n = std::min(rt.count, kMaxScannedElements);
+      const uint64_t esize = sizeOf(rt->elem);
+      const uint64_t n = std::min(rt->count, kMaxScannedElements);
       if (esize == 0 || n == 0) return;
       if (n <= kUnrolledElements) {
-        for (uint64_t i = 0; i < n; i++) buildLayout(rt.elem, base + i * esize, depth + 1, out);
+        for (uint64_t i = 0; i < n; i++) buildLayout(rt->elem, base + i * esize, depth + 1, out);
       } else {
-        out.push_back({base, rt.elem, ScanOp::Loop, n, esize});
+        out.push_back({base, rt->elem, ScanOp::Loop, n, esize});
       }
       return;
     }
     case GoKind::Struct:
-      if (special(r)) {
+      if (special(dw_.resolve(t))) {
         out.push_back({base, t, ScanOp::Special, 0, 0});
         return;
       }
-      for (const bin::Field& f : dw_.fields(rt))
+      for (const bin::Field& f : dw_.fields(*rt))
         buildLayout(f.type, base + f.offset, depth + 1, out);
       return;
     default:
@@ -1070,14 +1073,13 @@ void Typer::scanPiece(const Memory& m, uint64_t addr, TypeId t, uint64_t offset,
       if (readable(m, addr, size)) scanValue(m, addr, t, t, 0);
       return;
     }
-    const TypeId r = dw_.resolve(t);
-    if (r == kNoType) return;
-    const bin::Type& rt = dw_.type(r);
+    const bin::Type* rt = resolvedType(t);
+    if (rt == nullptr) return;
     switch (kindOf(t)) {
       case GoKind::Slice:
         if (offset == 0 && size == ptr()) {
           // The capacity is elsewhere: the object's size bounds the count.
-          const TypeId elem = dw_.type(t).elem != kNoType ? dw_.type(t).elem : rt.elem;
+          const TypeId elem = dw_.type(t).elem != kNoType ? dw_.type(t).elem : rt->elem;
           assign(pointerAt(m, addr), elem, elem, 0, TypeForm::Array, /*approximate=*/true);
         }
         return;
@@ -1086,7 +1088,7 @@ void Typer::scanPiece(const Memory& m, uint64_t addr, TypeId t, uint64_t offset,
         return;
       case GoKind::Struct: {
         const bin::Field* inside = nullptr;
-        for (const bin::Field& f : dw_.fields(rt)) {
+        for (const bin::Field& f : dw_.fields(*rt)) {
           if (offset >= f.offset && offset < f.offset + std::max<uint64_t>(sizeOf(f.type), 1)) {
             inside = &f;
           }
@@ -1097,10 +1099,10 @@ void Typer::scanPiece(const Memory& m, uint64_t addr, TypeId t, uint64_t offset,
         continue;
       }
       case GoKind::Array: {
-        const uint64_t esize = sizeOf(rt.elem);
+        const uint64_t esize = sizeOf(rt->elem);
         if (esize == 0) return;
         offset %= esize;
-        t = rt.elem;
+        t = rt->elem;
         continue;
       }
       default:

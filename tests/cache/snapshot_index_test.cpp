@@ -284,7 +284,7 @@ TEST(SnapshotIndexChecks, DamagedPartsAreRefused) {
       {"an edge to a node that is not there",
        [&](analysis::ComputedParts& p) { p.heap.successors.targets[3] = nodes; }},
       {"offsets that decrease",
-       [&](analysis::ComputedParts& p) { p.heap.known_predecessors.begin[2] = UINT32_MAX - 1; }},
+       [&](analysis::ComputedParts& p) { p.heap.successors.begin[2] = UINT32_MAX - 1; }},
       {"a root record past its table",
        [&](analysis::ComputedParts& p) { p.heap.root_record.back() = UINT32_MAX; }},
       {"a dominator out of range", [&](analysis::ComputedParts& p) { p.dom.idom[5] = nodes + 9; }},
@@ -326,7 +326,7 @@ TEST(SnapshotIndexChecks, DamagedPartsAreRefused) {
     // Owned copies, so that the damage does not reach `b`.
     auto own = [](auto& column) { column = column.takeVector(); };
     own(parts.heap.successors.targets);
-    own(parts.heap.known_predecessors.begin);
+    own(parts.heap.successors.begin);
     own(parts.heap.root_record);
     own(parts.dom.idom);
     parts.retained = PackedColumn(parts.retained.values());

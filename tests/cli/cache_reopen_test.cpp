@@ -147,6 +147,21 @@ TEST_P(CacheReopen, DiffReadsBothHeapsFromTheCache) {
   EXPECT_EQ(entries(folder).size(), 2u);
 }
 
+// The goroutine leak analysis is kept in the entry (cache/leaks_index.h):
+// a hit answers from it what a run without the cache computes, typed and
+// untyped (where a tiny block's Mutex is explained rather than leaked).
+TEST_P(CacheReopen, GoroutineLeaksComeBackFromTheEntry) {
+  const std::string dir = std::string(GOHEAP_TESTDUMPS_DIR) + "/" + GetParam();
+  const std::string dump = dir + "/goleak.dump", exe = dir + "/goleak";
+  const std::string folder = freshFolder("goleak-" + GetParam());
+  for (const char* cmd : {"summary", "goroutines", "suspects"}) {
+    expectSameFromTheCache({cmd, dump, exe}, folder);
+    expectSameFromTheCache({cmd, dump}, folder);
+  }
+  expectSameFromTheCache({"goroutines", dump, exe, "--leaked", "--group"}, folder);
+  EXPECT_EQ(entries(folder).size(), 2u);
+}
+
 TEST_P(CacheReopen, WithoutTheExecutableIsAnotherEntry) {
   const std::string folder = freshFolder("noexe-" + GetParam());
   RunResult typed = runGoheap({"top", zoo_.dump, zoo_.exe, "--json", "--cache", folder});
