@@ -106,7 +106,8 @@ std::optional<Restored> HeapEntry::restore(model::HeapModel& model, bool model_f
   return Restored{snapshot.take(), index_, leaks.take()};
 }
 
-Status HeapEntry::store(const analysis::Snapshot& s, const analysis::GoroutineLeaks& leaks) {
+Status HeapEntry::store(const analysis::Snapshot& s,
+                        const std::function<const analysis::GoroutineLeaks&()>& leaks) {
   IndexWriter writer;
   addSnapshotSections(analysis::computedPartsOf(s), writer);
   addGoroutineLeaks(leaks, writer);

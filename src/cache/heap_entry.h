@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -68,9 +69,11 @@ class HeapEntry {
                                   const analysis::LoadOptions& load, Sink& sink);
 
   // Step 3: writes what `s` computed (and its model, a heap dump's) as the
-  // entry, with the goroutine leak analysis of it. An Error, worded for a
-  // warning, when it was not stored.
-  Status store(const analysis::Snapshot& s, const analysis::GoroutineLeaks& leaks);
+  // entry, with the goroutine leak analysis of it, which `leaks` returns
+  // (asked for last, once the rest is written: it may still be computed
+  // elsewhere). An Error, worded for a warning, when it was not stored.
+  Status store(const analysis::Snapshot& s,
+               const std::function<const analysis::GoroutineLeaks&()>& leaks);
 
  private:
   HeapEntry(CacheDirectory directory, Key key, std::string heap_path, int64_t heap_mtime_ns,

@@ -291,23 +291,57 @@ void IndexWriter::add(uint32_t section_id, uint32_t element_size, std::span<cons
   addSection(section_id, element_size, bytes);
 }
 
-void IndexWriter::addSection(uint32_t section_id, uint32_t element_size,
-                             std::span<const uint8_t> bytes) {
+namespace {
+
+// Where a section of `length` bytes goes, the file being written up to
+// `cursor`.
+SectionInfo placed(uint32_t id, uint32_t element_size, uint64_t length, uint64_t cursor) {
+  SectionInfo s;
+  s.id = id;
+  s.element_size = element_size;
+  s.element_count = length / element_size;
+  s.length = length;
+  s.offset = alignUp(cursor, length >= kPageAlignedSectionBytes ? kPageBytes : kSectionAlignment);
+  return s;
+}
+
+}  // namespace
+
+bool IndexWriter::refused(uint32_t section_id, uint32_t element_size, uint64_t bytes) {
   std::optional<std::string> problem;
   if (element_size == 0) {
     problem = "has elements of 0 bytes";
-  } else if (bytes.size() % element_size != 0) {
-    problem = "has " + std::to_string(bytes.size()) + " bytes, not a whole number of " +
+  } else if (bytes % element_size != 0) {
+    problem = "has " + std::to_string(bytes) + " bytes, not a whole number of " +
               std::to_string(element_size) + "-byte elements";
   } else if (std::any_of(sections_.begin(), sections_.end(),
-                         [&](const Pending& p) { return p.id == section_id; })) {
+                         [&](const Pending& p) { return p.id == section_id; }) ||
+             std::any_of(last_.begin(), last_.end(),
+                         [&](const Last& l) { return l.id == section_id; })) {
     problem = "is added twice";
   }
-  if (problem) {
-    if (!mistake_) mistake_ = Error("index section " + std::to_string(section_id) + " " + *problem);
+  if (problem && !mistake_) {
+    mistake_ = Error("index section " + std::to_string(section_id) + " " + *problem);
+  }
+  return problem.has_value();
+}
+
+void IndexWriter::addSection(uint32_t section_id, uint32_t element_size,
+                             std::span<const uint8_t> bytes) {
+  if (!refused(section_id, element_size, bytes.size())) {
+    sections_.push_back({section_id, element_size, bytes});
+  }
+}
+
+void IndexWriter::addLast(uint32_t section_id, uint32_t element_size,
+                          std::function<std::vector<uint8_t>()> make) {
+  if (section_id >= kFirstReservedSection) {
+    if (!mistake_)
+      mistake_ = Error("index section id " + std::to_string(section_id) + " is reserved");
     return;
   }
-  sections_.push_back({section_id, element_size, bytes});
+  if (!refused(section_id, element_size, 0))
+    last_.push_back({section_id, element_size, std::move(make)});
 }
 
 void IndexWriter::addOwned(uint32_t section_id, uint32_t element_size, std::vector<uint8_t> bytes) {
@@ -322,24 +356,17 @@ void IndexWriter::setDescription(const EntryDescription& description) {
 
 std::vector<SectionInfo> IndexWriter::plan() const {
   std::vector<SectionInfo> table;
-  uint64_t cursor = tableEnd(sections_.size());
+  uint64_t cursor = tableEnd(sections_.size() + last_.size());
   for (const Pending& p : sections_) {
-    SectionInfo s;
-    s.id = p.id;
-    s.element_size = p.element_size;
-    s.element_count = p.bytes.size() / p.element_size;
-    s.length = p.bytes.size();
-    s.offset =
-        alignUp(cursor, s.length >= kPageAlignedSectionBytes ? kPageBytes : kSectionAlignment);
-    cursor = s.offset + s.length;
-    table.push_back(s);
+    table.push_back(placed(p.id, p.element_size, p.bytes.size(), cursor));
+    cursor = table.back().offset + table.back().length;
   }
   return table;
 }
 
 uint64_t IndexWriter::fileSize() const {
   const std::vector<SectionInfo> table = plan();
-  return table.empty() ? tableEnd(0) : table.back().offset + table.back().length;
+  return table.empty() ? tableEnd(last_.size()) : table.back().offset + table.back().length;
 }
 
 Status IndexWriter::write(int fd, const Key& key, std::string_view name) const {
@@ -353,7 +380,20 @@ Status IndexWriter::write(int fd, const Key& key, std::string_view name) const {
     // The bytes between sections are never written: the file reads zeros there.
     if (Status s = writeAt(fd, bytes[i], table[i].offset, name); !s) return s;
   }
-  const uint64_t size = fileSize();
+  uint64_t size = fileSize();
+  for (const Last& l : last_) {
+    const std::vector<uint8_t> made = l.make();
+    if (made.size() % l.element_size != 0) {
+      return Error("index section " + std::to_string(l.id) + " was made with " +
+                   std::to_string(made.size()) + " bytes, not a whole number of " +
+                   std::to_string(l.element_size) + "-byte elements");
+    }
+    table.push_back(placed(l.id, l.element_size, made.size(), size));
+    const std::span<const uint8_t> whole(made);
+    table.back().checksum = sectionChecksums(std::span(&whole, 1), 1)[0];
+    if (Status s = writeAt(fd, made, table.back().offset, name); !s) return s;
+    size = table.back().offset + table.back().length;
+  }
   std::sort(table.begin(), table.end(),
             [](const SectionInfo& a, const SectionInfo& b) { return a.id < b.id; });
   if (Status s = writeAt(fd, encodeHeaderAndTable(key, table, size), 0, name); !s) return s;

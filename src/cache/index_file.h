@@ -32,6 +32,7 @@
 #include <cstdint>
 #include <cstring>
 #include <deque>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -118,8 +119,14 @@ class IndexWriter {
     }
   }
   void setDescription(const EntryDescription& description);
+  // A section whose bytes `make` returns once write() has written all the
+  // others: a small result still being computed elsewhere while the big
+  // columns go to the file. Written after them, in the order added.
+  void addLast(uint32_t section_id, uint32_t element_size,
+               std::function<std::vector<uint8_t>()> make);
 
-  // The size of the file write() makes.
+  // The size of the file write() makes, less the sections added with
+  // addLast (not made yet).
   uint64_t fileSize() const;
 
   // Writes the file to `fd`, an empty regular file open for writing, at
@@ -139,7 +146,16 @@ class IndexWriter {
     uint32_t element_size;
     std::span<const uint8_t> bytes;
   };
+  struct Last {
+    uint32_t id;
+    uint32_t element_size;
+    std::function<std::vector<uint8_t>()> make;
+  };
+  // Whether `section_id` is taken, or not a section's: kept as mistake_.
+  bool refused(uint32_t section_id, uint32_t element_size, uint64_t bytes);
+
   std::vector<Pending> sections_;
+  std::vector<Last> last_;
   std::deque<std::vector<uint8_t>> owned_;
   std::optional<Error> mistake_;
 };

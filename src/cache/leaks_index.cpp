@@ -9,7 +9,7 @@
 
 namespace goheap::cache {
 
-void addGoroutineLeaks(const analysis::GoroutineLeaks& leaks, IndexWriter& writer) {
+std::vector<uint8_t> encodeGoroutineLeaks(const analysis::GoroutineLeaks& leaks) {
   std::string text;
   {
     JsonWriter w(text);
@@ -32,7 +32,13 @@ void addGoroutineLeaks(const analysis::GoroutineLeaks& leaks, IndexWriter& write
     });
     w.endObject();
   }
-  writer.addOwned(kGoroutineLeaks, 1, std::vector<uint8_t>(text.begin(), text.end()));
+  return std::vector<uint8_t>(text.begin(), text.end());
+}
+
+void addGoroutineLeaks(std::function<const analysis::GoroutineLeaks&()> leaks,
+                       IndexWriter& writer) {
+  writer.addLast(kGoroutineLeaks, 1,
+                 [leaks = std::move(leaks)] { return encodeGoroutineLeaks(leaks()); });
 }
 
 namespace {

@@ -8,7 +8,10 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <optional>
+#include <vector>
 
 #include "analysis/goroutine_leaks.h"
 #include "cache/index_file.h"
@@ -16,8 +19,13 @@
 
 namespace goheap::cache {
 
-// Adds `leaks` as a section of `writer` (the writer keeps the bytes).
-void addGoroutineLeaks(const analysis::GoroutineLeaks& leaks, IndexWriter& writer);
+// The section's bytes for `leaks`.
+std::vector<uint8_t> encodeGoroutineLeaks(const analysis::GoroutineLeaks& leaks);
+
+// Adds the section to `writer`, made from what `leaks` returns once the
+// writer has written the rest (IndexWriter::addLast): on a first open the
+// analysis may still be running while the big columns are written.
+void addGoroutineLeaks(std::function<const analysis::GoroutineLeaks&()> leaks, IndexWriter& writer);
 
 // The leaks kept in `index`, for a heap of `goroutine_count` goroutine
 // records; nothing when the entry has none (written before they were

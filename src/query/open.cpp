@@ -177,10 +177,13 @@ std::shared_ptr<const Session> finish(
   if (leaks) session->setGoroutineLeaks(std::move(*leaks));
   if (entry) {
     // The leak analysis is kept in the entry: whichever of this thread and
-    // a question asks for it first computes it, once.
+    // a question asks for it first computes it, once. This thread asks
+    // only when the rest is written, so that a command that needs it
+    // (summary) computes it meanwhile.
     session->runInBackground([entry = std::move(*entry),
                               sink = options.background_sink](const Session& written) mutable {
-      Status stored = entry.store(written.snapshot(), written.goroutineLeaks());
+      Status stored = entry.store(
+          written.snapshot(), [&written]() -> const auto& { return written.goroutineLeaks(); });
       if (!stored && sink) sink->warning(stored.error().message());
     });
   }

@@ -379,6 +379,60 @@ TEST(IndexWriter, MistakesAreReportedByWrite) {
             std::string::npos);
 }
 
+// A section added with addLast is made only once the others are written
+// (the goroutine leak analysis, still running when the columns go out), and
+// reads back like any other: checksummed, placed after them, aligned.
+TEST(IndexWriter, ALastSectionIsMadeAfterTheOthersAreWritten) {
+  const std::vector<uint64_t> big(300000, 7);  // over 1 MiB: page-aligned
+  const std::vector<uint32_t> small{1, 2, 3};
+  const std::string path = testing::scratch().file("last-section.ghx");
+  cache::IndexWriter w;
+  w.addArray<uint64_t>(1, big);
+  bool made = false;
+  w.addLast(9, 4, [&] {
+    // The big section is in the file already.
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
+    EXPECT_GE(static_cast<uint64_t>(in.tellg()), big.size() * sizeof(uint64_t));
+    made = true;
+    std::vector<uint8_t> bytes(12);
+    std::memcpy(bytes.data(), small.data(), bytes.size());
+    return bytes;
+  });
+  w.addArray<uint32_t>(2, small);
+  ASSERT_TRUE(w.write(path, testKey(4)).ok());
+  EXPECT_TRUE(made);
+  auto opened = IndexFile::open(path, testKey(4));
+  ASSERT_TRUE(opened) << opened.error().message();
+  auto last = (*opened)->array<uint32_t>(9);
+  ASSERT_TRUE(last) << last.error().message();
+  EXPECT_EQ(asVector(*last), small);
+  EXPECT_EQ(asVector(*(*opened)->array<uint64_t>(1)), big);
+  auto offsetOf = [&](uint32_t id) {
+    for (const SectionInfo& info : (*opened)->sections()) {
+      if (info.id == id) return info.offset;
+    }
+    ADD_FAILURE() << "no section " << id;
+    return uint64_t{0};
+  };
+  EXPECT_EQ(offsetOf(9) % kSectionAlignment, 0u);
+  EXPECT_GT(offsetOf(9), offsetOf(2));
+
+  // A last section whose bytes are not whole elements is the caller's
+  // mistake, said by write(); and its id is taken like any other's.
+  cache::IndexWriter odd;
+  odd.addLast(3, 4, [] { return std::vector<uint8_t>(7, 1); });
+  const Status s = odd.write(testing::scratch().file("last-odd.ghx"), testKey(4));
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().message().find("7 bytes, not a whole number of 4-byte elements"),
+            std::string::npos);
+  cache::IndexWriter twice;
+  twice.addArray<uint32_t>(5, small);
+  twice.addLast(5, 4, [] { return std::vector<uint8_t>(4, 0); });
+  const Status t = twice.write(testing::scratch().file("last-twice.ghx"), testKey(4));
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.error().message().find("is added twice"), std::string::npos);
+}
+
 TEST(IndexWriter, AnEmptyIndexIsJustTheHeader) {
   cache::IndexWriter w;
   EXPECT_EQ(w.fileSize(), kHeaderBytes);

@@ -29,7 +29,8 @@ Expected<std::optional<analysis::GoroutineLeaks>> roundTrip(const analysis::Goro
                                                             const std::string& name) {
   cache::IndexWriter writer;
   if (leaks != nullptr) {
-    cache::addGoroutineLeaks(*leaks, writer);
+    cache::addGoroutineLeaks([leaks]() -> const analysis::GoroutineLeaks& { return *leaks; },
+                             writer);
   } else {
     writer.addOwned(cache::kGoroutineLeaks, 1, std::vector<uint8_t>(raw.begin(), raw.end()));
   }
