@@ -309,9 +309,8 @@ class LeakMarking {
         for (uint32_t w : wakes_.at(n)) wake(w);
       }
       bool into_tiny = false;
-      const bool sudog = (role_[n] & kSudog) != 0;
       for (NodeId t : s_.heap.successors.neighbors(n)) {
-        if (sudog && isHidden(n, t)) continue;
+        if (isHidden(n, t)) continue;
         into_tiny = into_tiny || (role_[t] & kTinyBlock) != 0;
         mark(t);
       }

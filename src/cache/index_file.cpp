@@ -282,13 +282,15 @@ Status checkSections(std::span<const uint8_t> file, std::span<const SectionInfo>
 
 }  // namespace
 
+bool IndexWriter::reserved(uint32_t section_id) {
+  if (section_id < kFirstReservedSection) return false;
+  if (!mistake_)
+    mistake_ = Error("index section id " + std::to_string(section_id) + " is reserved");
+  return true;
+}
+
 void IndexWriter::add(uint32_t section_id, uint32_t element_size, std::span<const uint8_t> bytes) {
-  if (section_id >= kFirstReservedSection) {
-    if (!mistake_)
-      mistake_ = Error("index section id " + std::to_string(section_id) + " is reserved");
-    return;
-  }
-  addSection(section_id, element_size, bytes);
+  if (!reserved(section_id)) addSection(section_id, element_size, bytes);
 }
 
 namespace {
@@ -335,12 +337,7 @@ void IndexWriter::addSection(uint32_t section_id, uint32_t element_size,
 
 void IndexWriter::addLast(uint32_t section_id, uint32_t element_size,
                           std::function<std::vector<uint8_t>()> make) {
-  if (section_id >= kFirstReservedSection) {
-    if (!mistake_)
-      mistake_ = Error("index section id " + std::to_string(section_id) + " is reserved");
-    return;
-  }
-  if (!refused(section_id, element_size, 0))
+  if (!reserved(section_id) && !refused(section_id, element_size, 0))
     last_.push_back({section_id, element_size, std::move(make)});
 }
 

@@ -151,6 +151,9 @@ class IndexWriter {
     uint32_t element_size;
     std::function<std::vector<uint8_t>()> make;
   };
+  // Whether `section_id` is one of the file's own ids (a caller may not
+  // add those): kept as mistake_.
+  bool reserved(uint32_t section_id);
   // Whether `section_id` is taken, or not a section's: kept as mistake_.
   bool refused(uint32_t section_id, uint32_t element_size, uint64_t bytes);
 

@@ -85,6 +85,12 @@ bool neverAllocatedAlone(std::string_view name) {
          name == "runtime.hmap" || name == "runtime.hchan" || name == "runtime.bmap";
 }
 
+// A type of generic code compiled for a shape ("go.shape.int"): no value's
+// type (the value's own comes from the dictionary at run time).
+bool isShapeType(std::string_view name) {
+  return name.find("go.shape.") != std::string_view::npos;
+}
+
 uint64_t sizeClassOf(uint64_t size) {
   for (const uint16_t c : kSizeClasses) {
     if (size <= c) return c;
@@ -1381,9 +1387,7 @@ void Typer::inferByShape() {
     if (ty.kind != GoKind::Struct && ty.kind != GoKind::Array) continue;
     const bool runtime =
         ty.name.starts_with("runtime.") || ty.name.starts_with("internal/runtime/");
-    if (neverAllocatedAlone(ty.name) || ty.name.find("go.shape.") != std::string_view::npos) {
-      continue;
-    }
+    if (neverAllocatedAlone(ty.name) || isShapeType(ty.name)) continue;
     const uint64_t slot = sizeClassOf(ty.size);
     if (slot == 0) continue;
     words.clear();
@@ -1575,7 +1579,7 @@ void Typer::seedGlobalsFromCode() {
     }
     const TypeId t = typeAtRuntimeAddress(g.type + bias);
     // Generic code compiled for a shape names the shape, not a value's type.
-    if (t == kNoType || dw_.type(t).name.find("go.shape.") != std::string_view::npos) {
+    if (t == kNoType || isShapeType(dw_.type(t).name)) {
       return std::nullopt;
     }
     switch (g.what) {
@@ -1712,7 +1716,7 @@ void Typer::assignAllocated(NodeId o, TypeId t, bin::Allocated what, std::option
   if (t == kNoType && what != bin::Allocated::StringBytes) return;
   // Generic code is compiled once per shape: a shape's descriptor there is
   // no value's type (the value's own comes from the dictionary at run time).
-  if (t != kNoType && dw_.type(t).name.find("go.shape.") != std::string_view::npos) return;
+  if (t != kNoType && isShapeType(dw_.type(t).name)) return;
   const uint64_t addr = d_.objects.addr[o];
   switch (what) {
     case bin::Allocated::Object:
