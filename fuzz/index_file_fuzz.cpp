@@ -10,9 +10,12 @@
 //   and read back as written. Then the changes (bytes flipped, the file cut
 //   short) are made, and a file that differs from the one written in any
 //   byte must be refused: every byte is covered by a checksum or must be
-//   zero, so an accepted change is a bug, and aborts.
+//   zero, so an accepted change is a bug, and aborts. A section made last
+//   (IndexWriter::addLast) may hold arbitrary bytes read as the goroutine
+//   leak analysis (cache/leaks_index.h): refused or read, never a crash.
 #include <fuzzer/FuzzedDataProvider.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -23,6 +26,8 @@
 #include <vector>
 
 #include "cache/index_file.h"
+#include "cache/leaks_index.h"
+#include "cache/snapshot_index.h"
 
 namespace {
 
@@ -84,7 +89,10 @@ std::vector<uint8_t> writeToMemory(const goheap::cache::IndexWriter& writer, con
   const int fd = ::memfd_create("index_file_fuzz", MFD_CLOEXEC);
   if (fd < 0) fail("memfd_create failed");
   if (!writer.write(fd, key, "memfd").ok()) fail("writing a valid index failed");
-  std::vector<uint8_t> out(writer.fileSize());
+  // The size written: fileSize() leaves out the sections made last.
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) fail("fstat failed");
+  std::vector<uint8_t> out(static_cast<size_t>(st.st_size));
   if (::pread(fd, out.data(), out.size(), 0) != static_cast<ssize_t>(out.size())) {
     fail("reading the index back failed");
   }
@@ -114,6 +122,13 @@ void writeAndChange(std::span<const uint8_t> input) {
     sections.push_back(std::move(bytes));
     writer.add(id, element_size, sections.back());
   }
+  const bool with_leaks = in.ConsumeBool();
+  std::vector<uint8_t> leaks_text;
+  if (with_leaks) {
+    leaks_text = in.ConsumeBytes<uint8_t>(in.ConsumeIntegralInRange<size_t>(0, 256));
+    writer.addLast(goheap::cache::kGoroutineLeaks, 1, [&] { return leaks_text; });
+  }
+  const size_t goroutines = in.ConsumeIntegralInRange<size_t>(0, 16);
   goheap::cache::EntryDescription description;
   description.input_path = in.ConsumeRandomLengthString(64);
   description.input_size = in.ConsumeIntegral<uint64_t>();
@@ -128,6 +143,16 @@ void writeAndChange(std::span<const uint8_t> input) {
     if (!bytes ||
         !std::equal(bytes->begin(), bytes->end(), sections[i].begin(), sections[i].end())) {
       fail("a section does not read back as written");
+    }
+  }
+  if (with_leaks) {
+    auto bytes = (*index)->bytes(goheap::cache::kGoroutineLeaks);
+    if (!bytes || !std::equal(bytes->begin(), bytes->end(), leaks_text.begin(), leaks_text.end())) {
+      fail("the section made last does not read back as made");
+    }
+    auto leaks = goheap::cache::readGoroutineLeaks(**index, goroutines);
+    if (leaks && leaks->has_value() && (*leaks)->leaked.size() > goroutines) {
+      fail("goroutine leaks read for more records than the heap has");
     }
   }
   auto read_description = (*index)->description();
