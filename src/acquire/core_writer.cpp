@@ -122,6 +122,9 @@ std::vector<uint8_t> buildNotes(const CoreContents& c) {
   for (auto it = threads.begin(); it != threads.end(); ++it) {
     if (it != main_thread) addThread(notes, *it);
   }
+  if (!c.executable.empty()) {
+    notes.add(core::kGoheapNoteOwner, core::kNtGoheapExecutable, c.executable);
+  }
   return notes.bytes();
 }
 
@@ -303,6 +306,62 @@ class SegmentWriter {
 
 }  // namespace
 
+namespace {
+
+// The ELF header of a core with `phdr_count` program headers at
+// `phdrs_at`; with 0xffff or more (a sparse heap's runs of touched pages,
+// each with the untouched run after it), ELF's extended numbering, as the
+// kernel writes it for a process with that many mappings: e_phnum says
+// PN_XNUM, and section header 0, the only one, at `shdr_at`, holds the
+// real count (extendedCount).
+Elf64_Ehdr elfHeader(size_t phdr_count, uint64_t phdrs_at, uint64_t shdr_at) {
+  Elf64_Ehdr eh;
+  std::memset(&eh, 0, sizeof eh);
+  std::memcpy(eh.e_ident, ELFMAG, SELFMAG);
+  eh.e_ident[EI_CLASS] = ELFCLASS64;
+  eh.e_ident[EI_DATA] = ELFDATA2LSB;
+  eh.e_ident[EI_VERSION] = EV_CURRENT;
+  eh.e_ident[EI_OSABI] = ELFOSABI_NONE;
+  eh.e_type = ET_CORE;
+  eh.e_machine = kMachine;
+  eh.e_version = EV_CURRENT;
+  eh.e_phoff = phdrs_at;
+  eh.e_ehsize = sizeof(Elf64_Ehdr);
+  eh.e_phentsize = sizeof(Elf64_Phdr);
+  eh.e_phnum = static_cast<uint16_t>(std::min<size_t>(phdr_count, PN_XNUM));
+  if (phdr_count >= PN_XNUM) {
+    eh.e_shoff = shdr_at;
+    eh.e_shentsize = sizeof(Elf64_Shdr);
+    eh.e_shnum = 1;
+    eh.e_shstrndx = SHN_UNDEF;
+  }
+  return eh;
+}
+
+Elf64_Shdr extendedCount(size_t phdr_count) {
+  Elf64_Shdr count{};
+  count.sh_type = SHT_NULL;
+  count.sh_info = static_cast<uint32_t>(phdr_count);
+  return count;
+}
+
+Status checkSegmentCount(size_t phdr_count) {
+  if (phdr_count <= UINT32_MAX) return Status::success();
+  return Error("the process's memory needs " + std::to_string(phdr_count) +
+               " segments, more than an ELF core can list; use gcore");
+}
+
+Elf64_Phdr noteHeader(uint64_t notes_at, uint64_t size) {
+  Elf64_Phdr note{};
+  note.p_type = PT_NOTE;
+  note.p_offset = notes_at;
+  note.p_filesz = size;
+  note.p_align = 4;
+  return note;
+}
+
+}  // namespace
+
 Expected<uint64_t> writeCore(const CoreContents& c, CoreOutput& out) {
   if (Status s = canWriteCores(); !s) return s.error();
   // The memory first, the notes and program headers after it (e_phoff may
@@ -327,51 +386,93 @@ Expected<uint64_t> writeCore(const CoreContents& c, CoreOutput& out) {
   }
   std::vector<Elf64_Phdr> phdrs;
   phdrs.reserve(segments.headers().size() + 1);
-  Elf64_Phdr note{};
-  note.p_type = PT_NOTE;
-  note.p_offset = notes_at;
-  note.p_filesz = notes.size();
-  note.p_align = 4;
-  phdrs.push_back(note);
+  phdrs.push_back(noteHeader(notes_at, notes.size()));
   phdrs.insert(phdrs.end(), segments.headers().begin(), segments.headers().end());
-  if (phdrs.size() > UINT32_MAX) {
-    return Error("the process's memory needs " + std::to_string(phdrs.size()) +
-                 " segments, more than an ELF core can list; use gcore");
-  }
+  if (Status s = checkSegmentCount(phdrs.size()); !s) return s.error();
   if (Status s = out.append(phdrs.data(), phdrs.size() * sizeof(Elf64_Phdr)); !s) {
     return s.error();
   }
   uint64_t total = phdrs_at + phdrs.size() * sizeof(Elf64_Phdr);
-  // 0xffff program headers or more (a sparse heap's runs of touched pages,
-  // each with the untouched run after it): ELF's extended numbering, as the
-  // kernel writes it for a process with that many mappings. e_phnum says
-  // PN_XNUM, and section header 0, the only one, holds the real count.
+  eh = elfHeader(phdrs.size(), phdrs_at, total);
   if (phdrs.size() >= PN_XNUM) {
-    Elf64_Shdr count{};
-    count.sh_type = SHT_NULL;
-    count.sh_info = static_cast<uint32_t>(phdrs.size());
+    const Elf64_Shdr count = extendedCount(phdrs.size());
     if (Status s = out.append(&count, sizeof count); !s) return s.error();
-    eh.e_shoff = total;
-    eh.e_shentsize = sizeof(Elf64_Shdr);
-    eh.e_shnum = 1;
-    eh.e_shstrndx = SHN_UNDEF;
     total += sizeof count;
   }
-
-  std::memcpy(eh.e_ident, ELFMAG, SELFMAG);
-  eh.e_ident[EI_CLASS] = ELFCLASS64;
-  eh.e_ident[EI_DATA] = ELFDATA2LSB;
-  eh.e_ident[EI_VERSION] = EV_CURRENT;
-  eh.e_ident[EI_OSABI] = ELFOSABI_NONE;
-  eh.e_type = ET_CORE;
-  eh.e_machine = kMachine;
-  eh.e_version = EV_CURRENT;
-  eh.e_phoff = phdrs_at;
-  eh.e_ehsize = sizeof(Elf64_Ehdr);
-  eh.e_phentsize = sizeof(Elf64_Phdr);
-  eh.e_phnum = static_cast<uint16_t>(std::min<size_t>(phdrs.size(), PN_XNUM));
   if (Status s = out.overwrite(0, &eh, sizeof eh); !s) return s.error();
   return total;
+}
+
+Expected<uint64_t> writeCoreInOrder(const CoreContents& c, CoreOutput& out) {
+  if (Status s = canWriteCores(); !s) return s.error();
+  // Every header from the plan, before any memory: a copied piece is one
+  // PT_LOAD holding all its bytes (zero pages and gaps included), a piece
+  // left out one holding none.
+  std::vector<Elf64_Phdr> loads;
+  uint64_t data_bytes = 0;
+  for (const PlannedSegment& s : c.plan->segments) {
+    Elf64_Phdr ph{};
+    ph.p_type = PT_LOAD;
+    ph.p_flags = (s.read ? PF_R : 0) | (s.write ? PF_W : 0) | (s.exec ? PF_X : 0);
+    ph.p_vaddr = s.start;
+    ph.p_memsz = s.size();
+    ph.p_filesz = s.copy ? s.size() : 0;
+    ph.p_align = c.page_size;
+    data_bytes += ph.p_filesz;
+    loads.push_back(ph);
+  }
+  const size_t phdr_count = loads.size() + 1;
+  if (Status s = checkSegmentCount(phdr_count); !s) return s.error();
+  const std::vector<uint8_t> notes = buildNotes(c);
+  const uint64_t phdrs_at = sizeof(Elf64_Ehdr);
+  const uint64_t shdr_at = phdrs_at + phdr_count * sizeof(Elf64_Phdr);
+  const uint64_t notes_at = shdr_at + (phdr_count >= PN_XNUM ? sizeof(Elf64_Shdr) : 0);
+  const uint64_t data_at = alignUp(notes_at + notes.size(), c.page_size);
+  uint64_t at = data_at;
+  for (Elf64_Phdr& ph : loads) {
+    ph.p_offset = at;
+    at += ph.p_filesz;
+  }
+
+  const Elf64_Ehdr eh = elfHeader(phdr_count, phdrs_at, shdr_at);
+  if (Status s = out.append(&eh, sizeof eh); !s) return s.error();
+  const Elf64_Phdr note = noteHeader(notes_at, notes.size());
+  if (Status s = out.append(&note, sizeof note); !s) return s.error();
+  if (Status s = out.append(loads.data(), loads.size() * sizeof(Elf64_Phdr)); !s) {
+    return s.error();
+  }
+  if (phdr_count >= PN_XNUM) {
+    const Elf64_Shdr count = extendedCount(phdr_count);
+    if (Status s = out.append(&count, sizeof count); !s) return s.error();
+  }
+  if (Status s = out.append(notes.data(), notes.size()); !s) return s.error();
+  const std::vector<uint8_t> padding(data_at - notes_at - notes.size(), 0);
+  if (Status s = out.append(padding.data(), padding.size()); !s) return s.error();
+
+  // The memory, the zero gaps of a copied piece written as zeros unread.
+  std::vector<uint8_t> buffer(kChunk);
+  uint64_t done = 0;
+  for (const PlannedSegment& s : c.plan->segments) {
+    if (!s.copy) continue;
+    size_t gap = 0;
+    for (uint64_t addr = s.start; addr < s.end;) {
+      while (gap < s.zero_gaps.size() && s.zero_gaps[gap].end <= addr) gap++;
+      const bool in_gap = gap < s.zero_gaps.size() && s.zero_gaps[gap].start <= addr;
+      uint64_t until = s.end;
+      if (gap < s.zero_gaps.size()) until = in_gap ? s.zero_gaps[gap].end : s.zero_gaps[gap].start;
+      const uint64_t n = std::min(until - addr, kChunk);
+      if (in_gap) {
+        std::fill_n(buffer.begin(), n, uint8_t{0});
+      } else if (Status st = c.read_memory(addr, {buffer.data(), n}); !st) {
+        return st.error();
+      }
+      if (Status st = out.append(buffer.data(), n); !st) return st.error();
+      addr += n;
+      done += n;
+      if (c.sink != nullptr) c.sink->progress(done);
+    }
+  }
+  return data_at + data_bytes;
 }
 
 Status FileOutput::append(const void* data, size_t n) {

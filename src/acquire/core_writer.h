@@ -2,7 +2,8 @@
 // as the kernel lays one out: the ELF header, a PT_NOTE and one PT_LOAD per
 // planned segment, the notes (each thread's NT_PRSTATUS, NT_PRPSINFO,
 // NT_AUXV, NT_FILE, and goheap's own, core/snap_note.h), then the copied
-// memory, page-aligned. Written front to back, so that it can go to a pipe.
+// memory, page-aligned. writeCoreInOrder writes it front to back, so that it
+// can go to a pipe.
 #pragma once
 
 #include <sys/types.h>
@@ -34,6 +35,10 @@ struct CoreContents {
   uid_t uid = 0;
   uint64_t page_size = 4096;
   core::SnapNote note;
+  // The process's executable, carried in the core as a note of its own
+  // (core::kNtGoheapExecutable) when not empty: `snap -o -` streams it with
+  // the core, having no folder to copy it into.
+  std::vector<uint8_t> executable;
   // Fills `into` with the process's memory at `addr`.
   std::function<Status(uint64_t addr, std::span<uint8_t> into)> read_memory;
   // After each chunk, told the bytes of memory written so far
@@ -82,7 +87,14 @@ class MemoryOutput : public CoreOutput {
 Status canWriteCores();
 
 // Writes the core to `out`; the bytes written, or the first Error (a read of
-// the process's memory, a write).
+// the process's memory, a write). Pages of zeros are left out as they are
+// found, so the headers are written last (`out` must take an overwrite).
 Expected<uint64_t> writeCore(const CoreContents& contents, CoreOutput& out);
+
+// The same core written strictly front to back, for a pipe (`snap -o -`):
+// the headers come from the plan alone, before the memory, so every copied
+// piece is written whole, zero pages included (a larger file, the same
+// memory read back). Only `out.append` is called.
+Expected<uint64_t> writeCoreInOrder(const CoreContents& contents, CoreOutput& out);
 
 }  // namespace goheap::acquire

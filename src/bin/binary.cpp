@@ -147,6 +147,14 @@ Expected<Binary> Binary::open(const std::string& path) {
   return b;
 }
 
+Expected<Binary> Binary::openPart(const std::string& path, uint64_t offset, uint64_t size) {
+  Expected<MappedFile> file = MappedFile::openPart(path, offset, size);
+  if (!file) return file.error();
+  Expected<Binary> b = build(std::make_unique<MappedFile>(file.take()));
+  if (!b) return b.error().inFile(path + " (the executable it carries)");
+  return b;
+}
+
 Expected<Binary> Binary::fromBytes(std::span<const uint8_t> bytes, std::string name) {
   Expected<Binary> b = build(std::make_unique<MappedFile>(MappedFile::borrow(bytes, name)));
   if (!b) return b.error().inFile(name);

@@ -47,6 +47,10 @@ class Binary {
   // Maps `path` and reads its container and pclntab; an executable without a
   // readable pclntab is an Error (goheap needs it for every name).
   static Expected<Binary> open(const std::string& path);
+  // The same over bytes [offset, offset + size) of the file at `path`: an
+  // executable carried inside another file (a core of `goheap snap -o -`).
+  // path() is then the carrying file's.
+  static Expected<Binary> openPart(const std::string& path, uint64_t offset, uint64_t size);
   // The same over bytes the caller keeps alive (tests, fuzzing).
   static Expected<Binary> fromBytes(std::span<const uint8_t> bytes, std::string name);
 

@@ -79,6 +79,11 @@ class CoreFile {
   const std::vector<AuxEntry>& auxv() const { return notes_.auxv; }
   // The note of a core `goheap snap` wrote, if this is one.
   const std::optional<SnapNote>& snapNote() const { return notes_.snap; }
+  // The executable a core of `goheap snap -o -` carries: where it is in the
+  // file (Binary::openPart reads it).
+  const std::optional<CoreNotes::FileRange>& carriedExecutable() const {
+    return notes_.carried_executable;
+  }
   // A snap core's memory put back together where it split a mapping of the
   // process (util/assembled_memory.h): the segments of each run of adjacent
   // ones view one of these, not the file. Shared, so that a model made from

@@ -279,6 +279,9 @@ Status readNotes(const bin::ByteView& f, uint64_t offset, uint64_t size, uint64_
       out.snap = parseSnapNote(
           std::string_view(reinterpret_cast<const char*>(f.bytes().data() + desc_at), descsz));
     }
+    if (name == kGoheapNoteOwner && type == kNtGoheapExecutable && descsz != 0) {
+      out.carried_executable = CoreNotes::FileRange{desc_at, descsz};
+    }
     if (!s) return s;
     p = desc_at + std::min(alignUp(descsz, align), end - desc_at);
   }

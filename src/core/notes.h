@@ -83,6 +83,11 @@ struct CoreNotes {
   uint64_t file_page_size = 0;  // NT_FILE's page size; 0 without NT_FILE
   std::vector<AuxEntry> auxv;
   std::optional<SnapNote> snap;  // a core goheap snap wrote (core/snap_note.h)
+  // Where in the core file the executable it carries is (kNtGoheapExecutable).
+  struct FileRange {
+    uint64_t offset = 0, size = 0;
+  };
+  std::optional<FileRange> carried_executable;
 };
 
 // Reads the notes of one PT_NOTE segment: `size` bytes at `offset` of `file`,

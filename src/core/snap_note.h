@@ -26,6 +26,11 @@ namespace goheap::core {
 
 constexpr std::string_view kGoheapNoteOwner = "GOHEAP";
 constexpr uint32_t kNtGoheapSnap = 1;
+// A second note of owner "GOHEAP", written by `goheap snap -o -`: the
+// process's executable, whole, as its descriptor, so that a core streamed
+// out of a container carries its program with it. Other tools skip a note
+// they do not know.
+constexpr uint32_t kNtGoheapExecutable = 2;
 
 // One line of /proc/PID/maps when the process was snapped, with its Rss.
 struct SnapMapping {

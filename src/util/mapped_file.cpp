@@ -44,10 +44,26 @@ Expected<MappedFile> MappedFile::open(const std::string& path) {
     // The reader makes one forward pass; tell the kernel to read ahead.
     ::madvise(p, file.size_, MADV_SEQUENTIAL);
     file.data_ = static_cast<const uint8_t*>(p);
+    file.map_base_ = file.data_;
+    file.map_size_ = file.size_;
     file.owned_ = true;
     file.guard_slot_ = mapping_guard::guard(p, file.size_);
   }
   ::close(fd);
+  return file;
+}
+
+Expected<MappedFile> MappedFile::openPart(const std::string& path, uint64_t offset,
+                                          uint64_t size) {
+  Expected<MappedFile> file = open(path);
+  if (!file) return file.error();
+  if (offset > file->size_ || size > file->size_ - offset) {
+    return Error::atOffset(offset, path,
+                           "a part of " + std::to_string(size) + " bytes runs past the end of the "
+                           "file (" + std::to_string(file->size_) + " bytes)");
+  }
+  file->data_ += offset;
+  file->size_ = static_cast<size_t>(size);
   return file;
 }
 
@@ -81,6 +97,8 @@ Status MappedFile::checkUnchanged() const {
 MappedFile::MappedFile(MappedFile&& other) noexcept
     : data_(std::exchange(other.data_, nullptr)),
       size_(std::exchange(other.size_, 0)),
+      map_base_(std::exchange(other.map_base_, nullptr)),
+      map_size_(std::exchange(other.map_size_, 0)),
       owned_(std::exchange(other.owned_, false)),
       guard_slot_(std::exchange(other.guard_slot_, -1)),
       path_(std::move(other.path_)),
@@ -91,6 +109,8 @@ MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
     unmap();
     data_ = std::exchange(other.data_, nullptr);
     size_ = std::exchange(other.size_, 0);
+    map_base_ = std::exchange(other.map_base_, nullptr);
+    map_size_ = std::exchange(other.map_size_, 0);
     owned_ = std::exchange(other.owned_, false);
     guard_slot_ = std::exchange(other.guard_slot_, -1);
     path_ = std::move(other.path_);
@@ -107,7 +127,7 @@ void MappedFile::unmap() {
   if (!owned_) return;
   mapping_guard::release(guard_slot_);
   guard_slot_ = -1;
-  ::munmap(const_cast<uint8_t*>(data_), size_);
+  ::munmap(const_cast<uint8_t*>(map_base_), map_size_);
   owned_ = false;
 }
 

@@ -21,6 +21,10 @@ class MappedFile {
   // Maps a regular file. Anything else (a FIFO, a directory, a device) is
   // refused at once, without blocking on it.
   static Expected<MappedFile> open(const std::string& path);
+  // Maps bytes [offset, offset + size) of a regular file: a file carried
+  // inside another (the executable in a core of `goheap snap -o -`).
+  // path() and checkUnchanged() are the whole file's.
+  static Expected<MappedFile> openPart(const std::string& path, uint64_t offset, uint64_t size);
   // Wraps memory the caller owns (tests, fuzzing); nothing is unmapped.
   static MappedFile borrow(std::span<const uint8_t> bytes, std::string name = "<memory>");
 
@@ -48,6 +52,9 @@ class MappedFile {
   void unmap();
   const uint8_t* data_ = nullptr;
   size_t size_ = 0;
+  // The whole mapping, which data_ and size_ may be a part of (openPart).
+  const uint8_t* map_base_ = nullptr;
+  size_t map_size_ = 0;
   bool owned_ = false;
   int guard_slot_ = -1;
   std::string path_;

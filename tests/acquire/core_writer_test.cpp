@@ -8,11 +8,13 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
 #include <vector>
 
+#include "bin/binary.h"
 #include "core/core_file.h"
 #include "support/goheap_process.h"
 
@@ -25,7 +27,10 @@ constexpr uint64_t kPage = 4096;
 // one, in runs of `per_run` pairs with a gap of address space between runs:
 // each page holds its number, so that a page read back from the wrong
 // segment shows. Written to `path`; the bytes written.
-Expected<uint64_t> writeSparseCore(const std::string& path, uint64_t pages, uint64_t per_run) {
+// With `in_order`, writeCoreInOrder writes it through a pipe (cat), which
+// cannot seek.
+Expected<uint64_t> writeSparseCore(const std::string& path, uint64_t pages, uint64_t per_run,
+                                   bool in_order = false) {
   constexpr uint64_t kBase = 0x7f0000000000;
   auto pageAt = [&](uint64_t i) { return kBase + 2 * i * kPage + (i / per_run) * (1 << 20); };
   MemoryPlan plan;
@@ -56,6 +61,14 @@ Expected<uint64_t> writeSparseCore(const std::string& path, uint64_t pages, uint
     std::fill(into.begin(), into.end(), static_cast<uint8_t>(1 + i % 251));
     return Status::success();
   };
+  if (in_order) {
+    std::FILE* pipe = ::popen(("cat > '" + path + "'").c_str(), "w");
+    if (pipe == nullptr) return Error("cannot start cat");
+    FileOutput out(pipe);
+    Expected<uint64_t> written = writeCoreInOrder(contents, out);
+    if (::pclose(pipe) != 0) return Error("cat failed");
+    return written;
+  }
   std::FILE* f = std::fopen(path.c_str(), "wb");
   if (f == nullptr) return Error("cannot write " + path);
   FileOutput out(f);
@@ -115,6 +128,108 @@ TEST(CoreWriter, ManyRunsOfPiecesStayWithinTheMappingBudget) {
     EXPECT_LT(count() - before, 16384 + 64);
   }
   expectSparseCoreReads(path, kPages);
+}
+
+// Written front to back through a pipe, the same core reads back the
+// same: every segment, every page, the extended numbering.
+TEST(CoreWriter, ACoreWrittenInOrderThroughAPipeReadsTheSame) {
+  if (!canWriteCores()) GTEST_SKIP() << canWriteCores().error().message();
+  for (const uint64_t pages : {uint64_t{300}, uint64_t{40000}}) {
+    const std::string path = testing::scratch().file("in-order.core");
+    Expected<uint64_t> written = writeSparseCore(path, pages, pages, /*in_order=*/true);
+    ASSERT_TRUE(written.ok()) << written.error().message();
+    EXPECT_EQ(std::filesystem::file_size(path), *written);
+    expectSparseCoreReads(path, pages);
+  }
+}
+
+// A copied piece's zero gaps are written as zeros, unread.
+TEST(CoreWriter, ZeroGapsOfACoreWrittenInOrderReadAsZero) {
+  if (!canWriteCores()) GTEST_SKIP() << canWriteCores().error().message();
+  MemoryPlan plan;
+  PlannedSegment piece;
+  piece.start = 0x7f0000000000;
+  piece.end = piece.start + 8 * kPage;
+  piece.read = piece.write = piece.copy = true;
+  piece.zero_gaps = {{piece.start + 2 * kPage, piece.start + 5 * kPage}};
+  plan.segments = {piece};
+  const std::vector<StoppedThread> threads;
+  const std::vector<Mapping> mappings;
+  CoreContents contents;
+  contents.threads = &threads;
+  contents.mappings = &mappings;
+  contents.plan = &plan;
+  contents.page_size = kPage;
+  std::vector<uint64_t> read_at;
+  contents.read_memory = [&](uint64_t addr, std::span<uint8_t> into) -> Status {
+    read_at.push_back(addr);
+    std::fill(into.begin(), into.end(), uint8_t{0xab});
+    return Status::success();
+  };
+  MemoryOutput out(0);
+  Expected<uint64_t> written = writeCoreInOrder(contents, out);
+  ASSERT_TRUE(written.ok()) << written.error().message();
+  EXPECT_EQ(out.size(), *written);
+  const std::string path = testing::scratch().file("zero-gaps.core");
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  ASSERT_NE(f, nullptr);
+  NullSink sink;
+  ASSERT_TRUE(out.writeTo(f, sink));
+  std::fclose(f);
+  auto core = core::CoreFile::open(path);
+  ASSERT_TRUE(core.ok()) << core.error().message();
+  ASSERT_EQ(core->segments().size(), 1u);
+  const auto& bytes = core->segments()[0].bytes;
+  ASSERT_EQ(bytes.size(), 8 * kPage);
+  for (uint64_t page = 0; page < 8; page++) {
+    const uint8_t expected = page >= 2 && page < 5 ? 0 : 0xab;
+    EXPECT_EQ(bytes[page * kPage], expected) << page;
+    EXPECT_EQ(bytes[page * kPage + kPage - 1], expected) << page;
+  }
+  EXPECT_EQ(read_at, (std::vector<uint64_t>{piece.start, piece.start + 5 * kPage}));
+}
+
+// The executable a streamed core carries reads back as the file it came
+// from: the same bytes, the same Go build ID.
+TEST(CoreWriter, ACoreCarriesItsExecutableInANote) {
+  if (!canWriteCores()) GTEST_SKIP() << canWriteCores().error().message();
+  const std::string exe = std::string(GOHEAP_TESTDUMPS_DIR) + "/go1.24/zoo";
+  std::ifstream in(exe, std::ios::binary);
+  ASSERT_TRUE(in) << exe << " is missing";
+  const std::vector<uint8_t> exe_bytes((std::istreambuf_iterator<char>(in)),
+                                       std::istreambuf_iterator<char>());
+  MemoryPlan plan;
+  const std::vector<StoppedThread> threads;
+  const std::vector<Mapping> mappings;
+  CoreContents contents;
+  contents.threads = &threads;
+  contents.mappings = &mappings;
+  contents.plan = &plan;
+  contents.page_size = kPage;
+  contents.executable = exe_bytes;
+  contents.read_memory = [](uint64_t, std::span<uint8_t>) { return Status::success(); };
+  const std::string path = testing::scratch().file("carries-exe.core");
+  std::FILE* pipe = ::popen(("cat > '" + path + "'").c_str(), "w");
+  ASSERT_NE(pipe, nullptr);
+  FileOutput out(pipe);
+  Expected<uint64_t> written = writeCoreInOrder(contents, out);
+  ASSERT_EQ(::pclose(pipe), 0);
+  ASSERT_TRUE(written.ok()) << written.error().message();
+
+  auto core = core::CoreFile::open(path);
+  ASSERT_TRUE(core.ok()) << core.error().message();
+  ASSERT_TRUE(core->carriedExecutable().has_value());
+  EXPECT_EQ(core->carriedExecutable()->size, exe_bytes.size());
+  Expected<bin::Binary> carried =
+      bin::Binary::openPart(path, core->carriedExecutable()->offset, core->carriedExecutable()->size);
+  ASSERT_TRUE(carried.ok()) << carried.error().message();
+  Expected<bin::Binary> original = bin::Binary::open(exe);
+  ASSERT_TRUE(original.ok()) << original.error().message();
+  EXPECT_FALSE(original->buildId().empty());
+  EXPECT_EQ(carried->buildId(), original->buildId());
+  EXPECT_EQ(carried->goVersion(), original->goVersion());
+  EXPECT_TRUE(std::equal(carried->file().bytes().begin(), carried->file().bytes().end(),
+                         exe_bytes.begin(), exe_bytes.end()));
 }
 
 }  // namespace
