@@ -1,31 +1,83 @@
 #!/usr/bin/env bash
-# Installs everything goheap's build and tests need on a fresh Debian 12 machine:
-# the C++ toolchain (and ccache, which keeps compiles for the next build and
-# clone), zlib (compressed DWARF), Boost's headers (Beast and Asio,
-# for goheap serve), xxHash (the index cache's checksums and keys), SQLite
-# (goheap sql), Capstone (decodes a stripped executable's code to type its
-# globals), Go 1.19 (Debian's golang-go), qemu-user-static for the
-# 32-bit and big-endian test dumps, Go 1.21 to 1.27 from Debian
-# trixie, trixie-backports, forky or bookworm-backports, each unpacked into its own folder (nothing
-# is installed over the system), a JDK with VisualVM, whose heap library reads
-# back the hprof export, Node.js and npm (the tests install memlab and
-# playwright-core with them: scripts/install-npm-tools.sh), Graphviz (dot,
-# for --to dot), Chromium (the web UI's browser tests), binutils (strip,
-# which tests/bin strips test executables with, and objcopy, which
-# tests/programs/split-debug.sh splits a debug file off with) and elfutils'
-# debuginfod (the server tests/query/debug_file_test.cpp fetches it from). The tests also call
-# setpriv and timeout, from util-linux and coreutils, which every Debian
-# system has (Essential: yes). Safe to run again.
+# Installs what goheap needs on a fresh Debian 12 machine, in three sizes:
+#   scripts/install-deps.sh --build    what building goheap needs, nothing
+#                                      more (scripts/demo.sh): the C++
+#                                      toolchain, CMake, Ninja, python3,
+#                                      pkg-config, zlib (compressed DWARF),
+#                                      Boost's headers (Beast and Asio, for
+#                                      goheap serve), xxHash (the index cache's
+#                                      checksums and keys), SQLite (goheap sql)
+#                                      and Capstone (decodes a stripped
+#                                      executable's code to type its globals)
+#   scripts/install-deps.sh --release  that, and what scripts/build-release.sh
+#                                      adds: the arm64 cross compiler, the
+#                                      arm64 -dev libraries (dpkg's arm64
+#                                      architecture is added) and lintian
+#   scripts/install-deps.sh            everything the tests need
+#                                      (scripts/test.sh): the build's, and
+#                                      ccache (which keeps compiles for the
+#                                      next build and clone), GoogleTest and
+#                                      Google Benchmark, clang (a second
+#                                      compiler, and libFuzzer), Go 1.19
+#                                      (Debian's golang-go), qemu-user-static
+#                                      for the 32-bit and big-endian test
+#                                      dumps, Go 1.21 to 1.27 from Debian
+#                                      trixie, trixie-backports, forky or
+#                                      bookworm-backports, each unpacked into
+#                                      its own folder (nothing is installed
+#                                      over the system), a JDK with VisualVM,
+#                                      whose heap library reads back the hprof
+#                                      export, Node.js and npm (the tests
+#                                      install memlab and playwright-core with
+#                                      them: scripts/install-npm-tools.sh),
+#                                      Graphviz (dot, for --to dot), Chromium
+#                                      (the web UI's browser tests), binutils
+#                                      (strip, which tests/bin strips test
+#                                      executables with, and objcopy, which
+#                                      tests/programs/split-debug.sh splits a
+#                                      debug file off with), elfutils'
+#                                      debuginfod (the server
+#                                      tests/query/debug_file_test.cpp fetches
+#                                      it from), file and lintian (the checks
+#                                      of the static binary and the .deb).
+# The tests also call setpriv, unshare, nsenter and timeout, from util-linux
+# and coreutils, which every Debian system has (Essential: yes). Safe to run
+# again.
 set -euo pipefail
 
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
 
-packages=(build-essential binutils ccache cmake ninja-build clang clang-format libclang-rt-14-dev
-          libgtest-dev libgmock-dev libbenchmark-dev zlib1g-dev
-          libboost-dev libxxhash-dev libsqlite3-dev libcapstone-dev pkg-config debuginfod
-          golang-go qemu-user-static python3 ca-certificates
-          default-jdk-headless visualvm nodejs graphviz chromium)
+mode=tests
+case "${1:-}" in
+  --build) mode=build ;;
+  --release) mode=release ;;
+  "") ;;
+  *)
+    echo "usage: scripts/install-deps.sh [--build | --release]" >&2
+    exit 2
+    ;;
+esac
+
+build_packages=(build-essential cmake ninja-build pkg-config python3 zlib1g-dev libboost-dev
+                libxxhash-dev libsqlite3-dev libcapstone-dev)
+# The arm64 libraries are Multi-Arch: same, installed beside the amd64 ones.
+release_packages=(g++-aarch64-linux-gnu lintian zlib1g-dev:arm64 libxxhash-dev:arm64
+                  libsqlite3-dev:arm64 libcapstone-dev:arm64)
+test_packages=(binutils ccache clang clang-format libclang-rt-14-dev
+               libgtest-dev libgmock-dev libbenchmark-dev debuginfod
+               golang-go qemu-user-static ca-certificates file lintian
+               default-jdk-headless visualvm nodejs graphviz chromium)
+packages=("${build_packages[@]}")
+case "$mode" in
+  release) packages+=("${release_packages[@]}") ;;
+  tests) packages+=("${test_packages[@]}") ;;
+esac
+
+if [ "$mode" = release ] && ! dpkg --print-foreign-architectures | grep -qx arm64; then
+  echo "install-deps: adding dpkg's arm64 architecture (for the arm64 -dev libraries)"
+  $SUDO dpkg --add-architecture arm64
+fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -35,6 +87,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO apt-get update -q
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
+[ "$mode" = tests ] || exit 0
 # npm: NodeSource's nodejs package brings its own and conflicts with
 # Debian's npm package, which Debian's nodejs needs beside it.
 if ! command -v npm >/dev/null; then

@@ -8,8 +8,13 @@
 #   GOHEAP_EXTRA_BUILDS=1 ...  also build goheap, its libraries and the
 #                              benchmark (not the tests) with GCC at -O3
 #                              (build-release/) and with clang
-#                              (build-clang/), warnings as errors; on by
-#                              default in CI (CI=true)
+#                              (build-clang/), and the static goheap
+#                              (build-static/, GOHEAP_STATIC: what
+#                              scripts/build-release.sh ships for amd64),
+#                              warnings as errors, and check the static one
+#                              in an empty root (tests/release/
+#                              static-check.sh); on by default in CI
+#                              (CI=true)
 # Two caches outside the checkout make a run on a machine that ran it before
 # (CI's, in a new clone) faster; a new machine just runs slower, and removing
 # them is always safe:
@@ -64,6 +69,9 @@ if [ "$extra" = 1 ] || [ "$extra" = true ]; then
   SECONDS=0
   build_with build-release gcc g++ Release -DGOHEAP_TESTS=OFF
   build_with build-clang clang clang++ RelWithDebInfo -DGOHEAP_TESTS=OFF
+  # The same compiles as build-release's (ccache gives them back): only the
+  # link differs.
+  build_with build-static gcc g++ Release -DGOHEAP_STATIC=ON -DGOHEAP_TESTS=OFF -DGOHEAP_BENCH=OFF
   echo "test.sh: extra builds took ${SECONDS} s"
 fi
 
@@ -94,6 +102,9 @@ ctest_status=0
   ctest_status=${PIPESTATUS[0]}
 skip_summary build/Testing/Temporary/LastTest.log build/ctest-output.txt
 [ "$ctest_status" = 0 ] || exit "$ctest_status"
+if [ "$extra" = 1 ] || [ "$extra" = true ]; then
+  bash tests/release/static-check.sh build-static/goheap build/goheap
+fi
 seconds=${GOHEAP_FUZZ_SECONDS:-60}
 if [ "$seconds" != 0 ] && [ -x fuzz/run.sh ]; then
   bash fuzz/run.sh "$seconds"

@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "acquire/host_resolver.h"
 #include "acquire/http_url.h"
 
 namespace goheap::acquire {
@@ -115,14 +116,16 @@ class Exchange {
   // Connects to `url`'s server, sends the GET and reads the answer's
   // header. An Error is the reason alone.
   Status request(const HttpUrl& url) {
-    tcp::resolver resolver(ioc_);
+    Expected<std::vector<tcp::endpoint>> addresses =
+        resolveHost(ioc_, url.host, url.port, /*passive=*/false);
+    if (!addresses) {
+      return Error(
+          concat({"cannot resolve the host name ", url.host, ": ", addresses.error().message()}));
+    }
     beast::error_code ec;
-    const tcp::resolver::results_type addresses =
-        resolver.resolve(url.host, std::to_string(url.port), ec);
-    if (ec) return Error(concat({"cannot resolve the host name ", url.host, ": ", ec.message()}));
 
     ec = run(options_.idle_seconds,
-             [&](auto handler) { stream_.async_connect(addresses, std::move(handler)); });
+             [&](auto handler) { stream_.async_connect(*addresses, std::move(handler)); });
     if (ec == beast::error::timeout) {
       return Error(concat(
           {"no connection to ", url.hostHeader(), " within ", secondsText(options_.idle_seconds)}));
@@ -206,7 +209,7 @@ class Exchange {
     const uint64_t total = parser_->content_length().value_or(0);
     sink.endPhase();
     sink.beginPhase("download", total);
-    Expected<TemporaryFile> created = TemporaryFile::create("download", "");
+    Expected<TemporaryFile> created = TemporaryFile::create("download", "", sink);
     if (!created) return created.error();
     TemporaryFile file = created.take();
 

@@ -105,7 +105,7 @@ struct KeyInputs {
   uint32_t format_version = kIndexFormatVersion;
   // A new goheap may compute other answers (types, names, leaks) from the
   // same inputs in the same format: its entries are its own.
-  std::string_view goheap_version = kGoheapVersion;
+  std::string_view goheap_version = goheapVersion();
 };
 
 // Two XXH3-128 of the inputs written out field by field, with different seeds.

@@ -117,7 +117,7 @@ Status HeapEntry::store(const analysis::Snapshot& s,
   description.input_size = s.model.file().size();
   description.input_mtime_ns = heap_mtime_ns_;
   if (!exe_path_.empty()) description.exe_path = absolutePath(exe_path_);
-  description.goheap_version = std::string(kGoheapVersion);
+  description.goheap_version = std::string(goheapVersion());
   description.created_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
                                std::chrono::system_clock::now().time_since_epoch())
                                .count();

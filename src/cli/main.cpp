@@ -12,8 +12,6 @@
 
 namespace {
 
-constexpr std::string_view kVersion = goheap::kGoheapVersion;
-
 void printUsage(std::FILE* out) {
   std::fprintf(out,
                "goheap %.*s: reads Go heap dumps (runtime/debug.WriteHeapDump) and shows what\n"
@@ -23,7 +21,7 @@ void printUsage(std::FILE* out) {
                "usage: goheap COMMAND DUMP [EXE] [flags]   (goheap bin EXE for an executable)\n\n"
                "EXE, the program's executable, adds Go types, fields, globals and source lines.\n\n"
                "commands:\n",
-               static_cast<int>(kVersion.size()), kVersion.data());
+               static_cast<int>(goheap::goheapVersion().size()), goheap::goheapVersion().data());
   for (const goheap::cli::Command& c : goheap::cli::allCommands()) {
     std::fprintf(out, "  %-11.*s %.*s\n", static_cast<int>(c.name.size()), c.name.data(),
                  static_cast<int>(c.summary.size()), c.summary.data());
@@ -77,7 +75,11 @@ int runCommandLine(int argc, char** argv) {
     return goheap::cli::kExitOk;
   }
   if (command == "version" || command == "--version") {
-    std::printf("goheap %.*s\n", static_cast<int>(kVersion.size()), kVersion.data());
+    // The release, then the commit: what a bug report needs.
+    const std::string_view commit = goheap::goheapCommit();
+    std::printf("goheap %s\ncommit %s\n", goheap::goheapFullVersion().c_str(),
+                commit.empty() ? "unknown (built from a tree without .git)"
+                               : std::string(commit).c_str());
     return goheap::cli::kExitOk;
   }
   for (const goheap::cli::Command& c : goheap::cli::allCommands()) {

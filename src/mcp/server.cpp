@@ -283,7 +283,7 @@ std::string McpServer::initialize(const JsonNode& params) {
       .beginObject()
       .field("name", "goheap")
       .field("title", "goheap: what holds a Go program's memory, and why")
-      .field("version", kGoheapVersion)
+      .field("version", goheapFullVersion())
       .endObject();
   w.field("instructions", kInstructions).endObject();
   return out;

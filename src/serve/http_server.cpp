@@ -1,5 +1,7 @@
 #include "serve/http_server.h"
 
+#include "acquire/host_resolver.h"
+
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
@@ -347,17 +349,17 @@ Expected<std::unique_ptr<HttpServer>> HttpServer::listen(const std::string& host
       (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" + std::to_string(port);
 
   beast::error_code ec;
-  tcp::resolver resolver(run.ioc);
-  const auto found = resolver.resolve(host, std::to_string(port),
-                                      tcp::resolver::passive | tcp::resolver::numeric_service, ec);
-  if (ec || found.empty()) {
-    return Error("cannot listen on " + where + ": " + (ec ? ec.message() : "no address"));
+  Expected<std::vector<tcp::endpoint>> found =
+      acquire::resolveHost(run.ioc, host, port, /*passive=*/true);
+  if (!found || found->empty()) {
+    return Error("cannot listen on " + where + ": " +
+                 (found ? std::string("no address") : found.error().message()));
   }
   // "localhost" may name both 127.0.0.1 and ::1; IPv4 is what most tools try.
-  tcp::endpoint endpoint = found.begin()->endpoint();
-  for (const auto& entry : found) {
-    if (entry.endpoint().address().is_v4()) {
-      endpoint = entry.endpoint();
+  tcp::endpoint endpoint = found->front();
+  for (const tcp::endpoint& candidate : *found) {
+    if (candidate.address().is_v4()) {
+      endpoint = candidate;
       break;
     }
   }

@@ -1,6 +1,7 @@
 #include "util/temporary_file.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -15,11 +16,19 @@ namespace goheap {
 
 std::string TemporaryFile::directory() {
   const char* dir = std::getenv("TMPDIR");
-  return dir != nullptr && *dir != '\0' ? std::string(dir) : std::string("/tmp");
+  if (dir != nullptr && *dir != '\0') return dir;
+  struct stat st {};
+  if (::stat("/tmp", &st) == 0 && S_ISDIR(st.st_mode)) return "/tmp";
+  return ".";
 }
 
-Expected<TemporaryFile> TemporaryFile::create(std::string_view stem, std::string_view suffix) {
+Expected<TemporaryFile> TemporaryFile::create(std::string_view stem, std::string_view suffix,
+                                              Sink& sink) {
   std::string name = directory();
+  if (name == ".") {
+    sink.note("no $TMPDIR and no /tmp: the temporary file goes to the working folder (set TMPDIR "
+              "to choose one)");
+  }
   name.append("/goheap-").append(stem).append("-XXXXXX").append(suffix);
   std::vector<char> buffer(name.begin(), name.end());
   buffer.push_back('\0');
