@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Usage: bench/snap.sh [--sparse] [N]
+# Usage: bench/snap.sh [--sparse] [--seccomp] [N]
 #
 # goheap snap's pause, measured: runs bench/gen with about N (default
 # 15,000,000, a heap of about 1 GiB) objects in its live mode, snaps it
@@ -11,15 +11,23 @@
 # With --sparse the heap is N (default 32,768: 2 GiB) buffers of 64 KiB each
 # touched only at its first byte, and 100,000 parked goroutines (bench/gen's
 # sparse shape): a snap copies the touched pages, not the heap.
+# With --seccomp the generator runs under a seccomp filter that refuses one
+# system call it never makes with EPERM (build/goheap_seccomp_launcher
+# errno-acct), as a container runtime's default profile does.
 # Installs nothing; needs Go 1.24 (GOHEAP_GO124) and goheap built in build/
 # (or GOHEAP, the goheap to measure).
 set -euo pipefail
 
 SHAPES=default
-if [ "${1:-}" = --sparse ]; then
-  SHAPES=sparse
+LAUNCH=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --sparse) SHAPES=sparse ;;
+    --seccomp) LAUNCH=(build/goheap_seccomp_launcher errno-acct --) ;;
+    *) break ;;
+  esac
   shift
-fi
+done
 if [ "$SHAPES" = sparse ]; then N=${1:-32768}; else N=${1:-15000000}; fi
 case "$N" in '' | *[!0-9]*) echo "snap.sh: N must be a number, not '$N'" >&2; exit 2 ;; esac
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -36,7 +44,11 @@ fi
 FIFO=$(mktemp -u)
 mkfifo "$FIFO"
 trap 'rm -f "$FIFO" "$OUT"/snap-bench.core; kill "$GEN" 2>/dev/null || true' EXIT
-GOHEAP_BENCH_SHAPES=$SHAPES GOHEAP_BENCH_LIVE=1 "$OUT/gen" /dev/null "$N" <"$FIFO" >"$OUT/gen-live.txt" &
+if [ ${#LAUNCH[@]} -gt 0 ]; then
+  ninja -C "$BUILD" -j2 goheap_seccomp_launcher >/dev/null
+  LAUNCH[0]=$BUILD/goheap_seccomp_launcher
+fi
+GOHEAP_BENCH_SHAPES=$SHAPES GOHEAP_BENCH_LIVE=1 "${LAUNCH[@]}" "$OUT/gen" /dev/null "$N" <"$FIFO" >"$OUT/gen-live.txt" &
 GEN=$!
 exec 3>"$FIFO"  # the generator runs until this closes
 for _ in $(seq 1 600); do

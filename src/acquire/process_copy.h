@@ -20,6 +20,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,10 +36,23 @@ struct ForkConditions {
   uint64_t mem_available_bytes = 0;  // /proc/meminfo MemAvailable
   uint64_t cgroup_room_bytes = 0;    // memory.max - memory.current; UINT64_MAX when unlimited
   bool amd64 = false;                // goheap and the process both 64-bit x86
+  // Under a seccomp filter (seccomp 2), set once the threads are stopped
+  // (seccompForkProblem): why the filters of the thread made to fork make
+  // the fork unsafe, or "" when they allow every call it needs.
+  std::optional<std::string> seccomp_problem;
 };
 
 // The conditions of process `pid` on this machine.
 ForkConditions readForkConditions(pid_t pid);
+
+// For ForkConditions::seccomp_problem: whether thread `tid` (held stopped by
+// the caller, which will make it fork with the syscall instruction at
+// `syscall_at`) may fork under its seccomp filters, read and run for each
+// call the fork makes (seccomp_filter.h); "" when it may. Filters that cannot
+// be read (no CAP_SYS_ADMIN) are taken as unsafe unless `fork_anyway`
+// (--fork-under-seccomp): the message says so, and what a fork would save.
+std::string seccompForkProblem(pid_t tid, uint64_t syscall_at, bool fork_anyway,
+                               uint64_t rss_anon_bytes);
 
 // Why a fork copy must not be made under `c`, worded for the user, or ""
 // when it may. Copy-on-write may duplicate every page the process writes

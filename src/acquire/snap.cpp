@@ -199,7 +199,7 @@ Expected<SnapResult> snapProcess(pid_t pid, std::FILE* out, const SnapOptions& o
   auto end_phase = [&] { sink.endPhase(); };
   auto interrupted = [&] { return options.interrupted != nullptr && options.interrupted->load(); };
 
-  const ForkConditions fork_conditions = options.fork ? readForkConditions(pid) : ForkConditions{};
+  ForkConditions fork_conditions = options.fork ? readForkConditions(pid) : ForkConditions{};
   const Clock::time_point stop_start = Clock::now();
   ProcessStopper stopper(pid);
   phase("stop threads", 0);
@@ -224,11 +224,17 @@ Expected<SnapResult> snapProcess(pid_t pid, std::FILE* out, const SnapOptions& o
   const std::vector<StoppedThread> threads = stopper.threads();
   std::optional<ProcessCopy> copy;
   if (options.fork) {
+    const uint64_t syscall_at = findSyscallInstruction(pid, *maps_text);
+    if (fork_conditions.seccomp == 2) {
+      fork_conditions.seccomp_problem =
+          seccompForkProblem(threads.front().tid, syscall_at, options.fork_under_seccomp,
+                             fork_conditions.rss_anon_bytes);
+    }
     result.no_fork_reason = forkRefusal(fork_conditions);
     if (result.no_fork_reason.empty()) {
       phase("fork", 0);
-      Expected<ProcessCopy> made = ProcessCopy::make(pid, stopper.threads().front(),
-                                                     findSyscallInstruction(pid, *maps_text));
+      Expected<ProcessCopy> made =
+          ProcessCopy::make(pid, stopper.threads().front(), syscall_at);
       end_phase();
       if (made) {
         copy.emplace(made.take());

@@ -39,6 +39,10 @@ struct SnapOptions {
   // while it is stopped. snap falls back to that, saying why, when a fork
   // is unsafe or fails.
   bool fork = true;
+  // Fork a process under seccomp filters goheap cannot read (it lacks
+  // CAP_SYS_ADMIN), trusting that they refuse clone(2) with an error rather
+  // than kill (--fork-under-seccomp). Filters it can read are run instead.
+  bool fork_under_seccomp = false;
 };
 
 struct SnapResult {

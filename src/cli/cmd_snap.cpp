@@ -32,8 +32,9 @@ CommandSpec snapSpec() {
       "not pages); the process then runs on while goheap copies the memory it had touched (a "
       "fraction of what gcore writes) from the copy-on-write fork, which never runs and is "
       "then removed. No signal is sent or lost, and no child is left. Where a fork is unsafe "
-      "(seccomp, too little free memory for the copies its writes cause, not amd64), or with "
-      "--no-fork, the threads stay stopped for the whole copy; snap says which it did. Needs "
+      "(a seccomp filter that would kill the process for it, too little free memory for the "
+      "copies its writes cause, not amd64), or with --no-fork, the threads stay stopped for "
+      "the whole copy; snap says which it did. Needs "
       "the permission to trace the process: the same user (and kernel.yama.ptrace_scope 0) "
       "or root. The core records where the executable is; --with-exe copies it beside the "
       "core for reading on another machine.");
@@ -46,6 +47,11 @@ CommandSpec snapSpec() {
   spec.boolFlag("no-fork",
                 "copy while the process is stopped, instead of from a fork of it: a longer "
                 "pause, no extra memory");
+  spec.boolFlag("fork-under-seccomp",
+                "fork a process under a seccomp filter goheap cannot read (it lacks "
+                "CAP_SYS_ADMIN), trusting it to refuse clone(2) with an error rather than kill, "
+                "as Docker's and Kubernetes' default profile does; filters goheap can read are "
+                "checked instead");
   spec.boolFlag("no-progress", "no progress line on stderr (it shows only on a terminal)");
   spec.example("goheap snap 4242",
                "writes server-4242-20261124-101500.core and says how long "
@@ -157,6 +163,7 @@ int runSnap(int argc, const char* const* argv) {
     options.interrupted = &g_interrupted;
     options.copy_delay_ms = copyDelayFromEnvironment();
     options.fork = !args.getBool("no-fork");
+    options.fork_under_seccomp = args.getBool("fork-under-seccomp");
     options.sink = &sink;
 
     Expected<acquire::SnapResult> result = [&] {

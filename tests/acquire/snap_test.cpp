@@ -609,23 +609,108 @@ TEST_F(SnapErrors, NoPermissionAsNobody) {
   EXPECT_EQ(settledAsFound(zoo->pid()), "");
 }
 
-// A process with a seccomp filter (any: it could forbid clone, or kill the
-// process for calling it) is not made to fork: snap copies it stopped, and
-// says why.
-TEST_F(SnapErrors, ASeccompProcessIsCopiedWhileStopped) {
+// A process with a seccomp filter is forked when goheap may read its
+// filters and they allow every call the fork makes (zoo's allows all, on
+// one thread). seccomp_filter_test.cpp checks the filters' verdicts against
+// the kernel.
+TEST_F(SnapErrors, ASeccompProcessIsForkedWhenItsFilterAllowsIt) {
   auto zoo = startZoo("go1.24", dir_.path, "seccomp");
   const ZooState before = stateOf(*zoo);
   const std::string core = dir_.path + "/seccomp.core";
   const testing::RunResult r = testing::runGoheap({"snap", std::to_string(zoo->pid()), "-o", core});
   ASSERT_EQ(r.code, 0) << r.describe();
-  EXPECT_NE(r.out.find("copied while it was stopped, not from a fork: the process runs under "
-                       "seccomp (Seccomp: 2"),
+  EXPECT_NE(r.out.find("copied from a fork while it ran on"), std::string::npos) << r.out;
+  expectLeftAsFound(*zoo, before);
+  auto snapshot = testing::openSnapshot(core);
+  ASSERT_TRUE(snapshot.ok()) << snapshot.error().message();
+  EXPECT_GT((*snapshot)->heap.objectCount(), 100u);
+  EXPECT_EQ(zoo->finish(), 0);
+}
+
+// zoo live under goheap_seccomp_launcher's filter `mode`, which binds every
+// thread of it, as a container runtime's does.
+std::unique_ptr<LiveProcess> startZooUnderSeccomp(const std::string& mode, const std::string& dir) {
+  auto p = std::make_unique<LiveProcess>(
+      std::vector<std::string>{std::string(GOHEAP_BUILD_DIR) + "/goheap_seccomp_launcher", mode,
+                               "--", zooOf("go1.24"), dir + "/zoo.dump", dir + "/zoo.json",
+                               "live"},
+      dir);
+  EXPECT_TRUE(p->started());
+  EXPECT_EQ(p->readLine(), "ready");
+  return p;
+}
+
+// Docker's default profile refuses what it does not allow with EPERM: a
+// fork is safe under it, and snap forks.
+TEST_F(SnapErrors, AProcessUnderAnErrnoProfileIsForked) {
+  auto zoo = startZooUnderSeccomp("errno-acct", dir_.path);
+  ASSERT_NE(testing::readText("/proc/" + std::to_string(zoo->pid()) + "/status")
+                .find("Seccomp:\t2"),
+            std::string::npos);
+  const ZooState before = stateOf(*zoo);
+  const std::string core = dir_.path + "/errno.core";
+  const testing::RunResult r = testing::runGoheap({"snap", std::to_string(zoo->pid()), "-o", core});
+  ASSERT_EQ(r.code, 0) << r.describe();
+  EXPECT_NE(r.out.find("copied from a fork while it ran on"), std::string::npos) << r.out;
+  expectLeftAsFound(*zoo, before);
+  auto snapshot = testing::openSnapshot(core);
+  ASSERT_TRUE(snapshot.ok()) << snapshot.error().message();
+  EXPECT_GT((*snapshot)->heap.objectCount(), 100u);
+  EXPECT_EQ(zoo->finish(), 0);
+}
+
+// A filter that kills for the very clone snap makes: read and run, it
+// keeps snap from forking, even with --fork-under-seccomp (which only
+// trusts filters that cannot be read), and the process lives on.
+TEST_F(SnapErrors, AProcessWhoseFilterKillsTheForkIsCopiedWhileStopped) {
+  auto zoo = startZooUnderSeccomp("kill-plain-clone", dir_.path);
+  const ZooState before = stateOf(*zoo);
+  const std::string core = dir_.path + "/kill.core";
+  const testing::RunResult r = testing::runGoheap(
+      {"snap", std::to_string(zoo->pid()), "-o", core, "--fork-under-seccomp"});
+  ASSERT_EQ(r.code, 0) << r.describe();
+  EXPECT_NE(r.out.find("copied while it was stopped, not from a fork: its seccomp filter kills "
+                       "the process for clone(2)"),
             std::string::npos)
       << r.out;
   expectLeftAsFound(*zoo, before);
   auto snapshot = testing::openSnapshot(core);
   ASSERT_TRUE(snapshot.ok()) << snapshot.error().message();
-  EXPECT_GT((*snapshot)->heap.objectCount(), 100u);
+  EXPECT_EQ(zoo->finish(), 0);
+}
+
+// Without CAP_SYS_ADMIN the filters cannot be read: snap copies the process
+// stopped, saying why and what --fork-under-seccomp would save, and forks
+// when given that flag.
+TEST_F(SnapErrors, ASeccompProcessWhoseFilterCannotBeReadIsCopiedWhileStopped) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root, to drop CAP_SYS_ADMIN alone";
+  auto zoo = startZooUnderSeccomp("errno-acct", dir_.path);
+  const ZooState before = stateOf(*zoo);
+  // goheap without CAP_SYS_ADMIN, keeping CAP_SYS_PTRACE.
+  const std::vector<std::string> no_admin = {"setpriv", "--bounding-set=-sys_admin",
+                                             "--inh-caps=-sys_admin"};
+  std::vector<std::string> args = no_admin;
+  args.insert(args.end(), {GOHEAP_BINARY, "snap", std::to_string(zoo->pid()), "-o",
+                           dir_.path + "/stopped.core"});
+  testing::RunResult r = runCommand(args);
+  ASSERT_EQ(r.code, 0) << r.describe();
+  EXPECT_NE(r.out.find("copied while it was stopped, not from a fork: the process runs under "
+                       "seccomp (Seccomp: 2"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("CAP_SYS_ADMIN"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--fork-under-seccomp"), std::string::npos) << r.out;
+  expectLeftAsFound(*zoo, before);
+
+  args = no_admin;
+  args.insert(args.end(), {GOHEAP_BINARY, "snap", std::to_string(zoo->pid()), "-o",
+                           dir_.path + "/forked.core", "--fork-under-seccomp"});
+  r = runCommand(args);
+  ASSERT_EQ(r.code, 0) << r.describe();
+  EXPECT_NE(r.out.find("copied from a fork while it ran on"), std::string::npos) << r.out;
+  expectLeftAsFound(*zoo, before);
+  auto snapshot = testing::openSnapshot(dir_.path + "/forked.core");
+  ASSERT_TRUE(snapshot.ok()) << snapshot.error().message();
   EXPECT_EQ(zoo->finish(), 0);
 }
 
