@@ -26,6 +26,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
@@ -830,6 +831,20 @@ class SnapContainer : public SnapErrors {
     ASSERT_EQ(testing::readText("/proc/" + std::to_string(app_) + "/comm"), "app\n");
     ASSERT_FALSE(fs::exists(hidden_ + "/app"));
   }
+  // A debug container's root folder: goheap (bound there when the container
+  // starts), the shared libraries ldd says it loads (none for a static
+  // build) and an empty /proc; nothing else.
+  static void makeDebugContainerRoot(const std::string& root) {
+    fs::create_directories(root + "/proc");
+    std::ofstream(root + "/goheap").close();  // where goheap is bound
+    const testing::RunResult ldd = runCommand({"/usr/bin/ldd", GOHEAP_BINARY});
+    std::istringstream words(ldd.out);
+    for (std::string word; words >> word;) {
+      if (!word.starts_with("/")) continue;
+      fs::create_directories(root + fs::path(word).parent_path().string());
+      fs::copy_file(word, root + word, fs::copy_options::overwrite_existing);
+    }
+  }
   // The program the container runs, and a file put beside it ("" for none).
   virtual std::string program() const { return zooOf("go1.24"); }
   virtual std::string besideProgram() const { return ""; }
@@ -899,20 +914,27 @@ TEST_F(SnapContainer, NoExeCopyLeavesTheCoreWithoutItsProgram) {
 }
 
 // The debug container's view (kubectl debug --target): goheap in the
-// target's PID namespace, with /proc mounted from inside it, but in a mount
-// namespace of its own, where the target's files are not. The target is
-// process 1 there.
+// target's PID namespace, with /proc mounted from inside it, in a root
+// folder of its own that holds goheap alone (and, dynamically linked, its
+// libraries), where the target's files are not. The target is process 1
+// there.
 TEST_F(SnapContainer, SnapOneFromInsideThePidNamespace) {
-  const std::string core = dir_.path + "/inside.core";
-  const testing::RunResult snap = runCommand(
-      {"/usr/bin/nsenter", "--target", std::to_string(app_), "--pid", "--", "/usr/bin/unshare",
-       "--mount-proc", "--propagation", "private", GOHEAP_BINARY, "snap", "1", "-o", core});
+  const std::string root = dir_.path + "/debugger";
+  makeDebugContainerRoot(root);
+  const std::string script =
+      "mount -t proc proc \"$1/proc\" && mount --bind \"$2\" \"$1/goheap\" && "
+      "exec /usr/sbin/chroot \"$1\" /goheap snap 1 -o /inside.core";
+  const testing::RunResult snap =
+      runCommand({"/usr/bin/nsenter", "--target", std::to_string(app_), "--pid", "--",
+                  "/usr/bin/unshare", "--mount", "--propagation", "private", "/bin/sh", "-c",
+                  script, "debug-container", root, GOHEAP_BINARY});
   ASSERT_EQ(snap.code, 0) << snap.describe();
   EXPECT_NE(snap.out.find("snapped process 1 (app, "), std::string::npos) << snap.out;
   EXPECT_TRUE(answersPing(*container_));
   EXPECT_EQ(settledAsFound(app_), "");
   ::kill(app_, SIGKILL);
   EXPECT_NE(container_->finish(), 0);
+  const std::string core = root + "/inside.core";
   const testing::RunResult r = testing::runGoheap({"summary", "--json", core});
   ASSERT_EQ(r.code, 0) << r.describe();
   EXPECT_NE(r.err.find("inside.exe (found through the snap's copy)"), std::string::npos) << r.err;
