@@ -630,7 +630,7 @@ run_case() { # suite service
         metric=$(heap_alloc_metric "$metrics_url" "${metrics_args[@]}") || metric=""
       fi
       rc=0
-      timeout 300 "$GOHEAP" snap "$snap_pid" -o "$core" --no-progress >"$out/snap.out" 2>"$out/snap.err" || rc=$?
+      timeout 300 "$GOHEAP" snap "$snap_pid" -o "$core" --no-exe-copy --no-progress >"$out/snap.out" 2>"$out/snap.err" || rc=$?
       if [ $rc != 0 ]; then
         fail="goheap snap $snap_pid -o $core failed (exit $rc): $(tr '\n' ' ' <"$out/snap.err")"
       fi

@@ -88,12 +88,10 @@ uint64_t kibibyteField(std::string_view text, std::string_view key) {
   return total;
 }
 
-Expected<ProcStatus> readProcStatus(pid_t pid, pid_t tid) {
-  Expected<std::string> text = readProcFile(
-      pid, tid == 0 ? std::string("status") : "task/" + std::to_string(tid) + "/status");
-  if (!text) return text.error();
+namespace {
+
+ProcStatus parseProcStatus(std::string_view rest_of_file) {
   ProcStatus st;
-  std::string_view rest_of_file = *text;
   while (!rest_of_file.empty()) {
     const size_t eol = rest_of_file.find('\n');
     const std::string_view line = rest_of_file.substr(0, eol);
@@ -129,9 +127,32 @@ Expected<ProcStatus> readProcStatus(pid_t pid, pid_t tid) {
       st.seccomp = static_cast<int>(parseUnsigned(value, 10));
     } else if (key == "RssAnon") {
       st.rss_anon_bytes = parseUnsigned(value, 10) * 1024;  // "  1234 kB"
+    } else if (key == "NSpid") {
+      const size_t last = value.find_last_of(" \t");
+      st.innermost_pid = static_cast<pid_t>(
+          parseUnsigned(last == std::string_view::npos ? value : value.substr(last + 1), 10));
+    } else if (key == "CapEff") {
+      st.effective_capabilities = parseUnsigned(value, 16);
     }
   }
   return st;
+}
+
+}  // namespace
+
+Expected<ProcStatus> readProcStatus(pid_t pid, pid_t tid) {
+  Expected<std::string> text = readProcFile(
+      pid, tid == 0 ? std::string("status") : "task/" + std::to_string(tid) + "/status");
+  if (!text) return text.error();
+  return parseProcStatus(*text);
+}
+
+Expected<ProcStatus> readOwnProcStatus() {
+  std::string text;
+  if (const int err = readAll("/proc/self/status", text); err != 0) {
+    return Error("cannot read /proc/self/status: " + std::string(std::strerror(err)));
+  }
+  return parseProcStatus(text);
 }
 
 uint64_t memAvailableBytes() {

@@ -27,11 +27,19 @@ struct ProcStatus {
   // or kill the process for calling it.
   int seccomp = 0;
   uint64_t rss_anon_bytes = 0;  // RssAnon: its resident anonymous memory
+  // CapEff: the capabilities it holds, one bit each (CAP_SYS_PTRACE is 19).
+  uint64_t effective_capabilities = 0;
+  // NSpid's last: its pid in its own PID namespace (a container's), where
+  // the kernel gives it to that namespace's processes; 0 when not shown.
+  pid_t innermost_pid = 0;
 };
 
 // /proc/PID/status (or /proc/PID/task/TID/status with `tid`). An Error saying
 // there is no such process when it is gone.
 Expected<ProcStatus> readProcStatus(pid_t pid, pid_t tid = 0);
+
+// /proc/self/status: goheap's own, whichever PID namespace /proc shows.
+Expected<ProcStatus> readOwnProcStatus();
 
 // The file /proc/PID/`name` whole ("maps", "cmdline"). An Error with
 // strerror(3) and the path.

@@ -149,14 +149,24 @@ Expected<int64_t> runSyscall(pid_t tgid, StoppedThread& thread, uint64_t syscall
   return finish(Error("thread " + std::to_string(tid) + " did not finish a system call"));
 }
 
+// `pid` as the processes of its own PID namespace (a container's) know it:
+// clone returns that pid, and wait4 takes it, while ptrace's events and
+// /proc give goheap its pid in goheap's namespace.
+pid_t pidInItsNamespace(pid_t pid) {
+  Expected<ProcStatus> st = readProcStatus(pid);
+  return st && st->innermost_pid != 0 ? st->innermost_pid : pid;
+}
+
 // Has `thread` of `parent` (in a ptrace stop) reap the zombie `copy`
 // left when it was killed (killCopy).
 Status reapCopy(pid_t parent, pid_t copy, StoppedThread& thread, uint64_t syscall_at) {
+  const pid_t known_as = pidInItsNamespace(copy);
   SyscallRequest wait4;
   wait4.number = SYS_wait4;
-  wait4.args = {static_cast<uint64_t>(copy), 0, static_cast<uint64_t>(WNOHANG | __WALL), 0, 0, 0};
+  wait4.args = {
+      static_cast<uint64_t>(known_as), 0, static_cast<uint64_t>(WNOHANG | __WALL), 0, 0, 0};
   Expected<int64_t> reaped = runSyscall(parent, thread, syscall_at, wait4, nullptr);
-  if (reaped && *reaped == copy) return Status::success();
+  if (reaped && *reaped == known_as) return Status::success();
   return Error("process " + std::to_string(parent) + " could not be made to reap its copy (" +
                (reaped ? std::string(*reaped < 0 ? std::strerror(static_cast<int>(-*reaped))
                                                  : "not yet exited")
@@ -298,7 +308,7 @@ Expected<ProcessCopy> ProcessCopy::make(pid_t pid, StoppedThread& thread, uint64
     }
     ::ptrace(PTRACE_SETOPTIONS, copy, nullptr, PTRACE_O_EXITKILL);
   }
-  if (!result || *result != copy || copy == 0) {
+  if (!result || copy == 0 || *result != pidInItsNamespace(copy)) {
     std::string why =
         !result       ? result.error().message()
         : *result < 0 ? "clone failed: " + std::string(std::strerror(static_cast<int>(-*result)))

@@ -2,15 +2,16 @@
 
 #include <dirent.h>
 #include <elf.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <sys/ptrace.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <set>
 
@@ -48,6 +49,43 @@ std::vector<uint8_t> readRegisters(pid_t tid) {
 
 }  // namespace
 
+namespace {
+
+constexpr int kCapSysPtrace = 19;
+
+// Where goheap may not trace, what lets it: a debug container that may, or
+// no tracing at all.
+constexpr std::string_view kWaysOut =
+    ". Ways out: in Kubernetes, run goheap in `kubectl debug -it POD --target=CONTAINER "
+    "--profile=general --image=IMAGE` (the general profile adds CAP_SYS_PTRACE); in Docker, in "
+    "a container started with `--cap-add SYS_PTRACE --pid container:NAME`; or, where nothing "
+    "may trace the program, have it serve its own heap with goheap's capture package (README, "
+    "\"From a service\")";
+
+// Yama's ptrace_scope, or -1 without Yama.
+int yamaScope() {
+  const std::string text = readFileOrEmpty("/proc/sys/kernel/yama/ptrace_scope");
+  return text.empty() || text[0] < '0' || text[0] > '9' ? -1 : text[0] - '0';
+}
+
+// Whether the target made itself undumpable, as far as goheap can see: the
+// kernel gives the /proc files of an undumpable process to root, so a
+// process of another user whose /proc folder is root's is one. Not visible
+// for a process that runs as root.
+bool looksUndumpable(pid_t pid, const ProcStatus& target) {
+  struct stat st {};
+  const std::string dir = "/proc/" + std::to_string(pid);
+  return target.effective_uid != 0 && ::stat(dir.c_str(), &st) == 0 && st.st_uid == 0;
+}
+
+std::string hexCapabilities(uint64_t caps) {
+  char text[24];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(caps));
+  return text;
+}
+
+}  // namespace
+
 std::string explainNoPermission(pid_t pid) {
   std::string why = "not allowed to trace process " + std::to_string(pid);
   Expected<ProcStatus> st = readProcStatus(pid);
@@ -57,29 +95,60 @@ std::string explainNoPermission(pid_t pid) {
     return why + ": it is already traced by process " + tracer +
            "; a process has one tracer at a time: detach the debugger (dlv, gdb, strace) first";
   }
-  if (st && st->real_uid != ::geteuid() && ::geteuid() != 0) {
-    return why + ": it belongs to user " + std::to_string(st->real_uid) + " and you are user " +
-           std::to_string(::geteuid()) +
+  const Expected<ProcStatus> self = readOwnProcStatus();
+  const bool may_trace_anyone = self && ((self->effective_capabilities >> kCapSysPtrace) & 1) != 0;
+  const uid_t me = ::geteuid();
+  // Root whose capabilities a container cut: its uid says root, but the
+  // kernel asks for CAP_SYS_PTRACE.
+  const std::string no_capability = self ? "goheap's effective capabilities (CapEff " +
+                                               hexCapabilities(self->effective_capabilities) +
+                                               " in /proc/self/status) lack CAP_SYS_PTRACE"
+                                         : std::string("goheap lacks CAP_SYS_PTRACE");
+  if (st && st->real_uid != me && !may_trace_anyone) {
+    std::string text = why + ": it belongs to user " + std::to_string(st->real_uid) + " and ";
+    if (me == 0) {
+      return text + "goheap runs as root, but " + no_capability +
+             ", which tracing another user's process needs (a container's default capabilities "
+             "leave it out)" +
+             std::string(kWaysOut);
+    }
+    return text + "you are user " + std::to_string(me) +
            "; run goheap snap as that user, or as root (or with CAP_SYS_PTRACE)";
   }
-  Expected<std::string> scope = Error("");
-  {
-    // Yama's ptrace_scope: 1 lets a process trace only its descendants.
-    const int fd = ::open("/proc/sys/kernel/yama/ptrace_scope", O_RDONLY | O_CLOEXEC);
-    if (fd >= 0) {
-      char c = 0;
-      if (::read(fd, &c, 1) == 1) scope = std::string(1, c);
-      ::close(fd);
-    }
+  if (st && !may_trace_anyone && looksUndumpable(pid, *st)) {
+    return why +
+           ": it made itself undumpable (its /proc files belong to root though it runs as "
+           "user " +
+           std::to_string(st->effective_uid) +
+           ": prctl(PR_SET_DUMPABLE, 0), or it changed its user or gained capabilities), and "
+           "only a tracer with CAP_SYS_PTRACE may trace it: " +
+           no_capability + std::string(kWaysOut);
   }
-  if (scope && *scope != "0") {
-    return why + ": /proc/sys/kernel/yama/ptrace_scope is " + *scope +
-           " (1 allows tracing only one's own children, 2 only with CAP_SYS_PTRACE, 3 none); "
-           "run goheap snap with sudo, or set it to 0 (sysctl kernel.yama.ptrace_scope=0)";
+  const int scope = yamaScope();
+  if (scope == 3 || (scope >= 1 && !may_trace_anyone)) {
+    return why + ": /proc/sys/kernel/yama/ptrace_scope is " + std::to_string(scope) +
+           " (1 allows tracing only one's own children without CAP_SYS_PTRACE, 2 only with "
+           "CAP_SYS_PTRACE, 3 none); " +
+           (scope == 3 ? "no process may be traced until the machine restarts"
+                       : "run goheap snap with sudo, or set it to 0 (sysctl "
+                         "kernel.yama.ptrace_scope=0)");
+  }
+  if (self && self->seccomp != 0) {
+    return why + ": goheap runs under seccomp (Seccomp: " + std::to_string(self->seccomp) +
+           " in /proc/self/status), as a container's default profile sets, and its filter may "
+           "refuse ptrace(2); " +
+           (may_trace_anyone ? "goheap holds CAP_SYS_PTRACE" : no_capability) +
+           ". Run goheap without that filter (Docker: `--security-opt seccomp=unconfined`; "
+           "Kubernetes: seccompProfile Unconfined in the debug container)" +
+           std::string(kWaysOut);
+  }
+  if (!may_trace_anyone && me == 0) {
+    return why + ": goheap runs as root, but " + no_capability + std::string(kWaysOut);
   }
   return why +
-         ": it may have made itself undumpable (prctl PR_SET_DUMPABLE), or goheap lacks "
-         "CAP_SYS_PTRACE in this container; run it as root or as the process's user";
+         ": it may have made itself undumpable (prctl PR_SET_DUMPABLE), or a security module "
+         "(AppArmor, SELinux) refuses it; run goheap as root or as the process's user" +
+         std::string(kWaysOut);
 }
 
 Status ProcessStopper::seize(pid_t tid) {

@@ -19,6 +19,7 @@
 #include "acquire/process_copy.h"
 #include "acquire/process_stopper.h"
 #include "bin/binary.h"
+#include "util/file_identity.h"
 #include "util/format.h"
 
 namespace goheap::acquire {
@@ -82,6 +83,15 @@ bool startsWithElfHeader(int mem_fd, const Mapping& m) {
                                                                                     "\x7f"
                                                                                     "ELF",
                                                                                     4) == 0;
+}
+
+// Whether `path` (as another process sees it) is, in goheap's mount
+// namespace, the file `proc_link` (/proc/PID/exe) leads to: the same device
+// and inode. A file a container sees at that path is not the host's.
+bool reachesSameFile(const std::string& path, const std::string& proc_link) {
+  Expected<FileIdentity> seen = identityOf(path);
+  Expected<FileIdentity> real = identityOf(proc_link);
+  return seen && real && seen->sameFileAs(*real);
 }
 
 Status copyFile(int from_fd, const std::string& to) {
@@ -180,6 +190,7 @@ Expected<SnapResult> snapProcess(pid_t pid, std::FILE* out, const SnapOptions& o
     return Error(who + " is not a Go program: " + result.exe_path + ": " + exe.error().message());
   }
   result.go_version = exe->goVersion();
+  result.exe_path_reaches_it = reachesSameFile(result.exe_path, exe_proc);
   if (status->tracer_pid != 0) return Error(explainNoPermission(pid));
 
   Expected<int> mem = openProc(pid, "mem");

@@ -22,8 +22,10 @@
 namespace goheap::acquire {
 
 struct SnapOptions {
-  // Where to copy the executable (--with-exe), "" for no copy. The core's
-  // note names it (by file name, in the core's folder).
+  // Where to copy the executable (snap does by default; --no-exe-copy does
+  // not), "" for no copy. It is read through /proc/PID/exe, which reaches it
+  // from any mount namespace (a container's). The core's note names it (by
+  // file name, in the core's folder).
   std::string exe_copy_path;
   // Set by the caller's SIGINT handler: the snap stops, lets the process
   // go and fails with "interrupted".
@@ -56,8 +58,14 @@ struct SnapResult {
   uint64_t copied_on_write_bytes = 0;  // held by the fork alone: the process wrote or freed them
   std::string copy_warning;            // the fork's copy could not be cleaned up
   bool exited_during_copy = false;     // the process ended while its fork was read
-  std::string exe_path;                // /proc/PID/exe
-  std::string name;                    // the process's name
+  std::string exe_path;                // /proc/PID/exe, as the process sees it
+  // Whether exe_path names the executable in goheap's mount namespace too
+  // (the same device and inode): false for a process in a container, whose
+  // files are elsewhere or not there at all, and for a deleted executable.
+  // Then the executable is read through /proc/PID/exe while the process
+  // lives, and through the copy beside the core after.
+  bool exe_path_reaches_it = false;
+  std::string name;  // the process's name
   std::string go_version;
   std::string exe_copy_path;  // when one was made
 };

@@ -152,7 +152,8 @@ std::string DebugFileSearch::explain() const {
 }
 
 DebugFileSearch findDebugFile(const std::string& exe_path, const Container& exe,
-                              std::span<const std::string> debug_dirs) {
+                              std::span<const std::string> debug_dirs,
+                              const ProcessFiles& process) {
   DebugFileSearch search;
   search.build_id = gnuBuildId(exe);
   const std::optional<DebugLink> link = debugLink(exe);
@@ -160,6 +161,8 @@ DebugFileSearch findDebugFile(const std::string& exe_path, const Container& exe,
 
   std::vector<std::string> dirs(debug_dirs.begin(), debug_dirs.end());
   dirs.emplace_back(kSystemDebugDir);
+  const bool in_process_root = !process.root.empty();
+  if (in_process_root) dirs.push_back(joinPath(process.root, kSystemDebugDir));
 
   // Whether `path` serves: an ELF file for `exe`, with DWARF, and the CRC
   // the link names when `crc` is given; else the reason goes to `tried`.
@@ -198,9 +201,14 @@ DebugFileSearch findDebugFile(const std::string& exe_path, const Container& exe,
     }
   }
   if (link) {
-    const std::string folder = exeFolder(exe_path);
-    std::vector<std::string> candidates = {joinPath(folder, link->name),
-                                           joinPath(folder, ".debug/" + link->name)};
+    // The kernel gives a process's executable path already resolved, in its
+    // own file system, which goheap reaches only under its root.
+    const std::string folder = in_process_root
+                                   ? std::filesystem::path(process.exe_path).parent_path().string()
+                                   : exeFolder(exe_path);
+    const std::string beside = in_process_root ? joinPath(process.root, folder) : folder;
+    std::vector<std::string> candidates = {joinPath(beside, link->name),
+                                           joinPath(beside, ".debug/" + link->name)};
     for (const std::string& dir : dirs) {
       candidates.push_back(joinPath(joinPath(dir, folder), link->name));
     }

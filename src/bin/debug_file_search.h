@@ -72,6 +72,16 @@ struct DebugFileSearch {
   std::string explain() const;
 };
 
+// The file system of a process whose executable goheap reads through
+// /proc/PID/exe because the path it runs from does not reach it here (a
+// container's): its root as goheap reaches it, /proc/PID/root, and the
+// executable's path as the process sees it. Empty for an executable that is
+// where its path says.
+struct ProcessFiles {
+  std::string root;
+  std::string exe_path;
+};
+
 // Looks for the separate debug file of the executable at `exe_path` (its
 // container `exe`), in this order:
 //   1. by GNU build ID, DIR/.build-id/ab/cdef....debug in each of
@@ -81,8 +91,12 @@ struct DebugFileSearch {
 //      debug folder (gdb's global debug folders).
 // A candidate is taken when it is an ELF file with DWARF and, found by build
 // ID, has the same build ID, or, found by link, the CRC the link names.
+// With `process` (a process in a container), its own kSystemDebugDir is a
+// debug folder after the others, and the executable's folder is the one it
+// runs from, in its file system.
 DebugFileSearch findDebugFile(const std::string& exe_path, const Container& exe,
-                              std::span<const std::string> debug_dirs);
+                              std::span<const std::string> debug_dirs,
+                              const ProcessFiles& process = {});
 
 // Checks that the file at `path` can serve `exe`'s DWARF: an ELF file with a
 // .debug_info section for the same machine and, when both have one, the same

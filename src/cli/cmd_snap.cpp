@@ -1,7 +1,7 @@
-// goheap snap PID [-o FILE] [--with-exe]: the heap of a running Go process,
-// as an ELF core every goheap command reads (src/acquire/snap.h). The
-// process is stopped while it forks (or, with --no-fork, while its memory
-// is copied) and then runs on.
+// goheap snap PID [-o FILE] [--no-exe-copy]: the heap of a running Go
+// process, as an ELF core every goheap command reads (src/acquire/snap.h),
+// with its executable beside it. The process is stopped while it forks (or,
+// with --no-fork, while its memory is copied) and then runs on.
 #include <signal.h>
 
 #include <atomic>
@@ -36,14 +36,18 @@ CommandSpec snapSpec() {
       "copies its writes cause, not amd64), or with --no-fork, the threads stay stopped for "
       "the whole copy; snap says which it did. Needs "
       "the permission to trace the process: the same user (and kernel.yama.ptrace_scope 0) "
-      "or root. The core records where the executable is; --with-exe copies it beside the "
-      "core for reading on another machine.");
+      "or root. The executable is copied beside the core (FILE without .core + .exe, read "
+      "through /proc/PID/exe, so from a container too), so that the core reads after the "
+      "process, its container or its machine is gone; --no-exe-copy leaves it out, and the "
+      "core then names the executable's path and build ID only.");
   spec.positional("PID", "the process to snap").kind(ValueKind::Uint);
   spec.flag("output", "FILE",
             "where to write the core (a file); default NAME-PID-TIME.core in the current folder")
       .alias('o');
-  spec.boolFlag("with-exe",
-                "also copy the executable beside the core, as FILE without .core + .exe");
+  spec.boolFlag("no-exe-copy",
+                "do not copy the executable beside the core: smaller, but the core then reads "
+                "only where the executable is at the path it ran from");
+  spec.boolFlag("with-exe", "the default now (kept so that older command lines work)");
   spec.boolFlag("no-fork",
                 "copy while the process is stopped, instead of from a fork of it: a longer "
                 "pause, no extra memory");
@@ -57,9 +61,9 @@ CommandSpec snapSpec() {
                "writes server-4242-20261124-101500.core and says how long "
                "the process was paused");
   spec.example("goheap snap 4242 -o heap.core && goheap summary heap.core",
-               "snap, then read the core (the executable is found through the core)");
-  spec.example("goheap snap $(pgrep -n myservice) -o s.core --with-exe",
-               "a core to take elsewhere, with its program (s.exe)");
+               "snap, then read the core (its executable, heap.exe, is found beside it)");
+  spec.example("goheap snap $(pgrep -n myservice) -o s.core --no-exe-copy",
+               "a core without the program's copy, read where the program is installed");
   spec.example("goheap summary --pid 4242", "snap to a temporary file, analyse, delete it");
   return spec;
 }
@@ -140,7 +144,16 @@ int runSnap(int argc, const char* const* argv) {
     }
     const std::string output =
         args.has("output") ? std::string(args.getString("output")) : defaultOutput(name, pid_arg);
-    const bool with_exe = args.getBool("with-exe");
+    const bool with_exe = !args.getBool("no-exe-copy");
+    if (!with_exe && args.getBool("with-exe")) {
+      return fail(args.usageError("--with-exe and --no-exe-copy contradict each other (the copy "
+                                  "is made by default)"),
+                  kExitUsage);
+    }
+    if (args.getBool("with-exe")) {
+      WarningsOnStderr().note(
+          "--with-exe is the default now: the executable is copied unless --no-exe-copy");
+    }
     if (output == "-") {
       return fail(args.usageError("the core must go to a file (it is written out of order), "
                                   "not to standard output"),

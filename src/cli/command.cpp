@@ -89,7 +89,9 @@ void addDumpAndCommonFlags(CommandSpec& spec, bool csv) {
 void addPidFlag(CommandSpec& spec) {
   spec.flag("pid", "PID",
             "instead of DUMP, a running Go process: snapped as goheap snap does (paused for "
-            "the copy) to a temporary core, read, and deleted when done")
+            "the copy) to a temporary core, read, and deleted when done; its executable is "
+            "read through /proc/PID/exe when its path is not the same file here (a process "
+            "in a container)")
       .kind(ValueKind::Uint);
 }
 

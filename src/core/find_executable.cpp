@@ -86,7 +86,8 @@ std::string ExecutableSearch::explain(std::string_view core_path) const {
 }
 
 ExecutableSearch findExecutable(const CoreFile& core, std::string_view core_path,
-                                std::optional<std::string_view> given) {
+                                std::optional<std::string_view> given,
+                                std::optional<std::string_view> running_exe) {
   std::vector<ExecutableCandidate> candidates;
   auto add = [&](std::string path, const char* from) {
     const std::string canonical = canonicalPath(path);
@@ -98,6 +99,7 @@ ExecutableSearch findExecutable(const CoreFile& core, std::string_view core_path
   if (given) {
     add(std::string(*given), "the command line");
   } else {
+    if (running_exe) add(std::string(*running_exe), "the running process");
     const fs::path core_dir = fs::path(std::string(core_path)).parent_path();
     if (const std::optional<SnapNote>& snap = core.snapNote()) {
       // goheap snap said where the program was, and where it put its copy.

@@ -24,7 +24,9 @@ namespace goheap::core {
 
 struct ExecutableCandidate {
   std::string path;
-  std::string from;     // "the command line", "NT_FILE", "AT_EXECFN", "beside the core"
+  // "the command line", "the running process", "the snap's copy", "the snap
+  // note", "NT_FILE", "AT_EXECFN", "beside the core"
+  std::string from;
   std::string problem;  // why it was not taken; empty for the one taken
 };
 
@@ -55,8 +57,13 @@ Expected<CheckedExecutable> openExecutable(const CoreFile& core, const std::stri
 
 // Finds the executable of `core`, read from `core_path`. With `given` (the
 // command line named one) only that one is tried: a user's choice is not
-// second-guessed, a mismatch is reported instead.
+// second-guessed, a mismatch is reported instead. `running_exe`: the
+// executable of the process the core was just snapped from, through
+// /proc/PID/exe, when the path the core records does not reach it in
+// goheap's mount namespace (a process in a container); tried first, as
+// "the running process".
 ExecutableSearch findExecutable(const CoreFile& core, std::string_view core_path,
-                                std::optional<std::string_view> given);
+                                std::optional<std::string_view> given,
+                                std::optional<std::string_view> running_exe = std::nullopt);
 
 }  // namespace goheap::core

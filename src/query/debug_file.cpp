@@ -30,7 +30,8 @@ void attachDebugFile(bin::Binary& exe, const std::string& exe_path, const DebugF
                      Sink& sink) {
   const bin::Container& c = exe.container();
   if (c.format != bin::ContainerFormat::Elf || bin::hasOwnDebugInfo(c)) return;
-  const bin::DebugFileSearch search = bin::findDebugFile(exe_path, c, options.dirs);
+  const bin::DebugFileSearch search =
+      bin::findDebugFile(exe_path, c, options.dirs, options.process);
   auto use = [&](const std::string& path, const std::string& found_by) {
     Status used = exe.useDebugFile(path, found_by);
     if (!used) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "bin/binary.h"
+#include "bin/debug_file_search.h"
 #include "util/sink.h"
 
 namespace goheap::query {
@@ -21,6 +22,9 @@ struct DebugFileOptions {
   std::vector<std::string> debuginfod_urls;
   // The folder downloaded debug files are kept in, by build ID; empty: none.
   std::string store_dir;
+  // The file system of the process the executable was read from through
+  // /proc/PID/exe (a container's), searched too; empty for none.
+  bin::ProcessFiles process = {};
 };
 
 // Gives `exe` (opened from `exe_path`) the separate debug file it names

@@ -44,6 +44,12 @@ struct LocalHeap {
   std::string origin;
   std::string exe_path;
   std::string label;
+  // A process just snapped whose executable is not at its path in goheap's
+  // mount namespace (a container's): its PID, and that path as the process
+  // sees it. The executable is then read through /proc/PID/exe, and its
+  // debug file looked for under /proc/PID/root too. 0 otherwise.
+  pid_t running_pid = 0;
+  std::string running_exe_path = {};
 };
 
 // The first bytes of the heap, by which a reader claims it. Only a regular
@@ -240,17 +246,24 @@ Expected<std::shared_ptr<const Session>> openCore(const LocalHeap& source, Sink&
   Expected<core::CoreFile> core =
       in_memory ? core::CoreFile::fromBytes(source.bytes) : core::CoreFile::open(source.path);
   if (!core) return core.error();
+  const std::string process_dir =
+      source.running_pid != 0 ? "/proc/" + std::to_string(source.running_pid) : std::string();
+  const std::string running_exe = process_dir.empty() ? std::string() : process_dir + "/exe";
   core::ExecutableSearch search = core::findExecutable(
       *core, name,
-      source.exe_path.empty() ? std::nullopt : std::optional<std::string_view>(source.exe_path));
+      source.exe_path.empty() ? std::nullopt : std::optional<std::string_view>(source.exe_path),
+      running_exe.empty() ? std::nullopt : std::optional<std::string_view>(running_exe));
   const core::ExecutableCandidate* found = search.executable();
   if (found == nullptr) {
     return Error::needsInput(search.explain(name) +
                              "\n(a core holds the process's memory but not its program: give the "
                              "executable after the core, as in `goheap summary CORE EXE`)");
   }
+  const bool through_proc = !running_exe.empty() && found->path == running_exe;
+  DebugFileOptions debug_files = debugFileOptions(options);
+  if (through_proc) debug_files.process = {process_dir + "/root", source.running_exe_path};
   // Before the core reader, which reads the runtime's layouts from the DWARF.
-  attachDebugFile(search.opened->binary, found->path, debugFileOptions(options), observer);
+  attachDebugFile(search.opened->binary, found->path, debug_files, observer);
   const core::ExecutableMatch match = std::move(search.opened->match);
   ExecutableOnce exe(found->path, std::move(search.opened->binary));
   search.opened.reset();
@@ -261,7 +274,12 @@ Expected<std::shared_ptr<const Session>> openCore(const LocalHeap& source, Sink&
   Expected<model::HeapModel> model =
       core::readCoreModel(*core, file.take(), *exe.binary(), match.bias, observer);
   if (!model) return model.error().inFile(name);
-  if (found->from != "the command line") {
+  if (through_proc) {
+    observer.note(name + ": read its executable " + source.running_exe_path + " through " +
+                  running_exe +
+                  ": that path is not the same file in goheap's mount namespace "
+                  "(the process runs in a container, or its executable was replaced)");
+  } else if (found->from != "the command line") {
     observer.note(name + ": using the executable " + found->path + " (found through " +
                   found->from + ")");
   }
@@ -379,11 +397,15 @@ Expected<std::shared_ptr<const Session>> openLiveProcess(int pid, const Source& 
   if (!closed) return Error("cannot write " + input->path() + ": " + std::strerror(errno));
   observer.note("snapped process " + std::to_string(pid) + " (" + result->name +
                 "): " + formatBytes(result->core_bytes) + ", " + acquire::describePause(*result));
-  const LocalHeap local{input->path(),
-                        {},
-                        "process " + std::to_string(pid) + " (" + result->name + ")",
-                        source.exe_path,
-                        source.label};
+  LocalHeap local{input->path(),
+                  {},
+                  "process " + std::to_string(pid) + " (" + result->name + ")",
+                  source.exe_path,
+                  source.label};
+  if (!result->exe_path_reaches_it) {
+    local.running_pid = pid;
+    local.running_exe_path = result->exe_path;
+  }
   return openFile(local, observer, options, std::move(input));
 }
 

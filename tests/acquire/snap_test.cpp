@@ -3,9 +3,9 @@
 // runtime.Stack of every goroutine, then keeps answering "ping"), snapped
 // by the real binary as a user would.
 //
-//  - the core reads without a warning, its executable found through the
-//    snap's note; the reported values are typed exactly (>= 99%), the
-//    reported goroutines are there with their functions;
+//  - the core reads without a warning, its executable found beside it
+//    (snap copies it) or, with --no-exe-copy, through the snap's note; the reported values are
+//    typed exactly (>= 99%), the reported goroutines are there with their functions;
 //  - the program runs on and answers, with no signal left pending and no
 //    thread stopped; the core is at most 10% of its writable mappings;
 //  - zoo's churn mode allocates and rewires linked lists all the time: in
@@ -26,6 +26,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
@@ -240,11 +241,12 @@ TEST_P(Snap, ALiveProcessIsReadAndRunsOn) {
   EXPECT_LE(core_size * 10, writable)
       << "core " << core_size << " of " << writable << " writable bytes";
 
-  // The core: its executable found through the note, no warning.
+  // The core: its executable found beside it, snap's copy, no warning.
   auto snap = testing::openSnapshot(core);
   ASSERT_TRUE(snap.ok()) << snap.error().message();
   const analysis::Snapshot& s = **snap;
-  EXPECT_EQ(s.exe_path, zooOf(GetParam()));
+  EXPECT_EQ(s.exe_path, dir_.path + "/zoo.exe");
+  EXPECT_EQ(testing::readText(s.exe_path), testing::readText(zooOf(GetParam())));
   std::string warnings;
   for (const std::string& w : s.model.warnings) warnings += w + "\n";
   EXPECT_EQ(warnings, "");
@@ -390,7 +392,7 @@ TEST_P(Snap, AStrippedProgramIsSnappedFromAFork) {
   expectLeftAsFound(*zoo, before);
   auto snap = testing::openSnapshot(core);
   ASSERT_TRUE(snap.ok()) << snap.error().message();
-  EXPECT_EQ((*snap)->exe_path, exe);
+  EXPECT_EQ((*snap)->exe_path, dir_.path + "/stripped.exe");
   const JsonValue report = JsonValue::parseFile(dir_.path + "/zoo.json");
   const testing::ReportedTypes t = testing::checkReportedTypes(**snap, report["values"]);
   ASSERT_GT(t.total, 40u);
@@ -417,7 +419,8 @@ TEST_P(Snap, LeakedGoroutinesOfALiveProcess) {
     ASSERT_TRUE(answersPing(goleak));
     auto snap = testing::openSnapshot(core);
     ASSERT_TRUE(snap.ok()) << snap.error().message();
-    EXPECT_EQ((*snap)->exe_path, exe);
+    EXPECT_EQ((*snap)->exe_path, dir_.path + "/goleak.exe");
+    EXPECT_EQ(testing::readText((*snap)->exe_path), testing::readText(exe));
     testing::expectGoleakTruth(**snap, JsonValue::parseFile(dir_.path + "/goleak.json"),
                                folder.empty());
     EXPECT_EQ(goleak.finish(), 0);
@@ -448,21 +451,31 @@ TEST_P(Snap, MemoryOfALiveProcess) {
   EXPECT_EQ(prog.finish(), 0);
 }
 
-// --with-exe: the program beside the core, found there first (a core and its
-// program taken to another machine together).
-TEST_P(Snap, WithExeCopiesTheProgramBesideTheCore) {
+// --no-exe-copy: no program beside the core, which finds it through the
+// path the snap's note records. --with-exe, the default now, is still
+// taken, with a note.
+TEST_P(Snap, NoExeCopyFindsTheProgramThroughTheNote) {
   auto zoo = startZoo(GetParam(), dir_.path, "live");
-  const std::string core = dir_.path + "/copy.core";
+  const std::string core = dir_.path + "/bare.core";
   const testing::RunResult r =
-      testing::runGoheap({"snap", std::to_string(zoo->pid()), "-o", core, "--with-exe"});
+      testing::runGoheap({"snap", std::to_string(zoo->pid()), "-o", core, "--no-exe-copy"});
   ASSERT_EQ(r.code, 0) << r.describe();
-  const std::string copy = dir_.path + "/copy.exe";
-  ASSERT_TRUE(fs::exists(copy)) << r.out;
-  EXPECT_EQ(testing::readText(copy), testing::readText(zooOf(GetParam())));
+  EXPECT_FALSE(fs::exists(dir_.path + "/bare.exe")) << r.out;
+  EXPECT_EQ(r.out.find("copied the executable"), std::string::npos) << r.out;
   const testing::RunResult summary = testing::runGoheap({"summary", core});
   ASSERT_EQ(summary.code, 0) << summary.describe();
-  EXPECT_NE(summary.err.find("copy.exe (found through the snap's copy)"), std::string::npos)
+  EXPECT_NE(summary.err.find(zooOf(GetParam()) + " (found through the snap note)"),
+            std::string::npos)
       << summary.err;
+
+  const testing::RunResult old =
+      testing::runGoheap({"snap", std::to_string(zoo->pid()), "-o", core, "--with-exe"});
+  ASSERT_EQ(old.code, 0) << old.describe();
+  EXPECT_NE(old.err.find("--with-exe is the default now"), std::string::npos) << old.err;
+  EXPECT_EQ(testing::readText(dir_.path + "/bare.exe"), testing::readText(zooOf(GetParam())));
+  const testing::RunResult both = testing::runGoheap(
+      {"snap", std::to_string(zoo->pid()), "-o", core, "--with-exe", "--no-exe-copy"});
+  EXPECT_EQ(both.code, 2) << both.describe();
   EXPECT_EQ(zoo->finish(), 0);
 }
 
@@ -607,6 +620,37 @@ TEST_F(SnapErrors, NoPermissionAsNobody) {
                 {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"}, goheap);
   EXPECT_TRUE(answersPing(*zoo));
   EXPECT_EQ(settledAsFound(zoo->pid()), "");
+}
+
+// Root without CAP_SYS_PTRACE (what a container's default capabilities
+// leave) may not trace another user's process: snap names the capability
+// it lacks, as /proc/self/status shows it, and where to get it.
+TEST_F(SnapErrors, NoPermissionWithoutCapSysPtrace) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root, to run zoo as nobody and drop a capability";
+  // zoo as nobody: its own copy, in a folder nobody may write to.
+  ::chmod(dir_.path.c_str(), 0777);
+  const std::string exe = dir_.path + "/zoo";
+  fs::copy_file(zooOf("go1.24"), exe);
+  ::chmod(exe.c_str(), 0755);
+  LiveProcess zoo({"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", exe,
+                   dir_.path + "/zoo.dump", dir_.path + "/zoo.json", "live"},
+                  dir_.path);
+  ASSERT_TRUE(zoo.started());
+  ASSERT_EQ(zoo.readLine(), "ready");
+  const testing::RunResult r =
+      runCommand({"/usr/bin/setpriv", "--inh-caps=-sys_ptrace", "--bounding-set=-sys_ptrace",
+                  GOHEAP_BINARY, "snap", std::to_string(zoo.pid()), "-o", dir_.path + "/x.core"});
+  EXPECT_EQ(r.code, 1) << r.describe();
+  for (const std::string& says :
+       {"not allowed to trace process " + std::to_string(zoo.pid()) + ": it belongs to user 65534",
+        std::string("goheap runs as root, but goheap's effective capabilities (CapEff "),
+        std::string(") lack CAP_SYS_PTRACE"), std::string("--profile=general"),
+        std::string("--cap-add SYS_PTRACE"), std::string("capture package")}) {
+    EXPECT_NE(r.err.find(says), std::string::npos) << says << "\n" << r.describe();
+  }
+  EXPECT_FALSE(fs::exists(dir_.path + "/x.core"));
+  EXPECT_TRUE(answersPing(zoo));
+  EXPECT_EQ(settledAsFound(zoo.pid()), "");
 }
 
 // A process with a seccomp filter is forked when goheap may read its
@@ -823,6 +867,187 @@ TEST_F(SnapErrors, InterruptedSnapLetsTheProcessGo) {
   }
   expectLeftAsFound(*zoo, before);
   EXPECT_EQ(zoo->finish(), 0);
+}
+
+// ---- a process in a container ---------------------------------------------
+//
+// What a container is to the host, made with util-linux: zoo runs in PID and
+// mount namespaces of its own, from a tmpfs mounted inside them, so that the
+// path it runs from (dir/hidden/app) is an empty folder to goheap. The core
+// records that path; the executable is reached through /proc/PID/exe alone.
+
+// The share of the reachable bytes a summary --json typed.
+double typedShare(const JsonValue& summary) {
+  const double reachable = static_cast<double>(summary["objects"]["reachable_bytes"].u64());
+  const double typed = static_cast<double>(summary["types"]["typed_reachable_bytes"].u64());
+  return reachable > 0 ? typed / reachable : 0;
+}
+
+// The one child of `pid` (/proc/PID/task/PID/children), 0 until it has one.
+pid_t onlyChildOf(pid_t pid) {
+  const std::string children = testing::readText("/proc/" + std::to_string(pid) + "/task/" +
+                                                 std::to_string(pid) + "/children");
+  return static_cast<pid_t>(std::atoi(children.c_str()));
+}
+
+class SnapContainer : public SnapErrors {
+ protected:
+  void SetUp() override {
+    SnapErrors::SetUp();
+    if (IsSkipped()) return;
+    if (::geteuid() != 0) GTEST_SKIP() << "needs root, to make namespaces and mount a tmpfs";
+    hidden_ = dir_.path + "/hidden";
+    ASSERT_TRUE(fs::create_directory(hidden_));
+    // --kill-child: unshare killed (the test's end) takes the container with it.
+    const std::string script =
+        "mount -t tmpfs -o size=64m goheap-test \"$2\" && cp \"$1\" \"$2/app\" && "
+        "{ [ -z \"$5\" ] || cp \"$5\" \"$2/\"; } && exec \"$2/app\" \"$3\" \"$4\" live";
+    container_ = std::make_unique<LiveProcess>(
+        std::vector<std::string>{"/usr/bin/unshare", "--pid", "--mount", "--fork", "--mount-proc",
+                                 "--propagation", "private", "--kill-child", "/bin/sh", "-c",
+                                 script, "container", program(), hidden_, dir_.path + "/zoo.dump",
+                                 dir_.path + "/zoo.json", besideProgram()},
+        dir_.path);
+    ASSERT_TRUE(container_->started());
+    ASSERT_EQ(container_->readLine(), "ready");
+    app_ = onlyChildOf(container_->pid());
+    ASSERT_GT(app_, 0);
+    // What goheap sees: a process whose path leads nowhere here.
+    ASSERT_EQ(testing::readText("/proc/" + std::to_string(app_) + "/comm"), "app\n");
+    ASSERT_FALSE(fs::exists(hidden_ + "/app"));
+  }
+  // A debug container's root folder: goheap (bound there when the container
+  // starts), the shared libraries ldd says it loads (none for a static
+  // build) and an empty /proc; nothing else.
+  static void makeDebugContainerRoot(const std::string& root) {
+    fs::create_directories(root + "/proc");
+    std::ofstream(root + "/goheap").close();  // where goheap is bound
+    const testing::RunResult ldd = runCommand({"/usr/bin/ldd", GOHEAP_BINARY});
+    std::istringstream words(ldd.out);
+    for (std::string word; words >> word;) {
+      if (!word.starts_with("/")) continue;
+      fs::create_directories(root + fs::path(word).parent_path().string());
+      fs::copy_file(word, root + word, fs::copy_options::overwrite_existing);
+    }
+  }
+  // The program the container runs, and a file put beside it ("" for none).
+  virtual std::string program() const { return zooOf("go1.24"); }
+  virtual std::string besideProgram() const { return ""; }
+  // The program as an ordinary process is typed: the same zoo, run on the host.
+  double ordinaryTypedShare() {
+    auto zoo = startZoo("go1.24", dir_.path + "/ordinary", "live");
+    const testing::RunResult r =
+        testing::runGoheap({"summary", "--json", "--pid", std::to_string(zoo->pid())});
+    EXPECT_EQ(r.code, 0) << r.describe();
+    EXPECT_EQ(zoo->finish(), 0);
+    return r.code == 0 ? typedShare(JsonValue::parse(r.out)) : 0;
+  }
+  std::string hidden_;
+  std::unique_ptr<LiveProcess> container_;
+  pid_t app_ = 0;
+};
+
+// The host's view: --pid reads the executable through /proc/PID/exe, and
+// types the heap as it does the same program run on the host.
+TEST_F(SnapContainer, PidReadsTheExecutableThroughProc) {
+  const testing::RunResult r =
+      testing::runGoheap({"summary", "--json", "--pid", std::to_string(app_)});
+  ASSERT_EQ(r.code, 0) << r.describe();
+  EXPECT_NE(r.err.find("read its executable " + hidden_ + "/app through /proc/" +
+                       std::to_string(app_) + "/exe"),
+            std::string::npos)
+      << r.err;
+  EXPECT_TRUE(answersPing(*container_));
+  EXPECT_EQ(settledAsFound(app_), "");
+  fs::create_directory(dir_.path + "/ordinary");
+  const double ordinary = ordinaryTypedShare();
+  const double share = typedShare(JsonValue::parse(r.out));
+  EXPECT_GE(share, 0.95) << r.out;
+  EXPECT_GE(share, ordinary - 0.01) << "the same program on the host: " << ordinary;
+}
+
+// A snap outlives its container: the executable is copied beside the core
+// by default, and the core is read with it once the process and its tmpfs
+// are gone.
+TEST_F(SnapContainer, ASnapReadsAfterTheContainerIsGone) {
+  const std::string core = dir_.path + "/x.core";
+  const testing::RunResult snap = testing::runGoheap({"snap", std::to_string(app_), "-o", core});
+  ASSERT_EQ(snap.code, 0) << snap.describe();
+  EXPECT_NE(snap.out.find("copied the executable to " + dir_.path + "/x.exe"), std::string::npos)
+      << snap.out;
+  EXPECT_EQ(testing::readText(dir_.path + "/x.exe"), testing::readText(zooOf("go1.24")));
+  ::kill(app_, SIGKILL);
+  EXPECT_NE(container_->finish(), 0);
+  ASSERT_FALSE(fs::exists("/proc/" + std::to_string(app_) + "/exe"));
+
+  const testing::RunResult r = testing::runGoheap({"summary", "--json", core});
+  ASSERT_EQ(r.code, 0) << r.describe();
+  EXPECT_NE(r.err.find("x.exe (found through the snap's copy)"), std::string::npos) << r.err;
+  EXPECT_GE(typedShare(JsonValue::parse(r.out)), 0.95) << r.out;
+}
+
+// --no-exe-copy: no copy, and the core then names what it cannot find.
+TEST_F(SnapContainer, NoExeCopyLeavesTheCoreWithoutItsProgram) {
+  const std::string core = dir_.path + "/bare.core";
+  const testing::RunResult snap =
+      testing::runGoheap({"snap", std::to_string(app_), "-o", core, "--no-exe-copy"});
+  ASSERT_EQ(snap.code, 0) << snap.describe();
+  EXPECT_FALSE(fs::exists(dir_.path + "/bare.exe"));
+  const testing::RunResult r = testing::runGoheap({"summary", core});
+  EXPECT_EQ(r.code, 2) << r.describe();  // needs input: the executable
+  EXPECT_NE(r.err.find(hidden_ + "/app (the snap note): no such file"), std::string::npos) << r.err;
+}
+
+// The debug container's view (kubectl debug --target): goheap in the
+// target's PID namespace, with /proc mounted from inside it, in a root
+// folder of its own that holds goheap alone (and, dynamically linked, its
+// libraries), where the target's files are not. The target is process 1
+// there.
+TEST_F(SnapContainer, SnapOneFromInsideThePidNamespace) {
+  const std::string root = dir_.path + "/debugger";
+  makeDebugContainerRoot(root);
+  const std::string script =
+      "mount -t proc proc \"$1/proc\" && mount --bind \"$2\" \"$1/goheap\" && "
+      "exec /usr/sbin/chroot \"$1\" /goheap snap 1 -o /inside.core";
+  const testing::RunResult snap =
+      runCommand({"/usr/bin/nsenter", "--target", std::to_string(app_), "--pid", "--",
+                  "/usr/bin/unshare", "--mount", "--propagation", "private", "/bin/sh", "-c",
+                  script, "debug-container", root, GOHEAP_BINARY});
+  ASSERT_EQ(snap.code, 0) << snap.describe();
+  EXPECT_NE(snap.out.find("snapped process 1 (app, "), std::string::npos) << snap.out;
+  EXPECT_TRUE(answersPing(*container_));
+  EXPECT_EQ(settledAsFound(app_), "");
+  ::kill(app_, SIGKILL);
+  EXPECT_NE(container_->finish(), 0);
+  const std::string core = root + "/inside.core";
+  const testing::RunResult r = testing::runGoheap({"summary", "--json", core});
+  ASSERT_EQ(r.code, 0) << r.describe();
+  EXPECT_NE(r.err.find("inside.exe (found through the snap's copy)"), std::string::npos) << r.err;
+  EXPECT_GE(typedShare(JsonValue::parse(r.out)), 0.95) << r.out;
+}
+
+// A stripped program with its debug file beside it in the container (by
+// .gnu_debuglink): --pid finds it under /proc/PID/root, and takes the types
+// from its DWARF.
+class SnapContainerStripped : public SnapContainer {
+ protected:
+  static std::string folder() { return std::string(GOHEAP_TESTDUMPS_DIR) + "/go1.24/debugfile"; }
+  std::string program() const override { return folder() + "/zoo-stripped"; }
+  std::string besideProgram() const override { return folder() + "/zoo-stripped.debug"; }
+};
+
+TEST_F(SnapContainerStripped, PidFindsTheDebugFileInTheContainer) {
+  ASSERT_FALSE(fs::exists(hidden_ + "/zoo-stripped.debug"));
+  const testing::RunResult r =
+      testing::runGoheap({"summary", "--json", "--pid", std::to_string(app_)});
+  ASSERT_EQ(r.code, 0) << r.describe();
+  EXPECT_NE(r.err.find("DWARF from /proc/" + std::to_string(app_) + "/root" + hidden_ +
+                       "/zoo-stripped.debug (found by .gnu_debuglink)"),
+            std::string::npos)
+      << r.err;
+  const JsonValue summary = JsonValue::parse(r.out);
+  EXPECT_EQ(summary["executable"]["dwarf"]["source"].str(), "debug_file") << r.out;
+  EXPECT_GE(typedShare(summary), 0.95) << r.out;
 }
 
 }  // namespace
