@@ -25,7 +25,7 @@ packages=(build-essential binutils ccache cmake ninja-build clang clang-format l
           libgtest-dev libgmock-dev libbenchmark-dev zlib1g-dev
           libboost-dev libxxhash-dev libsqlite3-dev libcapstone-dev pkg-config debuginfod
           golang-go qemu-user-static python3 ca-certificates
-          default-jdk-headless visualvm nodejs graphviz chromium)
+          default-jdk-headless visualvm nodejs graphviz chromium prometheus)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
