@@ -5,17 +5,22 @@
 // says what grew since the first, with goheap diff's own code (the
 // question table's diff). With --metrics it serves the latest snap's
 // answers to Prometheus (watch_metrics.h).
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <deque>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <optional>
 #include <string>
@@ -71,8 +76,8 @@ CommandSpec watchSpec() {
       "last, the pauses. The process is never left stopped.");
   spec.positional("PID", "the process to watch").kind(ValueKind::Uint);
   spec.positional("EXE",
-                  "the program's executable, when the cores cannot find it through the process "
-                  "(default: the copy watch keeps in DIR)")
+                  "the program's executable, to read the snaps with when they cannot find theirs "
+                  "(they look where the process ran it from, then at the copy watch keeps in DIR)")
       .optional();
   spec.flag("output", "DIR", "the folder the snaps go to (made if missing); required").alias('o');
   spec.flag("every", "DURATION", "snap periodically, the first time at once")
@@ -260,6 +265,18 @@ void say(const std::string& line) {
   std::fflush(stderr);
 }
 
+// `text` into a file only its owner may read, made so from the start.
+Status writeSecret(const std::string& path, const std::string& text) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return Error("cannot write " + path + ": " + std::strerror(errno));
+  const bool written = ::fchmod(fd, 0600) == 0 &&
+                       ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  const int err = errno;
+  ::close(fd);
+  if (!written) return Error("cannot write " + path + ": " + std::strerror(err));
+  return Status::success();
+}
+
 struct SnapRecord {
   std::string path;
   uint64_t bytes = 0;
@@ -372,6 +389,21 @@ uint64_t diskBudget(const Settings& s, uint64_t snaps_bytes) {
   return snaps_bytes + (available > reserve ? available - reserve : 0);
 }
 
+// Whether two files hold the same bytes.
+bool sameContents(const std::string& a, const std::string& b) {
+  std::ifstream x(a, std::ios::binary), y(b, std::ios::binary);
+  if (!x || !y) return false;
+  std::vector<char> bx(1 << 16), by(1 << 16);
+  for (;;) {
+    x.read(bx.data(), static_cast<std::streamsize>(bx.size()));
+    y.read(by.data(), static_cast<std::streamsize>(by.size()));
+    if (x.gcount() != y.gcount() || !std::equal(bx.begin(), bx.begin() + x.gcount(), by.begin())) {
+      return false;
+    }
+    if (x.gcount() == 0 || !x || !y) return x.eof() && y.eof();
+  }
+}
+
 // The process's executable, copied once into DIR under the process's name,
 // where a core looks for it ("beside the core", core/find_executable.h)
 // when the path it ran from is gone (a container's). Left alone when DIR
@@ -381,8 +413,12 @@ std::string copyExecutable(const Settings& s, const std::string& name) {
   const std::string copy = (fs::path(s.dir) / (name.empty() ? "program" : name)).string();
   Expected<FileIdentity> source = identityOf(proc_exe);
   Expected<FileIdentity> existing = identityOf(copy);
-  if (source && existing && (existing->sameFileAs(*source) || existing->size == source->size)) {
-    return copy;
+  if (source && existing) {
+    // The running file itself (DIR is its folder), or a copy an earlier
+    // watch of the same program made: the cores already there use it.
+    if (existing->sameFileAs(*source) || sameContents(proc_exe, copy)) return copy;
+    say("warning: " + copy + " is another program's copy: replaced, so the snaps already in " +
+        s.dir + " no longer find theirs there");
   }
   std::error_code ec;
   const std::string temporary = copy + ".tmp";
@@ -454,10 +490,8 @@ class Watch {
       std::string line = "serving metrics at " + metrics_->url();
       if (!metrics_->token().empty()) {
         const std::string token_file = (fs::path(s_.dir) / "metrics.token").string();
-        if (std::FILE* f = std::fopen(token_file.c_str(), "w")) {
-          ::fchmod(::fileno(f), 0600);
-          std::fprintf(f, "%s\n", metrics_->token().c_str());
-          std::fclose(f);
+        if (Status st = writeSecret(token_file, metrics_->token() + "\n"); !st) {
+          say("warning: " + st.error().message());
         }
         line += " (bearer token " + metrics_->token() + ", also in " + token_file + ")";
       }

@@ -237,6 +237,22 @@ TEST_F(WatchSnap, KeepsTheBaselineAndTheLatest) {
   EXPECT_EQ(coresIn(snaps_), (std::vector<std::string>{first, last}));
 }
 
+TEST_F(WatchSnap, MaxDiskNeverDeletesTheBaseline) {
+  auto prog = start(1024);
+  const RunResult r =
+      testing::runGoheap({"watch", std::to_string(prog->pid()), "-o", snaps_, "--every", "300ms",
+                          "--count", "3", "--max-disk", "1K", "--json"});
+  ASSERT_EQ(r.code, 0) << r.describe();
+  const std::vector<std::string> lines = linesOf(r.out);
+  ASSERT_EQ(lines.size(), 3u);
+  // Every snap is over 1 KiB: each later one goes at once, the first stays,
+  // and each diff was made before its snap went.
+  const std::string first = fs::path(JsonValue::parse(lines[0])["snap"].str()).filename();
+  EXPECT_EQ(coresIn(snaps_), (std::vector<std::string>{first}));
+  EXPECT_FALSE(JsonValue::parse(lines[2])["diff"].isNull());
+  EXPECT_NE(r.err.find("above the disk budget of 1 KiB"), std::string::npos) << r.err;
+}
+
 TEST_F(WatchSnap, RssAboveFiresWhenTheRssCrosses) {
   auto prog = start(32768);  // 6 MiB/s
   const uint64_t bound = vmRss(prog->pid()) + (12 << 20);
@@ -407,6 +423,44 @@ TEST_F(WatchSnap, MistakesAreUsageErrors) {
   EXPECT_FALSE(fs::exists(snaps_));
 }
 
+// The port in "serving metrics at http://127.0.0.1:PORT/metrics".
+uint16_t metricsPort(const std::string& err) {
+  const std::string says = "serving metrics at http://127.0.0.1:";
+  const size_t at = err.find(says);
+  return at == std::string::npos ? 0
+                                 : static_cast<uint16_t>(std::stoi(err.substr(at + says.size())));
+}
+
+TEST_F(WatchSnap, AllowRemoteMetricsNeedTheBearerToken) {
+  auto prog = start(1024);
+  const std::string out = dir_ + "/out", err = dir_ + "/err";
+  const pid_t watch =
+      testing::spawnGoheap({"watch", std::to_string(prog->pid()), "-o", snaps_, "--every", "1s",
+                            "--metrics", "127.0.0.1:0", "--allow-remote", "--json"},
+                           out, err);
+  ASSERT_GT(watch, 0);
+  ASSERT_TRUE(waitForLines(out, 1, 20)) << readWholeFile(err);
+  const uint16_t port = metricsPort(readWholeFile(err));
+  ASSERT_NE(port, 0) << readWholeFile(err);
+  // The token, in DIR/metrics.token for Prometheus's credentials_file,
+  // readable by its owner only.
+  const std::string token_file = snaps_ + "/metrics.token";
+  std::string token = readWholeFile(token_file);
+  while (!token.empty() && token.back() == '\n') token.pop_back();
+  EXPECT_EQ(token.size(), 32u);
+  EXPECT_EQ(fs::status(token_file).permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write);
+  EXPECT_NE(readWholeFile(err).find("bearer token " + token), std::string::npos);
+  testing::HttpConnection c("127.0.0.1", port, 10);
+  EXPECT_EQ(c.get("/metrics").status, 403);
+  EXPECT_EQ(c.get("/metrics", {{"Authorization", "Bearer wrong"}}).status, 403);
+  const testing::HttpAnswer a = c.get("/metrics", {{"Authorization", "Bearer " + token}});
+  EXPECT_EQ(a.status, 200);
+  EXPECT_NE(a.body.find("goheap_snaps_total "), std::string::npos) << a.body;
+  ::kill(watch, SIGTERM);
+  EXPECT_EQ(waitFor(watch, 20), 0) << readWholeFile(err);
+}
+
 // A free TCP port on loopback, for Prometheus's own listener.
 uint16_t freePort() {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
@@ -418,14 +472,6 @@ uint16_t freePort() {
   ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
   ::close(fd);
   return ntohs(a.sin_port);
-}
-
-// The port in "serving metrics at http://127.0.0.1:PORT/metrics".
-uint16_t metricsPort(const std::string& err) {
-  const std::string says = "serving metrics at http://127.0.0.1:";
-  const size_t at = err.find(says);
-  return at == std::string::npos ? 0
-                                 : static_cast<uint16_t>(std::stoi(err.substr(at + says.size())));
 }
 
 TEST_F(WatchSnap, PrometheusScrapesTheLeakingTypesGrowth) {
