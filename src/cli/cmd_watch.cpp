@@ -92,9 +92,8 @@ CommandSpec watchSpec() {
             "the least time between two snaps fired by --rss-above, --cgroup-above or --growth")
       .kind(ValueKind::Duration)
       .defaultValue("1m");
-  spec.flag("count", "N", "stop after N snaps (0: no limit)")
-      .kind(ValueKind::Uint)
-      .defaultValue("0");
+  spec.flag("count", "N", "stop after N snaps (default: go on until the process exits)")
+      .kind(ValueKind::Uint);
   spec.flag("keep", "K", "keep the first snap and the last K-1")
       .kind(ValueKind::Uint)
       .defaultValue("3");
@@ -102,21 +101,21 @@ CommandSpec watchSpec() {
             "the most disk the snaps may take (default: what leaves 10% of DIR's file system "
             "free); the oldest but the baseline are deleted first")
       .kind(ValueKind::ByteSize);
+  spec.boolFlag("no-fork",
+                "copy while the process is stopped, instead of from a fork of it (goheap snap "
+                "--no-fork)");
   spec.boolFlag("json",
                 "one JSON object per snap on stdout, a line each: snap, time, pause_seconds, "
                 "rss_bytes, trigger, diff (goheap diff --json against the first; null for it)");
   spec.flag("metrics", "HOST:PORT",
             "serve the latest snap's answers at http://HOST:PORT/metrics for Prometheus "
             "(port 0 picks a free one)");
-  spec.flag("metrics-types", "N", "the types --metrics reports, by retained bytes")
-      .kind(ValueKind::Uint)
-      .defaultValue("50");
   spec.boolFlag("allow-remote",
                 "let --metrics listen beyond loopback; every scrape must then carry the access "
                 "token watch prints (and writes to DIR/metrics.token) as a bearer token");
-  spec.boolFlag("no-fork",
-                "copy while the process is stopped, instead of from a fork of it (goheap snap "
-                "--no-fork)");
+  spec.flag("metrics-types", "N", "the types --metrics reports, by retained bytes")
+      .kind(ValueKind::Uint)
+      .defaultValue("50");
   spec.example("goheap watch $(pgrep -n server) -o snaps --every 10m --count 6",
                "a snap every 10 minutes for an hour; each says what grew since the first");
   spec.example("goheap watch 4242 -o snaps --rss-above 2G --growth 50 --min-interval 5m",
