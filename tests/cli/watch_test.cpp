@@ -271,32 +271,38 @@ TEST_F(WatchSnap, RssAboveFiresWhenTheRssCrosses) {
   EXPECT_GT(std::chrono::steady_clock::now() - started, std::chrono::milliseconds(1000));
 }
 
+// A v1 memory cgroup of the test's own, removed (once its processes are
+// gone) however the test ends.
+struct MemoryCgroup {
+  std::string dir = "/sys/fs/cgroup/memory/goheap-watch-test-" + std::to_string(::getpid());
+  MemoryCgroup() { fs::create_directory(dir); }
+  ~MemoryCgroup() {
+    for (int i = 0; i < 50 && ::rmdir(dir.c_str()) != 0; i++) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
+};
+
 TEST_F(WatchSnap, CgroupAboveFiresInAV1MemoryCgroup) {
-  const std::string cgroup =
-      "/sys/fs/cgroup/memory/goheap-watch-test-" + std::to_string(::getpid());
-  ASSERT_TRUE(fs::create_directory(cgroup) || fs::exists(cgroup))
+  MemoryCgroup cgroup;
+  ASSERT_TRUE(fs::exists(cgroup.dir + "/memory.limit_in_bytes"))
       << "cannot make a memory cgroup in /sys/fs/cgroup/memory (as root, cgroup v1)";
   const uint64_t limit = 256 << 20;
-  writeWholeFile(cgroup + "/memory.limit_in_bytes", std::to_string(limit));
-  {
-    auto prog = start(32768);
-    writeWholeFile(cgroup + "/cgroup.procs", std::to_string(prog->pid()));
-    // Charged from now: the usage starts near 0 and grows 6 MiB/s.
-    const RunResult r = testing::runGoheap({"watch", std::to_string(prog->pid()), "-o", snaps_,
-                                            "--cgroup-above", "5%", "--count", "1", "--json"});
-    const uint64_t usage = std::stoull(readWholeFile(cgroup + "/memory.usage_in_bytes"));
-    ASSERT_EQ(r.code, 0) << r.describe();
-    const std::vector<std::string> lines = linesOf(r.out);
-    ASSERT_EQ(lines.size(), 1u) << r.describe();
-    const JsonValue snap = JsonValue::parse(lines[0]);
-    EXPECT_EQ(snap["trigger"].str(), "cgroup");
-    EXPECT_NE(snap["why"].str().find(cgroup), std::string::npos) << snap["why"].str();
-    EXPECT_GE(usage, limit / 20);
-    prog->finish();
-  }
-  for (int i = 0; i < 50 && ::rmdir(cgroup.c_str()) != 0; i++) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
+  writeWholeFile(cgroup.dir + "/memory.limit_in_bytes", std::to_string(limit));
+  auto prog = start(32768);
+  writeWholeFile(cgroup.dir + "/cgroup.procs", std::to_string(prog->pid()));
+  // Charged from now: the usage starts near 0 and grows 6 MiB/s.
+  const RunResult r = testing::runGoheap({"watch", std::to_string(prog->pid()), "-o", snaps_,
+                                          "--cgroup-above", "5%", "--count", "1", "--json"});
+  const uint64_t usage = std::stoull(readWholeFile(cgroup.dir + "/memory.usage_in_bytes"));
+  prog->finish();
+  ASSERT_EQ(r.code, 0) << r.describe();
+  const std::vector<std::string> lines = linesOf(r.out);
+  ASSERT_EQ(lines.size(), 1u) << r.describe();
+  const JsonValue snap = JsonValue::parse(lines[0]);
+  EXPECT_EQ(snap["trigger"].str(), "cgroup");
+  EXPECT_NE(snap["why"].str().find(cgroup.dir), std::string::npos) << snap["why"].str();
+  EXPECT_GE(usage, limit / 20);
 }
 
 TEST_F(WatchSnap, CgroupAboveReadsCgroupV2) {
