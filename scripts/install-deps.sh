@@ -67,7 +67,7 @@ release_packages=(g++-aarch64-linux-gnu lintian zlib1g-dev:arm64 libxxhash-dev:a
 test_packages=(binutils ccache clang clang-format libclang-rt-14-dev
                libgtest-dev libgmock-dev libbenchmark-dev debuginfod
                golang-go qemu-user-static ca-certificates file lintian
-               default-jdk-headless visualvm nodejs graphviz chromium)
+               default-jdk-headless visualvm nodejs graphviz chromium prometheus)
 packages=("${build_packages[@]}")
 case "$mode" in
   release) packages+=("${release_packages[@]}") ;;

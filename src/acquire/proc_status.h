@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -55,6 +56,24 @@ uint64_t kibibyteField(std::string_view text, std::string_view key);
 // MemAvailable from /proc/meminfo, in bytes: what the kernel can hand out
 // without swapping. 0 when unknown.
 uint64_t memAvailableBytes();
+
+// The memory cgroup of a process, as its controller counts it.
+struct CgroupMemory {
+  std::string dir;  // the cgroup's folder
+  int version = 0;  // 2: memory.current and memory.max; 1: memory.usage_in_bytes and
+                    // memory.limit_in_bytes
+  uint64_t usage_bytes = 0;
+  std::optional<uint64_t> limit_bytes;  // none: no limit (v2's "max", v1's page counter maximum)
+};
+
+// Where cgroup file systems are mounted: v2 here, v1's memory controller in
+// its "memory" folder.
+inline constexpr std::string_view kCgroupRoot = "/sys/fs/cgroup";
+
+// The memory cgroup of `pid` (from /proc/PID/cgroup), read under `root`
+// (kCgroupRoot; tests lay out a folder of their own); nothing when the
+// process has none whose files can be read.
+std::optional<CgroupMemory> readCgroupMemory(pid_t pid, std::string_view root = kCgroupRoot);
 
 // Where /proc/PID/exe points; " (deleted)" kept when the kernel adds it.
 Expected<std::string> readExeLink(pid_t pid);

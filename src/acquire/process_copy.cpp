@@ -31,29 +31,10 @@ namespace {
 // memory.current (v2), or limit_in_bytes minus usage_in_bytes (v1);
 // UINT64_MAX when unlimited or unknown.
 uint64_t cgroupRoom(pid_t pid) {
-  constexpr uint64_t kUnlimited = std::numeric_limits<uint64_t>::max();
-  const std::string cgroups = readFileOrEmpty("/proc/" + std::to_string(pid) + "/cgroup");
-  std::string_view rest = cgroups;
-  while (!rest.empty()) {
-    const size_t eol = rest.find('\n');
-    const std::string_view line = rest.substr(0, eol);
-    rest.remove_prefix(eol == std::string_view::npos ? rest.size() : eol + 1);
-    std::string limit, usage;
-    if (line.starts_with("0::")) {
-      const std::string dir = "/sys/fs/cgroup" + std::string(line.substr(3));
-      limit = readFileOrEmpty(dir + "/memory.max");
-      usage = readFileOrEmpty(dir + "/memory.current");
-    } else if (const size_t at = line.find(":memory:"); at != std::string_view::npos) {
-      const std::string dir = "/sys/fs/cgroup/memory" + std::string(line.substr(at + 8));
-      limit = readFileOrEmpty(dir + "/memory.limit_in_bytes");
-      usage = readFileOrEmpty(dir + "/memory.usage_in_bytes");
-    }
-    if (limit.empty() || usage.empty() || limit.starts_with("max")) continue;
-    const uint64_t max = std::strtoull(limit.c_str(), nullptr, 10);
-    const uint64_t used = std::strtoull(usage.c_str(), nullptr, 10);
-    return max > used ? max - used : 0;  // v1's "unlimited" is a huge number: room enough
-  }
-  return kUnlimited;
+  const std::optional<CgroupMemory> cgroup = readCgroupMemory(pid);
+  if (!cgroup || !cgroup->limit_bytes) return std::numeric_limits<uint64_t>::max();
+  const uint64_t max = *cgroup->limit_bytes;
+  return max > cgroup->usage_bytes ? max - cgroup->usage_bytes : 0;
 }
 
 #if defined(__x86_64__)

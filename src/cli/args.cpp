@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "util/duration.h"
 #include "util/enum_names.h"
 #include "util/format.h"
 #include "util/text.h"
@@ -131,6 +132,8 @@ Expected<uint64_t> convert(ValueKind kind, std::string_view text) {
       return parseByteSize(text);
     case ValueKind::Address:
       return parseAddress(text);
+    case ValueKind::Duration:
+      return parseDurationMs(text);
   }
   return uint64_t{0};
 }
@@ -159,16 +162,17 @@ bool looksMeantAs(ValueKind kind, std::string_view word) {
       return word.starts_with("0x") || word.starts_with("0X") || isDigit(word[0]);
     case ValueKind::Uint:
     case ValueKind::ByteSize:
+    case ValueKind::Duration:
       return isDigit(word[0]) || looksLikeNegativeNumber(word);
   }
   return false;
 }
 
 // What a value of `kind` looks like, for messages.
-constexpr std::array<std::string_view, 4> kExpectedValues = {
+constexpr std::array<std::string_view, 5> kExpectedValues = {
     "a value", "a whole number, 0 or more", "a size of 0 or more, like 4096, 64K or 1.5MB",
-    "an address, like 0xc000123450"};
-static_assert(namesEveryValue(kExpectedValues, ValueKind::Address));
+    "an address, like 0xc000123450", "a duration, like 500ms, 2s or 1m"};
+static_assert(namesEveryValue(kExpectedValues, ValueKind::Duration));
 
 std::string expectedValue(ValueKind kind) {
   return std::string(enumName(kind, kExpectedValues, "a value"));
@@ -600,7 +604,7 @@ std::string CommandSpec::help() const {
 
   out += "flags:\n";
   std::vector<std::pair<std::string, std::string>> rows;
-  bool any_size = false;
+  bool any_size = false, any_duration = false;
   for (const FlagSpec& f : flags_) {
     std::string left = f.alias_ != 0 ? std::string("  -") + f.alias_ + ", " : "      ";
     left += "--" + f.name_;
@@ -609,6 +613,7 @@ std::string CommandSpec::help() const {
     if (f.default_.has_value() && !f.default_->empty()) text += " (default: " + *f.default_ + ")";
     if (f.repeatable_) text += " (repeatable)";
     any_size = any_size || f.kind_ == ValueKind::ByteSize;
+    any_duration = any_duration || f.kind_ == ValueKind::Duration;
     rows.emplace_back(std::move(left), std::move(text));
   }
   rows.emplace_back("  -h, --help", "show this help and exit");
@@ -616,6 +621,11 @@ std::string CommandSpec::help() const {
   if (any_size) {
     out += '\n';
     for (const std::string& l : wrapWords(kByteSizeUnitsHelp, kHelpWidth - 2))
+      out += "  " + l + "\n";
+  }
+  if (any_duration) {
+    if (!any_size) out += '\n';
+    for (const std::string& l : wrapWords(kDurationUnitsHelp, kHelpWidth - 2))
       out += "  " + l + "\n";
   }
 

@@ -35,6 +35,7 @@ enum class ValueKind : uint8_t {
   Uint,      // decimal count (parseUint)
   ByteSize,  // "64K", "1.5MB" (parseByteSize); help mentions the binary units
   Address,   // "0xc000123456" or decimal (parseAddress)
+  Duration,  // "500ms", "2s", "1m", "1h" (parseDurationMs): getUint gives milliseconds
 };
 
 class FlagSpec {
@@ -111,8 +112,8 @@ class ParsedArgs {
   bool has(std::string_view name) const;
   // The last value given, else the default, else "".
   std::string_view getString(std::string_view name) const;
-  // The same, as the number its kind (Uint, ByteSize or Address) denotes;
-  // 0 when neither given nor defaulted.
+  // The same, as the number its kind (Uint, ByteSize or Address) denotes,
+  // a Duration in milliseconds; 0 when neither given nor defaulted.
   uint64_t getUint(std::string_view name) const;
   // A boolean flag: whether it was given.
   bool getBool(std::string_view name) const;

@@ -14,6 +14,7 @@
 
 #include "acquire/snap.h"
 #include "cli/command.h"
+#include "cli/interrupt.h"
 #include "cli/progress.h"
 #include "util/file_identity.h"
 #include "util/format.h"
@@ -67,34 +68,6 @@ CommandSpec snapSpec() {
   spec.example("goheap summary --pid 4242", "snap to a temporary file, analyse, delete it");
   return spec;
 }
-
-// SIGINT, SIGTERM and SIGHUP ask the snap to stop: the process must be let
-// go before goheap ends, so the handler only says so.
-std::atomic<bool> g_interrupted{false};
-
-void noteInterrupt(int) {
-  g_interrupted.store(true);
-}
-
-class InterruptGuard {
- public:
-  InterruptGuard() {
-    struct sigaction action {};
-    action.sa_handler = noteInterrupt;
-    sigemptyset(&action.sa_mask);
-    action.sa_flags = 0;  // no SA_RESTART: a blocked wait returns EINTR
-    for (int i = 0; i < 3; i++) ::sigaction(kSignals[i], &action, &previous_[i]);
-  }
-  ~InterruptGuard() {
-    for (int i = 0; i < 3; i++) ::sigaction(kSignals[i], &previous_[i], nullptr);
-  }
-  InterruptGuard(const InterruptGuard&) = delete;
-  InterruptGuard& operator=(const InterruptGuard&) = delete;
-
- private:
-  static constexpr int kSignals[3] = {SIGINT, SIGTERM, SIGHUP};
-  struct sigaction previous_[3];
-};
 
 std::string defaultOutput(const std::string& name, uint64_t pid) {
   const std::time_t now = std::time(nullptr);

@@ -35,6 +35,7 @@ constexpr struct {
     {"cache", "the index cache that makes a second open fast: list its entries, or clear it",
      runCache},
     {"snap", "a running Go process's heap, as a core file, without a restart (ptrace)", runSnap},
+    {"watch", "snap a running Go process when memory grows, and say what grew", runWatch},
     {"bin", "a Go executable: version, target, pclntab, functions, address to file:line", runBin},
     {"core-info",
      "an ELF core file: machine, threads, segments, mapped files, the executable's match",

@@ -49,6 +49,8 @@ int runBin(int argc, const char* const* argv);
 int runCoreInfo(int argc, const char* const* argv);
 // A live process's memory into a core (cmd_snap.cpp).
 int runSnap(int argc, const char* const* argv);
+// A live process snapped when triggers fire, and what grew (cmd_watch.cpp).
+int runWatch(int argc, const char* const* argv);
 int runConvert(int argc, const char* const* argv);
 int runServe(int argc, const char* const* argv);
 // The MCP server on standard input and output (cmd_mcp.cpp).

@@ -21,6 +21,40 @@ struct Place {
   bin::TypeId type = bin::kNoType;
 };
 
+// Field `path` ("heapStats.stats", dotted) of the struct at `base`, read
+// from `dwarf`; `owner` names the struct for the error.
+Expected<Place> fieldPlace(const bin::DebugInfo& dwarf, std::string_view owner, Place base,
+                           std::string_view path) {
+  Place at = base;
+  while (!path.empty()) {
+    const size_t dot = path.find('.');
+    const std::string_view name = path.substr(0, dot);
+    path = dot == std::string_view::npos ? std::string_view{} : path.substr(dot + 1);
+    const bin::TypeId t = at.type == bin::kNoType ? at.type : dwarf.resolve(at.type);
+    const bin::Field* field = nullptr;
+    if (t != bin::kNoType && dwarf.type(t).tag == bin::DwarfTag::Struct) {
+      for (const bin::Field& f : dwarf.fields(dwarf.type(t))) {
+        if (f.name == name) field = &f;
+      }
+    }
+    if (field == nullptr) return Error(std::string(owner) + " has no field " + std::string(name));
+    at = {at.addr + field->offset, field->type};
+  }
+  return at;
+}
+
+// The global `name` of the executable `dwarf` describes, at its link-time
+// address and with its type.
+Expected<Place> globalPlace(const bin::DebugInfo& dwarf, std::string_view name) {
+  for (const bin::GlobalVariable& g : dwarf.globals()) {
+    if (g.name == name) return Place{g.address, g.type};
+  }
+  // Without DWARF, the layout table's few globals (core/runtime_globals.h).
+  return Error(
+      "the executable's DWARF has no global " + std::string(name) +
+      (dwarf.globals().size() < kTableGlobals ? ", and it has no anchor without DWARF" : ""));
+}
+
 // The fields of one runtime global, by their dotted path in its type
 // ("heapStats.stats"), so that a release moving a field within its struct
 // is followed and one dropping it is named.
@@ -28,33 +62,14 @@ class GlobalFields {
  public:
   static Expected<GlobalFields> of(const MemoryImage& mem, const bin::DebugInfo& dwarf,
                                    std::string_view name) {
-    for (const bin::GlobalVariable& g : dwarf.globals()) {
-      if (g.name == name) return GlobalFields(mem, dwarf, name, g.address + mem.bias(), g.type);
-    }
-    // Without DWARF, the layout table's few globals (core/runtime_globals.h).
-    return Error(
-        "the executable's DWARF has no global " + std::string(name) +
-        (dwarf.globals().size() < kTableGlobals ? ", and it has no anchor without DWARF" : ""));
+    Expected<Place> global = globalPlace(dwarf, name);
+    if (!global) return global.error();
+    return GlobalFields(mem, dwarf, name, global->addr + mem.bias(), global->type);
   }
 
   // Field `path` of the struct at `base`, of type `type`.
   Expected<Place> place(std::string_view path, Place base) const {
-    Place at = base;
-    while (!path.empty()) {
-      const size_t dot = path.find('.');
-      const std::string_view name = path.substr(0, dot);
-      path = dot == std::string_view::npos ? std::string_view{} : path.substr(dot + 1);
-      const bin::TypeId t = at.type == bin::kNoType ? at.type : dwarf_.resolve(at.type);
-      const bin::Field* field = nullptr;
-      if (t != bin::kNoType && dwarf_.type(t).tag == bin::DwarfTag::Struct) {
-        for (const bin::Field& f : dwarf_.fields(dwarf_.type(t))) {
-          if (f.name == name) field = &f;
-        }
-      }
-      if (field == nullptr) return Error(name_ + " has no field " + std::string(name));
-      at = {at.addr + field->offset, field->type};
-    }
-    return at;
+    return fieldPlace(dwarf_, name_, base, path);
   }
   Expected<Place> place(std::string_view path) const { return place(path, {addr_, type_}); }
 
@@ -199,6 +214,21 @@ void set(model::MemStats& m, MemStat f, uint64_t& into, Value v) {
 }
 
 }  // namespace
+
+Expected<RuntimeField> runtimeField(const bin::DebugInfo& dwarf, std::string_view global,
+                                    std::string_view path) {
+  Expected<Place> g = globalPlace(dwarf, global);
+  if (!g) return g.error();
+  Expected<Place> at = fieldPlace(dwarf, global, *g, path);
+  if (!at) return at.error();
+  const bin::TypeId t = at->type == bin::kNoType ? at->type : dwarf.resolve(at->type);
+  const uint64_t size = t == bin::kNoType ? 0 : dwarf.type(t).size;
+  if (size != 4 && size != 8) {
+    return Error(std::string(global) + "." + std::string(path) + " is " + std::to_string(size) +
+                 " bytes wide, not an integer");
+  }
+  return RuntimeField{at->addr, static_cast<uint32_t>(size)};
+}
 
 Expected<CoreMemStats> readMemStats(const MemoryImage& mem, const bin::DebugInfo& dwarf,
                                     const HeapObjects& heap) {

@@ -24,7 +24,9 @@
 // stripped executable's layout table has none of these: no memstats).
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "bin/debug_info.h"
@@ -47,5 +49,18 @@ struct CoreMemStats {
 // executable, or not in the core): then there are no memstats at all.
 Expected<CoreMemStats> readMemStats(const MemoryImage& mem, const bin::DebugInfo& dwarf,
                                     const HeapObjects& heap);
+
+// Where an integer field of a runtime global lies at link time (add the
+// load bias for a position-independent executable) and its width, 4 or 8
+// bytes: `global` "runtime.gcController", `path` "heapInUse" (dotted for a
+// nested field). goheap watch reads it from a running process between
+// snaps, as readMemStats reads it from a core. An Error naming what the
+// executable's DWARF lacks.
+struct RuntimeField {
+  uint64_t address = 0;
+  uint32_t width = 0;
+};
+Expected<RuntimeField> runtimeField(const bin::DebugInfo& dwarf, std::string_view global,
+                                    std::string_view path);
 
 }  // namespace goheap::core

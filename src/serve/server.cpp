@@ -388,9 +388,9 @@ Status checkListenAddress(const HostPort& where, bool allow_remote) {
                "do it anyway: every request must then carry the access token goheap prints");
 }
 
-Expected<HostPort> parseHostPort(std::string_view text) {
+Expected<HostPort> parseHostPort(std::string_view text, std::string_view flag) {
   auto bad = [&](const std::string& why) {
-    return Error("--http wants HOST:PORT, like 127.0.0.1:8080 (" + why + "): got \"" +
+    return Error(std::string(flag) + " wants HOST:PORT, like 127.0.0.1:8080 (" + why + "): got \"" +
                  std::string(text) + "\"");
   };
   const size_t colon = text.rfind(':');

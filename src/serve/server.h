@@ -25,7 +25,8 @@ struct HostPort {
   uint16_t port = 0;
 };
 // "127.0.0.1:8080", "localhost:0", "[::1]:8080". Port 0 asks for a free one.
-Expected<HostPort> parseHostPort(std::string_view text);
+// `flag` names the flag in the error.
+Expected<HostPort> parseHostPort(std::string_view text, std::string_view flag = "--http");
 // "127.0.0.1:8080", "[::1]:8080": brackets around an IPv6 host.
 std::string hostAndPort(const HostPort& where);
 // "http://127.0.0.1:8080/".

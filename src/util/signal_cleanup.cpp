@@ -48,9 +48,13 @@ void installCleanupHandlers() {
 
 }  // namespace
 
-int removeOnSignal(const std::string& path) {
+void installSignalCleanup() {
   static std::once_flag installed;
   std::call_once(installed, installCleanupHandlers);
+}
+
+int removeOnSignal(const std::string& path) {
+  installSignalCleanup();
   if (path.size() >= PATH_MAX) return -1;
   std::lock_guard lock(g_cleanup_mutex);
   for (int i = 0; i < kCleanupSlots; ++i) {

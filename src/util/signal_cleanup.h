@@ -15,6 +15,11 @@ int removeOnSignal(const std::string& path);
 // Forgets the slot (the file was renamed into place or removed): -1 is a no-op.
 void keepOnSignal(int slot);
 
+// Installs the handlers now, if no registration did yet: a front end that
+// handles the signals itself for a while (util's handlers back after) calls
+// it first, so that a later registration does not put them over its own.
+void installSignalCleanup();
+
 // Removes the registered files now, as the handlers do: for a front end
 // that handles SIGINT itself (snap) and ends the run another way.
 void removeRegisteredFiles();

@@ -28,6 +28,9 @@
 #                                go.mod's replace): tests/cli/
 #                                capture_end_to_end_test.cpp runs it and reads
 #                                its heap over HTTP
+#   OUTDIR/<label>/watchprog     tests/programs/watchprog, built only: it
+#                                leaks a type all the time for
+#                                tests/cli/watch_test.cpp (goheap watch)
 #   OUTDIR/<label>/pie/retention[.dump|.json]  the retention program built
 #                                with -buildmode=pie and run
 #   OUTDIR/<label>/stripped/{funcs,zoo,leaks}[.dump|.json]  the funcs, zoo and leaks
@@ -296,7 +299,7 @@ make_label() { # label
     prog=$(basename "$dir")
     [ -f "$dir/main.go" ] || continue
     # Tools run over the executables, and coreprog, which the tests run, below.
-    [ "$prog" = binoracle ] || [ "$prog" = dwarforacle ] || [ "$prog" = coreprog ] || [ "$prog" = goroutineprog ] || [ "$prog" = captureprog ] || [ "$prog" = memprog ] && continue
+    [ "$prog" = binoracle ] || [ "$prog" = dwarforacle ] || [ "$prog" = coreprog ] || [ "$prog" = goroutineprog ] || [ "$prog" = captureprog ] || [ "$prog" = memprog ] || [ "$prog" = watchprog ] && continue
     case "$tier:$prog" in
       full:* | typing:zoo | typing:leaks) ;;
       releases:zoo | releases:leaks | releases:goleak | releases:retention | releases:funcs) ;;
@@ -366,6 +369,8 @@ make_label() { # label
   # captureprog likewise: tests/cli/capture_end_to_end_test.cpp runs it and
   # reads its heap through the capture package's handler.
   if [ $full = 1 ]; then build_tool "$label" captureprog || status=1; fi
+  # watchprog likewise: tests/cli/watch_test.cpp runs it for goheap watch.
+  if [ $full = 1 ]; then build_tool "$label" watchprog || status=1; fi
   for prog in "${programs[@]}"; do
     exe="$OUT/$label/$prog"
     [ -f "$exe.dump" ] || continue

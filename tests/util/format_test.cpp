@@ -1,4 +1,5 @@
 #include "util/format.h"
+#include "util/duration.h"
 
 #include <gtest/gtest.h>
 
@@ -187,6 +188,29 @@ TEST(ParseByteSize, RejectsWithAReason) {
   EXPECT_FALSE(parseByteSize("-1").ok());
   EXPECT_FALSE(parseByteSize("1.5B").ok());
   EXPECT_FALSE(parseByteSize("64KiBs").ok());
+}
+
+TEST(ParseDurationMs, NumbersWithAUnit) {
+  EXPECT_EQ(*parseDurationMs("500ms"), 500u);
+  EXPECT_EQ(*parseDurationMs("2s"), 2000u);
+  EXPECT_EQ(*parseDurationMs("1.5s"), 1500u);
+  EXPECT_EQ(*parseDurationMs("1m"), 60000u);
+  EXPECT_EQ(*parseDurationMs("1.5m"), 90000u);
+  EXPECT_EQ(*parseDurationMs("1h"), 3600000u);
+  EXPECT_EQ(*parseDurationMs("2 S"), 2000u);
+  EXPECT_EQ(*parseDurationMs("0s"), 0u);
+}
+
+TEST(ParseDurationMs, MistakesSayWhat) {
+  EXPECT_EQ(parseDurationMs("2").error().message(), "'2' has no unit: add ms, s, m or h (2s, 1m)");
+  EXPECT_FALSE(parseDurationMs("2d").ok());
+  EXPECT_FALSE(parseDurationMs("s").ok());
+  EXPECT_FALSE(parseDurationMs("1.2.3s").ok());
+  EXPECT_FALSE(parseDurationMs(".5s").ok());
+  EXPECT_FALSE(parseDurationMs("-1s").ok());
+  EXPECT_FALSE(parseDurationMs("").ok());
+  EXPECT_EQ(parseDurationMs("0.1ms").error().message(), "'0.1ms' is shorter than a millisecond");
+  EXPECT_EQ(parseDurationMs("9000h").error().message(), "'9000h' is too long (at most a year)");
 }
 
 }  // namespace
