@@ -29,6 +29,9 @@ fail() {
 
 file -b "$static" | grep -q "statically linked" || fail "$static is not static: $(file -b "$static")"
 
+# env -i clears PATH too: the tools by their full paths.
+unshare=$(command -v unshare)
+chroot=$(command -v chroot)
 root=$(mktemp -d)
 trap 'rm -rf "$root" "$root".*' EXIT
 cp "$static" "$root/goheap"
@@ -37,7 +40,7 @@ cp "$source_dir/examples/leaky.dump" "$source_dir/examples/leaky-linux-amd64" "$
 args=(summary --json in/leaky.dump in/leaky-linux-amd64)
 
 # In the empty root: chroot's working folder is /, so in/ is /in.
-env -i unshare --mount --fork chroot "$root" /goheap "${args[@]}" >"$root.static.json" \
+env -i "$unshare" --mount --fork "$chroot" "$root" /goheap "${args[@]}" >"$root.static.json" \
   2>"$root.static.err" || fail "the static goheap failed in an empty root: $(cat "$root.static.err")"
 (cd "$root" && env -i "$dynamic" "${args[@]}" --no-cache) >"$root.dynamic.json" \
   2>"$root.dynamic.err" || fail "the dynamic goheap failed: $(cat "$root.dynamic.err")"
@@ -49,7 +52,7 @@ echo "static-check: summary --json in an empty root: identical to the dynamic bu
 
 # serve on localhost in the empty root, asked from outside it.
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-env -i unshare --mount --fork chroot "$root" /goheap serve --http "localhost:$port" --no-progress \
+env -i "$unshare" --mount --fork --kill-child "$chroot" "$root" /goheap serve --http "localhost:$port" \
   in/leaky.dump in/leaky-linux-amd64 >"$root.serve.out" 2>&1 &
 serve_pid=$!
 answered=0
@@ -61,7 +64,8 @@ for _ in $(seq 100); do
   kill -0 "$serve_pid" 2>/dev/null || break
   sleep 0.2
 done
-kill "$serve_pid" 2>/dev/null || true
+# unshare --fork ignores SIGTERM while it waits: stop goheap, its child.
+pkill -TERM -P "$serve_pid" 2>/dev/null || true
 wait "$serve_pid" 2>/dev/null || true
 [ "$answered" = 1 ] || fail "serve --http localhost:$port in an empty root did not answer: $(cat "$root.serve.out")"
 echo "static-check: serve --http localhost:$port in an empty root answered /api/status"
@@ -70,7 +74,7 @@ if [ -n "$arm64" ]; then
   file -b "$arm64" | grep -q "statically linked" || fail "$arm64 is not static: $(file -b "$arm64")"
   cp "$arm64" "$root/goheap-arm64"
   cp "$(command -v qemu-aarch64-static)" "$root/qemu-aarch64-static"
-  env -i unshare --mount --fork chroot "$root" /qemu-aarch64-static /goheap-arm64 "${args[@]}" \
+  env -i "$unshare" --mount --fork "$chroot" "$root" /qemu-aarch64-static /goheap-arm64 "${args[@]}" \
     >"$root.arm64.json" 2>"$root.arm64.err" ||
     fail "the arm64 static goheap failed under qemu in an empty root: $(cat "$root.arm64.err")"
   cmp -s "$root.arm64.json" "$root.dynamic.json" ||
