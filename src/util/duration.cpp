@@ -9,7 +9,11 @@
 namespace goheap {
 
 Expected<uint64_t> parseDurationMs(std::string_view text) {
-  const std::string quoted = "'" + std::string(text) + "'";
+  // Appended piece by piece: GCC 12 at -O3 takes "'" + std::string(...)
+  // for an overlapping copy (a false -Wrestrict).
+  std::string quoted;
+  quoted.reserve(text.size() + 2);
+  quoted.append(1, '\'').append(text).append(1, '\'');
   auto invalid = [&] {
     return Error(quoted +
                  " is not a duration: expected a number and a unit ms, s, m or h, like 500ms, "
