@@ -26,6 +26,25 @@ uint64_t alignUp(uint64_t v, uint64_t a) {
   return (v + a - 1) / a * a;
 }
 
+// Walks a copied piece in runs of at most kChunk bytes, in address order:
+// visit(addr, n, in_gap) for each, `in_gap` for a run within its zero_gaps
+// (untouched pages, written as zeros without being read). Stops at the
+// first Error.
+template <class Visit>
+Status forEachRun(const PlannedSegment& s, Visit visit) {
+  size_t gap = 0;
+  for (uint64_t addr = s.start; addr < s.end;) {
+    while (gap < s.zero_gaps.size() && s.zero_gaps[gap].end <= addr) gap++;
+    const bool in_gap = gap < s.zero_gaps.size() && s.zero_gaps[gap].start <= addr;
+    uint64_t until = s.end;
+    if (gap < s.zero_gaps.size()) until = in_gap ? s.zero_gaps[gap].end : s.zero_gaps[gap].start;
+    const uint64_t n = std::min(until - addr, kChunk);
+    if (Status st = visit(addr, n, in_gap); !st) return st;
+    addr += n;
+  }
+  return Status::success();
+}
+
 // Notes, built in memory: they are small.
 class NoteBuilder {
  public:
@@ -169,13 +188,7 @@ class SegmentWriter {
       return Status::success();
     }
     left_out_from_ = s.start;
-    size_t gap = 0;
-    for (uint64_t addr = s.start; addr < s.end;) {
-      while (gap < s.zero_gaps.size() && s.zero_gaps[gap].end <= addr) gap++;
-      const bool in_gap = gap < s.zero_gaps.size() && s.zero_gaps[gap].start <= addr;
-      uint64_t until = s.end;
-      if (gap < s.zero_gaps.size()) until = in_gap ? s.zero_gaps[gap].end : s.zero_gaps[gap].start;
-      const uint64_t n = std::min(until - addr, kChunk);
+    Status walked = forEachRun(s, [&](uint64_t addr, uint64_t n, bool in_gap) -> Status {
       if (in_gap) {
         zeroPages(addr, n);
       } else {
@@ -190,10 +203,11 @@ class SegmentWriter {
           }
         }
       }
-      addr += n;
       done_ += n;
       if (c_.sink != nullptr) c_.sink->progress(done_);
-    }
+      return Status::success();
+    });
+    if (!walked) return walked;
     finishWritable(s);
     return Status::success();
   }
@@ -454,23 +468,18 @@ Expected<uint64_t> writeCoreInOrder(const CoreContents& c, CoreOutput& out) {
   uint64_t done = 0;
   for (const PlannedSegment& s : c.plan->segments) {
     if (!s.copy) continue;
-    size_t gap = 0;
-    for (uint64_t addr = s.start; addr < s.end;) {
-      while (gap < s.zero_gaps.size() && s.zero_gaps[gap].end <= addr) gap++;
-      const bool in_gap = gap < s.zero_gaps.size() && s.zero_gaps[gap].start <= addr;
-      uint64_t until = s.end;
-      if (gap < s.zero_gaps.size()) until = in_gap ? s.zero_gaps[gap].end : s.zero_gaps[gap].start;
-      const uint64_t n = std::min(until - addr, kChunk);
+    Status walked = forEachRun(s, [&](uint64_t addr, uint64_t n, bool in_gap) -> Status {
       if (in_gap) {
         std::fill_n(buffer.begin(), n, uint8_t{0});
       } else if (Status st = c.read_memory(addr, {buffer.data(), n}); !st) {
-        return st.error();
+        return st;
       }
-      if (Status st = out.append(buffer.data(), n); !st) return st.error();
-      addr += n;
+      if (Status st = out.append(buffer.data(), n); !st) return st;
       done += n;
       if (c.sink != nullptr) c.sink->progress(done);
-    }
+      return Status::success();
+    });
+    if (!walked) return walked.error();
   }
   return data_at + data_bytes;
 }

@@ -177,46 +177,99 @@ Expected<uint32_t> runSeccompFilter(const SeccompProgram& program, const seccomp
     const sock_filter& insn = program[pc];
     const uint32_t k = insn.k;
     switch (insn.code) {
-      case BPF_LD | BPF_W | BPF_ABS: a = wordAt(call, k); continue;
-      case BPF_LD | BPF_W | BPF_LEN: a = sizeof(seccomp_data); continue;
-      case BPF_LDX | BPF_W | BPF_LEN: x = sizeof(seccomp_data); continue;
-      case BPF_LD | BPF_IMM: a = k; continue;
-      case BPF_LDX | BPF_IMM: x = k; continue;
-      case BPF_LD | BPF_MEM: a = mem[k]; continue;
-      case BPF_LDX | BPF_MEM: x = mem[k]; continue;
-      case BPF_ST: mem[k] = a; continue;
-      case BPF_STX: mem[k] = x; continue;
-      case BPF_MISC | BPF_TAX: x = a; continue;
-      case BPF_MISC | BPF_TXA: a = x; continue;
-      case BPF_RET | BPF_K: return k;
-      case BPF_RET | BPF_A: return a;
-      case BPF_JMP | BPF_JA: pc += k; continue;
-      case BPF_ALU | BPF_NEG: a = 0U - a; continue;
-      default: break;
+      case BPF_LD | BPF_W | BPF_ABS:
+        a = wordAt(call, k);
+        continue;
+      case BPF_LD | BPF_W | BPF_LEN:
+        a = sizeof(seccomp_data);
+        continue;
+      case BPF_LDX | BPF_W | BPF_LEN:
+        x = sizeof(seccomp_data);
+        continue;
+      case BPF_LD | BPF_IMM:
+        a = k;
+        continue;
+      case BPF_LDX | BPF_IMM:
+        x = k;
+        continue;
+      case BPF_LD | BPF_MEM:
+        a = mem[k];
+        continue;
+      case BPF_LDX | BPF_MEM:
+        x = mem[k];
+        continue;
+      case BPF_ST:
+        mem[k] = a;
+        continue;
+      case BPF_STX:
+        mem[k] = x;
+        continue;
+      case BPF_MISC | BPF_TAX:
+        x = a;
+        continue;
+      case BPF_MISC | BPF_TXA:
+        a = x;
+        continue;
+      case BPF_RET | BPF_K:
+        return k;
+      case BPF_RET | BPF_A:
+        return a;
+      case BPF_JMP | BPF_JA:
+        pc += k;
+        continue;
+      case BPF_ALU | BPF_NEG:
+        a = 0U - a;
+        continue;
+      default:
+        break;
     }
     const uint32_t operand = BPF_SRC(insn.code) == BPF_X ? x : k;
     if (BPF_CLASS(insn.code) == BPF_JMP) {
       bool taken = false;
       switch (BPF_OP(insn.code)) {
-        case BPF_JEQ: taken = a == operand; break;
-        case BPF_JGT: taken = a > operand; break;
-        case BPF_JGE: taken = a >= operand; break;
-        default: taken = (a & operand) != 0; break;  // BPF_JSET
+        case BPF_JEQ:
+          taken = a == operand;
+          break;
+        case BPF_JGT:
+          taken = a > operand;
+          break;
+        case BPF_JGE:
+          taken = a >= operand;
+          break;
+        default:
+          taken = (a & operand) != 0;
+          break;  // BPF_JSET
       }
       pc += taken ? insn.jt : insn.jf;
       continue;
     }
     switch (BPF_OP(insn.code)) {  // BPF_ALU
-      case BPF_ADD: a += operand; break;
-      case BPF_SUB: a -= operand; break;
-      case BPF_MUL: a *= operand; break;
-      case BPF_OR: a |= operand; break;
-      case BPF_AND: a &= operand; break;
-      case BPF_XOR: a ^= operand; break;
+      case BPF_ADD:
+        a += operand;
+        break;
+      case BPF_SUB:
+        a -= operand;
+        break;
+      case BPF_MUL:
+        a *= operand;
+        break;
+      case BPF_OR:
+        a |= operand;
+        break;
+      case BPF_AND:
+        a &= operand;
+        break;
+      case BPF_XOR:
+        a ^= operand;
+        break;
       // A constant shift of 32 or more is refused; X is taken modulo 32,
       // as the kernel's interpreter and JITs do.
-      case BPF_LSH: a <<= operand & 31; break;
-      case BPF_RSH: a >>= operand & 31; break;
+      case BPF_LSH:
+        a <<= operand & 31;
+        break;
+      case BPF_RSH:
+        a >>= operand & 31;
+        break;
       default:  // BPF_DIV; by X = 0 the program ends with 0, SECCOMP_RET_KILL_THREAD
         if (operand == 0) return 0U;
         a /= operand;
@@ -240,19 +293,27 @@ Expected<uint32_t> seccompVerdict(const std::vector<SeccompProgram>& filters,
 
 std::string describeSeccompAction(uint32_t action) {
   switch (actionOf(action)) {
-    case SECCOMP_RET_KILL_PROCESS: return "kills the process";
-    case SECCOMP_RET_KILL_THREAD: return "kills the thread";
-    case SECCOMP_RET_TRAP: return "sends SIGSYS";
+    case SECCOMP_RET_KILL_PROCESS:
+      return "kills the process";
+    case SECCOMP_RET_KILL_THREAD:
+      return "kills the thread";
+    case SECCOMP_RET_TRAP:
+      return "sends SIGSYS";
     case SECCOMP_RET_ERRNO: {
       const int err = static_cast<int>(action & SECCOMP_RET_DATA);
       const char* name = strerrorname_np(err);
       return std::string("refuses it with ") + (name != nullptr ? name : std::to_string(err));
     }
-    case SECCOMP_RET_USER_NOTIF: return "hands it to a supervisor process";
-    case SECCOMP_RET_TRACE: return "hands it to a tracer";
-    case SECCOMP_RET_LOG: return "logs and allows it";
-    case SECCOMP_RET_ALLOW: return "allows it";
-    default: return "answers with an unknown action";
+    case SECCOMP_RET_USER_NOTIF:
+      return "hands it to a supervisor process";
+    case SECCOMP_RET_TRACE:
+      return "hands it to a tracer";
+    case SECCOMP_RET_LOG:
+      return "logs and allows it";
+    case SECCOMP_RET_ALLOW:
+      return "allows it";
+    default:
+      return "answers with an unknown action";
   }
 }
 
@@ -269,8 +330,8 @@ Expected<std::vector<SeccompProgram>> readSeccompFilters(pid_t tid) {
       if (err == EACCES || err == EPERM) why += ": reading them needs CAP_SYS_ADMIN";
       if (err == EINVAL || err == EIO) why += ": the kernel does not offer it";
       if (err == ENOENT) why = "the thread has no filter";
-      return Error("cannot read the seccomp filters of thread " + std::to_string(tid) + " (" +
-                   why + ")");
+      return Error("cannot read the seccomp filters of thread " + std::to_string(tid) + " (" + why +
+                   ")");
     }
     SeccompProgram program(static_cast<size_t>(count));
     if (::ptrace(static_cast<__ptrace_request>(kPtraceSeccompGetFilter), tid,
@@ -314,8 +375,8 @@ std::string forkUnderSeccompProblem(const std::vector<SeccompProgram>& filters,
     Expected<uint32_t> verdict = seccompVerdict(filters, data);
     if (!verdict) return "its seccomp filter cannot be evaluated: " + verdict.error().message();
     if (allowedOrLogged(*verdict) || (c.error_is_safe && refusedWithAnError(*verdict))) continue;
-    return std::string("its seccomp filter ") + describeSeccompAction(*verdict) + " for " +
-           c.name + "(2), which the fork needs";
+    return std::string("its seccomp filter ") + describeSeccompAction(*verdict) + " for " + c.name +
+           "(2), which the fork needs";
   }
   return "";
 }

@@ -94,6 +94,20 @@ bool reachesSameFile(const std::string& path, const std::string& proc_link) {
   return seen && real && seen->sameFileAs(*real);
 }
 
+// All of the file open as `fd`, into `bytes`.
+Status readWhole(int fd, std::vector<uint8_t>& bytes) {
+  bytes.clear();
+  std::vector<uint8_t> buffer(1 << 20);
+  for (off_t at = 0;;) {
+    const ssize_t n = ::pread(fd, buffer.data(), buffer.size(), at);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Error(std::strerror(errno));
+    if (n == 0) return Status::success();
+    bytes.insert(bytes.end(), buffer.data(), buffer.data() + n);
+    at += n;
+  }
+}
+
 Status copyFile(int from_fd, const std::string& to) {
   const int out = ::open(to.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
   if (out < 0) return Error("cannot create " + to + ": " + std::strerror(errno));
@@ -199,9 +213,18 @@ Expected<SnapResult> snapProcess(pid_t pid, std::FILE* out, const SnapOptions& o
   Expected<int> pagemap = openProc(pid, "pagemap");
   if (!pagemap) return pagemap.error();
   const Fd pagemap_fd(*pagemap);
-  Fd exe_fd(options.exe_copy_path.empty() ? -1 : ::open(exe_proc.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!options.exe_copy_path.empty() && exe_fd.get() < 0) {
+  const bool wants_exe = !options.exe_copy_path.empty() || options.carry_executable;
+  Fd exe_fd(wants_exe ? ::open(exe_proc.c_str(), O_RDONLY | O_CLOEXEC) : -1);
+  if (wants_exe && exe_fd.get() < 0) {
     return Error("cannot open the executable of " + who + ": " + std::strerror(errno));
+  }
+  // A streamed core carries the executable: read now, before the process
+  // is stopped, so that it adds nothing to the pause.
+  std::vector<uint8_t> carried_exe;
+  if (options.carry_executable) {
+    if (Status s = readWhole(exe_fd.get(), carried_exe); !s) {
+      return Error("cannot read the executable of " + who + ": " + s.error().message());
+    }
   }
   const uint64_t page_size = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
 
@@ -244,8 +267,7 @@ Expected<SnapResult> snapProcess(pid_t pid, std::FILE* out, const SnapOptions& o
     result.no_fork_reason = forkRefusal(fork_conditions);
     if (result.no_fork_reason.empty()) {
       phase("fork", 0);
-      Expected<ProcessCopy> made =
-          ProcessCopy::make(pid, stopper.threads().front(), syscall_at);
+      Expected<ProcessCopy> made = ProcessCopy::make(pid, stopper.threads().front(), syscall_at);
       end_phase();
       if (made) {
         copy.emplace(made.take());
@@ -363,8 +385,11 @@ Expected<SnapResult> snapProcess(pid_t pid, std::FILE* out, const SnapOptions& o
     memory = std::make_unique<MemoryOutput>(plan->copied_bytes + (16 << 20));
   }
   phase("copy memory", plan->copied_bytes);
-  Expected<uint64_t> written = writeCore(
-      contents, memory ? static_cast<CoreOutput&>(*memory) : static_cast<CoreOutput&>(file));
+  contents.executable = std::move(carried_exe);
+  CoreOutput& core_out =
+      memory ? static_cast<CoreOutput&>(*memory) : static_cast<CoreOutput&>(file);
+  Expected<uint64_t> written =
+      options.stream ? writeCoreInOrder(contents, core_out) : writeCore(contents, core_out);
   end_phase();
   result.threads = threads.size();
   if (!copy) pause_ends();

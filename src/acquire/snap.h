@@ -45,6 +45,12 @@ struct SnapOptions {
   // CAP_SYS_ADMIN), trusting that they refuse clone(2) with an error rather
   // than kill (--fork-under-seccomp). Filters it can read are run instead.
   bool fork_under_seccomp = false;
+  // For `-o -`: the core written strictly front to back
+  // (writeCoreInOrder), for a pipe.
+  bool stream = false;
+  // The executable inside the core, as a note (core::kNtGoheapExecutable):
+  // a streamed core has no folder beside it to copy it into.
+  bool carry_executable = false;
 };
 
 struct SnapResult {

@@ -3,11 +3,13 @@
 // with its executable beside it. The process is stopped while it forks (or,
 // with --no-fork, while its memory is copied) and then runs on.
 #include <signal.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <optional>
@@ -43,7 +45,9 @@ CommandSpec snapSpec() {
       "core then names the executable's path and build ID only.");
   spec.positional("PID", "the process to snap").kind(ValueKind::Uint);
   spec.flag("output", "FILE",
-            "where to write the core (a file); default NAME-PID-TIME.core in the current folder")
+            "where to write the core: a file (default NAME-PID-TIME.core in the current "
+            "folder), or - for standard output, a pipe or a file, written front to back with "
+            "the executable inside it (the report then goes to stderr)")
       .alias('o');
   spec.boolFlag("no-exe-copy",
                 "do not copy the executable beside the core: smaller, but the core then reads "
@@ -66,6 +70,9 @@ CommandSpec snapSpec() {
   spec.example("goheap snap $(pgrep -n myservice) -o s.core --no-exe-copy",
                "a core without the program's copy, read where the program is installed");
   spec.example("goheap summary --pid 4242", "snap to a temporary file, analyse, delete it");
+  spec.example("kubectl exec POD -c DEBUGGER -- /goheap snap 1 -o - > app.core",
+               "from a debug container sharing the pod's PID namespace, with nowhere to "
+               "write: the core and its executable come out through the pipe");
   return spec;
 }
 
@@ -127,17 +134,27 @@ int runSnap(int argc, const char* const* argv) {
       WarningsOnStderr().note(
           "--with-exe is the default now: the executable is copied unless --no-exe-copy");
     }
-    if (output == "-") {
-      return fail(args.usageError("the core must go to a file (it is written out of order), "
-                                  "not to standard output"),
+    // -o -: the core to standard output, front to back, the executable
+    // inside it; everything else to stderr.
+    const bool stream = output == "-";
+    if (stream && ::isatty(STDOUT_FILENO) != 0) {
+      return fail(args.usageError("standard output is a terminal: send the core to a file or a "
+                                  "pipe, as in goheap snap PID -o - > x.core"),
                   kExitUsage);
     }
     const std::vector<InputFile> inputs = {
         {"the process's executable", "/proc/" + std::to_string(pid) + "/exe"}};
-    Expected<OutputFile> out = OutputFile::create(output, inputs);
-    if (!out) return fail(out.error());
-    const std::string exe_copy = with_exe ? exeCopyPath(output) : std::string();
-    if (with_exe) {
+    std::optional<OutputFile> out;
+    if (!stream) {
+      Expected<OutputFile> created = OutputFile::create(output, inputs);
+      if (!created) return fail(created.error());
+      out.emplace(created.take());
+    } else {
+      // A reader that goes away is a write error to report, not a signal.
+      ::signal(SIGPIPE, SIG_IGN);
+    }
+    const std::string exe_copy = with_exe && !stream ? exeCopyPath(output) : std::string();
+    if (!exe_copy.empty()) {
       if (Status s = refuseInput(exe_copy, inputs); !s) return fail(s.error());
     }
 
@@ -150,25 +167,39 @@ int runSnap(int argc, const char* const* argv) {
     options.copy_delay_ms = copyDelayFromEnvironment();
     options.fork = !args.getBool("no-fork");
     options.fork_under_seccomp = args.getBool("fork-under-seccomp");
+    options.stream = stream;
+    options.carry_executable = stream && with_exe;
     options.sink = &sink;
 
     Expected<acquire::SnapResult> result = [&] {
       InterruptGuard guard;
-      return acquire::snapProcess(pid, out->stream(), options);
+      return acquire::snapProcess(pid, stream ? stdout : out->stream(), options);
     }();
     if (!result) return fail(result.error());
-    if (Status s = out->commit(); !s) return fail(s.error());
+    if (out) {
+      if (Status s = out->commit(); !s) return fail(s.error());
+    } else if (std::fflush(stdout) != 0) {
+      return fail(
+          Error(std::string("cannot write the core to standard output: ") + std::strerror(errno)));
+    }
 
     const acquire::SnapResult& r = *result;
     std::string text = "snapped process " + std::to_string(pid) + " (" + r.name + ", " +
                        r.go_version + ", " + std::to_string(r.threads) +
                        " threads): " + acquire::describePause(r) + "\n";
     {
-      text += "wrote " + output + ": " + formatBytes(r.core_bytes) +
+      text += "wrote " + (stream ? std::string("the core to standard output") : output) + ": " +
+              formatBytes(r.core_bytes) +
               " (the process's writable "
               "memory: " +
               formatBytes(r.writable_bytes) + ")\n";
       if (!r.exe_copy_path.empty()) text += "copied the executable to " + r.exe_copy_path + "\n";
+      if (stream) {
+        if (options.carry_executable) text += "the executable travels inside the core\n";
+        // Standard output holds the core alone.
+        std::fputs(text.c_str(), stderr);
+        return kExitOk;
+      }
       text += "read it with: goheap summary " + output + "\n";
       print(text);
     }

@@ -77,9 +77,9 @@ int runCommandLine(int argc, char** argv) {
   if (command == "version" || command == "--version") {
     // The release, then the commit: what a bug report needs.
     const std::string_view commit = goheap::goheapCommit();
-    std::printf("goheap %s\ncommit %s\n", goheap::goheapFullVersion().c_str(),
-                commit.empty() ? "unknown (built from a tree without .git)"
-                               : std::string(commit).c_str());
+    std::printf(
+        "goheap %s\ncommit %s\n", goheap::goheapFullVersion().c_str(),
+        commit.empty() ? "unknown (built from a tree without .git)" : std::string(commit).c_str());
     return goheap::cli::kExitOk;
   }
   for (const goheap::cli::Command& c : goheap::cli::allCommands()) {

@@ -52,12 +52,14 @@ std::optional<std::string> execFileName(const CoreFile& core) {
 
 // Why `path` is not the executable of `core`, or "" when it is, and then
 // `opened` holds it.
-std::string problemWith(const CoreFile& core, const std::string& path,
+std::string problemWith(const CoreFile& core, const ExecutableCandidate& candidate,
                         std::optional<CheckedExecutable>& opened) {
+  const std::string& path = candidate.path;
   std::error_code ec;
   if (!fs::exists(path, ec)) return "no such file";
   if (fs::is_directory(path, ec)) return "a directory";
-  Expected<CheckedExecutable> exe = openExecutable(core, path);
+  Expected<CheckedExecutable> exe =
+      candidate.part ? openExecutable(core, path, *candidate.part) : openExecutable(core, path);
   if (!exe) return exe.error().message();
   if (!exe->match.matches()) return exe->match.mismatch();
   opened = exe.take();
@@ -68,6 +70,14 @@ std::string problemWith(const CoreFile& core, const std::string& path,
 
 Expected<CheckedExecutable> openExecutable(const CoreFile& core, const std::string& path) {
   Expected<bin::Binary> binary = bin::Binary::open(path);
+  if (!binary) return binary.error();
+  ExecutableMatch match = checkExecutable(core, binary->container(), path);
+  return CheckedExecutable{binary.take(), std::move(match)};
+}
+
+Expected<CheckedExecutable> openExecutable(const CoreFile& core, const std::string& path,
+                                           const CoreNotes::FileRange& part) {
+  Expected<bin::Binary> binary = bin::Binary::openPart(path, part.offset, part.size);
   if (!binary) return binary.error();
   ExecutableMatch match = checkExecutable(core, binary->container(), path);
   return CheckedExecutable{binary.take(), std::move(match)};
@@ -100,6 +110,11 @@ ExecutableSearch findExecutable(const CoreFile& core, std::string_view core_path
     add(std::string(*given), "the command line");
   } else {
     if (running_exe) add(std::string(*running_exe), "the running process");
+    // `snap -o -` streams the executable inside the core.
+    if (const std::optional<CoreNotes::FileRange>& carried = core.carriedExecutable()) {
+      candidates.push_back(
+          {std::string(core_path), "the executable the core carries", "", *carried});
+    }
     const fs::path core_dir = fs::path(std::string(core_path)).parent_path();
     if (const std::optional<SnapNote>& snap = core.snapNote()) {
       // goheap snap said where the program was, and where it put its copy.
@@ -124,7 +139,7 @@ ExecutableSearch findExecutable(const CoreFile& core, std::string_view core_path
   }
   ExecutableSearch search;
   for (ExecutableCandidate& c : candidates) {
-    c.problem = problemWith(core, c.path, search.opened);
+    c.problem = problemWith(core, c, search.opened);
     search.tried.push_back(c);
     if (c.problem.empty()) {
       search.found = search.tried.size() - 1;

@@ -24,10 +24,14 @@ namespace goheap::core {
 
 struct ExecutableCandidate {
   std::string path;
-  // "the command line", "the running process", "the snap's copy", "the snap
-  // note", "NT_FILE", "AT_EXECFN", "beside the core"
+  // "the command line", "the running process", "the executable the core
+  // carries", "the snap's copy", "the snap note", "NT_FILE", "AT_EXECFN",
+  // "beside the core"
   std::string from;
   std::string problem;  // why it was not taken; empty for the one taken
+  // For the executable a core of `snap -o -` carries: where it is in the
+  // core file, which `path` then names.
+  std::optional<CoreNotes::FileRange> part = std::nullopt;
 };
 
 // An executable opened and checked against a core.
@@ -54,6 +58,9 @@ struct ExecutableSearch {
 // Opens the executable at `path` and checks it against `core`: an Error only
 // when it cannot be opened; a mismatch is in `match`.
 Expected<CheckedExecutable> openExecutable(const CoreFile& core, const std::string& path);
+// The same for the executable within the file at `path`, at `part`.
+Expected<CheckedExecutable> openExecutable(const CoreFile& core, const std::string& path,
+                                           const CoreNotes::FileRange& part);
 
 // Finds the executable of `core`, read from `core_path`. With `given` (the
 // command line named one) only that one is tried: a user's choice is not

@@ -383,7 +383,8 @@ Expected<std::shared_ptr<const Session>> openUrl(const std::string& url, const S
 Expected<std::shared_ptr<const Session>> openLiveProcess(int pid, const Source& source,
                                                          Sink& observer,
                                                          const OpenOptions& options) {
-  Expected<TemporaryFile> file = TemporaryFile::create("snap-" + std::to_string(pid), ".core", observer);
+  Expected<TemporaryFile> file =
+      TemporaryFile::create("snap-" + std::to_string(pid), ".core", observer);
   if (!file) return file.error();
   auto input = std::make_unique<TemporaryFile>(file.take());
   std::FILE* out = ::fdopen(::dup(input->fd()), "w");

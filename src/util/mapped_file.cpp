@@ -53,14 +53,15 @@ Expected<MappedFile> MappedFile::open(const std::string& path) {
   return file;
 }
 
-Expected<MappedFile> MappedFile::openPart(const std::string& path, uint64_t offset,
-                                          uint64_t size) {
+Expected<MappedFile> MappedFile::openPart(const std::string& path, uint64_t offset, uint64_t size) {
   Expected<MappedFile> file = open(path);
   if (!file) return file.error();
   if (offset > file->size_ || size > file->size_ - offset) {
     return Error::atOffset(offset, path,
-                           "a part of " + std::to_string(size) + " bytes runs past the end of the "
-                           "file (" + std::to_string(file->size_) + " bytes)");
+                           "a part of " + std::to_string(size) +
+                               " bytes runs past the end of the "
+                               "file (" +
+                               std::to_string(file->size_) + " bytes)");
   }
   file->data_ += offset;
   file->size_ = static_cast<size_t>(size);

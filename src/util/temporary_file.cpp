@@ -1,8 +1,8 @@
 #include "util/temporary_file.h"
 
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -26,8 +26,9 @@ Expected<TemporaryFile> TemporaryFile::create(std::string_view stem, std::string
                                               Sink& sink) {
   std::string name = directory();
   if (name == ".") {
-    sink.note("no $TMPDIR and no /tmp: the temporary file goes to the working folder (set TMPDIR "
-              "to choose one)");
+    sink.note(
+        "no $TMPDIR and no /tmp: the temporary file goes to the working folder (set TMPDIR "
+        "to choose one)");
   }
   name.append("/goheap-").append(stem).append("-XXXXXX").append(suffix);
   std::vector<char> buffer(name.begin(), name.end());

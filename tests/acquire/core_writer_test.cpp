@@ -23,6 +23,23 @@ namespace {
 
 constexpr uint64_t kPage = 4096;
 
+// What a core of `plan` alone holds: no thread, no mapping; the caller
+// sets what else it needs (read_memory, the note). Not to be moved: the
+// contents point at its members.
+struct BareCore {
+  explicit BareCore(const MemoryPlan& plan) {
+    contents.threads = &threads;
+    contents.mappings = &mappings;
+    contents.plan = &plan;
+    contents.page_size = kPage;
+  }
+  BareCore(const BareCore&) = delete;
+  BareCore& operator=(const BareCore&) = delete;
+  const std::vector<StoppedThread> threads;
+  const std::vector<Mapping> mappings;
+  CoreContents contents;
+};
+
 // A snap's core of `pages` touched pages, each followed by an untouched
 // one, in runs of `per_run` pairs with a gap of address space between runs:
 // each page holds its number, so that a page read back from the wrong
@@ -47,13 +64,8 @@ Expected<uint64_t> writeSparseCore(const std::string& path, uint64_t pages, uint
     plan.segments.push_back(touched);
     plan.segments.push_back(untouched);
   }
-  const std::vector<StoppedThread> threads;
-  const std::vector<Mapping> mappings;
-  CoreContents contents;
-  contents.threads = &threads;
-  contents.mappings = &mappings;
-  contents.plan = &plan;
-  contents.page_size = kPage;
+  BareCore core_of(plan);
+  CoreContents& contents = core_of.contents;
   contents.note.untouched_is_zero = true;
   contents.read_memory = [&](uint64_t addr, std::span<uint8_t> into) -> Status {
     const uint64_t run = (addr - kBase) / (2 * per_run * kPage + (1 << 20));
@@ -153,13 +165,8 @@ TEST(CoreWriter, ZeroGapsOfACoreWrittenInOrderReadAsZero) {
   piece.read = piece.write = piece.copy = true;
   piece.zero_gaps = {{piece.start + 2 * kPage, piece.start + 5 * kPage}};
   plan.segments = {piece};
-  const std::vector<StoppedThread> threads;
-  const std::vector<Mapping> mappings;
-  CoreContents contents;
-  contents.threads = &threads;
-  contents.mappings = &mappings;
-  contents.plan = &plan;
-  contents.page_size = kPage;
+  BareCore core_of(plan);
+  CoreContents& contents = core_of.contents;
   std::vector<uint64_t> read_at;
   contents.read_memory = [&](uint64_t addr, std::span<uint8_t> into) -> Status {
     read_at.push_back(addr);
@@ -199,13 +206,8 @@ TEST(CoreWriter, ACoreCarriesItsExecutableInANote) {
   const std::vector<uint8_t> exe_bytes((std::istreambuf_iterator<char>(in)),
                                        std::istreambuf_iterator<char>());
   MemoryPlan plan;
-  const std::vector<StoppedThread> threads;
-  const std::vector<Mapping> mappings;
-  CoreContents contents;
-  contents.threads = &threads;
-  contents.mappings = &mappings;
-  contents.plan = &plan;
-  contents.page_size = kPage;
+  BareCore core_of(plan);
+  CoreContents& contents = core_of.contents;
   contents.executable = exe_bytes;
   contents.read_memory = [](uint64_t, std::span<uint8_t>) { return Status::success(); };
   const std::string path = testing::scratch().file("carries-exe.core");
@@ -220,8 +222,8 @@ TEST(CoreWriter, ACoreCarriesItsExecutableInANote) {
   ASSERT_TRUE(core.ok()) << core.error().message();
   ASSERT_TRUE(core->carriedExecutable().has_value());
   EXPECT_EQ(core->carriedExecutable()->size, exe_bytes.size());
-  Expected<bin::Binary> carried =
-      bin::Binary::openPart(path, core->carriedExecutable()->offset, core->carriedExecutable()->size);
+  Expected<bin::Binary> carried = bin::Binary::openPart(path, core->carriedExecutable()->offset,
+                                                        core->carriedExecutable()->size);
   ASSERT_TRUE(carried.ok()) << carried.error().message();
   Expected<bin::Binary> original = bin::Binary::open(exe);
   ASSERT_TRUE(original.ok()) << original.error().message();

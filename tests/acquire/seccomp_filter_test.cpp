@@ -49,10 +49,14 @@ sock_filter ret(uint32_t action) {
 std::string outcomeOf(uint32_t action) {
   switch (action & SECCOMP_RET_ACTION_FULL) {
     case SECCOMP_RET_ALLOW:
-    case SECCOMP_RET_LOG: return "allowed";
-    case SECCOMP_RET_ERRNO: return "errno " + std::to_string(action & SECCOMP_RET_DATA);
-    case SECCOMP_RET_TRACE: return "errno " + std::to_string(ENOSYS);  // no tracer
-    default: return "killed";
+    case SECCOMP_RET_LOG:
+      return "allowed";
+    case SECCOMP_RET_ERRNO:
+      return "errno " + std::to_string(action & SECCOMP_RET_DATA);
+    case SECCOMP_RET_TRACE:
+      return "errno " + std::to_string(ENOSYS);  // no tracer
+    default:
+      return "killed";
   }
 }
 
@@ -64,10 +68,9 @@ struct Call {
 // `program` for the probe calls alone: the child's own calls around them
 // (write, exit_group) are allowed, whatever their arguments.
 SeccompProgram probesOnly(const SeccompProgram& program) {
-  SeccompProgram wrapped = {stmt(BPF_LD | BPF_W | BPF_ABS, kNr),
-                            jump(BPF_JMP | BPF_JEQ | BPF_K, SYS_getppid, 2, 0),
-                            jump(BPF_JMP | BPF_JEQ | BPF_K, SYS_gettid, 1, 0),
-                            ret(SECCOMP_RET_ALLOW)};
+  SeccompProgram wrapped = {
+      stmt(BPF_LD | BPF_W | BPF_ABS, kNr), jump(BPF_JMP | BPF_JEQ | BPF_K, SYS_getppid, 2, 0),
+      jump(BPF_JMP | BPF_JEQ | BPF_K, SYS_gettid, 1, 0), ret(SECCOMP_RET_ALLOW)};
   wrapped.insert(wrapped.end(), program.begin(), program.end());
   return wrapped;
 }
@@ -132,11 +135,11 @@ std::string interpreterOutcome(const std::vector<SeccompProgram>& filters, const
 
 // getppid and gettid ignore their arguments, but the filter sees them.
 const std::vector<Call> kCalls = {
-    {SYS_getppid, {0, 0, 0, 0, 0, 0}},     {SYS_getppid, {7, 0, 0, 0, 0, 0}},
-    {SYS_getppid, {0, 0x10, 0, 0, 0, 0}},  {SYS_getppid, {0, 0, 5, 0, 0, 0}},
-    {SYS_getppid, {0, 0, 0, 40, 0, 0}},    {SYS_getppid, {0x5000d, 0, 0, 0, 0, 0}},
-    {SYS_gettid, {0, 0, 0, 0, 0, 0}},      {SYS_gettid, {7, 0x10, 5, 40, 0, 0}},
-    {SYS_getppid, {0, 0, 0, 0, 0, 9}},     {SYS_gettid, {0, 0, 0, 0, 0, 9}},
+    {SYS_getppid, {0, 0, 0, 0, 0, 0}},    {SYS_getppid, {7, 0, 0, 0, 0, 0}},
+    {SYS_getppid, {0, 0x10, 0, 0, 0, 0}}, {SYS_getppid, {0, 0, 5, 0, 0, 0}},
+    {SYS_getppid, {0, 0, 0, 40, 0, 0}},   {SYS_getppid, {0x5000d, 0, 0, 0, 0, 0}},
+    {SYS_gettid, {0, 0, 0, 0, 0, 0}},     {SYS_gettid, {7, 0x10, 5, 40, 0, 0}},
+    {SYS_getppid, {0, 0, 0, 0, 0, 9}},    {SYS_gettid, {0, 0, 0, 0, 0, 9}},
 };
 
 void expectSameAsTheKernel(const std::vector<SeccompProgram>& bodies, const char* what) {
@@ -144,8 +147,8 @@ void expectSameAsTheKernel(const std::vector<SeccompProgram>& bodies, const char
   for (const Call& call : kCalls) {
     const std::string kernel = kernelOutcome(filters, call);
     EXPECT_EQ(interpreterOutcome(filters, call), kernel)
-        << what << ": syscall " << call.nr << " args " << call.args[0] << "," << call.args[1]
-        << "," << call.args[2] << "," << call.args[3] << ",...," << call.args[5];
+        << what << ": syscall " << call.nr << " args " << call.args[0] << "," << call.args[1] << ","
+        << call.args[2] << "," << call.args[3] << ",...," << call.args[5];
   }
 }
 
@@ -170,15 +173,15 @@ TEST(SeccompFilter, TheKernelAgreesOnFiltersOfEveryKind) {
         stmt(BPF_ALU | BPF_MUL | BPF_K, 2), stmt(BPF_ALU | BPF_AND | BPF_K, 0xff),
         stmt(BPF_ALU | BPF_XOR | BPF_K, 1), stmt(BPF_ALU | BPF_LSH | BPF_K, 2),
         stmt(BPF_ALU | BPF_RSH | BPF_K, 1), stmt(BPF_ALU | BPF_SUB | BPF_K, 2),
-        stmt(BPF_ALU | BPF_OR | BPF_K, 0x100), stmt(BPF_ALU | BPF_DIV | BPF_K, 2), jump(BPF_JMP | BPF_JEQ | BPF_K, 0x90, 0, 1),
-        ret(kErrno | EIO), ret(allow)}},
+        stmt(BPF_ALU | BPF_OR | BPF_K, 0x100), stmt(BPF_ALU | BPF_DIV | BPF_K, 2),
+        jump(BPF_JMP | BPF_JEQ | BPF_K, 0x90, 0, 1), ret(kErrno | EIO), ret(allow)}},
       {"X, scratch memory and comparisons",
        {stmt(BPF_LD | BPF_W | BPF_ABS, arg(3)), stmt(BPF_ST, 3), stmt(BPF_LDX | BPF_IMM, 30),
         stmt(BPF_LD | BPF_MEM, 3), jump(BPF_JMP | BPF_JGT | BPF_X, 0, 0, 4),
-        stmt(BPF_MISC | BPF_TAX, 0), stmt(BPF_LD | BPF_IMM, 80),
-        stmt(BPF_ALU | BPF_DIV | BPF_X, 0), jump(BPF_JMP | BPF_JGE | BPF_K, 2, 0, 1),
-        ret(kErrno | E2BIG), stmt(BPF_LDX | BPF_MEM, 3), stmt(BPF_MISC | BPF_TXA, 0),
-        stmt(BPF_ALU | BPF_NEG, 0), jump(BPF_JMP | BPF_JA, 0, 0, 0), ret(allow)}},
+        stmt(BPF_MISC | BPF_TAX, 0), stmt(BPF_LD | BPF_IMM, 80), stmt(BPF_ALU | BPF_DIV | BPF_X, 0),
+        jump(BPF_JMP | BPF_JGE | BPF_K, 2, 0, 1), ret(kErrno | E2BIG), stmt(BPF_LDX | BPF_MEM, 3),
+        stmt(BPF_MISC | BPF_TXA, 0), stmt(BPF_ALU | BPF_NEG, 0), jump(BPF_JMP | BPF_JA, 0, 0, 0),
+        ret(allow)}},
       {"the action from an argument",
        {stmt(BPF_LD | BPF_W | BPF_ABS, arg(0)), jump(BPF_JMP | BPF_JEQ | BPF_K, 0x5000d, 0, 1),
         stmt(BPF_RET | BPF_A, 0), ret(allow)}},
@@ -219,8 +222,7 @@ TEST(SeccompFilter, ProgramsTheKernelRefusesAreErrors) {
        {stmt(BPF_LD | BPF_W | BPF_ABS, sizeof(seccomp_data)), ret(SECCOMP_RET_ALLOW)}},
       {"an unaligned load", {stmt(BPF_LD | BPF_W | BPF_ABS, 2), ret(SECCOMP_RET_ALLOW)}},
       {"no return at the end", {stmt(BPF_LD | BPF_W | BPF_ABS, kNr)}},
-      {"a division by a constant 0",
-       {stmt(BPF_ALU | BPF_DIV | BPF_K, 0), ret(SECCOMP_RET_ALLOW)}},
+      {"a division by a constant 0", {stmt(BPF_ALU | BPF_DIV | BPF_K, 0), ret(SECCOMP_RET_ALLOW)}},
       {"scratch memory out of range", {stmt(BPF_ST, 16), ret(SECCOMP_RET_ALLOW)}},
       {"scratch memory read before it is written",
        {stmt(BPF_LD | BPF_W | BPF_ABS, kNr), jump(BPF_JMP | BPF_JEQ | BPF_K, 1, 0, 1),
@@ -272,9 +274,9 @@ TEST(SeccompFilter, AForkIsSafeUnderAProfileThatRefusesWithAnError) {
 
 TEST(SeccompFilter, AForkIsUnsafeWhereAFilterKillsOrRefusesTheReap) {
   const SeccompProgram kill_plain_clone = {
-      stmt(BPF_LD | BPF_W | BPF_ABS, kNr), jump(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone, 0, 3),
+      stmt(BPF_LD | BPF_W | BPF_ABS, kNr),    jump(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone, 0, 3),
       stmt(BPF_LD | BPF_W | BPF_ABS, arg(0)), jump(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 1),
-      ret(SECCOMP_RET_KILL_PROCESS), ret(SECCOMP_RET_ALLOW)};
+      ret(SECCOMP_RET_KILL_PROCESS),          ret(SECCOMP_RET_ALLOW)};
   const std::string killed = forkUnderSeccompProblem({kill_plain_clone}, 0x401000);
   EXPECT_NE(killed.find("kills the process for clone(2)"), std::string::npos) << killed;
 

@@ -572,7 +572,6 @@ TEST(SnapUsage, AWrongCommandLineExitsTwo) {
   for (const std::vector<std::string>& args : {std::vector<std::string>{"snap"},
                                                {"snap", "0"},
                                                {"snap", "abc"},
-                                               {"snap", "1", "-o", "-"},
                                                {"summary"},
                                                {"summary", "--pid", "0"}}) {
     const testing::RunResult r = testing::runGoheap(args);
@@ -657,18 +656,23 @@ TEST_F(SnapErrors, NoPermissionWithoutCapSysPtrace) {
 // filters and they allow every call the fork makes (zoo's allows all, on
 // one thread). seccomp_filter_test.cpp checks the filters' verdicts against
 // the kernel.
-TEST_F(SnapErrors, ASeccompProcessIsForkedWhenItsFilterAllowsIt) {
-  auto zoo = startZoo("go1.24", dir_.path, "seccomp");
-  const ZooState before = stateOf(*zoo);
-  const std::string core = dir_.path + "/seccomp.core";
-  const testing::RunResult r = testing::runGoheap({"snap", std::to_string(zoo->pid()), "-o", core});
+// Snaps `zoo` into `core`, which must be read from a fork, leave zoo as it
+// was, and read back as a heap; zoo then ends well.
+void expectSnappedFromAFork(LiveProcess& zoo, const std::string& core) {
+  const ZooState before = stateOf(zoo);
+  const testing::RunResult r = testing::runGoheap({"snap", std::to_string(zoo.pid()), "-o", core});
   ASSERT_EQ(r.code, 0) << r.describe();
   EXPECT_NE(r.out.find("copied from a fork while it ran on"), std::string::npos) << r.out;
-  expectLeftAsFound(*zoo, before);
+  expectLeftAsFound(zoo, before);
   auto snapshot = testing::openSnapshot(core);
   ASSERT_TRUE(snapshot.ok()) << snapshot.error().message();
   EXPECT_GT((*snapshot)->heap.objectCount(), 100u);
-  EXPECT_EQ(zoo->finish(), 0);
+  EXPECT_EQ(zoo.finish(), 0);
+}
+
+TEST_F(SnapErrors, ASeccompProcessIsForkedWhenItsFilterAllowsIt) {
+  auto zoo = startZoo("go1.24", dir_.path, "seccomp");
+  expectSnappedFromAFork(*zoo, dir_.path + "/seccomp.core");
 }
 
 // zoo live under goheap_seccomp_launcher's filter `mode`, which binds every
@@ -676,8 +680,7 @@ TEST_F(SnapErrors, ASeccompProcessIsForkedWhenItsFilterAllowsIt) {
 std::unique_ptr<LiveProcess> startZooUnderSeccomp(const std::string& mode, const std::string& dir) {
   auto p = std::make_unique<LiveProcess>(
       std::vector<std::string>{std::string(GOHEAP_BUILD_DIR) + "/goheap_seccomp_launcher", mode,
-                               "--", zooOf("go1.24"), dir + "/zoo.dump", dir + "/zoo.json",
-                               "live"},
+                               "--", zooOf("go1.24"), dir + "/zoo.dump", dir + "/zoo.json", "live"},
       dir);
   EXPECT_TRUE(p->started());
   EXPECT_EQ(p->readLine(), "ready");
@@ -688,19 +691,10 @@ std::unique_ptr<LiveProcess> startZooUnderSeccomp(const std::string& mode, const
 // fork is safe under it, and snap forks.
 TEST_F(SnapErrors, AProcessUnderAnErrnoProfileIsForked) {
   auto zoo = startZooUnderSeccomp("errno-acct", dir_.path);
-  ASSERT_NE(testing::readText("/proc/" + std::to_string(zoo->pid()) + "/status")
-                .find("Seccomp:\t2"),
-            std::string::npos);
-  const ZooState before = stateOf(*zoo);
-  const std::string core = dir_.path + "/errno.core";
-  const testing::RunResult r = testing::runGoheap({"snap", std::to_string(zoo->pid()), "-o", core});
-  ASSERT_EQ(r.code, 0) << r.describe();
-  EXPECT_NE(r.out.find("copied from a fork while it ran on"), std::string::npos) << r.out;
-  expectLeftAsFound(*zoo, before);
-  auto snapshot = testing::openSnapshot(core);
-  ASSERT_TRUE(snapshot.ok()) << snapshot.error().message();
-  EXPECT_GT((*snapshot)->heap.objectCount(), 100u);
-  EXPECT_EQ(zoo->finish(), 0);
+  ASSERT_NE(
+      testing::readText("/proc/" + std::to_string(zoo->pid()) + "/status").find("Seccomp:\t2"),
+      std::string::npos);
+  expectSnappedFromAFork(*zoo, dir_.path + "/errno.core");
 }
 
 // A filter that kills for the very clone snap makes: read and run, it
@@ -710,8 +704,8 @@ TEST_F(SnapErrors, AProcessWhoseFilterKillsTheForkIsCopiedWhileStopped) {
   auto zoo = startZooUnderSeccomp("kill-plain-clone", dir_.path);
   const ZooState before = stateOf(*zoo);
   const std::string core = dir_.path + "/kill.core";
-  const testing::RunResult r = testing::runGoheap(
-      {"snap", std::to_string(zoo->pid()), "-o", core, "--fork-under-seccomp"});
+  const testing::RunResult r =
+      testing::runGoheap({"snap", std::to_string(zoo->pid()), "-o", core, "--fork-under-seccomp"});
   ASSERT_EQ(r.code, 0) << r.describe();
   EXPECT_NE(r.out.find("copied while it was stopped, not from a fork: its seccomp filter kills "
                        "the process for clone(2)"),
@@ -984,6 +978,36 @@ TEST_F(SnapContainer, ASnapReadsAfterTheContainerIsGone) {
   ASSERT_EQ(r.code, 0) << r.describe();
   EXPECT_NE(r.err.find("x.exe (found through the snap's copy)"), std::string::npos) << r.err;
   EXPECT_GE(typedShare(JsonValue::parse(r.out)), 0.95) << r.out;
+}
+
+// snap -o - through a pipe (kubectl exec ... -o - > x.core): the core
+// carries the executable, and is read typed with nothing beside it once
+// the process and its tmpfs are gone; standard output holds the core alone.
+TEST_F(SnapContainer, ACoreStreamedThroughAPipeCarriesItsProgram) {
+  const std::string core = dir_.path + "/streamed.core";
+  const testing::RunResult snap =
+      runCommand({"/bin/sh", "-c", "\"$0\" snap \"$1\" -o - | cat > \"$2\"", GOHEAP_BINARY,
+                  std::to_string(app_), core});
+  ASSERT_EQ(snap.code, 0) << snap.describe();
+  EXPECT_EQ(snap.out, "");
+  EXPECT_NE(snap.err.find("wrote the core to standard output"), std::string::npos) << snap.err;
+  EXPECT_NE(snap.err.find("the executable travels inside the core"), std::string::npos) << snap.err;
+  EXPECT_FALSE(fs::exists(dir_.path + "/streamed.exe"));
+  EXPECT_TRUE(answersPing(*container_));
+  EXPECT_EQ(settledAsFound(app_), "");
+  ::kill(app_, SIGKILL);
+  EXPECT_NE(container_->finish(), 0);
+
+  const testing::RunResult r = testing::runGoheap({"summary", "--json", core});
+  ASSERT_EQ(r.code, 0) << r.describe();
+  EXPECT_NE(r.err.find("found through the executable the core carries"), std::string::npos)
+      << r.err;
+  EXPECT_GE(typedShare(JsonValue::parse(r.out)), 0.95) << r.out;
+  // The same answer as with the program given.
+  const testing::RunResult given = testing::runGoheap({"summary", "--json", core, zooOf("go1.24")});
+  ASSERT_EQ(given.code, 0) << given.describe();
+  EXPECT_EQ(JsonValue::parse(r.out)["types"]["typed_reachable_bytes"].u64(),
+            JsonValue::parse(given.out)["types"]["typed_reachable_bytes"].u64());
 }
 
 // --no-exe-copy: no copy, and the core then names what it cannot find.

@@ -2,7 +2,7 @@
 # static-check.sh STATIC DYNAMIC [ARM64]: the static goheap (GOHEAP_STATIC,
 # scripts/build-release.sh) in an empty root gives what the dynamic build
 # gives. Run by scripts/test.sh after its static build; needs root (chroot,
-# unshare), file and curl.
+# unshare), file and python3.
 #   - `file` says STATIC is statically linked;
 #   - `summary --json` of the sample dump, run by `unshare --mount --fork
 #     chroot ROOT /goheap` in a root holding only goheap and its inputs (no
@@ -57,7 +57,8 @@ env -i "$unshare" --mount --fork --kill-child "$chroot" "$root" /goheap serve --
 serve_pid=$!
 answered=0
 for _ in $(seq 100); do
-  if curl -sf "http://127.0.0.1:$port/api/status" >"$root.status.json" 2>/dev/null; then
+  if python3 -c 'import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1], timeout=2).read().decode())' \
+    "http://127.0.0.1:$port/api/status" >"$root.status.json" 2>/dev/null; then
     answered=1
     break
   fi

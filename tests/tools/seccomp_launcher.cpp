@@ -24,8 +24,9 @@
 
 int main(int argc, char** argv) {
   if (argc < 4 || std::string(argv[2]) != "--") {
-    std::fprintf(stderr, "usage: goheap_seccomp_launcher errno-acct|kill-plain-clone -- PROGRAM "
-                         "[ARGS...]\n");
+    std::fprintf(stderr,
+                 "usage: goheap_seccomp_launcher errno-acct|kill-plain-clone -- PROGRAM "
+                 "[ARGS...]\n");
     return 2;
   }
   const std::string mode = argv[1];

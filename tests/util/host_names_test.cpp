@@ -33,8 +33,8 @@ TEST(HostNames, AnAddressLiteralIsItselfAndParsesAsOne) {
 }
 
 TEST(HostNames, OtherNamesAreLeftToTheResolver) {
-  for (const char* name : {"example.com", "localhost.example.com", "mylocalhost", "", "[]",
-                           "1.2.3", "256.1.1.1", "::g"}) {
+  for (const char* name : {"example.com", "localhost.example.com", "mylocalhost", "", "[]", "1.2.3",
+                           "256.1.1.1", "::g"}) {
     EXPECT_EQ(addressesWithoutResolver(name), std::nullopt) << name;
   }
 }
