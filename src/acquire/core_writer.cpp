@@ -8,17 +8,11 @@
 #include <cerrno>
 #include <cstring>
 
+#include "acquire/this_machine.h"
+
 namespace goheap::acquire {
 
 namespace {
-
-#if defined(__x86_64__)
-constexpr uint16_t kMachine = EM_X86_64;
-#elif defined(__aarch64__)
-constexpr uint16_t kMachine = EM_AARCH64;
-#else
-constexpr uint16_t kMachine = 0;
-#endif
 
 constexpr uint64_t kChunk = 1 << 20;
 
@@ -150,7 +144,7 @@ std::vector<uint8_t> buildNotes(const CoreContents& c) {
 }  // namespace
 
 Status canWriteCores() {
-  if (kMachine == 0) {
+  if (kElfMachine == 0) {
     return Error("goheap snap works on Linux on amd64 and arm64 only; use gcore here");
   }
   return Status::success();
@@ -337,7 +331,7 @@ Elf64_Ehdr elfHeader(size_t phdr_count, uint64_t phdrs_at, uint64_t shdr_at) {
   eh.e_ident[EI_VERSION] = EV_CURRENT;
   eh.e_ident[EI_OSABI] = ELFOSABI_NONE;
   eh.e_type = ET_CORE;
-  eh.e_machine = kMachine;
+  eh.e_machine = kElfMachine;
   eh.e_version = EV_CURRENT;
   eh.e_phoff = phdrs_at;
   eh.e_ehsize = sizeof(Elf64_Ehdr);

@@ -12,6 +12,8 @@
 #include <cstring>
 #include <string_view>
 
+#include "acquire/this_machine.h"
+
 namespace goheap::acquire {
 
 namespace {
@@ -346,13 +348,6 @@ Expected<std::vector<SeccompProgram>> readSeccompFilters(pid_t tid) {
 
 std::string forkUnderSeccompProblem(const std::vector<SeccompProgram>& filters,
                                     uint64_t syscall_at) {
-#if defined(__x86_64__)
-  constexpr uint32_t kArch = AUDIT_ARCH_X86_64;
-#elif defined(__aarch64__)
-  constexpr uint32_t kArch = AUDIT_ARCH_AARCH64;
-#else
-  constexpr uint32_t kArch = 0;
-#endif
   struct Call {
     const char* name;
     long number;
@@ -369,7 +364,7 @@ std::string forkUnderSeccompProblem(const std::vector<SeccompProgram>& filters,
   for (const Call& c : calls) {
     seccomp_data data{};
     data.nr = static_cast<int>(c.number);
-    data.arch = kArch;
+    data.arch = kAuditArch;
     data.instruction_pointer = syscall_at + 2;  // after the syscall instruction
     for (size_t i = 0; i < 6; i++) data.args[i] = c.args[i];
     Expected<uint32_t> verdict = seccompVerdict(filters, data);

@@ -284,6 +284,19 @@ FlagSpec& CommandSpec::flag(std::string name, std::string metavar, std::string h
   return f;
 }
 
+FlagSpec& CommandSpec::sizeFlag(std::string name, std::string help, std::string default_value) {
+  FlagSpec& f = flag(std::move(name), "SIZE", std::move(help)).kind(ValueKind::ByteSize);
+  if (!default_value.empty()) f.defaultValue(std::move(default_value));
+  return f;
+}
+
+FlagSpec& CommandSpec::uintFlag(std::string name, std::string metavar, std::string help,
+                                std::string default_value) {
+  FlagSpec& f = flag(std::move(name), std::move(metavar), std::move(help)).kind(ValueKind::Uint);
+  if (!default_value.empty()) f.defaultValue(std::move(default_value));
+  return f;
+}
+
 FlagSpec& CommandSpec::boolFlag(std::string name, std::string help) {
   FlagSpec& f = flags_.emplace_back();
   f.name_ = std::move(name);

@@ -152,6 +152,12 @@ class CommandSpec {
   // A flag with a value: --name VALUE or --name=VALUE. `metavar` names the
   // value in help ("N", "SIZE", "ADDR").
   FlagSpec& flag(std::string name, std::string metavar, std::string help);
+  // A byte size, --name SIZE (64K, 1.5MB, 2GiB: the units are explained
+  // once, under the flags), with its default when not "".
+  FlagSpec& sizeFlag(std::string name, std::string help, std::string default_value = "");
+  // A count or a number of seconds, --name N, with its default when not "".
+  FlagSpec& uintFlag(std::string name, std::string metavar, std::string help,
+                     std::string default_value = "");
   // A switch without a value: --json.
   FlagSpec& boolFlag(std::string name, std::string help);
   // A flag whose value is one of `choices`, shown as --by type|site|shape.

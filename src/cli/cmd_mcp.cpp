@@ -36,11 +36,10 @@ CommandSpec mcpSpec() {
   spec.boolFlag("allow-pid",
                 "let a tool snap a running process (source pid:PID): it is paused while its "
                 "memory is copied");
-  spec.flag("heap-memory", "SIZE",
-            "memory the open heaps may take, by estimate (" + std::string(kByteSizeUnitsHelp) +
-                "); the least recently used are closed first")
-      .kind(ValueKind::ByteSize)
-      .defaultValue("8G");
+  spec.sizeFlag("heap-memory",
+                "memory the open heaps may take, by estimate; the least recently used are "
+                "closed first",
+                "8G");
   addSqlLimitFlags(spec, "the sql tool");
   spec.flag("live-seconds", "SECONDS",
             "how long a heap read from a running program (a URL, pid:PID) is kept before a "

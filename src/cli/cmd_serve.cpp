@@ -46,22 +46,19 @@ CommandSpec serveSpec() {
             "also answer requests whose Host header is NAME (a name of this machine that a "
             "proxy or /etc/hosts gives it; with :PORT, only that port)")
       .repeatable();
-  spec.flag("answer-cache", "SIZE",
-            "memory for the answers kept of suspects, dups, waste and diff (the least recently "
-            "asked go first); 0 keeps none")
-      .kind(ValueKind::ByteSize)
-      .defaultValue("256M");
+  spec.sizeFlag("answer-cache",
+                "memory for the answers kept of suspects, dups, waste and diff (the least "
+                "recently asked go first); 0 keeps none",
+                "256M");
   spec.flag("base", "OLD",
             "an earlier dump of the same program (a file or an http:// URL): the Diff page "
             "and /api/diff compare DUMP with it (EXE applies to both)")
       .defaultValue("");
   addSqlLimitFlags(spec, "the Query page, /api/sql and /mcp's sql tool");
-  spec.flag("sql-memory", "SIZE",
-            "what SQLite may allocate for all SQL queries together (sorts, groups); a query "
-            "that needs more fails (" +
-                std::string(kByteSizeUnitsHelp) + ")")
-      .kind(ValueKind::ByteSize)
-      .defaultValue("1G");
+  spec.sizeFlag("sql-memory",
+                "what SQLite may allocate for all SQL queries together (sorts, groups); a "
+                "query that needs more fails",
+                "1G");
   addCacheFlags(spec);
   spec.example("goheap serve heap.dump", "open http://127.0.0.1:8080/ in a browser");
   spec.example("goheap serve --pid 4242",

@@ -38,12 +38,8 @@ CommandSpec sqlSpec() {
       .repeatable();
   spec.flag("base", "OLD",
             "an earlier dump or core of the same program (same EXE), as the schema `old`");
-  spec.flag("max-rows", "N", "rows printed per query at most (0: all)")
-      .kind(ValueKind::Uint)
-      .defaultValue("10000");
-  spec.flag("timeout", "SECONDS", "stop a query that runs longer (0: never)")
-      .kind(ValueKind::Uint)
-      .defaultValue("0");
+  spec.uintFlag("max-rows", "N", "rows printed per query at most (0: all)", "10000");
+  spec.uintFlag("timeout", "SECONDS", "stop a query that runs longer (0: never)", "0");
   spec.boolFlag("schema",
                 "print every table's and function's columns as markdown (the schema section of "
                 "docs/sql.md), without opening a heap");

@@ -82,8 +82,7 @@ CommandSpec watchSpec() {
   spec.flag("output", "DIR", "the folder the snaps go to (made if missing); required").alias('o');
   spec.flag("every", "DURATION", "snap periodically, the first time at once")
       .kind(ValueKind::Duration);
-  spec.flag("rss-above", "SIZE", "snap when the process's RSS crosses SIZE upward")
-      .kind(ValueKind::ByteSize);
+  spec.sizeFlag("rss-above", "snap when the process's RSS crosses SIZE upward");
   spec.flag("cgroup-above", "PERCENT",
             "snap when the process's memory cgroup uses more than PERCENT of its limit");
   spec.flag("growth", "PERCENT",
@@ -92,15 +91,11 @@ CommandSpec watchSpec() {
             "the least time between two snaps fired by --rss-above, --cgroup-above or --growth")
       .kind(ValueKind::Duration)
       .defaultValue("1m");
-  spec.flag("count", "N", "stop after N snaps (default: go on until the process exits)")
-      .kind(ValueKind::Uint);
-  spec.flag("keep", "K", "keep the first snap and the last K-1")
-      .kind(ValueKind::Uint)
-      .defaultValue("3");
-  spec.flag("max-disk", "SIZE",
-            "the most disk the snaps may take (default: what leaves 10% of DIR's file system "
-            "free); the oldest but the baseline are deleted first")
-      .kind(ValueKind::ByteSize);
+  spec.uintFlag("count", "N", "stop after N snaps (default: go on until the process exits)");
+  spec.uintFlag("keep", "K", "keep the first snap and the last K-1", "3");
+  spec.sizeFlag("max-disk",
+                "the most disk the snaps may take (default: what leaves 10% of DIR's file "
+                "system free); the oldest but the baseline are deleted first");
   spec.boolFlag("no-fork",
                 "copy while the process is stopped, instead of from a fork of it (goheap snap "
                 "--no-fork)");

@@ -138,12 +138,10 @@ void addCacheFlags(CommandSpec& spec) {
                 std::to_string(kMaxThreads) +
                 "). Answers are the same on any number; e.g. --threads 1 on a busy machine")
       .kind(ValueKind::Uint);
-  spec.flag("cache-size", "SIZE",
-            "the most the index cache's folder may hold; the least recently used entries go "
-            "first (" +
-                std::string(kByteSizeUnitsHelp) + ")")
-      .kind(ValueKind::ByteSize)
-      .defaultValue("10G");
+  spec.sizeFlag("cache-size",
+                "the most the index cache's folder may hold; the least recently used entries "
+                "go first",
+                "10G");
   addDebugDirFlag(spec);
 }
 

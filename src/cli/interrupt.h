@@ -20,8 +20,9 @@ class InterruptGuard {
  public:
   InterruptGuard();
   ~InterruptGuard();
-  InterruptGuard(const InterruptGuard&) = delete;
-  InterruptGuard& operator=(const InterruptGuard&) = delete;
+  // Neither copied nor moved (a deleted move deletes the copies too): the
+  // handlers it saved come back once.
+  InterruptGuard(InterruptGuard&&) = delete;
 
  private:
   static constexpr int kSignals[3] = {SIGINT, SIGTERM, SIGHUP};

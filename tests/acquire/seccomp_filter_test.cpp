@@ -4,6 +4,8 @@
 // interpreter says it does.
 #include "acquire/seccomp_filter.h"
 
+#include "acquire/this_machine.h"
+
 #include <gtest/gtest.h>
 #include <linux/audit.h>
 #include <signal.h>
@@ -23,11 +25,7 @@
 namespace goheap::acquire {
 namespace {
 
-#if defined(__x86_64__)
-constexpr uint32_t kArch = AUDIT_ARCH_X86_64;
-#elif defined(__aarch64__)
-constexpr uint32_t kArch = AUDIT_ARCH_AARCH64;
-#endif
+constexpr uint32_t kArch = kAuditArch;
 
 constexpr uint32_t kNr = offsetof(seccomp_data, nr);
 constexpr uint32_t kArchAt = offsetof(seccomp_data, arch);

@@ -36,8 +36,11 @@ file -b "$goheap" | grep -q "stripped" || fail "the packaged goheap is not strip
 
 man_page=$work/root/usr/share/man/man1/goheap.1.gz
 [ -f "$man_page" ] || fail "no man page at /usr/share/man/man1/goheap.1.gz"
-zcat "$man_page" | grep -q '^\.SH "GOHEAP SUMMARY"' || fail "the man page has no section for goheap summary"
-zcat "$man_page" | grep -q 'goheap snap' || fail "the man page does not mention goheap snap"
+# Read whole first: grep -q would close the pipe early, and pipefail
+# would take zcat's SIGPIPE for a failure.
+man_text=$(zcat "$man_page")
+grep -q '^\.SH "GOHEAP SUMMARY"' <<<"$man_text" || fail "the man page has no section for goheap summary"
+grep -q '^\.SH "GOHEAP SNAP"' <<<"$man_text" || fail "the man page has no section for goheap snap"
 for doc in copyright changelog.gz; do
   [ -f "$work/root/usr/share/doc/goheap/$doc" ] || fail "no /usr/share/doc/goheap/$doc"
 done
