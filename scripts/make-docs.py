@@ -140,6 +140,11 @@ def roff(text):
     return text
 
 
+def entry(font, term, text):
+    """A tagged paragraph: `term` in bold (B) or italics (I), `text` under it."""
+    return f".TP\n.{font} {term}\n{roff(text)}\n"
+
+
 def man_page(version, intro, commands, overview_examples, helps):
     out = io.StringIO()
     w = out.write
@@ -156,11 +161,11 @@ def man_page(version, intro, commands, overview_examples, helps):
         w(".PP\n" + roff(p) + "\n")
     w(".SH COMMANDS\n")
     for name, summary in commands:
-        w(f".TP\n.B {roff(name)}\n{roff(summary)}\n")
+        w(entry("B", roff(name), summary))
     if overview_examples:
         w(".SH EXAMPLES\n")
         for command, what in overview_examples:
-            w(f".TP\n.B {roff(command)}\n{roff(what)}\n")
+            w(entry("B", roff(command), what))
     for h in helps:
         w(f'.SH "GOHEAP {roff(h.name.upper())}"\n')
         if h.usage:
@@ -170,19 +175,19 @@ def man_page(version, intro, commands, overview_examples, helps):
         if h.arguments:
             w(".SS Arguments\n")
             for arg, text in h.arguments:
-                w(f".TP\n.I {roff(arg)}\n{roff(text)}\n")
+                w(entry("I", roff(arg), text))
         if h.flags:
             w(".SS Flags\n")
             for f in h.flags:
                 spelled = (f"\\-{f.short}, " if f.short else "") + "\\-\\-" + roff(f.long)
                 value = f" \\fI{roff(f.value)}\\fR" if f.value else ""
-                w(f".TP\n.B {spelled}{value}\n{roff(f.text)}\n")
+                w(entry("B", spelled + value, f.text))
             for p in h.notes:
                 w(".PP\n" + roff(p) + "\n")
         if h.examples:
             w(".SS Examples\n")
             for command, what in h.examples:
-                w(f".TP\n.B {roff(command)}\n{roff(what)}\n")
+                w(entry("B", roff(command), what))
     w(".SH SEE ALSO\n")
     w("The README and docs/ of goheap's source: docs/cli\\-json.md (the JSON output), "
       "docs/sql.md (the SQL tables), docs/web\\-api.md (the HTTP API).\n")
