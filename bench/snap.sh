@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Usage: bench/snap.sh [--sparse] [--seccomp] [N]
+# Usage: bench/snap.sh [--sparse] [--seccomp] [--cgroup-room MIB] [N]
 #
 # goheap snap's pause, measured: runs bench/gen with about N (default
 # 15,000,000, a heap of about 1 GiB) objects in its live mode, snaps it
@@ -14,16 +14,24 @@
 # With --seccomp the generator runs under a seccomp filter that refuses one
 # system call it never makes with EPERM (build/goheap_seccomp_launcher
 # errno-acct), as a container runtime's default profile does.
+# With --cgroup-room MIB the generator runs in a memory cgroup of its own
+# (cgroup v1, as root) whose limit, once its heap is made, leaves MIB of room
+# (a pod near its limit): snap forks under CgroupGuard's watch.
 # Installs nothing; needs Go 1.24 (GOHEAP_GO124) and goheap built in build/
 # (or GOHEAP, the goheap to measure).
 set -euo pipefail
 
 SHAPES=default
 LAUNCH=()
+ROOM_MIB=
 while [ $# -gt 0 ]; do
   case "$1" in
     --sparse) SHAPES=sparse ;;
     --seccomp) LAUNCH=(build/goheap_seccomp_launcher errno-acct --) ;;
+    --cgroup-room)
+      ROOM_MIB=$2
+      shift
+      ;;
     *) break ;;
   esac
   shift
@@ -43,10 +51,16 @@ fi
 
 FIFO=$(mktemp -u)
 mkfifo "$FIFO"
-trap 'rm -f "$FIFO" "$OUT"/snap-bench.core; kill "$GEN" 2>/dev/null || true' EXIT
 if [ ${#LAUNCH[@]} -gt 0 ]; then
   ninja -C "$BUILD" -j2 goheap_seccomp_launcher >/dev/null
   LAUNCH[0]=$BUILD/goheap_seccomp_launcher
+fi
+CGROUP=
+trap 'rm -f "$FIFO" "$OUT"/snap-bench.core; kill "$GEN" 2>/dev/null || true; [ -z "$CGROUP" ] || { sleep 1; rmdir "$CGROUP" 2>/dev/null || true; }' EXIT
+if [ -n "$ROOM_MIB" ]; then
+  CGROUP=/sys/fs/cgroup/memory/goheap-snap-bench-$$
+  mkdir "$CGROUP"
+  LAUNCH=(sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$CGROUP" "${LAUNCH[@]}")
 fi
 GOHEAP_BENCH_SHAPES=$SHAPES GOHEAP_BENCH_LIVE=1 "${LAUNCH[@]}" "$OUT/gen" /dev/null "$N" <"$FIFO" >"$OUT/gen-live.txt" &
 GEN=$!
@@ -57,6 +71,11 @@ for _ in $(seq 1 600); do
 done
 cat "$OUT/gen-live.txt"
 grep VmRSS "/proc/$GEN/status"
+if [ -n "$CGROUP" ]; then
+  usage=$(cat "$CGROUP/memory.usage_in_bytes")
+  echo $((usage + ROOM_MIB * 1024 * 1024)) >"$CGROUP/memory.limit_in_bytes"
+  echo "memory cgroup: $((usage >> 20)) MiB used, limit $(($(cat "$CGROUP/memory.limit_in_bytes") >> 20)) MiB"
+fi
 for how in fork --no-fork; do
   for run in 1 2 3; do
     echo "snap $run ($how):"

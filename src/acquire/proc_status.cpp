@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <string_view>
 
 namespace goheap::acquire {
@@ -156,9 +157,29 @@ Expected<ProcStatus> readOwnProcStatus() {
   return parseProcStatus(text);
 }
 
-std::optional<CgroupMemory> readCgroupMemory(pid_t pid, std::string_view root) {
+bool rereadCgroupMemory(CgroupMemory& m) {
   // v1's "unlimited" is PAGE_COUNTER_MAX pages, just under 2^63 bytes.
   constexpr uint64_t kV1Unlimited = uint64_t{1} << 62;
+  const bool v2 = m.version == 2;
+  const std::string limit = readFileOrEmpty(m.dir + (v2 ? "/memory.max" : "/memory.limit_in_bytes"));
+  const std::string usage =
+      readFileOrEmpty(m.dir + (v2 ? "/memory.current" : "/memory.usage_in_bytes"));
+  if (limit.empty() || usage.empty()) return false;
+  m.usage_bytes = std::strtoull(usage.c_str(), nullptr, 10);
+  m.limit_bytes.reset();
+  if (!limit.starts_with("max")) {
+    const uint64_t max = std::strtoull(limit.c_str(), nullptr, 10);
+    if (max < kV1Unlimited) m.limit_bytes = max;
+  }
+  return true;
+}
+
+uint64_t cgroupRoom(const CgroupMemory& m) {
+  if (!m.limit_bytes) return std::numeric_limits<uint64_t>::max();
+  return *m.limit_bytes > m.usage_bytes ? *m.limit_bytes - m.usage_bytes : 0;
+}
+
+std::optional<CgroupMemory> readCgroupMemory(pid_t pid, std::string_view root) {
   const std::string cgroups = readFileOrEmpty("/proc/" + std::to_string(pid) + "/cgroup");
   std::string_view rest = cgroups;
   while (!rest.empty()) {
@@ -166,25 +187,16 @@ std::optional<CgroupMemory> readCgroupMemory(pid_t pid, std::string_view root) {
     const std::string_view line = rest.substr(0, eol);
     rest.remove_prefix(eol == std::string_view::npos ? rest.size() : eol + 1);
     CgroupMemory m;
-    std::string limit, usage;
     if (line.starts_with("0::")) {
       m.version = 2;
       m.dir = std::string(root) + std::string(line.substr(3));
-      limit = readFileOrEmpty(m.dir + "/memory.max");
-      usage = readFileOrEmpty(m.dir + "/memory.current");
     } else if (const size_t at = line.find(":memory:"); at != std::string_view::npos) {
       m.version = 1;
       m.dir = std::string(root) + "/memory" + std::string(line.substr(at + 8));
-      limit = readFileOrEmpty(m.dir + "/memory.limit_in_bytes");
-      usage = readFileOrEmpty(m.dir + "/memory.usage_in_bytes");
+    } else {
+      continue;
     }
-    if (limit.empty() || usage.empty()) continue;
-    m.usage_bytes = std::strtoull(usage.c_str(), nullptr, 10);
-    if (!limit.starts_with("max")) {
-      const uint64_t max = std::strtoull(limit.c_str(), nullptr, 10);
-      if (max < kV1Unlimited) m.limit_bytes = max;
-    }
-    return m;
+    if (rereadCgroupMemory(m)) return m;
   }
   return std::nullopt;
 }

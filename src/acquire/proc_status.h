@@ -75,6 +75,14 @@ inline constexpr std::string_view kCgroupRoot = "/sys/fs/cgroup";
 // process has none whose files can be read.
 std::optional<CgroupMemory> readCgroupMemory(pid_t pid, std::string_view root = kCgroupRoot);
 
+// Reads `m`'s usage and limit again, from its folder; false when they
+// cannot be read (the cgroup is gone).
+bool rereadCgroupMemory(CgroupMemory& m);
+
+// The room left below the limit of `m`: the limit less the usage, 0 when
+// over it; UINT64_MAX without a limit.
+uint64_t cgroupRoom(const CgroupMemory& m);
+
 // Where /proc/PID/exe points; " (deleted)" kept when the kernel adds it.
 Expected<std::string> readExeLink(pid_t pid);
 

@@ -14,6 +14,7 @@
 #include <array>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <limits>
@@ -26,16 +27,6 @@
 namespace goheap::acquire {
 
 namespace {
-
-// Room left under the memory cgroup of `pid`: memory.max minus
-// memory.current (v2), or limit_in_bytes minus usage_in_bytes (v1);
-// UINT64_MAX when unlimited or unknown.
-uint64_t cgroupRoom(pid_t pid) {
-  const std::optional<CgroupMemory> cgroup = readCgroupMemory(pid);
-  if (!cgroup || !cgroup->limit_bytes) return std::numeric_limits<uint64_t>::max();
-  const uint64_t max = *cgroup->limit_bytes;
-  return max > cgroup->usage_bytes ? max - cgroup->usage_bytes : 0;
-}
 
 #if defined(__x86_64__)
 
@@ -185,7 +176,8 @@ ForkConditions readForkConditions(pid_t pid) {
       c.seccomp = std::max(c.seccomp, st->seccomp);
   }
   c.mem_available_bytes = memAvailableBytes();
-  c.cgroup_room_bytes = cgroupRoom(pid);
+  const std::optional<CgroupMemory> cgroup = readCgroupMemory(pid);
+  c.cgroup_room_bytes = cgroup ? cgroupRoom(*cgroup) : std::numeric_limits<uint64_t>::max();
   return c;
 }
 
@@ -217,20 +209,69 @@ std::string forkRefusal(const ForkConditions& c) {
            " in /proc/PID/status), whose filters were not checked";
   }
   if (c.seccomp != 0 && !c.seccomp_problem->empty()) return *c.seccomp_problem;
-  // Every page the process writes during the copy is duplicated; a full
-  // rewrite duplicates all its anonymous memory. Keep a margin besides.
-  const uint64_t need = c.rss_anon_bytes + c.rss_anon_bytes / 8 + (64 << 20);
+  const uint64_t need = forkWorstCaseBytes(c.rss_anon_bytes);
   if (c.mem_available_bytes < need) {
     return "copy-on-write may need up to " + formatBytes(need) +
            " (the process's anonymous memory and a margin) and the machine has " +
            formatBytes(c.mem_available_bytes) + " available";
   }
-  if (c.cgroup_room_bytes < need) {
+  if (c.cgroup_room_bytes < kForkCgroupMargin) {
+    return "its memory cgroup has " + formatBytes(c.cgroup_room_bytes) +
+           " left below its limit, less than the " + formatBytes(kForkCgroupMargin) +
+           " a fork keeps free";
+  }
+  if (c.cgroup_room_bytes < need && !c.core_restartable) {
     return "copy-on-write may need up to " + formatBytes(need) +
            " (the process's anonymous memory and a margin) and its memory cgroup has " +
-           formatBytes(c.cgroup_room_bytes) + " left below memory.max";
+           formatBytes(c.cgroup_room_bytes) +
+           " left below its limit; a fork dropped to keep that room could not be copied again "
+           "into a core already streamed (-o -): write to a file to fork";
   }
   return "";
+}
+
+uint64_t forkWorstCaseBytes(uint64_t rss_anon_bytes) {
+  // Every page the process writes during the copy is duplicated; a full
+  // rewrite duplicates all its anonymous memory. Keep a margin besides.
+  return rss_anon_bytes + rss_anon_bytes / 8 + (64 << 20);
+}
+
+CgroupGuard::CgroupGuard(pid_t pid, pid_t copy, uint64_t margin)
+    : copy_(copy), margin_(margin), least_room_(std::numeric_limits<uint64_t>::max()) {
+  std::optional<CgroupMemory> cgroup = readCgroupMemory(pid);
+  if (!cgroup || !cgroup->limit_bytes) return;
+  thread_ = std::thread([this, cgroup = std::move(*cgroup)]() mutable { watch(std::move(cgroup)); });
+}
+
+void CgroupGuard::watch(CgroupMemory cgroup) {
+  std::unique_lock lock(mutex_);
+  while (!stopping_) {
+    if (rereadCgroupMemory(cgroup)) {
+      const uint64_t room = cgroupRoom(cgroup);
+      if (room < least_room_.load()) least_room_.store(room);
+      if (room < margin_) {
+        ::kill(copy_, SIGKILL);
+        tripped_room_.store(room);
+        tripped_.store(true);
+        return;
+      }
+    }
+    wake_.wait_for(lock, std::chrono::milliseconds(2), [this] { return stopping_; });
+  }
+}
+
+void CgroupGuard::stop() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+std::optional<uint64_t> CgroupGuard::trippedAtRoom() const {
+  if (!tripped_.load()) return std::nullopt;
+  return tripped_room_.load();
 }
 
 uint64_t findSyscallInstruction(pid_t pid, const std::string& maps_text) {
@@ -288,6 +329,12 @@ Expected<ProcessCopy> ProcessCopy::make(pid_t pid, StoppedThread& thread, uint64
     while (::waitpid(copy, &status, __WALL) < 0 && errno == EINTR) {
     }
     ::ptrace(PTRACE_SETOPTIONS, copy, nullptr, PTRACE_O_EXITKILL);
+    // Should its memory cgroup run out all the same, the OOM killer is to
+    // take the copy, not the process (raising the score needs no privilege).
+    if (std::FILE* adj = std::fopen(("/proc/" + std::to_string(copy) + "/oom_score_adj").c_str(), "w")) {
+      std::fputs("1000", adj);
+      std::fclose(adj);
+    }
   }
   if (!result || copy == 0 || *result != pidInItsNamespace(copy)) {
     std::string why =

@@ -19,11 +19,16 @@
 
 #include <sys/types.h>
 
+#include <atomic>
+#include <condition_variable>
 #include <cstdint>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "acquire/proc_status.h"
 #include "acquire/process_stopper.h"
 #include "util/error.h"
 
@@ -36,6 +41,9 @@ struct ForkConditions {
   uint64_t mem_available_bytes = 0;  // /proc/meminfo MemAvailable
   uint64_t cgroup_room_bytes = 0;    // memory.max - memory.current; UINT64_MAX when unlimited
   bool amd64 = false;                // goheap and the process both 64-bit x86
+  // Whether the core can be begun again from its first byte (a file, not a
+  // pipe): then a fork the cgroup guard drops is copied again, stopped.
+  bool core_restartable = true;
   // Under a seccomp filter (seccomp 2), set once the threads are stopped
   // (seccompForkProblem): why the filters of the thread made to fork make
   // the fork unsafe, or "" when they allow every call it needs.
@@ -54,9 +62,21 @@ ForkConditions readForkConditions(pid_t pid);
 std::string seccompForkProblem(pid_t tid, uint64_t syscall_at, bool fork_anyway,
                                uint64_t rss_anon_bytes);
 
+// The least room a memory cgroup keeps while a fork of one of its processes
+// is read: below it the fork is not made, or dropped (CgroupGuard). A Go
+// program allocating flat out writes about 1 GiB/s: the guard, looking every
+// 2 ms, sees the room fall long before these 8 MiB are gone.
+inline constexpr uint64_t kForkCgroupMargin = uint64_t{8} << 20;
+
+// The worst case of copy-on-write for a process with `rss_anon_bytes` of
+// anonymous memory: all of it rewritten during the copy, and a margin.
+uint64_t forkWorstCaseBytes(uint64_t rss_anon_bytes);
+
 // Why a fork copy must not be made under `c`, worded for the user, or ""
 // when it may. Copy-on-write may duplicate every page the process writes
-// while snap copies, up to all its anonymous memory: that much must be free.
+// while snap copies, up to all its anonymous memory: the machine must have
+// that much available. A memory cgroup needs only kForkCgroupMargin of room,
+// because CgroupGuard watches it, unless the core cannot be begun again.
 std::string forkRefusal(const ForkConditions& c);
 
 class ProcessCopy {
@@ -91,6 +111,42 @@ class ProcessCopy {
   pid_t parent_ = 0, copy_ = 0;
   uint64_t syscall_at_ = 0;  // a syscall instruction in the process's code
   uint64_t fork_ns_ = 0;
+};
+
+// Watches the memory cgroup of process `pid` while its fork `copy` is read,
+// from a thread of its own, every 2 ms. When the cgroup's room falls below
+// `margin` it kills the fork at once (SIGKILL): the pages copy-on-write
+// duplicated go with it, before the kernel's OOM killer must choose a
+// victim, which could be the process itself. The snap then copies the
+// process again, stopped (snap.cpp).
+class CgroupGuard {
+ public:
+  // Nothing is watched when `pid` has no memory cgroup with a limit.
+  CgroupGuard(pid_t pid, pid_t copy, uint64_t margin);
+  ~CgroupGuard() { stop(); }
+  CgroupGuard(const CgroupGuard&) = delete;
+  CgroupGuard& operator=(const CgroupGuard&) = delete;
+
+  // Ends the watch; safe to call twice. Call it before the fork is reaped,
+  // so that its pid is never signalled once it may be reused.
+  void stop();
+  // The room seen when the guard killed the fork; nothing if it did not.
+  std::optional<uint64_t> trippedAtRoom() const;
+  // The least room seen while watching (UINT64_MAX when nothing was seen).
+  uint64_t leastRoom() const { return least_room_.load(); }
+
+ private:
+  void watch(CgroupMemory cgroup);
+
+  pid_t copy_;
+  uint64_t margin_;
+  std::atomic<bool> tripped_{false};
+  std::atomic<uint64_t> tripped_room_{0};
+  std::atomic<uint64_t> least_room_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stopping_ = false;
+  std::thread thread_;
 };
 
 // The address of a syscall instruction in one of `pid`'s executable

@@ -1,6 +1,7 @@
 #include "acquire/snap.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -233,182 +234,239 @@ Expected<SnapResult> snapProcess(pid_t pid, std::FILE* out, const SnapOptions& o
   auto end_phase = [&] { sink.endPhase(); };
   auto interrupted = [&] { return options.interrupted != nullptr && options.interrupted->load(); };
 
-  ForkConditions fork_conditions = options.fork ? readForkConditions(pid) : ForkConditions{};
-  const Clock::time_point stop_start = Clock::now();
-  ProcessStopper stopper(pid);
-  phase("stop threads", 0);
-  Status stopped = stopper.stopAll(options.interrupted);
-  end_phase();
-  if (!stopped) {
-    if (interrupted()) return Error("interrupted; " + who + " runs on, no core written");
-    return stopped.error();
-  }
-  auto pause_ends = [&] {
-    stopper.resumeAll();
-    result.pause_ns = static_cast<uint64_t>(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - stop_start).count());
-  };
-
-  Expected<std::string> maps_text = readProcFile(pid, "maps");
-  if (!maps_text) return maps_text.error();
-  Expected<std::vector<Mapping>> mappings = parseMaps(*maps_text);
-  if (!mappings) return mappings.error();
-  // The registers are read; the memory comes from a fork when one can be
-  // made, and the process goes on at once.
-  const std::vector<StoppedThread> threads = stopper.threads();
-  std::optional<ProcessCopy> copy;
-  if (options.fork) {
-    const uint64_t syscall_at = findSyscallInstruction(pid, *maps_text);
-    if (fork_conditions.seccomp == 2) {
-      fork_conditions.seccomp_problem =
-          seccompForkProblem(threads.front().tid, syscall_at, options.fork_under_seccomp,
-                             fork_conditions.rss_anon_bytes);
-    }
-    result.no_fork_reason = forkRefusal(fork_conditions);
-    if (result.no_fork_reason.empty()) {
-      phase("fork", 0);
-      Expected<ProcessCopy> made = ProcessCopy::make(pid, stopper.threads().front(), syscall_at);
-      end_phase();
-      if (made) {
-        copy.emplace(made.take());
-        result.forked = true;
-        result.fork_ns = copy->forkNanoseconds();
-        pause_ends();
-      } else {
-        result.no_fork_reason = "the fork failed: " + made.error().message();
-      }
-    }
-  }
-  const pid_t source = copy ? copy->pid() : pid;
-  Fd copy_mem_fd, copy_pagemap_fd;
-  if (copy) {
-    Expected<int> m = openProc(source, "mem");
-    if (!m) return m.error();
-    copy_mem_fd.reset(*m);
-    Expected<int> p = openProc(source, "pagemap");
-    if (!p) return p.error();
-    copy_pagemap_fd.reset(*p);
-  }
-  const int source_mem = copy ? copy_mem_fd.get() : mem_fd.get();
-  const int source_pagemap = copy ? copy_pagemap_fd.get() : pagemap_fd.get();
-  // Whether the memory being read is gone, and the error saying so.
-  auto source_gone = [&]() -> std::optional<Error> {
-    if (copy) {
-      if (copy->alive()) return std::nullopt;
-      return Error("the fork of " + who +
-                   " was killed during the copy (the OOM killer?); no core written; "
-                   "--no-fork copies while the process is stopped");
-    }
-    if (!stopper.processGone()) return std::nullopt;
-    return Error(who + " exited during the copy; no core written");
-  };
-
-  PlanInputs plan_inputs;
-  plan_inputs.mappings = &*mappings;
-  plan_inputs.page_size = page_size;
-  plan_inputs.touched = [&](uint64_t start, uint64_t end) {
-    return touchedPages(source_pagemap, start, end, page_size);
-  };
-  plan_inputs.is_elf_header = [&](const Mapping& m) { return startsWithElfHeader(source_mem, m); };
-  Expected<MemoryPlan> plan = planMemory(plan_inputs);
-  if (!plan) return plan.error();
-
-  CoreContents contents;
-  contents.pid = pid;
-  contents.threads = &threads;
-  contents.mappings = &*mappings;
-  contents.plan = &*plan;
-  if (Expected<std::string> auxv = readProcFile(pid, "auxv")) contents.auxv = auxv.take();
-  contents.name = status->name;
-  contents.command_line = commandLine(pid);
-  contents.state = status->state;
-  contents.uid = status->real_uid;
-  contents.page_size = page_size;
-  contents.note.pid = static_cast<uint64_t>(pid);
-  contents.note.exe_path = result.exe_path;
-  contents.note.build_id = exe->buildId();
-  contents.note.go_version = result.go_version;
-  contents.note.untouched_is_zero = true;
-  if (!options.exe_copy_path.empty()) {
-    contents.note.exe_copy = std::filesystem::path(options.exe_copy_path).filename().string();
-  }
-  // Every mapping with its Rss, for `goheap memory`: from the process
-  // itself, not its fork, whose Rss leaves out the shared file pages it has
-  // not touched. With a fork the process runs on by now and is not held for
-  // it; without one this is part of the pause (a few milliseconds).
-  contents.note.mappings = noteMappings(*mappings, readProcFile(pid, "smaps"));
-  contents.read_memory = [&](uint64_t addr, std::span<uint8_t> into) -> Status {
-    if (interrupted()) return Error("interrupted; " + who + " runs on, no core written");
-    if (options.copy_delay_ms != 0 && !stopper.processGone()) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(options.copy_delay_ms));
-    }
-    // process_vm_readv copies straight from the process's pages, several
-    // times faster than /proc/PID/mem's page-at-a-time copy; the latter
-    // reads what it refuses (a mapping without read permission to it).
-    // Not from a fork: process_vm_readv pins the pages it reads, and the
-    // kernel pins a page shared copy-on-write only after copying it, so
-    // the read would duplicate the fork's memory page by page.
-    iovec local{into.data(), into.size()};
-    iovec remote{reinterpret_cast<void*>(addr), into.size()};
-    if (!copy &&
-        ::process_vm_readv(source, &local, 1, &remote, 1, 0) == static_cast<ssize_t>(into.size())) {
-      return Status::success();
-    }
-    size_t done = 0;
-    while (done < into.size()) {
-      const ssize_t n = ::pread(source_mem, into.data() + done, into.size() - done,
-                                static_cast<off_t>(addr + done));
-      if (n < 0 && errno == EINTR) {
-        if (interrupted()) return Error("interrupted; " + who + " runs on, no core written");
-        continue;
-      }
-      if (n <= 0) {
-        if (std::optional<Error> gone = source_gone()) return *gone;
-        // Memory unmapped under us cannot happen while every thread is
-        // stopped (or in a fork); a page that cannot be read (a device
-        // mapping) reads as zero.
-        std::memset(into.data() + done, 0, into.size() - done);
-        break;
-      }
-      done += static_cast<size_t>(n);
-    }
-    if (std::optional<Error> gone = source_gone()) return *gone;
-    return Status::success();
-  };
-  contents.sink = &sink;
-  // Into memory while the process is stopped when half the available
-  // memory holds the core, so that it waits for the copy only, not for
-  // the disk. A fork is read straight into the file.
-  FileOutput file(out);
-  std::unique_ptr<MemoryOutput> memory;
-  if (!copy && plan->copied_bytes + (64 << 20) < memAvailableBytes() / 2) {
-    memory = std::make_unique<MemoryOutput>(plan->copied_bytes + (16 << 20));
-  }
-  phase("copy memory", plan->copied_bytes);
-  contents.executable = std::move(carried_exe);
-  CoreOutput& core_out =
-      memory ? static_cast<CoreOutput&>(*memory) : static_cast<CoreOutput&>(file);
-  Expected<uint64_t> written =
-      options.stream ? writeCoreInOrder(contents, core_out) : writeCore(contents, core_out);
-  end_phase();
-  result.threads = threads.size();
-  if (!copy) pause_ends();
-  if (copy) {
-    result.copied_on_write_bytes = copy->copiedOnWriteBytes();
-    result.exited_during_copy = stopper.processGone();
-    if (Status s = copy->discard(); !s) result.copy_warning = s.error().message();
-  }
-  if (!written) return written.error();
-  if (memory) {
-    phase("write core", memory->size());
-    Status s = memory->writeTo(out, sink);
+  // Whether the core can be begun again (CgroupGuard's drop): a file from
+  // its first byte, not a pipe.
+  struct stat out_stat {};
+  const bool restartable = !options.stream && ::fstat(::fileno(out), &out_stat) == 0 &&
+                           S_ISREG(out_stat.st_mode) && std::ftell(out) == 0;
+  bool may_fork = options.fork;
+  uint64_t earlier_pause_ns = 0;
+  for (int round = 0;; round++) {
+    ForkConditions fork_conditions = may_fork ? readForkConditions(pid) : ForkConditions{};
+    fork_conditions.core_restartable = restartable;
+    const Clock::time_point stop_start = Clock::now();
+    ProcessStopper stopper(pid);
+    phase("stop threads", 0);
+    Status stopped = stopper.stopAll(options.interrupted);
     end_phase();
-    if (!s) return s.error();
-  }
+    if (!stopped) {
+      if (interrupted()) return Error("interrupted; " + who + " runs on, no core written");
+      return stopped.error();
+    }
+    auto pause_ends = [&] {
+      stopper.resumeAll();
+      result.pause_ns = earlier_pause_ns + static_cast<uint64_t>(
+          std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - stop_start).count());
+    };
 
-  result.core_bytes = *written;
-  result.writable_bytes = plan->writable_bytes;
-  result.segments = plan->segments.size();
+    Expected<std::string> maps_text = readProcFile(pid, "maps");
+    if (!maps_text) return maps_text.error();
+    Expected<std::vector<Mapping>> mappings = parseMaps(*maps_text);
+    if (!mappings) return mappings.error();
+    // The registers are read; the memory comes from a fork when one can be
+    // made, and the process goes on at once.
+    const std::vector<StoppedThread> threads = stopper.threads();
+    std::optional<ProcessCopy> copy;
+    std::optional<CgroupGuard> guard;
+    if (may_fork) {
+      const uint64_t syscall_at = findSyscallInstruction(pid, *maps_text);
+      if (fork_conditions.seccomp == 2) {
+        fork_conditions.seccomp_problem =
+            seccompForkProblem(threads.front().tid, syscall_at, options.fork_under_seccomp,
+                               fork_conditions.rss_anon_bytes);
+      }
+      result.no_fork_reason = forkRefusal(fork_conditions);
+      if (result.no_fork_reason.empty()) {
+        phase("fork", 0);
+        Expected<ProcessCopy> made = ProcessCopy::make(pid, stopper.threads().front(), syscall_at);
+        end_phase();
+        if (made) {
+          copy.emplace(made.take());
+          result.forked = true;
+          result.fork_ns = copy->forkNanoseconds();
+          // Copy-on-write could outgrow the cgroup's room: watched (and the
+          // fork dropped) before it does.
+          if (fork_conditions.cgroup_room_bytes <
+              forkWorstCaseBytes(fork_conditions.rss_anon_bytes)) {
+            guard.emplace(pid, copy->pid(), kForkCgroupMargin);
+          }
+          pause_ends();
+        } else {
+          result.no_fork_reason = "the fork failed: " + made.error().message();
+        }
+      }
+    }
+    const pid_t source = copy ? copy->pid() : pid;
+    Fd copy_mem_fd, copy_pagemap_fd;
+    if (copy) {
+      Expected<int> m = openProc(source, "mem");
+      if (!m) return m.error();
+      copy_mem_fd.reset(*m);
+      Expected<int> p = openProc(source, "pagemap");
+      if (!p) return p.error();
+      copy_pagemap_fd.reset(*p);
+    }
+    const int source_mem = copy ? copy_mem_fd.get() : mem_fd.get();
+    const int source_pagemap = copy ? copy_pagemap_fd.get() : pagemap_fd.get();
+    // Whether the memory being read is gone, and the error saying so.
+    auto source_gone = [&]() -> std::optional<Error> {
+      if (copy) {
+        if (copy->alive()) return std::nullopt;
+        if (guard && guard->trippedAtRoom()) {
+          return Error("the fork of " + who + " was dropped to keep its memory cgroup's room");
+        }
+        return Error("the fork of " + who +
+                     " was killed during the copy (the OOM killer?); no core written; "
+                     "--no-fork copies while the process is stopped");
+      }
+      if (!stopper.processGone()) return std::nullopt;
+      return Error(who + " exited during the copy; no core written");
+    };
+
+    PlanInputs plan_inputs;
+    plan_inputs.mappings = &*mappings;
+    plan_inputs.page_size = page_size;
+    plan_inputs.touched = [&](uint64_t start, uint64_t end) {
+      return touchedPages(source_pagemap, start, end, page_size);
+    };
+    plan_inputs.is_elf_header = [&](const Mapping& m) { return startsWithElfHeader(source_mem, m); };
+    Expected<MemoryPlan> plan = planMemory(plan_inputs);
+    if (!plan) return plan.error();
+
+    CoreContents contents;
+    contents.pid = pid;
+    contents.threads = &threads;
+    contents.mappings = &*mappings;
+    contents.plan = &*plan;
+    if (Expected<std::string> auxv = readProcFile(pid, "auxv")) contents.auxv = auxv.take();
+    contents.name = status->name;
+    contents.command_line = commandLine(pid);
+    contents.state = status->state;
+    contents.uid = status->real_uid;
+    contents.page_size = page_size;
+    contents.note.pid = static_cast<uint64_t>(pid);
+    contents.note.exe_path = result.exe_path;
+    contents.note.build_id = exe->buildId();
+    contents.note.go_version = result.go_version;
+    contents.note.untouched_is_zero = true;
+    if (!options.exe_copy_path.empty()) {
+      contents.note.exe_copy = std::filesystem::path(options.exe_copy_path).filename().string();
+    }
+    // Every mapping with its Rss, for `goheap memory`: from the process
+    // itself, not its fork, whose Rss leaves out the shared file pages it has
+    // not touched. With a fork the process runs on by now and is not held for
+    // it; without one this is part of the pause (a few milliseconds).
+    contents.note.mappings = noteMappings(*mappings, readProcFile(pid, "smaps"));
+    uint64_t copied_bytes = 0;
+    contents.read_memory = [&](uint64_t addr, std::span<uint8_t> into) -> Status {
+      if (interrupted()) return Error("interrupted; " + who + " runs on, no core written");
+      if (options.copy_delay_ms != 0 && round == 0 && !stopper.processGone()) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(options.copy_delay_ms));
+      }
+      copied_bytes += into.size();
+      // process_vm_readv copies straight from the process's pages, several
+      // times faster than /proc/PID/mem's page-at-a-time copy; the latter
+      // reads what it refuses (a mapping without read permission to it).
+      // Not from a fork: process_vm_readv pins the pages it reads, and the
+      // kernel pins a page shared copy-on-write only after copying it, so
+      // the read would duplicate the fork's memory page by page.
+      iovec local{into.data(), into.size()};
+      iovec remote{reinterpret_cast<void*>(addr), into.size()};
+      if (!copy && ::process_vm_readv(source, &local, 1, &remote, 1, 0) ==
+                       static_cast<ssize_t>(into.size())) {
+        return Status::success();
+      }
+      size_t done = 0;
+      while (done < into.size()) {
+        const ssize_t n = ::pread(source_mem, into.data() + done, into.size() - done,
+                                  static_cast<off_t>(addr + done));
+        if (n < 0 && errno == EINTR) {
+          if (interrupted()) return Error("interrupted; " + who + " runs on, no core written");
+          continue;
+        }
+        if (n <= 0) {
+          if (std::optional<Error> gone = source_gone()) return *gone;
+          // Memory unmapped under us cannot happen while every thread is
+          // stopped (or in a fork); a page that cannot be read (a device
+          // mapping) reads as zero.
+          std::memset(into.data() + done, 0, into.size() - done);
+          break;
+        }
+        done += static_cast<size_t>(n);
+      }
+      if (std::optional<Error> gone = source_gone()) return *gone;
+      return Status::success();
+    };
+    contents.sink = &sink;
+    // Into memory while the process is stopped when half the available
+    // memory holds the core, so that it waits for the copy only, not for
+    // the disk. A fork is read straight into the file.
+    FileOutput file(out);
+    std::unique_ptr<MemoryOutput> memory;
+    if (!copy && plan->copied_bytes + (64 << 20) < memAvailableBytes() / 2) {
+      memory = std::make_unique<MemoryOutput>(plan->copied_bytes + (16 << 20));
+    }
+    phase("copy memory", plan->copied_bytes);
+    // Kept for a second round only where there can be one.
+    contents.executable = restartable ? carried_exe : std::move(carried_exe);
+    CoreOutput& core_out =
+        memory ? static_cast<CoreOutput&>(*memory) : static_cast<CoreOutput&>(file);
+    Expected<uint64_t> written =
+        options.stream ? writeCoreInOrder(contents, core_out) : writeCore(contents, core_out);
+    end_phase();
+    result.threads = threads.size();
+    if (!copy) pause_ends();
+    std::optional<uint64_t> dropped_at_room;
+    if (guard) {
+      guard->stop();
+      dropped_at_room = guard->trippedAtRoom();
+    }
+    bool fork_lost = false;
+    if (copy) {
+      fork_lost = !copy->alive();
+      result.copied_on_write_bytes = copy->copiedOnWriteBytes();
+      result.exited_during_copy = stopper.processGone();
+      if (Status s = copy->discard(); !s) result.copy_warning = s.error().message();
+    }
+    if (!written && fork_lost && !result.exited_during_copy && restartable) {
+      // The fork is gone (dropped by the guard, or taken by the OOM killer,
+      // which its score points at), the process lives and runs on: copy it
+      // again, stopped, into a core begun anew. It was paused twice, and the
+      // pause counts both.
+      std::fflush(out);
+      if (::ftruncate(::fileno(out), 0) != 0 || std::fseek(out, 0, SEEK_SET) != 0) {
+        return Error(std::string("cannot begin the core again: ") + std::strerror(errno));
+      }
+      earlier_pause_ns = result.pause_ns;
+      result.forked = false;
+      result.fork_dropped = true;
+      const std::string progress =
+          " after " + formatBytes(copied_bytes) + " of " + formatBytes(plan->copied_bytes) +
+          " had been copied";
+      result.no_fork_reason =
+          dropped_at_room
+              ? "its fork was dropped" + progress + ", when its memory cgroup had " +
+                    formatBytes(*dropped_at_room) + " left (goheap keeps " +
+                    formatBytes(kForkCgroupMargin) +
+                    "), so that copy-on-write could not run it out of memory"
+              : "its fork was killed" + progress + " (by the OOM killer?)";
+      result.no_fork_reason += "; the pause counts the fork's too";
+      sink.note(who + ": " + result.no_fork_reason + "; copying it again while it is stopped");
+      may_fork = false;
+      continue;
+    }
+    if (!written) return written.error();
+    if (memory) {
+      phase("write core", memory->size());
+      Status s = memory->writeTo(out, sink);
+      end_phase();
+      if (!s) return s.error();
+    }
+    result.writable_bytes = plan->writable_bytes;
+    result.segments = plan->segments.size();
+    result.core_bytes = *written;
+    break;
+  }
   if (!options.exe_copy_path.empty()) {
     if (Status s = copyFile(exe_fd.get(), options.exe_copy_path); !s) return s.error();
     result.exe_copy_path = options.exe_copy_path;

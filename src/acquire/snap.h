@@ -33,8 +33,8 @@ struct SnapOptions {
   // Told each phase ("stop threads", "copy memory" with the bytes to copy,
   // "write core") as it runs; none for null.
   Sink* sink = nullptr;
-  // For tests of what happens mid-copy: a pause before each read, for as
-  // long as the process lives.
+  // For tests of what happens mid-copy: a pause before each read of the
+  // first copy (not one made again), for as long as the process lives.
   unsigned copy_delay_ms = 0;
   // Copy from a copy-on-write fork of the process (process_copy.h), so
   // that the process pauses only for the fork; false (--no-fork) copies
@@ -59,6 +59,9 @@ struct SnapResult {
   uint64_t writable_bytes = 0;  // the process's writable mappings, all of them
   uint64_t threads = 0, segments = 0;
   bool forked = false;                 // the copy was read from a fork
+  // A fork was made, then dropped by CgroupGuard to keep its cgroup's room,
+  // and the process copied again while stopped (no_fork_reason says so).
+  bool fork_dropped = false;
   std::string no_fork_reason;          // why not, when a fork was wanted
   uint64_t fork_ns = 0;                // the fork itself, within the pause
   uint64_t copied_on_write_bytes = 0;  // held by the fork alone: the process wrote or freed them

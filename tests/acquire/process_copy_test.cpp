@@ -41,9 +41,27 @@ TEST(ForkRefusal, EachConditionIsNamed) {
   c.mem_available_bytes = 2ULL << 30;
   EXPECT_EQ(forkRefusal(c), "");
 
+  // A cgroup needs only the guard's margin (CgroupGuard drops the fork
+  // before it runs out)...
   c = roomy();
   c.cgroup_room_bytes = 512ULL << 20;
-  EXPECT_NE(forkRefusal(c).find("its memory cgroup has 512 MiB left"), std::string::npos)
+  EXPECT_EQ(forkRefusal(c), "");
+  c.cgroup_room_bytes = kForkCgroupMargin;
+  EXPECT_EQ(forkRefusal(c), "");
+  c.cgroup_room_bytes = kForkCgroupMargin - 1;
+  EXPECT_NE(forkRefusal(c).find("its memory cgroup has 8 MiB left below its limit, less than the "
+                                "8 MiB a fork keeps free"),
+            std::string::npos)
+      << forkRefusal(c);
+  // ...unless a dropped fork could not be copied again: a streamed core.
+  c = roomy();
+  c.core_restartable = false;
+  EXPECT_EQ(forkRefusal(c), "");
+  c.cgroup_room_bytes = 512ULL << 20;
+  EXPECT_NE(forkRefusal(c).find("its memory cgroup has 512 MiB left below its limit; a fork "
+                                "dropped to keep that room could not be copied again into a core "
+                                "already streamed (-o -)"),
+            std::string::npos)
       << forkRefusal(c);
 }
 

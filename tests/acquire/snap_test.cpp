@@ -40,6 +40,7 @@
 #include "support/json_value.h"
 #include "support/kernel_core.h"
 #include "support/live_process.h"
+#include "support/memory_cgroup.h"
 #include "support/memory_truth.h"
 #include "support/open_heap.h"
 #include "support/param_names.h"
@@ -752,6 +753,72 @@ TEST_F(SnapErrors, ASeccompProcessWhoseFilterCannotBeReadIsCopiedWhileStopped) {
   EXPECT_EQ(zoo->finish(), 0);
 }
 
+// A process in a memory cgroup with far less room than a whole rewrite of
+// its memory would duplicate (a pod near its limit) is forked all the same:
+// CgroupGuard watches the room while the fork is read.
+TEST_F(SnapErrors, AProcessInATightMemoryCgroupIsForked) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root, to make a memory cgroup";
+  const testing::MemoryCgroup cgroup("snap-room");
+  ASSERT_TRUE(cgroup.usable()) << testing::MemoryCgroup::whyNotUsable();
+  auto zoo = startZoo("go1.24", dir_.path, "live");
+  cgroup.add(zoo->pid());
+  cgroup.leaveRoom(24 << 20);
+  expectSnappedFromAFork(*zoo, dir_.path + "/room.core");
+  EXPECT_GT(cgroup.limit(), cgroup.usage());
+}
+
+// Below CgroupGuard's margin a fork is not even made.
+TEST_F(SnapErrors, AProcessWithoutRoomInItsCgroupIsCopiedWhileStopped) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root, to make a memory cgroup";
+  const testing::MemoryCgroup cgroup("snap-full");
+  ASSERT_TRUE(cgroup.usable()) << testing::MemoryCgroup::whyNotUsable();
+  auto zoo = startZoo("go1.24", dir_.path, "live");
+  const ZooState before = stateOf(*zoo);
+  cgroup.add(zoo->pid());
+  cgroup.leaveRoom(2 << 20);
+  const testing::RunResult r =
+      testing::runGoheap({"snap", std::to_string(zoo->pid()), "-o", dir_.path + "/full.core"});
+  ASSERT_EQ(r.code, 0) << r.describe();
+  EXPECT_NE(r.out.find("copied while it was stopped, not from a fork: its memory cgroup has "),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("less than the 8 MiB a fork keeps free"), std::string::npos) << r.out;
+  expectLeftAsFound(*zoo, before);
+  auto snapshot = testing::openSnapshot(dir_.path + "/full.core");
+  ASSERT_TRUE(snapshot.ok()) << snapshot.error().message();
+  EXPECT_EQ(zoo->finish(), 0);
+}
+
+// zoo's churn rewrites its heap all the time: under a slowed copy its
+// copy-on-write soon eats a 12 MiB room. The guard drops the fork before
+// the cgroup runs out, and snap copies zoo again, stopped: the core is
+// whole, and zoo lives on.
+TEST_F(SnapErrors, AForkThatRunsItsCgroupLowIsDroppedAndCopiedAgain) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root, to make a memory cgroup";
+  const testing::MemoryCgroup cgroup("snap-guard");
+  ASSERT_TRUE(cgroup.usable()) << testing::MemoryCgroup::whyNotUsable();
+  auto zoo = startZoo("go1.24", dir_.path, "churn");
+  cgroup.add(zoo->pid());
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // its own churn charged
+  cgroup.leaveRoom(12 << 20);
+  ::setenv("GOHEAP_SNAP_COPY_DELAY_MS", "20", 1);
+  const testing::RunResult r =
+      testing::runGoheap({"snap", std::to_string(zoo->pid()), "-o", dir_.path + "/guard.core"});
+  ::unsetenv("GOHEAP_SNAP_COPY_DELAY_MS");
+  ASSERT_EQ(r.code, 0) << r.describe();
+  EXPECT_NE(r.out.find("copied while it was stopped, not from a fork: its fork was dropped after "),
+            std::string::npos)
+      << r.describe();
+  EXPECT_NE(r.out.find("when its memory cgroup had "), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("copying it again while it is stopped"), std::string::npos) << r.err;
+  EXPECT_EQ(childrenOf(zoo->pid()), "");  // the fork is gone, reaped
+  EXPECT_TRUE(answersPing(*zoo));
+  auto snapshot = testing::openSnapshot(dir_.path + "/guard.core");
+  ASSERT_TRUE(snapshot.ok()) << snapshot.error().message();
+  EXPECT_GT((*snapshot)->heap.objectCount(), 100u);
+  EXPECT_EQ(zoo->finish(), 0);
+}
+
 // A snap slowed down (GOHEAP_SNAP_COPY_DELAY_MS) so that something can
 // happen during its copy; its stdout in `err`.out, its stderr in `err`.
 pid_t slowSnap(pid_t target, const std::string& core, const std::string& err,
@@ -801,7 +868,34 @@ TEST_F(SnapErrors, TheProcessExitsDuringAForkCopy) {
   EXPECT_GT((*snapshot)->heap.objectCount(), 100u);
 }
 
-// Field `index` (1-based, as proc(5) numbers them) of /proc/PID/stat.
+// A fork killed during the copy by someone else (the OOM killer, whose
+// score points at it) while the process lives: snap copies the process
+// again, stopped, into a core begun anew.
+TEST_F(SnapErrors, AForkKilledDuringTheCopyIsCopiedAgainStopped) {
+  auto zoo = startZoo("go1.24", dir_.path, "live");
+  const ZooState before = stateOf(*zoo);
+  const std::string err = dir_.path + "/snap.err";
+  const pid_t snap = slowSnap(zoo->pid(), dir_.path + "/x.core", err);
+  ASSERT_GT(snap, 0);
+  const std::string children = childrenOf(zoo->pid());
+  ASSERT_NE(children, "") << "no fork to be seen";
+  const pid_t fork = static_cast<pid_t>(std::stol(children));
+  EXPECT_EQ(testing::readText("/proc/" + std::to_string(fork) + "/oom_score_adj"), "1000\n");
+  ::kill(fork, SIGKILL);
+  EXPECT_EQ(waitExit(snap), 0) << testing::readText(err);
+  const std::string out = testing::readText(err + ".out");
+  EXPECT_NE(out.find("copied while it was stopped, not from a fork: its fork was killed after "),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("(by the OOM killer?)"), std::string::npos) << out;
+  expectLeftAsFound(*zoo, before);
+  auto snapshot = testing::openSnapshot(dir_.path + "/x.core");
+  ASSERT_TRUE(snapshot.ok()) << snapshot.error().message();
+  EXPECT_GT((*snapshot)->heap.objectCount(), 100u);
+  EXPECT_EQ(zoo->finish(), 0);
+}
+
+
 std::string statField(pid_t pid, size_t index) {
   const std::string stat = testing::readText("/proc/" + std::to_string(pid) + "/stat");
   const size_t paren = stat.rfind(')');

@@ -35,6 +35,7 @@
 #include "support/http_client.h"
 #include "support/json_value.h"
 #include "support/live_process.h"
+#include "support/memory_cgroup.h"
 #include "support/test_paths.h"
 
 namespace goheap {
@@ -271,37 +272,24 @@ TEST_F(WatchSnap, RssAboveFiresWhenTheRssCrosses) {
   EXPECT_GT(std::chrono::steady_clock::now() - started, std::chrono::milliseconds(1000));
 }
 
-// A v1 memory cgroup of the test's own, removed (once its processes are
-// gone) however the test ends.
-struct MemoryCgroup {
-  std::string dir = "/sys/fs/cgroup/memory/goheap-watch-test-" + std::to_string(::getpid());
-  MemoryCgroup() { fs::create_directory(dir); }
-  ~MemoryCgroup() {
-    for (int i = 0; i < 50 && ::rmdir(dir.c_str()) != 0; i++) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-  }
-};
-
 TEST_F(WatchSnap, CgroupAboveFiresInAV1MemoryCgroup) {
-  MemoryCgroup cgroup;
-  ASSERT_TRUE(fs::exists(cgroup.dir + "/memory.limit_in_bytes"))
-      << "cannot make a memory cgroup in /sys/fs/cgroup/memory (as root, cgroup v1)";
+  const testing::MemoryCgroup cgroup("watch-test");
+  ASSERT_TRUE(cgroup.usable()) << testing::MemoryCgroup::whyNotUsable();
   const uint64_t limit = 256 << 20;
-  writeWholeFile(cgroup.dir + "/memory.limit_in_bytes", std::to_string(limit));
+  cgroup.setLimit(limit);
   auto prog = start(32768);
-  writeWholeFile(cgroup.dir + "/cgroup.procs", std::to_string(prog->pid()));
+  cgroup.add(prog->pid());
   // Charged from now: the usage starts near 0 and grows 6 MiB/s.
   const RunResult r = testing::runGoheap({"watch", std::to_string(prog->pid()), "-o", snaps_,
                                           "--cgroup-above", "5%", "--count", "1", "--json"});
-  const uint64_t usage = std::stoull(readWholeFile(cgroup.dir + "/memory.usage_in_bytes"));
+  const uint64_t usage = cgroup.usage();
   prog->finish();
   ASSERT_EQ(r.code, 0) << r.describe();
   const std::vector<std::string> lines = linesOf(r.out);
   ASSERT_EQ(lines.size(), 1u) << r.describe();
   const JsonValue snap = JsonValue::parse(lines[0]);
   EXPECT_EQ(snap["trigger"].str(), "cgroup");
-  EXPECT_NE(snap["why"].str().find(cgroup.dir), std::string::npos) << snap["why"].str();
+  EXPECT_NE(snap["why"].str().find(cgroup.dir()), std::string::npos) << snap["why"].str();
   EXPECT_GE(usage, limit / 20);
 }
 
