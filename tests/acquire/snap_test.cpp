@@ -1007,9 +1007,19 @@ class SnapContainer : public SnapErrors {
   // A debug container's root folder: goheap (bound there when the container
   // starts), the shared libraries ldd says it loads (none for a static
   // build) and an empty /proc; nothing else.
-  static void makeDebugContainerRoot(const std::string& root) {
+  // The goheap a debug container holds: the static build when
+  // scripts/test.sh made one (GOHEAP_STATIC_BINARY, as the release ships
+  // it), else this build's.
+  static std::string debugContainerGoheap() {
+    const char* path = std::getenv("GOHEAP_STATIC_BINARY");
+    return path != nullptr && fs::exists(path) ? std::string(path) : std::string(GOHEAP_BINARY);
+  }
+  // A root folder holding only a place to bind `goheap` at and, when it is
+  // linked dynamically, its libraries.
+  static void makeDebugContainerRoot(const std::string& root, const std::string& goheap) {
     fs::create_directories(root + "/proc");
     std::ofstream(root + "/goheap").close();  // where goheap is bound
+    if (goheap != GOHEAP_BINARY) return;
     const testing::RunResult ldd = runCommand({"/usr/bin/ldd", GOHEAP_BINARY});
     std::istringstream words(ldd.out);
     for (std::string word; words >> word;) {
@@ -1118,20 +1128,21 @@ TEST_F(SnapContainer, NoExeCopyLeavesTheCoreWithoutItsProgram) {
 
 // The debug container's view (kubectl debug --target): goheap in the
 // target's PID namespace, with /proc mounted from inside it, in a root
-// folder of its own that holds goheap alone (and, dynamically linked, its
-// libraries), where the target's files are not. The target is process 1
-// there.
+// folder of its own that holds goheap alone (the static build; a dynamic one
+// brings its libraries), where the target's files are not. The target is
+// process 1 there.
 TEST_F(SnapContainer, SnapOneFromInsideThePidNamespace) {
   const std::string root = dir_.path + "/debugger";
-  makeDebugContainerRoot(root);
+  const std::string goheap = debugContainerGoheap();
+  makeDebugContainerRoot(root, goheap);
   const std::string script =
       "mount -t proc proc \"$1/proc\" && mount --bind \"$2\" \"$1/goheap\" && "
       "exec /usr/sbin/chroot \"$1\" /goheap snap 1 -o /inside.core";
   const testing::RunResult snap =
       runCommand({"/usr/bin/nsenter", "--target", std::to_string(app_), "--pid", "--",
                   "/usr/bin/unshare", "--mount", "--propagation", "private", "/bin/sh", "-c",
-                  script, "debug-container", root, GOHEAP_BINARY});
-  ASSERT_EQ(snap.code, 0) << snap.describe();
+                  script, "debug-container", root, goheap});
+  ASSERT_EQ(snap.code, 0) << goheap << ": " << snap.describe();
   EXPECT_NE(snap.out.find("snapped process 1 (app, "), std::string::npos) << snap.out;
   EXPECT_TRUE(answersPing(*container_));
   EXPECT_EQ(settledAsFound(app_), "");
