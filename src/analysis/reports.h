@@ -1,5 +1,5 @@
 // The reports the commands ask of a Snapshot (summary, top, dom, paths, obj,
-// goroutines): the analyses behind query/queries.h. Each returns plain data; the
+// goroutines): the analyses behind questions/queries.h. Each returns plain data; the
 // CLI renders it as a table, JSON or CSV (one result, several renderers).
 #pragma once
 
@@ -93,7 +93,7 @@ struct Summary {
   uint64_t objects = 0, bytes = 0;  // reachable + garbage
   uint64_t reachable_objects = 0, reachable_bytes = 0;
   uint64_t garbage_objects = 0, garbage_bytes = 0;
-  // Records of the runtime's span metadata (dump/span_metadata.h), which
+  // Records of the runtime's span metadata (model/span_metadata.h), which
   // the dump writes as objects: in none of the counts above.
   uint64_t metadata_objects = 0, metadata_bytes = 0;
   uint64_t pointers = 0, non_heap_pointers = 0;

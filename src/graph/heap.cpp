@@ -30,7 +30,7 @@ struct EdgeChunk {
 
 // Adds one pointer word's edge. Duplicates and self edges are dropped: they
 // change neither reachability nor dominators. A pointer into a span's
-// metadata (dump/span_metadata.h) is not a pointer to an object.
+// metadata (model/span_metadata.h) is not a pointer to an object.
 class EdgeSink {
  public:
   EdgeSink(const AddressIndex& index, const model::Objects& objects, EdgeChunk& chunk)

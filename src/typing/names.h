@@ -3,7 +3,7 @@
 // its profile bucket's stack), the dynamic type of an interface that points
 // at it (an itab or type word right before the pointer), and finally its
 // shape (slot size and pointer offsets), which every object has. Records of
-// the runtime's span metadata (dump/span_metadata.h) are named as such.
+// the runtime's span metadata (model/span_metadata.h) are named as such.
 #pragma once
 
 #include <atomic>
