@@ -33,6 +33,7 @@
 #include "cli/interrupt.h"
 #include "cli/output_width.h"
 #include "cli/watch_metrics.h"
+#include "cli/watch_triggers.h"
 #include "questions/catalog.h"
 #include "serve/access.h"
 #include "util/file_identity.h"
@@ -144,11 +145,7 @@ struct Settings {
   pid_t pid = 0;
   std::string exe;  // EXE, or "" to let the cores find theirs
   std::string dir;
-  std::optional<uint64_t> every_ms;
-  std::optional<uint64_t> rss_above;
-  std::optional<double> cgroup_above;  // percent
-  std::optional<double> growth;        // percent
-  uint64_t min_interval_ms = 60000;
+  TriggerSettings triggers;
   uint64_t count = 0;
   uint64_t keep = 3;
   std::optional<uint64_t> max_disk;
@@ -178,22 +175,23 @@ Expected<Settings> readSettings(const ParsedArgs& args) {
   if (!args.has("output")) return args.usageError("watch needs -o DIR, the folder for the snaps");
   s.dir = std::string(args.getString("output"));
   if (s.dir.empty() || s.dir == "-") return args.usageError("-o wants a folder");
-  if (args.has("every")) s.every_ms = args.getUint("every");
-  if (args.has("rss-above")) s.rss_above = args.getUint("rss-above");
+  TriggerSettings& t = s.triggers;
+  if (args.has("every")) t.every_ms = args.getUint("every");
+  if (args.has("rss-above")) t.rss_above = args.getUint("rss-above");
   if (args.has("cgroup-above")) {
     Expected<double> p = parsePercent(args, "cgroup-above", true);
     if (!p) return p.error();
-    s.cgroup_above = *p;
+    t.cgroup_above = *p;
   }
   if (args.has("growth")) {
     Expected<double> p = parsePercent(args, "growth", false);
     if (!p) return p.error();
-    s.growth = *p;
+    t.growth = *p;
   }
-  if (!s.every_ms && !s.rss_above && !s.cgroup_above && !s.growth) s.every_ms = 60000;
-  if (s.every_ms && *s.every_ms == 0) return args.usageError("--every wants a duration above 0");
-  if (s.rss_above && *s.rss_above == 0) return args.usageError("--rss-above wants a size above 0");
-  s.min_interval_ms = args.getUint("min-interval");
+  if (!t.every_ms && !t.rss_above && !t.cgroup_above && !t.growth) t.every_ms = 60000;
+  if (t.every_ms && *t.every_ms == 0) return args.usageError("--every wants a duration above 0");
+  if (t.rss_above && *t.rss_above == 0) return args.usageError("--rss-above wants a size above 0");
+  t.min_interval_ms = args.getUint("min-interval");
   s.count = args.getUint("count");
   s.keep = args.getUint("keep");
   if (s.keep == 0) return args.usageError("--keep wants 1 or more: the baseline is always kept");
@@ -280,97 +278,6 @@ struct SnapRecord {
   uint64_t reachable_bytes = 0;
 };
 
-// Why a trigger fired: its name for the JSON ("every", "rss", "cgroup",
-// "growth") and the reason in words.
-struct Firing {
-  std::string trigger;
-  std::string why;
-};
-
-// The triggers' state between two looks at the process.
-class Triggers {
- public:
-  Triggers(const Settings& s, Clock::time_point start) : s_(s) {
-    if (s.every_ms) next_every_ = start;
-  }
-
-  // What fires now, if anything. `go_heap` is read only when --growth needs it.
-  std::optional<Firing> check(Clock::time_point now, uint64_t rss,
-                              const std::optional<acquire::CgroupMemory>& cgroup,
-                              const std::optional<uint64_t>& go_heap) {
-    std::optional<Firing> fired;
-    if (next_every_ && now >= *next_every_) {
-      while (*next_every_ <= now)
-        *next_every_ += std::chrono::milliseconds(static_cast<int64_t>(*s_.every_ms));
-      fired =
-          Firing{"every", "every " + formatDuration(static_cast<double>(*s_.every_ms) / 1000.0)};
-    }
-    // The bounds re-arm below 90% of themselves whether or not a snap may
-    // be taken now.
-    if (s_.rss_above && static_cast<double>(rss) < 0.9 * static_cast<double>(*s_.rss_above)) {
-      rss_armed_ = true;
-    }
-    const std::optional<double> used = cgroupPercent(cgroup);
-    if (s_.cgroup_above && used && *used < 0.9 * *s_.cgroup_above) cgroup_armed_ = true;
-    if (fired) return fired;
-    const bool rested =
-        !last_triggered_ || now - *last_triggered_ >= std::chrono::milliseconds(s_.min_interval_ms);
-    if (!rested) return std::nullopt;
-    if (s_.rss_above && rss_armed_ && rss >= *s_.rss_above) {
-      rss_armed_ = false;
-      fired = Firing{"rss", "RSS " + formatBytes(rss) + " crossed " + formatBytes(*s_.rss_above)};
-    } else if (s_.cgroup_above && cgroup_armed_ && used && *used >= *s_.cgroup_above) {
-      cgroup_armed_ = false;
-      fired =
-          Firing{"cgroup", "memory cgroup at " + formatFraction(*used / 100) + " of its limit " +
-                               formatBytes(*cgroup->limit_bytes) + " (" + cgroup->dir + ")"};
-    } else if (s_.growth) {
-      const double factor = 1 + *s_.growth / 100;
-      if (go_heap && heap_at_last_ && *heap_at_last_ > 0 &&
-          static_cast<double>(*go_heap) >= factor * static_cast<double>(*heap_at_last_)) {
-        fired = Firing{"growth", "Go heap grew from " + formatBytes(*heap_at_last_) + " to " +
-                                     formatBytes(*go_heap)};
-      } else if (rss_at_last_ > 0 &&
-                 static_cast<double>(rss) >= factor * static_cast<double>(rss_at_last_)) {
-        fired = Firing{"growth",
-                       "RSS grew from " + formatBytes(rss_at_last_) + " to " + formatBytes(rss)};
-      }
-    }
-    if (fired) last_triggered_ = now;
-    return fired;
-  }
-
-  // What --growth compares with: the values at the last snap (or the start).
-  void setReference(uint64_t rss, const std::optional<uint64_t>& go_heap) {
-    rss_at_last_ = rss;
-    heap_at_last_ = go_heap;
-  }
-
-  // How long to sleep before the next look.
-  uint64_t napMs(Clock::time_point now) const {
-    uint64_t ms = 100;
-    if (next_every_) {
-      const auto until = std::chrono::duration_cast<std::chrono::milliseconds>(*next_every_ - now);
-      ms = std::clamp<int64_t>(until.count(), 1, 100);
-    }
-    return ms;
-  }
-
-  static std::optional<double> cgroupPercent(const std::optional<acquire::CgroupMemory>& cgroup) {
-    if (!cgroup || !cgroup->limit_bytes || *cgroup->limit_bytes == 0) return std::nullopt;
-    return 100.0 * static_cast<double>(cgroup->usage_bytes) /
-           static_cast<double>(*cgroup->limit_bytes);
-  }
-
- private:
-  const Settings& s_;
-  std::optional<Clock::time_point> next_every_;
-  std::optional<Clock::time_point> last_triggered_;
-  bool rss_armed_ = true, cgroup_armed_ = true;
-  uint64_t rss_at_last_ = 0;
-  std::optional<uint64_t> heap_at_last_;
-};
-
 // The disk the snaps may take: --max-disk, else what they take now plus
 // what the file system has free beyond 10% of its size.
 uint64_t diskBudget(const Settings& s, uint64_t snaps_bytes) {
@@ -451,7 +358,7 @@ std::string pauseSummary(const std::deque<SnapRecord>& all) {
 
 class Watch {
  public:
-  explicit Watch(const Settings& s) : s_(s), triggers_(s, Clock::now()) {}
+  explicit Watch(const Settings& s) : s_(s), triggers_(s.triggers, Clock::now()) {}
 
   int run() {
     Expected<acquire::ProcStatus> status = acquire::readProcStatus(s_.pid);
@@ -464,7 +371,7 @@ class Watch {
                         (ec ? ec.message() : "a file is in the way")));
     }
     exe_copy_ = copyExecutable(s_, name_);
-    if (s_.cgroup_above) {
+    if (s_.triggers.cgroup_above) {
       const auto cgroup = acquire::readCgroupMemory(s_.pid, s_.cgroup_root);
       if (!cgroup) {
         return fail(Error("--cgroup-above: process " + std::to_string(s_.pid) +
@@ -476,7 +383,7 @@ class Watch {
             " has no limit, so it never fires");
       }
     }
-    if (s_.growth) openHeapCounter();
+    if (s_.triggers.growth) openHeapCounter();
     if (s_.metrics) {
       auto server = MetricsServer::start(*s_.metrics, s_.allow_remote);
       if (!server) return fail(server.error());
@@ -509,7 +416,7 @@ class Watch {
       const Clock::time_point now = Clock::now();
       const uint64_t rss = rssOf(s_.pid);
       std::optional<acquire::CgroupMemory> cgroup;
-      if (s_.cgroup_above) cgroup = acquire::readCgroupMemory(s_.pid, s_.cgroup_root);
+      if (s_.triggers.cgroup_above) cgroup = acquire::readCgroupMemory(s_.pid, s_.cgroup_root);
       const std::optional<uint64_t> heap = readHeap();
       if (std::optional<Firing> fired = triggers_.check(now, rss, cgroup, heap)) {
         Status snapped = snap(*fired);
