@@ -117,9 +117,8 @@ TEST(PathReferences, EveryPathNamedInSrcAndDocsExists) {
       if (ext != ".h" && ext != ".cpp" && ext != ".md") continue;
       for (const std::string& path : namedPaths(readAll(entry.path()), stages)) {
         checked++;
-        EXPECT_TRUE(fs::exists(root / path))
-            << fs::relative(entry.path(), root).string() << " names " << path
-            << ", which does not exist";
+        EXPECT_TRUE(fs::exists(root / path)) << fs::relative(entry.path(), root).string()
+                                             << " names " << path << ", which does not exist";
       }
     }
   }

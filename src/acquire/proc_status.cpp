@@ -161,7 +161,8 @@ bool rereadCgroupMemory(CgroupMemory& m) {
   // v1's "unlimited" is PAGE_COUNTER_MAX pages, just under 2^63 bytes.
   constexpr uint64_t kV1Unlimited = uint64_t{1} << 62;
   const bool v2 = m.version == 2;
-  const std::string limit = readFileOrEmpty(m.dir + (v2 ? "/memory.max" : "/memory.limit_in_bytes"));
+  const std::string limit =
+      readFileOrEmpty(m.dir + (v2 ? "/memory.max" : "/memory.limit_in_bytes"));
   const std::string usage =
       readFileOrEmpty(m.dir + (v2 ? "/memory.current" : "/memory.usage_in_bytes"));
   if (limit.empty() || usage.empty()) return false;

@@ -240,7 +240,8 @@ CgroupGuard::CgroupGuard(pid_t pid, pid_t copy, uint64_t margin)
     : copy_(copy), margin_(margin), least_room_(std::numeric_limits<uint64_t>::max()) {
   std::optional<CgroupMemory> cgroup = readCgroupMemory(pid);
   if (!cgroup || !cgroup->limit_bytes) return;
-  thread_ = std::thread([this, cgroup = std::move(*cgroup)]() mutable { watch(std::move(cgroup)); });
+  thread_ =
+      std::thread([this, cgroup = std::move(*cgroup)]() mutable { watch(std::move(cgroup)); });
 }
 
 void CgroupGuard::watch(CgroupMemory cgroup) {
@@ -331,7 +332,8 @@ Expected<ProcessCopy> ProcessCopy::make(pid_t pid, StoppedThread& thread, uint64
     ::ptrace(PTRACE_SETOPTIONS, copy, nullptr, PTRACE_O_EXITKILL);
     // Should its memory cgroup run out all the same, the OOM killer is to
     // take the copy, not the process (raising the score needs no privilege).
-    if (std::FILE* adj = std::fopen(("/proc/" + std::to_string(copy) + "/oom_score_adj").c_str(), "w")) {
+    if (std::FILE* adj =
+            std::fopen(("/proc/" + std::to_string(copy) + "/oom_score_adj").c_str(), "w")) {
       std::fputs("1000", adj);
       std::fclose(adj);
     }

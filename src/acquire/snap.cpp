@@ -255,8 +255,10 @@ Expected<SnapResult> snapProcess(pid_t pid, std::FILE* out, const SnapOptions& o
     }
     auto pause_ends = [&] {
       stopper.resumeAll();
-      result.pause_ns = earlier_pause_ns + static_cast<uint64_t>(
-          std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - stop_start).count());
+      result.pause_ns = earlier_pause_ns +
+                        static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                                  Clock::now() - stop_start)
+                                                  .count());
     };
 
     Expected<std::string> maps_text = readProcFile(pid, "maps");
@@ -329,7 +331,9 @@ Expected<SnapResult> snapProcess(pid_t pid, std::FILE* out, const SnapOptions& o
     plan_inputs.touched = [&](uint64_t start, uint64_t end) {
       return touchedPages(source_pagemap, start, end, page_size);
     };
-    plan_inputs.is_elf_header = [&](const Mapping& m) { return startsWithElfHeader(source_mem, m); };
+    plan_inputs.is_elf_header = [&](const Mapping& m) {
+      return startsWithElfHeader(source_mem, m);
+    };
     Expected<MemoryPlan> plan = planMemory(plan_inputs);
     if (!plan) return plan.error();
 
@@ -440,16 +444,14 @@ Expected<SnapResult> snapProcess(pid_t pid, std::FILE* out, const SnapOptions& o
       earlier_pause_ns = result.pause_ns;
       result.forked = false;
       result.fork_dropped = true;
-      const std::string progress =
-          " after " + formatBytes(copied_bytes) + " of " + formatBytes(plan->copied_bytes) +
-          " had been copied";
+      const std::string progress = " after " + formatBytes(copied_bytes) + " of " +
+                                   formatBytes(plan->copied_bytes) + " had been copied";
       result.no_fork_reason =
-          dropped_at_room
-              ? "its fork was dropped" + progress + ", when its memory cgroup had " +
-                    formatBytes(*dropped_at_room) + " left (goheap keeps " +
-                    formatBytes(kForkCgroupMargin) +
-                    "), so that copy-on-write could not run it out of memory"
-              : "its fork was killed" + progress + " (by the OOM killer?)";
+          dropped_at_room ? "its fork was dropped" + progress + ", when its memory cgroup had " +
+                                formatBytes(*dropped_at_room) + " left (goheap keeps " +
+                                formatBytes(kForkCgroupMargin) +
+                                "), so that copy-on-write could not run it out of memory"
+                          : "its fork was killed" + progress + " (by the OOM killer?)";
       result.no_fork_reason += "; the pause counts the fork's too";
       sink.note(who + ": " + result.no_fork_reason + "; copying it again while it is stopped");
       may_fork = false;

@@ -58,7 +58,7 @@ struct SnapResult {
   uint64_t core_bytes = 0;      // the file written
   uint64_t writable_bytes = 0;  // the process's writable mappings, all of them
   uint64_t threads = 0, segments = 0;
-  bool forked = false;                 // the copy was read from a fork
+  bool forked = false;  // the copy was read from a fork
   // A fork was made, then dropped by CgroupGuard to keep its cgroup's room,
   // and the process copied again while stopped (no_fork_reason says so).
   bool fork_dropped = false;

@@ -895,7 +895,6 @@ TEST_F(SnapErrors, AForkKilledDuringTheCopyIsCopiedAgainStopped) {
   EXPECT_EQ(zoo->finish(), 0);
 }
 
-
 std::string statField(pid_t pid, size_t index) {
   const std::string stat = testing::readText("/proc/" + std::to_string(pid) + "/stat");
   const size_t paren = stat.rfind(')');
