@@ -89,25 +89,6 @@ std::optional<MemstatsFigure> figureFor(MemoryCategory c, const model::MemStats&
 
 }  // namespace
 
-std::string_view memoryCategoryMeaning(MemoryCategory c) {
-  // In MemoryCategory's order.
-  static constexpr std::array<std::string_view, model::kMemoryCategoryCount> kMeanings = {
-      "Go heap objects, live and garbage not yet swept",
-      "in-use heap spans less their objects: free slots, size-class rounding",
-      "idle heap pages the runtime keeps for later allocations",
-      "idle heap pages returned to the OS: mapped, not resident",
-      "goroutine stacks, in use and cached",
-      "the runtime's own: spans, arena metadata, GC bitmaps, profiling, itabs",
-      "C's malloc (cgo): outside the Go heap, not in Go's profiles",
-      "the OS threads' stacks",
-      "files mapped into memory",
-      "the executable and its shared libraries",
-      "address space reserved without access (PROT_NONE): costs nothing",
-      "none of the above: see the mappings listed",
-  };
-  return kMeanings[std::min(static_cast<size_t>(c), kMeanings.size() - 1)];
-}
-
 ProcessMemoryView processMemory(const Snapshot& s) {
   ProcessMemoryView v;
   const model::MemStats& m = s.model.memstats;

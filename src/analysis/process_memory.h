@@ -30,9 +30,6 @@ struct ProcessMemoryView {
   std::vector<std::string> advice;
 };
 
-// One line of meaning per category, for the text table.
-std::string_view memoryCategoryMeaning(model::MemoryCategory c);
-
 ProcessMemoryView processMemory(const Snapshot& s);
 
 }  // namespace goheap::analysis

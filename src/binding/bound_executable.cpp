@@ -249,13 +249,4 @@ std::optional<GlobalSymbol> BoundExecutable::globalAt(uint64_t addr) const {
   return GlobalSymbol{s->name, s->value + bias_, s->size, addr - bias_ - s->value};
 }
 
-Expected<BoundExecutable> openBoundExecutable(const std::string& path,
-                                              const model::HeapModel& dump) {
-  Expected<Binary> exe = Binary::open(path);
-  if (!exe) return exe.error();
-  Expected<BoundExecutable> b = BoundExecutable::bind(exe.take(), dump);
-  if (!b) return b.error().inFile(path);
-  return b;
-}
-
 }  // namespace goheap::binding

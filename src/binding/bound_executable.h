@@ -110,8 +110,4 @@ class BoundExecutable {
   uint64_t frames_checked_ = 0, frames_matched_ = 0;
 };
 
-// Opens `path` and binds it to `dump`: the one call the commands make.
-Expected<BoundExecutable> openBoundExecutable(const std::string& path,
-                                              const model::HeapModel& dump);
-
 }  // namespace goheap::binding

@@ -34,6 +34,8 @@ constexpr size_t kMemoryCategoryCount = static_cast<size_t>(MemoryCategory::Coun
 
 // "heap_objects", ... "other".
 std::string_view memoryCategoryName(MemoryCategory c);
+// What the category holds, in one line for the text table.
+std::string_view memoryCategoryMeaning(MemoryCategory c);
 
 // One mapping of the process and the bytes of it each category claimed.
 struct ProcessMapping {

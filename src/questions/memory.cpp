@@ -154,7 +154,7 @@ std::string processMemoryText(const analysis::ProcessMemoryView& v, bool mapping
     t.addRow({use.known ? formatBytes(use.bytes) : "unknown", bytesOrDash(use.resident),
               use.known ? share(use.bytes, m.total) : "-",
               std::string(model::memoryCategoryName(cat)), memstats,
-              std::string(analysis::memoryCategoryMeaning(cat))});
+              std::string(model::memoryCategoryMeaning(cat))});
   }
   out += t.renderText(width);
   bool any_figure = false;
