@@ -5,7 +5,7 @@
 #include "bin/debug_file_search.h"
 #include "cli/command.h"
 #include "cli/progress.h"
-#include "query/debug_file.h"
+#include "query/program.h"
 #include "util/format.h"
 #include "util/json_writer.h"
 #include "util/text_table.h"
@@ -292,14 +292,12 @@ void writeText(const bin::Binary& b, bool funcs, bool deps, const std::vector<Pc
 
 int runBin(int argc, const char* const* argv) {
   return runParsed(binSpec(), argc, argv, [](const ParsedArgs& args) {
-    Expected<bin::Binary> b = bin::Binary::open(std::string(args.getString("EXE")));
-    if (!b) return fail(b.error());
     // The DWARF of a stripped build from its separate debug file, found as
     // every command that opens a heap finds it.
-    query::DebugFileOptions debug = openOptions(args).debug_files;
-    debug.store_dir = query::debugFileStore("");
     WarningsOnStderr to_stderr;
-    query::attachDebugFile(*b, std::string(args.getString("EXE")), debug, to_stderr);
+    Expected<bin::Binary> b =
+        query::openProgram(std::string(args.getString("EXE")), openOptions(args), to_stderr);
+    if (!b) return fail(b.error());
     std::vector<PcResult> pcs;
     if (args.has("pc")) {
       for (uint64_t pc : args.getUints("pc")) {

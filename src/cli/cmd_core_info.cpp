@@ -12,13 +12,12 @@
 #include "cli/command.h"
 #include "cli/progress.h"
 #include "core/core_file.h"
-#include "core/core_reader.h"
 #include "core/executable_match.h"
 #include "core/find_executable.h"
 #include "core/goroutines.h"
 #include "core/heap_walk.h"
 #include "core/pointer_masks.h"
-#include "query/debug_file.h"
+#include "query/program.h"
 #include "util/format.h"
 #include "util/json_writer.h"
 #include "util/text_table.h"
@@ -85,28 +84,6 @@ Totals totals(const core::CoreFile& c) {
     t.held += s.bytes.size();
   }
   return t;
-}
-
-// The heap walk's result, when --heap asked for one: the objects, or why
-// there are none.
-struct HeapSummary {
-  bool asked = false;
-  Expected<core::HeapObjects> heap = Error("");
-  // Each object's pointer words, or why they were not read.
-  Expected<core::PointerMasks> pointers = Error("");
-};
-
-// `reader`: the core's, or why the runtime's types could not be read.
-HeapSummary readHeap(const Expected<core::CoreReader>& reader) {
-  HeapSummary h;
-  h.asked = true;
-  if (!reader) {
-    h.heap = reader.error();
-    return h;
-  }
-  h.heap = reader->walkHeap();
-  if (h.heap) h.pointers = reader->readPointerMasks(*h.heap);
-  return h;
 }
 
 void writePointersJson(JsonWriter& w, const Expected<core::PointerMasks>& pointers) {
@@ -186,7 +163,7 @@ std::string goroutinesText(const GoroutineView& v) {
 
 void writeJson(const core::CoreFile& c, bool segments, const core::ExecutableMatch* match,
                const std::string& exe, const core::ExecutableSearch& search,
-               const HeapSummary& heap, const GoroutineView& goroutines) {
+               const query::CoreRuntimeReading& runtime, const GoroutineView& goroutines) {
   std::string out;
   JsonWriter w(out, JsonWriter::Style::Pretty);
   w.beginObject();
@@ -265,12 +242,13 @@ void writeJson(const core::CoreFile& c, bool segments, const core::ExecutableMat
     }
     w.endArray();
   }
-  if (heap.asked) {
+  if (runtime.heap) {
+    const Expected<core::HeapObjects>& heap = *runtime.heap;
     w.key("heap").beginObject();
-    if (!heap.heap) {
-      w.field("error", heap.heap.error().message());
+    if (!heap) {
+      w.field("error", heap.error().message());
     } else {
-      const core::HeapObjects& h = *heap.heap;
+      const core::HeapObjects& h = *heap;
       w.field("spans", h.spans).field("spans_in_use", h.spans_in_use);
       w.field("objects", static_cast<uint64_t>(h.count())).field("bytes", h.bytes);
       w.field("large_objects", h.largeObjects());
@@ -282,7 +260,7 @@ void writeJson(const core::CoreFile& c, bool segments, const core::ExecutableMat
       w.key("warnings").beginArray();
       for (const std::string& s : h.warnings) w.value(s);
       w.endArray();
-      writePointersJson(w, heap.pointers);
+      writePointersJson(w, *runtime.pointers);
     }
     w.endObject();
   }
@@ -293,7 +271,7 @@ void writeJson(const core::CoreFile& c, bool segments, const core::ExecutableMat
 
 void writeText(const core::CoreFile& c, bool segments, const core::ExecutableMatch* match,
                const std::string& exe, const core::ExecutableSearch& search,
-               const HeapSummary& heap, const GoroutineView& goroutines) {
+               const query::CoreRuntimeReading& runtime, const GoroutineView& goroutines) {
   std::string out = c.path() + "\n";
   auto line = [&out](const std::string& key, const std::string& value) {
     out += "  " + key + std::string(key.size() < 11 ? 11 - key.size() : 1, ' ') + value + "\n";
@@ -327,19 +305,22 @@ void writeText(const core::CoreFile& c, bool segments, const core::ExecutableMat
                        m.detail);
     }
   }
-  if (heap.asked && !heap.heap) line("heap", "not read: " + heap.heap.error().message());
-  if (heap.asked && heap.heap) {
-    const core::HeapObjects& h = *heap.heap;
+  if (runtime.heap && !*runtime.heap) {
+    line("heap", "not read: " + runtime.heap->error().message());
+  }
+  if (runtime.heap && *runtime.heap) {
+    const core::HeapObjects& h = **runtime.heap;
+    const Expected<core::PointerMasks>& pointers = *runtime.pointers;
     line("heap", formatCount(h.count()) + " objects, " + formatBytes(h.bytes) + " (" +
                      formatCount(h.largeObjects()) + " larger than 32 KiB), in " +
                      formatCount(h.spans_in_use) + " spans in use of " + formatCount(h.spans));
     for (const std::string& w : h.warnings) line("heap warning", w);
-    if (!heap.pointers) {
-      line("pointers", "not read: " + heap.pointers.error().message());
+    if (!pointers) {
+      line("pointers", "not read: " + pointers.error().message());
     } else {
-      line("pointers", formatCount(heap.pointers->objects_with_pointers) + " objects with " +
-                           formatCount(heap.pointers->pointer_words) + " pointer words");
-      for (const std::string& w : heap.pointers->warnings) line("pointer warning", w);
+      line("pointers", formatCount(pointers->objects_with_pointers) + " objects with " +
+                           formatCount(pointers->pointer_words) + " pointer words");
+      for (const std::string& w : pointers->warnings) line("pointer warning", w);
     }
   }
   out += "\n";
@@ -382,63 +363,46 @@ void writeText(const core::CoreFile& c, bool segments, const core::ExecutableMat
 
 int runCoreInfo(int argc, const char* const* argv) {
   return runParsed(coreInfoSpec(), argc, argv, [](const ParsedArgs& args) {
-    Expected<core::CoreFile> c = core::CoreFile::open(std::string(args.getString("CORE")));
+    const std::string core_path(args.getString("CORE"));
+    Expected<core::CoreFile> c = core::CoreFile::open(core_path);
     if (!c) return fail(c.error());
-    std::string exe;
-    core::ExecutableSearch search;
-    if (args.has("EXE")) {
-      exe = std::string(args.getString("EXE"));
-    } else {
-      search = core::findExecutable(*c, args.getString("CORE"), std::nullopt);
-      if (const core::ExecutableCandidate* found = search.executable()) exe = found->path;
-    }
+    query::CoreProgramRequest request;
+    request.core_name = core_path;
+    if (args.has("EXE")) request.given_exe = std::string(args.getString("EXE"));
+    WarningsOnStderr to_stderr;
+    const query::CoreProgram p =
+        query::findCoreProgram(c.take(), request, openOptions(args), to_stderr);
+    const bool wants_heap = args.getBool("heap"), wants_goroutines = args.getBool("goroutines");
     for (const char* needs_exe : {"heap", "goroutines"}) {
-      if (args.getBool(needs_exe) && exe.empty()) {
-        return fail(Error("--" + std::string(needs_exe) + " needs the program's executable: " +
-                          search.explain(args.getString("CORE")) +
+      if (args.getBool(needs_exe) && !p.program) {
+        return fail(Error("--" + std::string(needs_exe) +
+                          " needs the program's executable: " + p.search.explain(core_path) +
                           "\n(give it: goheap core-info CORE EXE --" + needs_exe + ")"),
                     kExitUsage);
       }
     }
-    std::optional<core::CheckedExecutable> program;
-    HeapSummary heap;
-    std::optional<core::Goroutines> goroutines;
-    GoroutineView view;
-    if (search.opened) {
-      program = std::move(search.opened);  // found, opened and checked already
-      search.opened.reset();
-    } else if (!exe.empty()) {
-      Expected<core::CheckedExecutable> opened = core::openExecutable(*c, exe);
-      if (!opened) return fail(opened.error());
-      program.emplace(opened.take());
+    // A given executable that cannot be opened is the user's to fix.
+    if (request.given_exe && !p.program) {
+      return fail(Error(p.search.explain(core_path)));
     }
-    if (program) {
-      // The runtime's layouts come from the DWARF: a stripped build's from
-      // its separate debug file.
-      query::DebugFileOptions debug = openOptions(args).debug_files;
-      debug.store_dir = query::debugFileStore("");
-      WarningsOnStderr to_stderr;
-      query::attachDebugFile(program->binary, exe, debug, to_stderr);
-    }
-    const core::ExecutableMatch* match = program ? &program->match : nullptr;
+    const core::ExecutableMatch* match = p.program ? &p.program->match : nullptr;
     // Only the program's own executable says how its runtime lays out spans
     // and goroutines.
-    if (match && match->matches() && (args.getBool("heap") || args.getBool("goroutines"))) {
-      const Expected<core::CoreReader> reader =
-          core::CoreReader::open(*c, program->binary, match->bias);
-      if (args.getBool("heap")) heap = readHeap(reader);
-      if (args.getBool("goroutines")) {
-        if (!reader) return fail(reader.error().inFile(exe));
-        Expected<core::Goroutines> gs = reader->readGoroutines();
-        if (!gs) return fail(gs.error().inFile(c->path()));
-        goroutines.emplace(std::move(*gs));
-        view = {&*goroutines, &program->binary, match->bias};
-      }
+    const bool matches = p.matches();
+    const query::CoreRuntimeReading runtime =
+        readCoreRuntime(p, wants_heap && matches, wants_goroutines && matches);
+    GoroutineView view;
+    if (runtime.goroutines) {
+      if (!*runtime.goroutines) return fail(runtime.goroutines->error().inFile(p.exe_path));
+      view = {&**runtime.goroutines, &p.program->binary, match->bias};
     }
+    // The places tried, when goheap looked for it; nothing for a given one.
+    const core::ExecutableSearch none;
+    const core::ExecutableSearch& search = request.given_exe ? none : p.search;
     if (args.getBool("json")) {
-      writeJson(*c, args.getBool("segments"), match, exe, search, heap, view);
+      writeJson(p.core, args.getBool("segments"), match, p.exe_path, search, runtime, view);
     } else {
-      writeText(*c, args.getBool("segments"), match, exe, search, heap, view);
+      writeText(p.core, args.getBool("segments"), match, p.exe_path, search, runtime, view);
     }
     if (match && !match->matches()) {
       std::fprintf(stderr, "goheap: %s\n", match->mismatch().c_str());

@@ -1,5 +1,7 @@
 #include "query/open.h"
 
+#include "query/program.h"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -76,15 +78,6 @@ const std::string& displayName(const LocalHeap& source) {
   return source.origin.empty() ? source.path : source.origin;
 }
 
-// Where the executable's separate debug file is looked for, with the store
-// folder of downloaded ones defaulted from the cache folder.
-DebugFileOptions debugFileOptions(const OpenOptions& options) {
-  DebugFileOptions d = options.debug_files;
-  if (d.store_dir.empty() && !d.debuginfod_urls.empty())
-    d.store_dir = debugFileStore(options.cache_dir);
-  return d;
-}
-
 // The program's executable, opened once per open(): the cache key, the core
 // reader (the runtime's layouts from its DWARF) and the typing all use this
 // one Binary, which parses its DWARF once (bin::Binary::debugInfo). It is
@@ -95,9 +88,7 @@ class ExecutableOnce {
  public:
   ExecutableOnce(std::string path, Sink& sink, const OpenOptions& options)
       : path_(std::move(path)) {
-    if (path_.empty()) return;
-    inPhase(sink, "read executable", [&] { binary_.emplace(bin::Binary::open(path_)); });
-    if (*binary_) attachDebugFile(**binary_, path_, debugFileOptions(options), sink);
+    if (!path_.empty()) binary_.emplace(openProgram(path_, options, sink));
   }
   // An executable found for the heap (a core's) and already open.
   ExecutableOnce(std::string path, bin::Binary binary)
@@ -246,45 +237,39 @@ Expected<std::shared_ptr<const Session>> openCore(const LocalHeap& source, Sink&
   Expected<core::CoreFile> core =
       in_memory ? core::CoreFile::fromBytes(source.bytes) : core::CoreFile::open(source.path);
   if (!core) return core.error();
-  const std::string process_dir =
-      source.running_pid != 0 ? "/proc/" + std::to_string(source.running_pid) : std::string();
-  const std::string running_exe = process_dir.empty() ? std::string() : process_dir + "/exe";
-  core::ExecutableSearch search = core::findExecutable(
-      *core, name,
-      source.exe_path.empty() ? std::nullopt : std::optional<std::string_view>(source.exe_path),
-      running_exe.empty() ? std::nullopt : std::optional<std::string_view>(running_exe));
-  const core::ExecutableCandidate* found = search.executable();
-  if (found == nullptr) {
-    return Error::needsInput(search.explain(name) +
+  CoreProgramRequest request;
+  request.core_name = name;
+  if (!source.exe_path.empty()) request.given_exe = source.exe_path;
+  request.running_pid = source.running_pid;
+  request.running_exe_path = source.running_exe_path;
+  CoreProgram found = findCoreProgram(core.take(), request, options, observer);
+  if (!found.matches()) {
+    return Error::needsInput(found.search.explain(name) +
                              "\n(a core holds the process's memory but not its program: give the "
                              "executable after the core, as in `goheap summary CORE EXE`)");
   }
-  const bool through_proc = !running_exe.empty() && found->path == running_exe;
-  DebugFileOptions debug_files = debugFileOptions(options);
-  if (through_proc) debug_files.process = {process_dir + "/root", source.running_exe_path};
-  // Before the core reader, which reads the runtime's layouts from the DWARF.
-  attachDebugFile(search.opened->binary, found->path, debug_files, observer);
-  const core::ExecutableMatch match = std::move(search.opened->match);
-  ExecutableOnce exe(found->path, std::move(search.opened->binary));
-  search.opened.reset();
+  const core::ExecutableMatch match = std::move(found.program->match);
+  const std::string found_from = found.search.executable()->from;
+  ExecutableOnce exe(found.exe_path, std::move(found.program->binary));
+  found.program.reset();
   Expected<MappedFile> file = in_memory ? Expected<MappedFile>(MappedFile::borrow(source.bytes))
                                         : MappedFile::open(source.path);
   if (!file) return file.error();
 
   Expected<model::HeapModel> model =
-      core::readCoreModel(*core, file.take(), *exe.binary(), match.bias, observer);
+      core::readCoreModel(found.core, file.take(), *exe.binary(), match.bias, observer);
   if (!model) return model.error().inFile(name);
-  if (through_proc) {
+  if (found.through_proc) {
     observer.note(name + ": read its executable " + source.running_exe_path + " through " +
-                  running_exe +
+                  found.exe_path +
                   ": that path is not the same file in goheap's mount namespace "
                   "(the process runs in a container, or its executable was replaced)");
-  } else if (found->from != "the command line") {
-    observer.note(name + ": using the executable " + found->path + " (found through " +
-                  found->from + ")");
+  } else if (found_from != "the command line") {
+    observer.note(name + ": using the executable " + found.exe_path + " (found through " +
+                  found_from + ")");
   }
   std::optional<cache::HeapEntry> entry =
-      cacheEntryFor(source, found->path, exe.binary(), observer, options, input != nullptr);
+      cacheEntryFor(source, found.exe_path, exe.binary(), observer, options, input != nullptr);
   const analysis::Executable& bound = exe.boundTo(*model, match.bias);
   return analyse(model.take(), source, bound, observer, options, std::move(input),
                  std::move(entry));
