@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <unordered_set>
 
 #include "analysis/slots.h"
 #include "graph/tree_walk.h"
@@ -222,9 +223,22 @@ std::string slotField(const Snapshot& s, NodeId n, uint64_t offset, uint64_t slo
 
 namespace {
 
+// How a retainer's holding root is named: a global by its name, others by
+// their short label ("goroutine 18 stack").
+std::string holderName(const Snapshot& s, NodeId root, NodeId pointed_at) {
+  NodeLabel l = labelNode(s, root);
+  if (const auto slot = slotPointingTo(s, root, pointed_at)) l = labelHolder(s, root, slot->second);
+  if (!l.global.empty()) return "global " + l.global;
+  if (!l.short_name.empty()) return l.short_name;
+  // "goroutine 1 (dumping heap)": the goroutine alone; its state is another
+  // question's.
+  if (l.kind == "goroutine") return l.name.substr(0, l.name.find(" ("));
+  return l.name;
+}
+
 // The roots with an edge to `o`, as Retainer::root_holders names them
 // (roots' edges only: far fewer than all edges).
-void nameRootHolders(const Snapshot& s, NodeId o, Retainer& r) {
+std::vector<NodeId> rootsPointingAt(const Snapshot& s, NodeId o) {
   std::vector<NodeId> roots;
   for (NodeId n = s.heap.objectCount(); n < s.heap.nodeCount(); n++) {
     if (n == s.heap.superRoot()) continue;
@@ -235,19 +249,64 @@ void nameRootHolders(const Snapshot& s, NodeId o, Retainer& r) {
       }
     }
   }
-  for (NodeId n : roots) {
+  return roots;
+}
+
+// The objects a search for the roots reaching a retainer may visit: enough
+// for the retainers of real heaps, bounded for one every object reaches.
+constexpr size_t kRootSearchBudget = size_t{1} << 20;
+
+// The roots that reach `o` only through other objects, nearest first
+// (breadth-first over referrers), each with the node it points at on the
+// way; `complete` false when the search stopped at kRootSearchBudget.
+struct ReachingRoots {
+  std::vector<std::pair<NodeId, NodeId>> roots;  // (root, the node it points at)
+  bool complete = true;
+};
+ReachingRoots rootsReaching(const Snapshot& s, NodeId o) {
+  ReachingRoots out;
+  const Csr& referrers = s.heap.predecessors();
+  std::unordered_set<NodeId> seen{o};
+  std::deque<NodeId> queue{o};
+  while (!queue.empty()) {
+    const NodeId n = queue.front();
+    queue.pop_front();
+    for (NodeId p : referrers.neighbors(n)) {
+      if (p == s.heap.superRoot() || !seen.insert(p).second) continue;
+      if (!s.heap.isObject(p)) {
+        out.roots.emplace_back(p, n);
+        continue;
+      }
+      if (seen.size() > kRootSearchBudget) {
+        out.complete = false;
+        return out;
+      }
+      queue.push_back(p);
+    }
+  }
+  return out;
+}
+
+// Names the roots holding `o`, which the super-root dominates: the ones
+// pointing at it directly, else the ones reaching it through objects.
+void nameRootHolders(const Snapshot& s, NodeId o, Retainer& r) {
+  for (NodeId n : rootsPointingAt(s, o)) {
     if (r.root_holders.size() >= kMaxRootHolders) {
       r.more_root_holders++;
       continue;
     }
-    NodeLabel l = labelNode(s, n);
-    const auto slot = slotPointingTo(s, n, o);
-    if (slot) l = labelHolder(s, n, slot->second);
-    if (!l.global.empty()) {
-      r.root_holders.push_back("global " + l.global);
-    } else {
-      r.root_holders.push_back(l.short_name.empty() ? l.name : l.short_name);
+    r.root_holders.push_back(holderName(s, n, o));
+  }
+  if (!r.root_holders.empty()) return;
+  const ReachingRoots reaching = rootsReaching(s, o);
+  r.root_holders_through_objects = true;
+  r.root_holders_complete = reaching.complete;
+  for (const auto& [root, pointed_at] : reaching.roots) {
+    if (r.root_holders.size() >= kMaxIndirectRootHolders) {
+      r.more_root_holders++;
+      continue;
     }
+    r.root_holders.push_back(holderName(s, root, pointed_at));
   }
 }
 
@@ -255,14 +314,19 @@ void nameRootHolders(const Snapshot& s, NodeId o, Retainer& r) {
 
 std::string rootHoldersText(const Retainer& r) {
   if (r.root_holders.empty()) return {};
-  std::string out;
+  std::string out = r.root_holders_through_objects ? "via " : "";
   for (size_t i = 0; i < r.root_holders.size(); i++) {
     if (i > 0) out += i + 1 == r.root_holders.size() && r.more_root_holders == 0 ? " and " : ", ";
     out += r.root_holders[i];
   }
-  if (r.more_root_holders > 0) out += " and " + std::to_string(r.more_root_holders) + " more";
+  if (r.more_root_holders > 0 || !r.root_holders_complete) {
+    out += !r.root_holders_complete ? " and at least " : " and ";
+    out += std::to_string(r.more_root_holders) + " more";
+  }
   // One root points at it, others reach it through objects.
-  if (r.root_holders.size() == 1 && r.more_root_holders == 0) out += " and other roots";
+  if (!r.root_holders_through_objects && r.root_holders.size() == 1 && r.more_root_holders == 0) {
+    out += " and other roots";
+  }
   return out;
 }
 

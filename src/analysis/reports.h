@@ -54,11 +54,18 @@ struct Retainer {
   std::optional<uint64_t> held_at_offset;
   uint64_t held_at_address = 0;
   // Held by several roots: the ones pointing at it directly ("global
-  // main.server", "goroutine 18", "bss 0x5a2230"), at most kMaxRootHolders.
+  // main.server", "goroutine 18", "bss 0x5a2230"), at most kMaxRootHolders;
+  // when none does, the ones reaching it through other objects, nearest
+  // first, at most kMaxIndirectRootHolders.
   std::vector<std::string> root_holders;
-  uint64_t more_root_holders = 0;  // pointing at it directly beyond those
+  uint64_t more_root_holders = 0;  // beyond those
+  bool root_holders_through_objects = false;
+  // False when the search through objects stopped before it saw every root
+  // (more_root_holders is then a lower bound).
+  bool root_holders_complete = true;
 };
 inline constexpr size_t kMaxRootHolders = 4;
+inline constexpr size_t kMaxIndirectRootHolders = 3;
 // "global main.server and 2 goroutines": a retainer's direct root holders,
 // globals by name, the other roots counted by kind; empty when none.
 std::string rootHoldersText(const Retainer& r);

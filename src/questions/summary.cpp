@@ -34,7 +34,8 @@ const QuestionInfo kInfo{
 // Short: "bss 0x5a2230" (a global without a symbol, by its address),
 // "goroutine 18 main.serve";
 // for several roots the ones pointing at it ("global main.srv and goroutine
-// 18"), else "several roots".
+// 18"), else the ones reaching it through objects ("via goroutine 1 and
+// global main.cache"), else "several roots".
 std::string heldByText(const analysis::Retainer& r) {
   if (!r.root_holders.empty()) return analysis::rootHoldersText(r);
   const analysis::NodeLabel& h = r.held_by;
@@ -271,6 +272,8 @@ std::string summaryJson(const analysis::Summary& s) {
         for (const std::string& h : r.root_holders) w.value(h);
         w.endArray();
         if (r.more_root_holders > 0) w.field("more_held_by_roots", r.more_root_holders);
+        if (r.root_holders_through_objects) w.field("held_by_roots_through_objects", true);
+        if (!r.root_holders_complete) w.field("more_held_by_roots_is_lower_bound", true);
       }
     });
     w.key("warnings").beginArray();
