@@ -201,19 +201,18 @@ uint64_t ParamReader::number(std::string_view name) {
   Expected<uint64_t> parsed = spec.kind == ParamKind::ByteSize  ? parseByteSize(written)
                               : spec.kind == ParamKind::Address ? parseAddress(written)
                                                                 : parseUint(written);
-  if (!parsed) {
-    setError(name, "bad value for " + values_.spell(name) + ": " + parsed.error().message());
-    return 0;
-  }
-  return *parsed;
+  return valueOrError(name, std::move(parsed));
 }
 
 double ParamReader::percent(std::string_view name) {
-  const std::string written = text(name);
-  Expected<double> parsed = parsePercent(written);
+  return valueOrError(name, parsePercent(text(name)));
+}
+
+template <typename T>
+T ParamReader::valueOrError(std::string_view name, Expected<T> parsed) {
   if (!parsed) {
     setError(name, "bad value for " + values_.spell(name) + ": " + parsed.error().message());
-    return 0;
+    return T{};
   }
   return *parsed;
 }

@@ -154,6 +154,9 @@ class ParamReader {
  private:
   const std::string* raw(std::string_view name) const;
   void setError(std::string_view name, std::string message);
+  // The value `parsed`, or T{} after setError says why it is no value.
+  template <typename T>
+  T valueOrError(std::string_view name, Expected<T> parsed);
 
   const ParamValues& values_;
   std::optional<Error> error_;

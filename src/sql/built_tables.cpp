@@ -43,12 +43,18 @@ BuiltRows buildRoots(const SqlHeap& heap) {
   return out;
 }
 
+// Calls fn(i, g) for each goroutine g, i its index in the model (and the
+// graph's goroutine node order).
+template <typename Fn>
+void forEachGoroutine(const SqlHeap& heap, Fn fn) {
+  const std::vector<analysis::GoroutineInfo>& gs = heap.session().goroutineInfos();
+  for (uint32_t i = 0; i < gs.size(); i++) fn(i, gs[i]);
+}
+
 BuiltRows buildGoroutines(const SqlHeap& heap) {
   const analysis::Snapshot& s = heap.snapshot();
   BuiltRows out;
-  const std::vector<analysis::GoroutineInfo>& gs = heap.session().goroutineInfos();
-  for (uint32_t i = 0; i < gs.size(); i++) {
-    const analysis::GoroutineInfo& g = gs[i];
+  forEachGoroutine(heap, [&](uint32_t i, const analysis::GoroutineInfo& g) {
     Value created_by, created_file, created_line;
     if (g.created_by) {
       created_by = g.created_by->function;
@@ -60,16 +66,14 @@ BuiltRows buildGoroutines(const SqlHeap& heap) {
                         integer(g.g_addr), created_by, created_file, created_line,
                         integer(s.heap.goroutineNode(i)), integer(g.frames.size()),
                         integer(g.leaked ? 1 : 0), textOrNull(g.blocked_in)});
-  }
+  });
   return out;
 }
 
 BuiltRows buildFrames(const SqlHeap& heap) {
   const analysis::Snapshot& s = heap.snapshot();
   BuiltRows out;
-  const std::vector<analysis::GoroutineInfo>& gs = heap.session().goroutineInfos();
-  for (uint32_t i = 0; i < gs.size(); i++) {
-    const analysis::GoroutineInfo& g = gs[i];
+  forEachGoroutine(heap, [&](uint32_t i, const analysis::GoroutineInfo& g) {
     for (uint32_t k = 0; k < g.frames.size(); k++) {
       const analysis::FrameInfo& f = g.frames[k];
       std::string inlined;
@@ -84,7 +88,7 @@ BuiltRows buildFrames(const SqlHeap& heap) {
                           integer(s.heap.frameNode(s.model.goroutines[i].first_frame + k)),
                           textOrNull(inlined)});
     }
-  }
+  });
   return out;
 }
 
