@@ -14,12 +14,15 @@ namespace {
 
 void printUsage(std::FILE* out) {
   std::fprintf(out,
-               "goheap %.*s: reads Go heap dumps (runtime/debug.WriteHeapDump) and shows what\n"
-               "holds the memory: histograms, the dominator tree and retained sizes, paths from\n"
-               "GC roots, goroutines, leak suspects, what grew between two dumps, duplicates\n"
-               "and waste, and SQL over all of it.\n\n"
-               "usage: goheap COMMAND DUMP [EXE] [flags]   (goheap bin EXE for an executable)\n\n"
-               "EXE, the program's executable, adds Go types, fields, globals and source lines.\n\n"
+               "goheap %.*s: reads the heap of a Go program and shows what holds its memory:\n"
+               "histograms, the dominator tree and retained sizes, paths from GC roots,\n"
+               "goroutines, leak suspects, what grew between two heaps, duplicates and waste,\n"
+               "and SQL over all of it.\n\n"
+               "usage: goheap COMMAND HEAP [EXE] [flags]   (goheap bin EXE for an executable)\n\n"
+               "HEAP is a heap dump (runtime/debug.WriteHeapDump), an ELF core file (goheap\n"
+               "snap, gcore, GOTRACEBACK=crash), a URL serving one, or --pid PID for a live\n"
+               "process. EXE, the program's executable, adds Go types, fields, globals and\n"
+               "source lines (a core finds its own).\n\n"
                "commands:\n",
                static_cast<int>(goheap::goheapVersion().size()), goheap::goheapVersion().data());
   for (const goheap::cli::Command& c : goheap::cli::allCommands()) {
