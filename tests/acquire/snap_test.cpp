@@ -753,6 +753,18 @@ TEST_F(SnapErrors, ASeccompProcessWhoseFilterCannotBeReadIsCopiedWhileStopped) {
   EXPECT_EQ(zoo->finish(), 0);
 }
 
+// zoo in `mode`, moved into `cgroup` (its pages charged there from then
+// on) after `settle_ms`, with the cgroup's limit `room` above its usage.
+std::unique_ptr<LiveProcess> startZooInCgroup(const testing::MemoryCgroup& cgroup,
+                                              const std::string& dir, const std::string& mode,
+                                              uint64_t room, unsigned settle_ms = 0) {
+  auto zoo = startZoo("go1.24", dir, mode);
+  cgroup.add(zoo->pid());
+  std::this_thread::sleep_for(std::chrono::milliseconds(settle_ms));
+  cgroup.leaveRoom(room);
+  return zoo;
+}
+
 // A process in a memory cgroup with far less room than a whole rewrite of
 // its memory would duplicate (a pod near its limit) is forked all the same:
 // CgroupGuard watches the room while the fork is read.
@@ -760,9 +772,7 @@ TEST_F(SnapErrors, AProcessInATightMemoryCgroupIsForked) {
   if (::geteuid() != 0) GTEST_SKIP() << "needs root, to make a memory cgroup";
   const testing::MemoryCgroup cgroup("snap-room");
   ASSERT_TRUE(cgroup.usable()) << testing::MemoryCgroup::whyNotUsable();
-  auto zoo = startZoo("go1.24", dir_.path, "live");
-  cgroup.add(zoo->pid());
-  cgroup.leaveRoom(24 << 20);
+  auto zoo = startZooInCgroup(cgroup, dir_.path, "live", 24 << 20);
   expectSnappedFromAFork(*zoo, dir_.path + "/room.core");
   EXPECT_GT(cgroup.limit(), cgroup.usage());
 }
@@ -772,10 +782,8 @@ TEST_F(SnapErrors, AProcessWithoutRoomInItsCgroupIsCopiedWhileStopped) {
   if (::geteuid() != 0) GTEST_SKIP() << "needs root, to make a memory cgroup";
   const testing::MemoryCgroup cgroup("snap-full");
   ASSERT_TRUE(cgroup.usable()) << testing::MemoryCgroup::whyNotUsable();
-  auto zoo = startZoo("go1.24", dir_.path, "live");
+  auto zoo = startZooInCgroup(cgroup, dir_.path, "live", 2 << 20);
   const ZooState before = stateOf(*zoo);
-  cgroup.add(zoo->pid());
-  cgroup.leaveRoom(2 << 20);
   const testing::RunResult r =
       testing::runGoheap({"snap", std::to_string(zoo->pid()), "-o", dir_.path + "/full.core"});
   ASSERT_EQ(r.code, 0) << r.describe();
@@ -797,10 +805,8 @@ TEST_F(SnapErrors, AForkThatRunsItsCgroupLowIsDroppedAndCopiedAgain) {
   if (::geteuid() != 0) GTEST_SKIP() << "needs root, to make a memory cgroup";
   const testing::MemoryCgroup cgroup("snap-guard");
   ASSERT_TRUE(cgroup.usable()) << testing::MemoryCgroup::whyNotUsable();
-  auto zoo = startZoo("go1.24", dir_.path, "churn");
-  cgroup.add(zoo->pid());
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // its own churn charged
-  cgroup.leaveRoom(12 << 20);
+  // After 300 ms, so that its own churn is charged to the cgroup already.
+  auto zoo = startZooInCgroup(cgroup, dir_.path, "churn", 12 << 20, 300);
   ::setenv("GOHEAP_SNAP_COPY_DELAY_MS", "20", 1);
   const testing::RunResult r =
       testing::runGoheap({"snap", std::to_string(zoo->pid()), "-o", dir_.path + "/guard.core"});
