@@ -226,14 +226,33 @@ TEST(Layering, TheModelIsBelowItsReadersAndBinKnowsOnlyUtil) {
   ASSERT_TRUE(in);
   const LayerTable table = parseTable(in);
   ASSERT_TRUE(table.uses.count("model"));
-  EXPECT_EQ(table.uses.at("model"), std::set<std::string>{"util"});
-  EXPECT_EQ(table.uses.at("bin"), std::set<std::string>{"util"});
+  const std::set<std::string> util_and_runtime{"util", "goruntime"};
+  EXPECT_EQ(table.uses.at("model"), util_and_runtime);
+  EXPECT_EQ(table.uses.at("bin"), util_and_runtime);
   for (const char* reader : {"dump", "core"}) {
     EXPECT_TRUE(table.uses.at(reader).count("model")) << reader;
     EXPECT_FALSE(table.uses.at("model").count(reader)) << reader;
   }
   EXPECT_FALSE(table.uses.at("core").count("dump")) << "core reads into the model, not the dump's";
   EXPECT_TRUE(table.uses.at("binding").count("model") && table.uses.at("binding").count("bin"));
+}
+
+// What the Go runtime is (goroutine statuses, wait reasons, per-release
+// layouts and version decisions) is one layer over util that the readers
+// and the analyses read: an analysis asks it, not a core reader.
+TEST(Layering, GoRuntimeKnowledgeIsOneLayerOverUtil) {
+  std::ifstream in(GOHEAP_LAYERS_FILE);
+  ASSERT_TRUE(in);
+  const LayerTable table = parseTable(in);
+  ASSERT_TRUE(table.uses.count("goruntime"));
+  EXPECT_EQ(table.uses.at("goruntime"), std::set<std::string>{"util"});
+  for (const char* reader : {"model", "dump", "bin", "core", "typing", "analysis"}) {
+    EXPECT_TRUE(table.uses.at(reader).count("goruntime")) << reader;
+  }
+  for (const char* above_readers : {"analysis", "cache", "export"}) {
+    EXPECT_FALSE(table.uses.at(above_readers).count("core")) << above_readers;
+    EXPECT_FALSE(table.uses.at(above_readers).count("dump")) << above_readers;
+  }
 }
 
 }  // namespace

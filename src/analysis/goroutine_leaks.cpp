@@ -6,25 +6,10 @@
 #include <unordered_map>
 
 #include "analysis/slots.h"
-#include "core/goroutines.h"
-#include "core/runtime_table.h"
+#include "goruntime/goroutine_status.h"
+#include "goruntime/runtime_table.h"
 
 namespace goheap::analysis {
-
-BlockingWait blockingWaitOf(std::string_view reason) {
-  if (reason == "chan receive" || reason == "chan send" || reason == "select") {
-    return BlockingWait::Channel;
-  }
-  if (reason == "chan receive (nil chan)" || reason == "chan send (nil chan)" ||
-      reason == "select (no cases)") {
-    return BlockingWait::Forever;
-  }
-  if (reason == "sync.Cond.Wait" || reason == "sync.Mutex.Lock" || reason == "sync.RWMutex.RLock" ||
-      reason == "sync.RWMutex.Lock" || reason == "sync.WaitGroup.Wait" || reason == "semacquire") {
-    return BlockingWait::Sync;
-  }
-  return BlockingWait::None;
-}
 
 bool outsideRuntimeAndSync(std::string_view fn) {
   auto in = [&](std::string_view package) {
@@ -61,18 +46,18 @@ Expected<WaitLayout> fromDwarf(const bin::DebugInfo& dwarf) {
 }
 
 Expected<WaitLayout> fromTable(std::string_view go_version, std::string_view goarch) {
-  const core::RuntimeTable* t = core::runtimeTableFor(go_version, goarch);
+  const goruntime::RuntimeTable* t = goruntime::runtimeTableFor(go_version, goarch);
   if (t == nullptr) {
     return Error("no runtime layout table for " +
                  std::string(go_version.empty() ? "an unknown release" : go_version) + " " +
                  std::string(goarch));
   }
-  const core::TableField* waiting = t->field("runtime.g", "waiting");
-  const core::TableField* sudog_g = t->field("runtime.sudog", "g");
-  const core::TableField* elem = t->field("runtime.sudog", "elem");
-  const core::TableField* c = t->field("runtime.sudog", "c");
-  const core::TableField* waitlink = t->field("runtime.sudog", "waitlink");
-  const core::TableStruct* sudog = t->structNamed("runtime.sudog");
+  const goruntime::TableField* waiting = t->field("runtime.g", "waiting");
+  const goruntime::TableField* sudog_g = t->field("runtime.sudog", "g");
+  const goruntime::TableField* elem = t->field("runtime.sudog", "elem");
+  const goruntime::TableField* c = t->field("runtime.sudog", "c");
+  const goruntime::TableField* waitlink = t->field("runtime.sudog", "waitlink");
+  const goruntime::TableStruct* sudog = t->structNamed("runtime.sudog");
   if (waiting == nullptr || sudog_g == nullptr || elem == nullptr || c == nullptr ||
       waitlink == nullptr || sudog == nullptr) {
     return Error("the layout table of " + std::string(t->go_version) +
@@ -415,7 +400,7 @@ GoroutineLeaks findGoroutineLeaks(const Snapshot& s) {
   std::vector<Waiter> waiters, unlinked;
   for (uint32_t i = 0; i < d.goroutines.size(); i++) {
     const model::Goroutine& g = d.goroutines[i];
-    if (g.status != core::kGwaiting && g.status != core::kGleaked) continue;
+    if (g.status != goruntime::kGwaiting && g.status != goruntime::kGleaked) continue;
     Waiter w;
     w.goroutine = i;
     w.wait = blockingWaitOf(g.wait_reason);

@@ -38,15 +38,12 @@
 
 #include "analysis/reports.h"
 #include "analysis/snapshot.h"
+#include "goruntime/wait_reasons.h"
 
 namespace goheap::analysis {
 
-// How a wait reason (runtime2.go's waitReasonStrings) blocks a goroutine
-// for the analysis: isChanWait, the nil-channel and no-case waits (leaked
-// by definition), isSyncWait (with Go 1.25 and older's "semacquire", which
-// a Mutex, RWMutex or WaitGroup wait was reported as), or none of these.
-enum class BlockingWait : uint8_t { None, Channel, Forever, Sync };
-BlockingWait blockingWaitOf(std::string_view wait_reason);
+using goruntime::BlockingWait;
+using goruntime::blockingWaitOf;
 
 // Where the runtime keeps what a goroutine waits on: g.waiting, the first
 // of its sudogs, linked by sudog.waitlink; each with the channel (c) or the

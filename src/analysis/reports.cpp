@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "analysis/slots.h"
+#include "goruntime/goroutine_status.h"
 #include "graph/tree_walk.h"
 #include "util/mapped_file.h"
 
@@ -42,31 +43,6 @@ std::optional<std::pair<uint64_t, uint64_t>> slotPointingTo(const Snapshot& s, N
   return found;
 }
 
-std::string_view goroutineStatusName(uint64_t status) {
-  switch (status) {
-    case 0:
-      return "idle";
-    case 1:
-      return "runnable";
-    case 2:
-      return "running";
-    case 3:
-      return "syscall";
-    case 4:
-      return "waiting";
-    case 6:
-      return "dead";
-    case 8:
-      return "copystack";
-    case 9:
-      return "preempted";
-    case 10:  // _Gleaked: Go 1.27's (or 1.26's experimental) goroutineleak profile
-      return "leaked (marked by the runtime)";
-    default:
-      return "unknown";
-  }
-}
-
 // "main.closeFile", or "fn pc 0x4a1b20" without the executable.
 std::string functionName(const Snapshot& s, uint64_t pc) {
   if (s.exe) {
@@ -76,7 +52,7 @@ std::string functionName(const Snapshot& s, uint64_t pc) {
 }
 
 std::string goroutineTitle(const model::Goroutine& g) {
-  std::string state = g.wait_reason.empty() ? std::string(goroutineStatusName(g.status))
+  std::string state = g.wait_reason.empty() ? std::string(goruntime::gStatusDescription(g.status))
                                             : std::string(g.wait_reason);
   return "goroutine " + std::to_string(g.goid) + " (" + state + ")";
 }
@@ -696,7 +672,7 @@ std::vector<GoroutineInfo> goroutines(const Snapshot& s, const GoroutineLeaks& l
     info.record = i;
     info.id = g.goid;
     info.status = g.status;
-    info.status_name = std::string(goroutineStatusName(g.status));
+    info.status_name = std::string(goruntime::gStatusDescription(g.status));
     info.wait_reason = std::string(g.wait_reason);
     info.wait_since = g.wait_since;
     info.is_system = g.is_system;

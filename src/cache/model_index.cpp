@@ -1,7 +1,5 @@
 #include "cache/model_index.h"
 
-#include "dump/format.h"
-
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -10,6 +8,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "goruntime/heap_dump_format.h"
 #include "util/parallel.h"
 
 namespace goheap::cache {
@@ -350,7 +349,7 @@ Expected<model::HeapModel> readModelSections(const IndexFile& index, MappedFile 
   }
   model::HeapDumpFacts& facts = d.heap_dump.emplace();
   facts.version = static_cast<model::FormatVersion>(h.version);
-  d.format = dump::formatVersionName(facts.version);
+  d.format = goruntime::formatVersionName(facts.version);
   d.params.ptr_size = h.ptr_size;
   d.params.big_endian = h.big_endian != 0;
   d.params.heap_start = h.heap_start;

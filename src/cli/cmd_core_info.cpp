@@ -17,6 +17,7 @@
 #include "core/goroutines.h"
 #include "core/heap_walk.h"
 #include "core/pointer_masks.h"
+#include "goruntime/goroutine_status.h"
 #include "query/program.h"
 #include "util/format.h"
 #include "util/json_writer.h"
@@ -117,7 +118,7 @@ void writeGoroutinesJson(JsonWriter& w, const GoroutineView& v) {
   w.key("goroutines").beginArray();
   for (const core::Goroutine& g : v.list->goroutines) {
     w.beginObject().field("goid", g.goid).field("status", v.list->statusText(g));
-    w.field("state", core::gStatusName(g.status)).field("g", formatHex(g.address));
+    w.field("state", goruntime::gStatusName(g.status)).field("g", formatHex(g.address));
     w.field("stack_lo", formatHex(g.stack_lo)).field("stack_hi", formatHex(g.stack_hi));
     if (g.thread) w.field("thread", static_cast<uint64_t>(*g.thread));
     w.field("created_by", bin::funcNameForPrint(v.list->createdBy(g, *v.exe, v.bias)));

@@ -8,6 +8,7 @@
 #include "bin/debug_info.h"
 #include "core/core_reader.h"
 #include "core/process_memory.h"
+#include "goruntime/goroutine_status.h"
 #include "util/format.h"
 
 namespace goheap::core {
@@ -99,14 +100,14 @@ class ModelBuilder {
       d.sp = g.sched_sp;
       d.goid = g.goid;
       d.gopc = g.gopc;
-      d.status = g.status & ~uint32_t{kGscan};
+      d.status = g.status & ~uint32_t{goruntime::kGscan};
       const bin::Func* start = exe_.pclntab().funcAt(g.startpc - bias_);
       d.is_system = start != nullptr && isSystemGoroutine(start->name);
       d.wait_since = static_cast<uint64_t>(g.wait_since);
       // As the runtime's traceback: a reason only for a waiting goroutine,
       // or one the goroutineleak profile marked leaked (the reason says what
       // it waits on, which the offline leak analysis reads).
-      if ((d.status == kGwaiting || d.status == kGleaked) &&
+      if ((d.status == goruntime::kGwaiting || d.status == goruntime::kGleaked) &&
           g.wait_reason < list.wait_reason_names.size()) {
         d.wait_reason = keep(list.wait_reason_names[g.wait_reason]);
       }

@@ -173,33 +173,6 @@ const bin::GlobalVariable* runtimeGlobal(const bin::DebugInfo& dwarf, std::strin
   return globalNamed(dwarf, name);
 }
 
-std::string_view gStatusName(uint32_t status) {
-  switch (status & ~static_cast<uint32_t>(kGscan)) {
-    case kGidle:
-      return "idle";
-    case kGrunnable:
-      return "runnable";
-    case kGrunning:
-      return "running";
-    case kGsyscall:
-      return "syscall";
-    case kGwaiting:
-      return "waiting";
-    case kGdead:
-      return "dead";
-    case kGcopystack:
-      return "copystack";
-    case kGpreempted:
-      return "preempted";
-    case kGleaked:
-      return "leaked";
-    case kGdeadextra:
-      return "waiting for cgo callback";
-    default:
-      return "???";
-  }
-}
-
 Expected<GoroutineLayout> GoroutineLayout::fromDwarf(const bin::DebugInfo& dwarf) {
   const bin::TypeId g = dwarf.typeByName("runtime.g");
   const bin::TypeId m = dwarf.typeByName("runtime.m");
@@ -253,12 +226,12 @@ Expected<GoroutineLayout> GoroutineLayout::fromDwarf(const bin::DebugInfo& dwarf
 }
 
 std::string Goroutines::statusText(const Goroutine& g) const {
-  const uint32_t s = g.status & ~static_cast<uint32_t>(kGscan);
-  if ((s == kGwaiting || s == kGleaked) && g.wait_reason != 0) {
+  const uint32_t s = g.status & ~uint32_t{goruntime::kGscan};
+  if ((s == goruntime::kGwaiting || s == goruntime::kGleaked) && g.wait_reason != 0) {
     if (g.wait_reason < wait_reason_names.size()) return wait_reason_names[g.wait_reason];
     return "wait reason " + std::to_string(g.wait_reason);
   }
-  return std::string(gStatusName(s));
+  return std::string(goruntime::gStatusName(s));
 }
 
 std::string_view Goroutines::createdBy(const Goroutine& g, const bin::Binary& exe,
@@ -319,8 +292,9 @@ Expected<Goroutines> readGoroutines(const CoreFile& core, const MemoryImage& mem
     Goroutine g;
     g.address = gp;
     g.status = static_cast<uint32_t>(w32.read(b + l.atomicstatus));
-    const uint32_t s = g.status & ~static_cast<uint32_t>(kGscan);
-    if (s == kGdead || s == kGdeadextra) continue;  // as the traceback skips them
+    const uint32_t s = g.status & ~uint32_t{goruntime::kGscan};
+    if (s == goruntime::kGdead || s == goruntime::kGdeadextra)
+      continue;  // as the traceback skips them
     g.goid = w64.read(b + l.goid);
     g.wait_reason = b[l.waitreason];
     g.wait_since = static_cast<int64_t>(w64.read(b + l.waitsince));
@@ -347,7 +321,7 @@ Expected<Goroutines> readGoroutines(const CoreFile& core, const MemoryImage& mem
     // system call saved its place in syscallsp/pc; else the saved sched.
     uint64_t pc = g.sched_pc, sp = g.sched_sp, lr = g.sched_lr;
     g.first_frame = static_cast<uint32_t>(out.frames.size());
-    if (s == kGrunning) {
+    if (s == goruntime::kGrunning) {
       if (thread == nullptr || !thread->has_registers) {
         g.note = "running on a thread the core does not hold";
         out.goroutines.push_back(std::move(g));

@@ -21,28 +21,10 @@
 #include "bin/pclntab.h"
 #include "core/core_file.h"
 #include "core/memory_image.h"
+#include "goruntime/goroutine_status.h"
 #include "util/error.h"
 
 namespace goheap::core {
-
-// runtime2.go's goroutine states (the same numbers in every release read).
-enum GStatus : uint32_t {
-  kGidle = 0,
-  kGrunnable = 1,
-  kGrunning = 2,
-  kGsyscall = 3,
-  kGwaiting = 4,
-  kGdead = 6,
-  kGcopystack = 8,
-  kGpreempted = 9,
-  kGleaked = 10,     // Go 1.26+
-  kGdeadextra = 11,  // Go 1.26+: dead, kept for a cgo callback's thread
-  kGscan = 0x1000,   // or'ed in while the GC scans the stack
-};
-
-// The name the runtime's traceback prints for a status (gStatusStrings),
-// scan bit dropped; "???" for one it does not know.
-std::string_view gStatusName(uint32_t status);
 
 // The byte offset of field `path` ("sched.pc") of the DWARF struct named
 // `type_name`, through nested structs; a sync/atomic wrapper is looked

@@ -51,12 +51,12 @@ bool plausibleSlice(uint64_t array, uint64_t len, uint64_t cap, uint32_t ptr) {
 // of its first page (in-use spans are; a freed one's may not be, so half).
 class MheapCheck {
  public:
-  MheapCheck(const MemoryImage& mem, const RuntimeTable& t, std::string_view goarch)
+  MheapCheck(const MemoryImage& mem, const goruntime::RuntimeTable& t, std::string_view goarch)
       : mem_(mem), ptr_(mem.words().ptrSize()) {
-    const TableField* allspans = t.field("runtime.mheap", "allspans");
-    const TableField* arenas = t.field("runtime.mheap", "arenas");
-    const TableField* spans = t.field("runtime.heapArena", "spans");
-    const TableField* start = t.field("runtime.mspan", "startAddr");
+    const goruntime::TableField* allspans = t.field("runtime.mheap", "allspans");
+    const goruntime::TableField* arenas = t.field("runtime.mheap", "arenas");
+    const goruntime::TableField* spans = t.field("runtime.heapArena", "spans");
+    const goruntime::TableField* start = t.field("runtime.mspan", "startAddr");
     ok_ = allspans && arenas && spans && start && arenas->count && arenas->inner_count &&
           spans->count;
     if (!ok_) return;
@@ -105,8 +105,8 @@ class MheapCheck {
   uint64_t base_ = 0;
 };
 
-Expected<uint64_t> findMheap(const Region& bss, const MemoryImage& mem, const RuntimeTable& t,
-                             std::string_view goarch) {
+Expected<uint64_t> findMheap(const Region& bss, const MemoryImage& mem,
+                             const goruntime::RuntimeTable& t, std::string_view goarch) {
   const MheapCheck check(mem, t, goarch);
   if (!check.usable()) return Error("the layout table lacks runtime.mheap's arena index");
   const uint32_t ptr = mem.words().ptrSize();
@@ -119,8 +119,9 @@ Expected<uint64_t> findMheap(const Region& bss, const MemoryImage& mem, const Ru
   return Error("no runtime.mheap_ in bss " + formatHexRange(bss.begin(), bss.end()));
 }
 
-Expected<uint64_t> findAllgs(const Region& bss, const MemoryImage& mem, const RuntimeTable& t) {
-  const TableField* goid = t.field("runtime.g", "goid");
+Expected<uint64_t> findAllgs(const Region& bss, const MemoryImage& mem,
+                             const goruntime::RuntimeTable& t) {
+  const goruntime::TableField* goid = t.field("runtime.g", "goid");
   if (goid == nullptr) return Error("the layout table has no runtime.g.goid");
   const uint32_t ptr = mem.words().ptrSize();
   for (uint64_t at = bss.begin(); at + 3 * ptr <= bss.end(); at += ptr) {
@@ -150,7 +151,8 @@ bool holdsString(const MemoryImage& mem, uint64_t at, std::string_view want) {
   return bytes && std::equal(want.begin(), want.end(), bytes->begin());
 }
 
-uint64_t findWaitReasons(const Region& data, const MemoryImage& mem, const RuntimeTable& t) {
+uint64_t findWaitReasons(const Region& data, const MemoryImage& mem,
+                         const goruntime::RuntimeTable& t) {
   const uint32_t ptr = mem.words().ptrSize();
   const uint64_t n = t.wait_reasons.size();
   // The first reason, waitReasonZero, is empty: match from the second.
@@ -170,14 +172,15 @@ uint64_t findWaitReasons(const Region& data, const MemoryImage& mem, const Runti
 // (runtime.itabTableType: size, count, entries): a power-of-two size of at
 // least itabInitSize (512), count non-nil entries, and each itab's hash the
 // hash of its type, which runtime._type and abi.Type keep two words in.
-uint64_t findItabTable(const Region& data, const MemoryImage& mem, const RuntimeTable& t) {
-  const TableField* size = t.field("runtime.itabTableType", "size");
-  const TableField* count = t.field("runtime.itabTableType", "count");
-  const TableField* entries = t.field("runtime.itabTableType", "entries");
+uint64_t findItabTable(const Region& data, const MemoryImage& mem,
+                       const goruntime::RuntimeTable& t) {
+  const goruntime::TableField* size = t.field("runtime.itabTableType", "size");
+  const goruntime::TableField* count = t.field("runtime.itabTableType", "count");
+  const goruntime::TableField* entries = t.field("runtime.itabTableType", "entries");
   const bool abi = t.structNamed("internal/abi.ITab") != nullptr;
-  const TableField* type =
+  const goruntime::TableField* type =
       t.field(abi ? "internal/abi.ITab" : "runtime.itab", abi ? "Type" : "_type");
-  const TableField* hash =
+  const goruntime::TableField* hash =
       t.field(abi ? "internal/abi.ITab" : "runtime.itab", abi ? "Hash" : "hash");
   if (!size || !count || !entries || !type || !hash) return 0;
   const uint32_t ptr = mem.words().ptrSize();
@@ -231,12 +234,12 @@ uint64_t findModuledata(const Region& r, const bin::ModuleLayout& m, uint32_t pt
 
 // runtime.memstats at link time, through the stat pointers of mheap_'s
 // span and mcache allocators (runtime_globals.h); 0 when they disagree.
-uint64_t findMemstats(uint64_t mheap, const MemoryImage& mem, const RuntimeTable& t) {
-  const TableField* spanalloc = t.field("runtime.mheap", "spanalloc");
-  const TableField* cachealloc = t.field("runtime.mheap", "cachealloc");
-  const TableField* stat = t.field("runtime.fixalloc", "stat");
-  const TableField* mspan_sys = t.field("runtime.mstats", "mspan_sys");
-  const TableField* mcache_sys = t.field("runtime.mstats", "mcache_sys");
+uint64_t findMemstats(uint64_t mheap, const MemoryImage& mem, const goruntime::RuntimeTable& t) {
+  const goruntime::TableField* spanalloc = t.field("runtime.mheap", "spanalloc");
+  const goruntime::TableField* cachealloc = t.field("runtime.mheap", "cachealloc");
+  const goruntime::TableField* stat = t.field("runtime.fixalloc", "stat");
+  const goruntime::TableField* mspan_sys = t.field("runtime.mstats", "mspan_sys");
+  const goruntime::TableField* mcache_sys = t.field("runtime.mstats", "mcache_sys");
   if (spanalloc == nullptr || cachealloc == nullptr || stat == nullptr || mspan_sys == nullptr ||
       mcache_sys == nullptr) {
     return 0;
@@ -253,7 +256,7 @@ uint64_t findMemstats(uint64_t mheap, const MemoryImage& mem, const RuntimeTable
 }  // namespace
 
 Expected<RuntimeGlobals> findRuntimeGlobals(const bin::Binary& exe, const MemoryImage& mem,
-                                            const RuntimeTable& table) {
+                                            const goruntime::RuntimeTable& table) {
   const std::optional<bin::ModuleLayout>& m = exe.moduleLayout();
   if (!m || m->source != "moduledata") {
     return Error("the executable's data holds no runtime.firstmoduledata");

@@ -47,7 +47,7 @@
 
 #include "bin/binary.h"
 #include "core/memory_image.h"
-#include "core/runtime_table.h"
+#include "goruntime/runtime_table.h"
 #include "util/error.h"
 
 namespace goheap::core {
@@ -70,6 +70,6 @@ struct RuntimeGlobals {
 // Finds the globals of `exe`'s runtime in `mem` with the layouts of `table`:
 // an Error naming the global not found (with the range searched).
 Expected<RuntimeGlobals> findRuntimeGlobals(const bin::Binary& exe, const MemoryImage& mem,
-                                            const RuntimeTable& table);
+                                            const goruntime::RuntimeTable& table);
 
 }  // namespace goheap::core

@@ -11,7 +11,7 @@ namespace {
 // first (their ids are their indices in t.structs), then one type per field.
 class PartsBuilder {
  public:
-  PartsBuilder(const RuntimeTable& t, uint32_t ptr_size) : t_(t), ptr_(ptr_size) {
+  PartsBuilder(const goruntime::RuntimeTable& t, uint32_t ptr_size) : t_(t), ptr_(ptr_size) {
     types_.resize(t.structs.size());
     for (size_t i = 0; i < t.structs.size(); ++i) {
       const std::string_view name = t.structs[i].name;
@@ -20,7 +20,7 @@ class PartsBuilder {
       types_[i].kind = bin::GoKind::Struct;
       types_[i].size = t.structs[i].size;
       const auto first = static_cast<uint32_t>(fields_.size());
-      for (const TableField& f : t.fields) {
+      for (const goruntime::TableField& f : t.fields) {
         if (f.owner != name) continue;
         // fieldType() grows types_: no reference into it is held across.
         const bin::TypeId type = fieldType(f);
@@ -61,7 +61,7 @@ class PartsBuilder {
   std::vector<bin::Field> fields_;
 
  private:
-  bin::TypeId fieldType(const TableField& f) {
+  bin::TypeId fieldType(const goruntime::TableField& f) {
     if (!f.type.empty()) {
       if (const bin::TypeId s = structId(f.type); s != bin::kNoType) {
         return f.count == 0 ? s : array(f.count, f.size, s);
@@ -81,13 +81,14 @@ class PartsBuilder {
     return array(f.count, f.size, elem);
   }
 
-  const RuntimeTable& t_;
+  const goruntime::RuntimeTable& t_;
   uint32_t ptr_;
 };
 
 }  // namespace
 
-bin::DebugInfo tableDebugInfo(const RuntimeTable& t, const RuntimeGlobals& g, uint32_t ptr_size) {
+bin::DebugInfo tableDebugInfo(const goruntime::RuntimeTable& t, const RuntimeGlobals& g,
+                              uint32_t ptr_size) {
   PartsBuilder b(t, ptr_size);
   std::vector<bin::GlobalVariable> globals = {
       {"runtime.mheap_", g.mheap, b.structId("runtime.mheap")},
@@ -123,7 +124,7 @@ Expected<RuntimeTypes> runtimeTypes(const bin::Binary& exe, const MemoryImage& m
     return Error("the executable has no DWARF, and its GOEXPERIMENT " + std::string(v.experiments) +
                  " may change the runtime layouts goheap knows for " + exe.goVersion());
   }
-  const RuntimeTable* table = runtimeTableFor(exe.goVersion(), arch);
+  const goruntime::RuntimeTable* table = goruntime::runtimeTableFor(exe.goVersion(), arch);
   if (table == nullptr) {
     return Error("the executable has no DWARF (" + exe.debugInfoProblem() +
                  "), and goheap has no runtime layouts for " + exe.goVersion() + " " + arch);

@@ -2,7 +2,7 @@
 // readHeapBitsLayout, readGoroutines, readDataRoots, readSpecials) take as
 // the executable's DWARF. An executable with DWARF gives its own; a stripped
 // one (-ldflags='-s -w') a small bin::DebugInfo built from the committed
-// layout table of its Go release and architecture (core/runtime_table.h),
+// layout table of its Go release and architecture (goruntime/runtime_table.h),
 // with the runtime's globals found in the process's memory
 // (core/runtime_globals.h). Building a DebugInfo rather than asking the
 // readers to take another source keeps them unchanged: the same lookups by
@@ -19,7 +19,7 @@
 #include "bin/debug_info.h"
 #include "core/memory_image.h"
 #include "core/runtime_globals.h"
-#include "core/runtime_table.h"
+#include "goruntime/runtime_table.h"
 #include "util/error.h"
 
 namespace goheap::core {
@@ -44,6 +44,7 @@ Expected<RuntimeTypes> runtimeTypes(const bin::Binary& exe, const MemoryImage& m
 // runtime.allgs, runtime.firstmoduledata and, when found,
 // runtime.waitReasonStrings). Holds only the runtime's types: a stripped
 // executable's program types are for the type descriptors to tell.
-bin::DebugInfo tableDebugInfo(const RuntimeTable& t, const RuntimeGlobals& g, uint32_t ptr_size);
+bin::DebugInfo tableDebugInfo(const goruntime::RuntimeTable& t, const RuntimeGlobals& g,
+                              uint32_t ptr_size);
 
 }  // namespace goheap::core

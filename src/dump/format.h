@@ -6,12 +6,13 @@
 #include <cstdint>
 #include <string_view>
 
+#include "goruntime/heap_dump_format.h"
 #include "model/heap_dump_facts.h"
 
 namespace goheap::dump {
 
+using goruntime::formatVersionName;
 using model::FormatVersion;
-std::string_view formatVersionName(FormatVersion v);  // "go1.3" ...
 
 enum class Tag : uint8_t {
   Eof = 0,

@@ -22,14 +22,6 @@ namespace goheap::dump {
 
 using namespace model;  // the reader fills the model's records
 
-constexpr std::array<std::string_view, 4> kFormatVersionNames = {"go1.3", "go1.4", "go1.5",
-                                                                 "go1.7"};
-static_assert(namesEveryValue(kFormatVersionNames, FormatVersion::Go17));
-
-std::string_view formatVersionName(FormatVersion v) {
-  return enumName(v, kFormatVersionNames, "unknown");
-}
-
 std::string_view tagName(uint64_t tag) {
   static constexpr std::string_view kNames[kTagCount] = {
       "EOF",    "object",    "other root", "type",      "goroutine",      "stack frame",

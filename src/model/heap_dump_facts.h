@@ -7,12 +7,13 @@
 #include <array>
 #include <cstdint>
 
+#include "goruntime/heap_dump_format.h"
 #include "util/column.h"
 
 namespace goheap::model {
 
 // The header line selects the record layouts (see docs/dump-format.md).
-enum class FormatVersion : uint8_t { Go13, Go14, Go15, Go17 };
+using goruntime::FormatVersion;
 
 // Record tags 0 to 17 (dump::Tag).
 inline constexpr uint64_t kDumpTagCount = 18;

@@ -2,7 +2,7 @@
 // frames, and the bytes that only its stack keeps alive.
 #include <algorithm>
 
-#include "core/goroutines.h"
+#include "goruntime/goroutine_status.h"
 #include "questions/question.h"
 
 namespace goheap::questions {
@@ -59,7 +59,7 @@ std::string state(const analysis::GoroutineInfo& g) {
   std::string st = g.wait_reason.empty() ? g.status_name : g.status_name + ": " + g.wait_reason;
   // _Gleaked is the runtime's own mark of a leak: said with whether goheap's
   // analysis agrees.
-  if (g.status == core::kGleaked) {
+  if (g.status == goruntime::kGleaked) {
     return st + (g.leaked ? ", goheap agrees" : ", goheap finds it could run");
   }
   if (!g.not_leaked_because.empty()) return st + ", maybe leaked";

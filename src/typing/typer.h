@@ -27,10 +27,10 @@
 #include <utility>
 
 #include "bin/global_stores.h"
+#include "goruntime/release_layout.h"
 #include "typing/assignment_store.h"
 #include "typing/heap_types.h"
 #include "typing/pending_objects.h"
-#include "typing/release_layout.h"
 #include "util/enum_names.h"
 #include "util/format.h"
 #include "util/go_version.h"
@@ -200,7 +200,8 @@ class Typer {
     // The dump's version, which a bound executable shares; the executable's
     // for dumps too old to say.
     const std::string_view v = d.params.go_version;
-    runtime_ = releaseLayout(parseGoVersion(v.empty() ? exe.binary().goVersion() : v), ptr());
+    runtime_ =
+        goruntime::releaseLayout(parseGoVersion(v.empty() ? exe.binary().goVersion() : v), ptr());
     size_t i = 0;
     for (const model::Segment* seg : {&d.data, &d.bss}) {
       if (seg->present) {
@@ -414,7 +415,7 @@ class Typer {
   std::array<Memory, 2> segments_{};                       // data and bss (empty when absent)
   std::set<std::pair<uint64_t, TypeId>> scanned_globals_;  // seedPointedGlobals
   uint64_t types_base_ = 0;                                // link-time runtime.types
-  ReleaseLayout runtime_;
+  goruntime::ReleaseLayout runtime_;
   TypeEvidence evidence_ = TypeEvidence::Table;  // of what set() assigns now
 };
 

@@ -63,19 +63,6 @@ TEST_P(GoroutineLeaks, MatchTheProgramsTruthInAKernelCore) {
                              true);
 }
 
-TEST(GoroutineLeaks, WaitReasons) {
-  using analysis::BlockingWait;
-  EXPECT_EQ(analysis::blockingWaitOf("chan receive"), BlockingWait::Channel);
-  EXPECT_EQ(analysis::blockingWaitOf("select"), BlockingWait::Channel);
-  EXPECT_EQ(analysis::blockingWaitOf("select (no cases)"), BlockingWait::Forever);
-  EXPECT_EQ(analysis::blockingWaitOf("chan send (nil chan)"), BlockingWait::Forever);
-  EXPECT_EQ(analysis::blockingWaitOf("semacquire"), BlockingWait::Sync);
-  EXPECT_EQ(analysis::blockingWaitOf("sync.WaitGroup.Wait"), BlockingWait::Sync);
-  EXPECT_EQ(analysis::blockingWaitOf("sleep"), BlockingWait::None);
-  EXPECT_EQ(analysis::blockingWaitOf("IO wait"), BlockingWait::None);
-  EXPECT_EQ(analysis::blockingWaitOf("chan receive (durable)"), BlockingWait::None);
-}
-
 INSTANTIATE_TEST_SUITE_P(GoVersions, GoroutineLeaks,
                          ::testing::ValuesIn(testing::goVersionsWithReleaseTier()),
                          testing::pathParamName);

@@ -177,7 +177,7 @@ void expectMatchesTraceback(const testing::KernelCoreRun& run, const std::string
     const uint64_t id = r["goid"].u64();
     const auto it = by_id.find(id);
     ASSERT_NE(it, by_id.end()) << r["name"].str() << ": goroutine " << id << " not in the core";
-    EXPECT_EQ(it->second->status & ~core::kGscan, core::kGwaiting) << r["name"].str();
+    EXPECT_EQ(it->second->status & ~goruntime::kGscan, goruntime::kGwaiting) << r["name"].str();
     std::vector<std::string> want;
     for (const JsonValue& f : r["funcs"].items()) want.push_back(f.str());
     const std::vector<std::string> names = functionNames(*gs, *it->second);
@@ -249,9 +249,9 @@ TEST(CoreGoroutinesBadInput, UnreadableMemoryGivesWarningsAndNotes) {
     putLe(mem, at + layout->stack_lo, 0xc000100000, 8);
     putLe(mem, at + layout->stack_hi, 0xc000108000, 8);
   };
-  fill(g1, 42, core::kGwaiting, 0x1234, 0xc000107f00);
-  fill(g2, 43, core::kGdead, 0, 0);
-  fill(g3, 44, core::kGwaiting, chain4->entry, 0xc000107f00);
+  fill(g1, 42, goruntime::kGwaiting, 0x1234, 0xc000107f00);
+  fill(g2, 43, goruntime::kGdead, 0, 0);
+  fill(g3, 44, goruntime::kGwaiting, chain4->entry, 0xc000107f00);
   std::vector<uint8_t> allgs(24, 0);
   putLe(allgs, 0, heap, 8);
   putLe(allgs, 8, 4, 8);

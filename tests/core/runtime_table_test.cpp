@@ -1,4 +1,4 @@
-// The committed runtime layout table (src/core/runtime_tables.inc) against
+// The committed runtime layout table (src/goruntime/runtime_tables.inc) against
 // the DWARF of the executables make-dumps.sh builds with each toolchain.
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 
 #include "bin/binary.h"
 #include "bin/debug_info.h"
-#include "core/runtime_table.h"
+#include "core/runtime_table_source.h"
 #include "support/go_versions.h"
 
 namespace goheap {
@@ -36,11 +36,13 @@ TEST(RuntimeTable, EqualsEachToolchainsDwarf) {
     auto want =
         core::runtimeTableSource(*dwarf, exe->container(), exe->goVersion(), exe->container().arch);
     ASSERT_TRUE(want) << want.error().message();
-    const core::RuntimeTable* t = core::runtimeTableFor(exe->goVersion(), exe->container().arch);
+    const goruntime::RuntimeTable* t =
+        goruntime::runtimeTableFor(exe->goVersion(), exe->container().arch);
     ASSERT_NE(t, nullptr) << "no table for " << exe->goVersion() << " " << exe->container().arch
                           << ": run tools/runtime-layouts/regenerate.sh";
-    EXPECT_EQ(core::runtimeTableSource(*t), *want)
-        << "src/core/runtime_tables.inc is out of date: run tools/runtime-layouts/regenerate.sh";
+    EXPECT_EQ(goruntime::runtimeTableSource(*t), *want)
+        << "src/goruntime/runtime_tables.inc is out of date: run "
+           "tools/runtime-layouts/regenerate.sh";
     ++compared;
   }
   if (compared == 0) GTEST_SKIP() << "no test executables in " << GOHEAP_TESTDUMPS_DIR;

@@ -1,6 +1,6 @@
-// goheap_runtime_layouts EXE...: prints src/core/runtime_tables.inc, the
+// goheap_runtime_layouts EXE...: prints src/goruntime/runtime_tables.inc, the
 // runtime layouts of each executable's Go release and architecture read
-// from its DWARF (core/runtime_table.h). regenerate.sh builds the
+// from its DWARF (goruntime/runtime_table.h). regenerate.sh builds the
 // executables, one per toolchain and architecture, and runs this.
 #include <iostream>
 #include <string>
@@ -8,7 +8,7 @@
 
 #include "bin/binary.h"
 #include "bin/debug_info.h"
-#include "core/runtime_table.h"
+#include "core/runtime_table_source.h"
 
 int main(int argc, char** argv) {
   using namespace goheap;
@@ -28,7 +28,7 @@ int main(int argc, char** argv) {
       return 1;
     }
     entries += *source + "\n";
-    const std::string id = core::runtimeTableName(exe->goVersion(), arch);
+    const std::string id = goruntime::runtimeTableName(exe->goVersion(), arch);
     const std::string release = id.substr(1, id.size() - arch.size() - 2);
     std::string version = release;
     for (char& c : version) c = c == '_' ? '.' : c;
@@ -36,10 +36,10 @@ int main(int argc, char** argv) {
              id + "_wait_reasons},\n";
   }
   std::cout << "// The runtime layouts of each Go release and architecture goheap reads\n"
-               "// stripped executables of (core/runtime_table.h). Generated from the\n"
+               "// stripped executables of (goruntime/runtime_table.h). Generated from the\n"
                "// toolchains' DWARF by tools/runtime-layouts/regenerate.sh: do not edit.\n"
                "// clang-format off\n"
-            << entries << "constexpr RuntimeTable kRuntimeTables[] = {\n"
+            << entries << "constexpr goruntime::RuntimeTable kRuntimeTables[] = {\n"
             << index << "};\n// clang-format on\n";
   return 0;
 }

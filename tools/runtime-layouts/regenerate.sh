@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates src/core/runtime_tables.inc: builds tests/programs/coreprog with
+# Regenerates src/goruntime/runtime_tables.inc: builds tests/programs/coreprog with
 # every toolchain of tests/programs/toolchains.sh for amd64 and arm64 (the
 # runtime's layouts do not depend on the program), and prints each one's
 # runtime layouts from its DWARF with goheap_runtime_layouts.
@@ -28,4 +28,4 @@ for label in "${GOHEAP_ALL_GO_LABELS[@]}"; do
   done
 done
 "$BUILD/goheap_runtime_layouts" "${exes[@]}" >"$TMP/runtime_tables.inc"
-mv "$TMP/runtime_tables.inc" "$ROOT/src/core/runtime_tables.inc"
+mv "$TMP/runtime_tables.inc" "$ROOT/src/goruntime/runtime_tables.inc"

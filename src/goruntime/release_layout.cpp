@@ -1,6 +1,6 @@
-#include "typing/release_layout.h"
+#include "goruntime/release_layout.h"
 
-namespace goheap::typing {
+namespace goheap::goruntime {
 
 namespace {
 
@@ -21,4 +21,4 @@ ReleaseLayout releaseLayout(const GoVersion& version, uint32_t ptr_size) {
   return l;
 }
 
-}  // namespace goheap::typing
+}  // namespace goheap::goruntime

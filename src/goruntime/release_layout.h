@@ -7,7 +7,7 @@
 
 #include "util/go_version.h"
 
-namespace goheap::typing {
+namespace goheap::goruntime {
 
 struct ReleaseLayout {
   // internal/abi.Type is {Size_, PtrBytes uintptr; Hash uint32; TFlag,
@@ -27,4 +27,4 @@ struct ReleaseLayout {
 
 ReleaseLayout releaseLayout(const GoVersion& version, uint32_t ptr_size);
 
-}  // namespace goheap::typing
+}  // namespace goheap::goruntime

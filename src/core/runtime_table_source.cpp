@@ -1,16 +1,13 @@
-#include "core/runtime_table.h"
+#include "core/runtime_table_source.h"
 
 #include <algorithm>
 #include <initializer_list>
 #include <vector>
 
-#include "util/go_version.h"
-
 namespace goheap::core {
 namespace {
 
-// The committed tables: kRuntimeTables.
-#include "core/runtime_tables.inc"
+using goruntime::RuntimeTableEntry;
 
 // What the readers ask for, struct by struct: runtime_layout.cpp (mheap,
 // mspan, heapArena, abi.Type, spanInlineMarkBits), goroutines.cpp (g, stack,
@@ -80,53 +77,6 @@ bool isWantedStruct(std::string_view name) {
                      [&](const Wanted& w) { return w.owner == name; });
 }
 
-// An entry with its own strings, what both sources are printed from.
-struct Entry {
-  std::string go_version, goarch;
-  std::vector<std::pair<std::string, uint64_t>> structs;
-  struct Field {
-    std::string owner, name;
-    uint64_t offset, size, count, inner_count;
-    std::string type;
-  };
-  std::vector<Field> fields;
-  std::vector<std::string> wait_reasons;
-};
-
-std::string quoted(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "\"";
-}
-
-std::string releaseOf(std::string_view go_version);
-
-std::string print(const Entry& e) {
-  const std::string id = runtimeTableName(e.go_version, e.goarch);
-  std::string out = "// " + e.go_version + " " + e.goarch + "\n";
-  out += "constexpr TableStruct " + id + "_structs[] = {\n";
-  for (const auto& [name, size] : e.structs) {
-    out += "    {" + quoted(name) + ", " + std::to_string(size) + "},\n";
-  }
-  out += "};\nconstexpr TableField " + id + "_fields[] = {\n";
-  for (const Entry::Field& f : e.fields) {
-    out += "    {" + quoted(f.owner) + ", " + quoted(f.name) + ", " + std::to_string(f.offset) +
-           ", " + std::to_string(f.size) + ", " + std::to_string(f.count) + ", " +
-           std::to_string(f.inner_count) + ", " + quoted(f.type) + "},\n";
-  }
-  out += "};\nconstexpr std::string_view " + id + "_wait_reasons[] = {\n";
-  for (const std::string& r : e.wait_reasons) out += "    " + quoted(r) + ",\n";
-  return out + "};\n";
-}
-
-std::string releaseOf(std::string_view go_version) {
-  const GoVersion v = parseGoVersion(go_version);
-  return v.minor ? "go1." + std::to_string(*v.minor) : std::string(go_version);
-}
-
 // The array `t` (through typedefs), or null.
 const bin::Type* arrayOf(const bin::DebugInfo& dwarf, bin::TypeId t) {
   const bin::TypeId r = t == bin::kNoType ? t : dwarf.resolve(t);
@@ -135,9 +85,9 @@ const bin::Type* arrayOf(const bin::DebugInfo& dwarf, bin::TypeId t) {
 
 // The table's view of field `f`: width (a pointer DIE without a byte size
 // is a word), array lengths, and the table struct it is.
-Entry::Field tableField(const bin::DebugInfo& dwarf, std::string_view owner, const bin::Field& f,
-                        uint32_t ptr_size) {
-  Entry::Field out{std::string(owner), std::string(f.name), f.offset, 0, 0, 0, ""};
+RuntimeTableEntry::Field tableField(const bin::DebugInfo& dwarf, std::string_view owner,
+                                    const bin::Field& f, uint32_t ptr_size) {
+  RuntimeTableEntry::Field out{std::string(owner), std::string(f.name), f.offset, 0, 0, 0, ""};
   const bin::TypeId t = f.type == bin::kNoType ? f.type : dwarf.resolve(f.type);
   if (t == bin::kNoType) return out;
   const bin::Type& type = dwarf.type(t);
@@ -188,43 +138,9 @@ Expected<std::vector<std::string>> waitReasons(const bin::DebugInfo& dwarf,
 
 }  // namespace
 
-const TableStruct* RuntimeTable::structNamed(std::string_view name) const {
-  for (const TableStruct& s : structs) {
-    if (s.name == name) return &s;
-  }
-  return nullptr;
-}
-
-const TableField* RuntimeTable::field(std::string_view owner, std::string_view name) const {
-  for (const TableField& f : fields) {
-    if (f.owner == owner && f.name == name) return &f;
-  }
-  return nullptr;
-}
-
-std::string runtimeTableName(std::string_view go_version, std::string_view goarch) {
-  // Appended, not "k" + ...: GCC 12 at -O3 warns (-Wrestrict) on that form.
-  std::string id = "k";
-  id.append(releaseOf(go_version)).append("_").append(goarch);
-  std::replace(id.begin(), id.end(), '.', '_');
-  return id;
-}
-
-std::span<const RuntimeTable> runtimeTables() {
-  return kRuntimeTables;
-}
-
-const RuntimeTable* runtimeTableFor(std::string_view go_version, std::string_view goarch) {
-  const std::string release = releaseOf(go_version);
-  for (const RuntimeTable& t : kRuntimeTables) {
-    if (t.go_version == release && t.goarch == goarch) return &t;
-  }
-  return nullptr;
-}
-
 Expected<std::string> runtimeTableSource(const bin::DebugInfo& dwarf, const bin::Container& exe,
                                          std::string_view go_version, std::string_view goarch) {
-  Entry e{releaseOf(go_version), std::string(goarch), {}, {}, {}};
+  RuntimeTableEntry e{goruntime::releaseName(go_version), std::string(goarch), {}, {}, {}};
   for (const Wanted& w : kWanted) {
     const bin::TypeId id = dwarf.typeByName(w.owner);
     const bin::TypeId t = id == bin::kNoType ? id : dwarf.resolve(id);
@@ -243,18 +159,7 @@ Expected<std::string> runtimeTableSource(const bin::DebugInfo& dwarf, const bin:
   auto reasons = waitReasons(dwarf, exe);
   if (!reasons) return reasons.error();
   e.wait_reasons = std::move(*reasons);
-  return print(e);
-}
-
-std::string runtimeTableSource(const RuntimeTable& t) {
-  Entry e{std::string(t.go_version), std::string(t.goarch), {}, {}, {}};
-  for (const TableStruct& s : t.structs) e.structs.emplace_back(std::string(s.name), s.size);
-  for (const TableField& f : t.fields) {
-    e.fields.push_back({std::string(f.owner), std::string(f.name), f.offset, f.size, f.count,
-                        f.inner_count, std::string(f.type)});
-  }
-  for (std::string_view r : t.wait_reasons) e.wait_reasons.emplace_back(r);
-  return print(e);
+  return goruntime::runtimeTableSource(e);
 }
 
 }  // namespace goheap::core

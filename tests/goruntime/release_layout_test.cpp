@@ -1,8 +1,8 @@
-#include "typing/release_layout.h"
+#include "goruntime/release_layout.h"
 
 #include <gtest/gtest.h>
 
-namespace goheap::typing {
+namespace goheap::goruntime {
 namespace {
 
 // internal/abi.Type: Size_, PtrBytes (words), Hash uint32, then TFlag,
@@ -28,4 +28,4 @@ TEST(ReleaseLayout, MallocHeadersSinceGo122) {
 }
 
 }  // namespace
-}  // namespace goheap::typing
+}  // namespace goheap::goruntime
