@@ -382,7 +382,7 @@ Status CommandSpec::validate() const {
       return Error("only the last argument may be repeated, not " + p.name_);
     }
     // A required argument after an optional one can be told apart only by its
-    // kind: "DUMP [EXE] ADDR" works because an address is not a file name.
+    // kind: "HEAP [EXE] ADDR" works because an address is not a file name.
     if (p.required_ && seen_optional && p.kind_ == ValueKind::String) {
       return Error(p.name_ +
                    " is required after an optional one and has no kind to tell them apart");
@@ -476,7 +476,7 @@ Expected<ParsedArgs> CommandSpec::parse(std::span<const std::string> args) const
                           usageLine());
       }
       // An optional positional gives way to a later required one whose kind
-      // the word has: in "DUMP [EXE] ADDR", "0xc000012340" is the ADDR.
+      // the word has: in "HEAP [EXE] ADDR", "0xc000012340" is the ADDR.
       if (!positionals_[next_positional].required_) {
         for (size_t k = next_positional + 1; k < positionals_.size(); ++k) {
           const PositionalSpec& later = positionals_[k];
@@ -559,7 +559,7 @@ Expected<ParsedArgs> CommandSpec::parse(std::span<const std::string> args) const
   for (size_t k = next_positional; k < positionals_.size(); ++k) {
     const PositionalSpec& p = positionals_[k];
     if (p.required_ && !out.has(p.name_)) {
-      // "obj DUMP 0xzz": the bad address went to the optional EXE before
+      // "obj HEAP 0xzz": the bad address went to the optional EXE before
       // it; say what is wrong with it rather than that ADDR is missing.
       for (size_t q = 0; q < k; ++q) {
         const PositionalSpec& earlier = positionals_[q];

@@ -3,7 +3,7 @@
 // the parser and its --help text, so the two cannot disagree.
 //
 //   CommandSpec spec("top", "Lists the groups of objects that use the most memory.");
-//   spec.positional("DUMP", "heap dump written by runtime/debug.WriteHeapDump");
+//   spec.positional("HEAP", "heap dump written by runtime/debug.WriteHeapDump");
 //   spec.choice("by", {"type", "site"}, "type", "what to group objects by");
 //   spec.flag("limit", "N", "rows to show").alias('n').kind(ValueKind::Uint).defaultValue("20");
 //   spec.boolFlag("json", "print JSON instead of a table");
@@ -93,7 +93,7 @@ class PositionalSpec {
 
  private:
   friend class CommandSpec;
-  std::string name_;  // "DUMP", "ADDR"
+  std::string name_;  // "HEAP", "ADDR"
   std::string help_;
   ValueKind kind_ = ValueKind::String;
   bool required_ = true;
@@ -188,7 +188,7 @@ class CommandSpec {
   const FlagSpec* findLong(std::string_view name) const;
   const FlagSpec* findShort(char letter) const;
   Error unknownFlag(std::string_view arg, std::string_view name) const;
-  // "DUMP [ADDR...]": the positionals as the usage line shows them.
+  // "HEAP [ADDR...]": the positionals as the usage line shows them.
   std::string usageLine() const;
 
   std::string command_;

@@ -1,4 +1,4 @@
-// goheap convert DUMP [EXE] --to FORMAT -o FILE: the heap in another tool's
+// goheap convert HEAP [EXE] --to FORMAT -o FILE: the heap in another tool's
 // format (src/export/), with goheap's names and, given the executable, its
 // types and source lines.
 #include <spawn.h>

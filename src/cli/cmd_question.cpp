@@ -16,11 +16,11 @@ using questions::Question;
 
 void addOldAndNew(CommandSpec& spec) {
   spec.positional("OLD",
-                  "the earlier heap dump (runtime/debug.WriteHeapDump), or an http:// URL that "
-                  "serves one (the capture package's /debug/heapdump)");
-  spec.positional("NEW", "the later heap dump of the same program, or a URL that serves it");
+                  "the earlier heap: a heap dump (runtime/debug.WriteHeapDump), a core file, or "
+                  "an http:// URL that serves a dump (the capture package's /debug/heapdump)");
+  spec.positional("NEW", "the later heap of the same program, or a URL that serves it");
   spec.positional("EXE",
-                  "the program's executable (the build that wrote both dumps): Go types, named "
+                  "the program's executable (the build both heaps came from): Go types, named "
                   "globals and frames")
       .optional();
 }

@@ -1,4 +1,4 @@
-// goheap report DUMP [OLD] [EXE]: what a CI job attaches to a failed memory
+// goheap report HEAP [OLD] [EXE]: what a CI job attaches to a failed memory
 // test. One JSON document made of the other commands' documents (summary,
 // top, suspects, dups, waste and, with OLD, diff) and one self-contained
 // HTML page that shows it (web/report/, embedded in the binary like the web
@@ -52,14 +52,13 @@ CommandSpec reportSpec() {
       "blocked in (`goheap goroutines --leaked --group --json`); with --fail-if-leaked the exit "
       "status is 3 when there is any. The memory section is `goheap memory --json`: where the "
       "process's memory is, from a core's mappings or a dump's memstats.");
-  spec.positional("DUMP",
-                  "the heap dump to report on (the newer one, with OLD), or an http:// URL that "
-                  "serves one (the capture package's /debug/heapdump)");
-  spec.positional("OLD",
-                  "an earlier heap dump of the same program (a file or a URL): adds what grew")
+  spec.positional("HEAP",
+                  "the heap to report on (the newer one, with OLD): a heap dump, a core file, or "
+                  "an http:// URL that serves a dump (the capture package's /debug/heapdump)");
+  spec.positional("OLD", "an earlier heap of the same program (a file or a URL): adds what grew")
       .optional();
   spec.positional("EXE",
-                  "the program's executable (the same build that wrote the dumps): types, "
+                  "the program's executable (the same build the heaps came from): types, "
                   "globals, frames")
       .optional();
   spec.flag("html", "FILE", "where to write the HTML page").defaultValue("goheap-report.html");
@@ -189,7 +188,7 @@ struct Growth {
 
 int runReport(int argc, const char* const* argv) {
   return runParsed(reportSpec(), argc, argv, [](const ParsedArgs& args) {
-    const std::string dump_path(args.getString("DUMP"));
+    const std::string dump_path(args.getString("HEAP"));
     std::optional<std::string> old_path, exe_path;
     for (const char* name : {"OLD", "EXE"}) {
       if (!args.has(name)) continue;

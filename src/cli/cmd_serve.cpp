@@ -1,4 +1,4 @@
-// goheap serve DUMP [EXE]: the analyses over HTTP, for the web UI and for
+// goheap serve HEAP [EXE]: the analyses over HTTP, for the web UI and for
 // scripts: a JSON API whose answers are the commands' --json documents
 // (docs/web-api.md), and the web pages compiled into the binary.
 #include <sys/resource.h>
@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "cli/command.h"
+#include "cli/progress.h"
 #include "serve/server.h"
 #include "util/format.h"
 
@@ -27,13 +28,14 @@ CommandSpec serveSpec() {
       "machine (a Host header of localhost, 127.0.0.1 or [::1]; --allow-host adds a name). "
       "To listen beyond it, add --allow-remote: goheap then prints a URL with a random "
       "access token, and every request must carry it (the page keeps it in a cookie).");
-  spec.positional("DUMP",
-                  "heap dump written by runtime/debug.WriteHeapDump, a core file, or an "
-                  "http:// URL that serves a dump (the capture package's /debug/heapdump), "
+  spec.positional("HEAP",
+                  "the program's heap: a heap dump written by runtime/debug.WriteHeapDump, a "
+                  "core file, or an http:// URL that serves a dump (the capture package's "
+                  "/debug/heapdump), "
                   "downloaded once; left out with --pid")
       .optional();
   spec.positional("EXE",
-                  "the program's executable (the same build that wrote the dump): Go types, "
+                  "the program's executable (the same build the heap came from): Go types, "
                   "named globals, frames with file:line")
       .optional();
   addPidFlag(spec);
@@ -52,7 +54,7 @@ CommandSpec serveSpec() {
                 "256M");
   spec.flag("base", "OLD",
             "an earlier dump of the same program (a file or an http:// URL): the Diff page "
-            "and /api/diff compare DUMP with it (EXE applies to both)")
+            "and /api/diff compare HEAP with it (EXE applies to both)")
       .defaultValue("");
   addSqlLimitFlags(spec, "the Query page, /api/sql and /mcp's sql tool");
   spec.sizeFlag("sql-memory",
@@ -122,28 +124,26 @@ int runServe(int argc, const char* const* argv) {
 
     Expected<query::Source> source = sourceFromArgs(args);
     if (!source) return fail(source.error(), kExitUsage);
+    // Declared before the server, which tells it from its loading thread
+    // until it stops.
+    WarningsOnStderr told;
     auto server = serve::Server::start(*where, options);
     if (!server) return fail(server.error());
     // Tests and scripts read the port (and the token) from this line.
     std::fprintf(stderr, "goheap: serving %s\n", (*server)->url().c_str());
     std::fflush(stderr);
 
-    const std::string dump_path = source->describe();
+    const std::string heap_path = source->describe();
     if (!args.getString("base").empty()) (*server)->setBase(std::string(args.getString("base")));
-    (*server)->loadInBackground(
-        *source,
-        [](const std::string& warning) {
-          std::fprintf(stderr, "goheap: warning: %s\n", warning.c_str());
-        },
-        [dump_path](const Error* failure) {
-          // The server keeps answering (/api/status says what failed), so a
-          // browser already open shows the reason.
-          if (failure != nullptr) {
-            std::fprintf(stderr, "goheap: %s\n", failure->message().c_str());
-          } else {
-            std::fprintf(stderr, "goheap: loaded %s\n", dump_path.c_str());
-          }
-        });
+    (*server)->loadInBackground(*source, told, [heap_path](const Error* failure) {
+      // The server keeps answering (/api/status says what failed), so a
+      // browser already open shows the reason.
+      if (failure != nullptr) {
+        std::fprintf(stderr, "goheap: %s\n", failure->message().c_str());
+      } else {
+        std::fprintf(stderr, "goheap: loaded %s\n", heap_path.c_str());
+      }
+    });
     (*server)->wait();
     return kExitOk;
   });

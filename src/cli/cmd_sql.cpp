@@ -1,4 +1,4 @@
-// goheap sql DUMP [EXE] [-e QUERY]...: SQL over the heap's tables
+// goheap sql HEAP [EXE] [-e QUERY]...: SQL over the heap's tables
 // (docs/sql.md), with SQLite. The queries come from -e, else from standard
 // input; --base OLD adds a second heap as the schema `old`.
 #include <unistd.h>

@@ -70,13 +70,14 @@ std::span<const Command> allCommands() {
 }
 
 void addDumpAndCommonFlags(CommandSpec& spec, bool csv) {
-  spec.positional("DUMP",
-                  "heap dump written by runtime/debug.WriteHeapDump, a core file of the "
-                  "process, or an http:// URL that serves a dump (the capture package's "
-                  "/debug/heapdump: downloaded to $TMPDIR, removed after); left out with --pid")
+  spec.positional("HEAP",
+                  "the program's heap: a heap dump written by runtime/debug.WriteHeapDump, a "
+                  "core file of the process, or an http:// URL that serves a dump (the capture "
+                  "package's /debug/heapdump: downloaded to $TMPDIR, removed after); left out "
+                  "with --pid")
       .optional();
   spec.positional("EXE",
-                  "the program's executable (the same build that wrote the dump): names "
+                  "the program's executable (the same build the heap came from): names "
                   "frames with file:line and inlined calls, globals, closures and functions")
       .optional();
   addPidFlag(spec);
@@ -89,7 +90,7 @@ void addDumpAndCommonFlags(CommandSpec& spec, bool csv) {
 
 void addPidFlag(CommandSpec& spec) {
   spec.flag("pid", "PID",
-            "instead of DUMP, a running Go process: snapped as goheap snap does (paused for "
+            "instead of HEAP, a running Go process: snapped as goheap snap does (paused for "
             "the copy) to a temporary core, read, and deleted when done; its executable is "
             "read through /proc/PID/exe when its path is not the same file here (a process "
             "in a container)")
@@ -175,23 +176,23 @@ Expected<query::Source> sourceFromArgs(const ParsedArgs& args) {
     if (pid == 0 || pid > 0x3fffffff) {
       return args.usageError("--pid " + std::to_string(pid) + " is not a process id");
     }
-    if (args.has("DUMP") && args.has("EXE")) {
+    if (args.has("HEAP") && args.has("EXE")) {
       return args.usageError(
-          "--pid reads a running process: give no DUMP, only the executable "
+          "--pid reads a running process: give no HEAP, only the executable "
           "if /proc/PID/exe is not the program's");
     }
     source.heap = query::LiveProcess{static_cast<int>(pid)};
     // With --pid the one word given is the executable.
-    if (args.has("DUMP")) source.exe_path = args.getString("DUMP");
+    if (args.has("HEAP")) source.exe_path = args.getString("HEAP");
     if (args.has("EXE")) source.exe_path = args.getString("EXE");
     return source;
   }
-  if (!args.has("DUMP")) {
+  if (!args.has("HEAP")) {
     return args.usageError(
-        "missing DUMP (a heap dump or core file, or --pid PID for a running "
+        "missing HEAP (a heap dump or core file, or --pid PID for a running "
         "process)");
   }
-  return query::Source::fromArgument(std::string(args.getString("DUMP")),
+  return query::Source::fromArgument(std::string(args.getString("HEAP")),
                                      args.has("EXE") ? std::string(args.getString("EXE")) : "");
 }
 
@@ -336,7 +337,7 @@ std::optional<int> failIfFilesChanged(std::initializer_list<const query::Session
 std::vector<InputFile> inputFiles(const ParsedArgs& args) {
   std::vector<InputFile> inputs;
   const std::pair<const char*, std::string_view> roles[] = {
-      {"DUMP", "the heap dump"}, {"OLD", "the earlier heap dump"}, {"EXE", "the executable"}};
+      {"HEAP", "the heap"}, {"OLD", "the earlier heap"}, {"EXE", "the executable"}};
   for (const auto& [name, role] : roles) {
     if (args.has(name)) inputs.push_back({role, std::string(args.getString(name))});
   }

@@ -69,11 +69,11 @@ enum class OutputFormat : uint8_t { Text, Json, Csv };
 // it); both at once is a usage error.
 Expected<OutputFormat> outputFormat(const ParsedArgs& args);
 
-// Adds DUMP and the common flags to a command's spec. `csv` says whether the
+// Adds HEAP and the common flags to a command's spec. `csv` says whether the
 // command offers --csv (tabular results only).
 void addDumpAndCommonFlags(CommandSpec& spec, bool csv);
 
-// --pid PID: a running process read instead of DUMP (query::Source::pid).
+// --pid PID: a running process read instead of HEAP (query::Source::pid).
 void addPidFlag(CommandSpec& spec);
 
 // --cache DIR, --no-cache and --cache-size SIZE: the index cache, for every
@@ -97,8 +97,8 @@ void addDebugDirFlag(CommandSpec& spec);
 // ask (addCacheFlags; defaults where the spec has none of them), with the
 // debuginfod servers of DEBUGINFOD_URLS.
 query::OpenOptions openOptions(const ParsedArgs& args);
-// The heap the arguments name: DUMP [EXE], or --pid PID [EXE]. A usage
-// Error when neither is given, or a DUMP as well as --pid.
+// The heap the arguments name: HEAP [EXE], or --pid PID [EXE]. A usage
+// Error when neither is given, or a HEAP as well as --pid.
 Expected<query::Source> sourceFromArgs(const ParsedArgs& args);
 
 using CommandBody =
@@ -110,7 +110,7 @@ using CommandBody =
 using BeforeLoad = std::function<std::optional<int>(const ParsedArgs& args)>;
 
 // Parses the arguments, answers --help, runs `before_load` (when given),
-// loads DUMP (progress on a terminal, phase times with --timings) and runs
+// loads HEAP (progress on a terminal, phase times with --timings) and runs
 // `body`. Errors are printed here.
 int runWithSnapshot(const CommandSpec& spec, int argc, const char* const* argv,
                     const CommandBody& body, const BeforeLoad& before_load = {});
@@ -120,7 +120,7 @@ int runWithSnapshot(const CommandSpec& spec, int argc, const char* const* argv,
 // failure exit code; nothing when all is well.
 std::optional<int> failIfFilesChanged(std::initializer_list<const query::Session*> sessions);
 
-// The files a command given these arguments reads (DUMP, OLD, EXE, as far
+// The files a command given these arguments reads (HEAP, OLD, EXE, as far
 // as the spec has them), for OutputFile's check that none is overwritten.
 std::vector<InputFile> inputFiles(const ParsedArgs& args);
 

@@ -42,10 +42,9 @@ class PoolHeapProvider final : public HeapProvider {
 
 class StdioSession {
  public:
-  StdioSession(int out_fd, const StdioOptions& options,
-               const std::function<void(const std::string&)>& log)
+  StdioSession(int out_fd, const StdioOptions& options, Sink& told)
       : out_fd_(out_fd),
-        log_(log),
+        told_(told),
         access_(options.access, options.working_dir.empty()
                                     ? std::filesystem::current_path().string()
                                     : options.working_dir),
@@ -119,7 +118,7 @@ class StdioSession {
       }
     }
     if (!uris)
-      log_(
+      told_.note(
           "the client did not list its roots: files are read from the working "
           "directory and the --allow-dir folders");
     access_.setRoots(uris);
@@ -155,7 +154,7 @@ class StdioSession {
   };
 
   int out_fd_;
-  const std::function<void(const std::string&)>& log_;
+  Sink& told_;
   HeapAccess access_;
   HeapPool pool_;
   PoolHeapProvider provider_;
@@ -255,9 +254,8 @@ void StdioSession::receive(std::string_view line) {
 
 }  // namespace
 
-void serveStdio(int in_fd, int out_fd, const StdioOptions& options,
-                const std::function<void(const std::string&)>& log) {
-  StdioSession session(out_fd, options, log);
+void serveStdio(int in_fd, int out_fd, const StdioOptions& options, Sink& told) {
+  StdioSession session(out_fd, options, told);
   std::string buffer;
   bool skipping = false;  // the rest of a line over the limit
   char chunk[65536];

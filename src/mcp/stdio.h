@@ -8,12 +8,12 @@
 // when they change; a call that comes meanwhile waits for them.
 #pragma once
 
-#include <functional>
 #include <string>
 
 #include "mcp/heap_access.h"
 #include "mcp/heap_pool.h"
 #include "mcp/server.h"
+#include "util/sink.h"
 
 namespace goheap::mcp {
 
@@ -28,9 +28,9 @@ struct StdioOptions {
 };
 
 // Serves the client on `in_fd` and `out_fd` until `in_fd` ends (the client
-// closed it), then lets the calls under way finish. `log` gets the
-// server's own notes, for stderr.
-void serveStdio(int in_fd, int out_fd, const StdioOptions& options,
-                const std::function<void(const std::string&)>& log);
+// closed it), then lets the calls under way finish. The server's own notes
+// (not the client's heaps' warnings, which go to the client) are told to
+// `told`, for stderr.
+void serveStdio(int in_fd, int out_fd, const StdioOptions& options, Sink& told);
 
 }  // namespace goheap::mcp

@@ -163,7 +163,7 @@ std::shared_ptr<const Session> finish(
   if (!s.exe_problem.empty()) {
     observer.warning((source.label.empty() ? std::string() : displayName(source) + ": ") +
                      "not using the executable: " + s.exe_problem +
-                     "; carrying on from the dump alone");
+                     "; carrying on from the heap alone");
   }
   if (!s.types_problem.empty()) {
     observer.note("no types from the executable (" + s.types_problem +

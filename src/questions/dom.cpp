@@ -1,4 +1,4 @@
-// goheap dom DUMP: the dominator tree from the roots down, biggest subtrees
+// goheap dom HEAP: the dominator tree from the roots down, biggest subtrees
 // first. A node's retained size is what would be freed if it were gone.
 #include "questions/question.h"
 

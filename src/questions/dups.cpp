@@ -1,4 +1,4 @@
-// goheap dups DUMP [EXE]: memory held more than once.
+// goheap dups HEAP [EXE]: memory held more than once.
 #include "questions/question.h"
 
 namespace goheap::questions {

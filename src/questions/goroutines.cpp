@@ -1,4 +1,4 @@
-// goheap goroutines DUMP: every goroutine the heap holds, its state, its
+// goheap goroutines HEAP: every goroutine the heap holds, its state, its
 // frames, and the bytes that only its stack keeps alive.
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-// goheap obj DUMP ADDR: everything the heap says about one object.
+// goheap obj HEAP ADDR: everything the heap says about one object.
 #include <algorithm>
 #include <cstdio>
 

@@ -1,4 +1,4 @@
-// goheap paths DUMP ADDR: why an object is alive. The shortest chains of
+// goheap paths HEAP ADDR: why an object is alive. The shortest chains of
 // references from GC roots to it, each step with the offset of the pointer.
 #include "questions/path_text.h"
 #include "questions/question.h"

@@ -78,9 +78,9 @@ class Asked {
 
 // Which heaps a question needs.
 enum class HeapsNeeded : uint8_t {
-  One,         // DUMP [EXE]
+  One,         // HEAP [EXE]
   OldAndNew,   // OLD NEW [EXE]: Heaps::base is OLD
-  OneAndBase,  // DUMP [EXE], and --base OLD if given
+  OneAndBase,  // HEAP [EXE], and --base OLD if given
 };
 
 // A usage example for the question's help: the command line and what it does.

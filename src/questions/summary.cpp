@@ -1,4 +1,4 @@
-// goheap summary DUMP: what the heap is, how much of it is alive, the
+// goheap summary HEAP: what the heap is, how much of it is alive, the
 // runtime's memstats, and the objects through which most memory is retained.
 #include "questions/question.h"
 

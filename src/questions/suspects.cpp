@@ -1,4 +1,4 @@
-// goheap suspects DUMP [EXE]: a leak suspects report in the spirit of
+// goheap suspects HEAP [EXE]: a leak suspects report in the spirit of
 // Eclipse MAT: what keeps a large share of the heap alive, where inside it
 // the memory piles up, what holds it, and what kinds of objects it is.
 #include "questions/path_text.h"

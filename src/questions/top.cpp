@@ -1,4 +1,4 @@
-// goheap top DUMP: a histogram of the reachable objects, grouped by Go type,
+// goheap top HEAP: a histogram of the reachable objects, grouped by Go type,
 // allocation site or shape, by the memory each group keeps alive.
 #include <algorithm>
 

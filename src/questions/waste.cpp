@@ -1,4 +1,4 @@
-// goheap waste DUMP [EXE]: memory paid for and not used.
+// goheap waste HEAP [EXE]: memory paid for and not used.
 #include "questions/question.h"
 
 namespace goheap::questions {
@@ -107,7 +107,7 @@ std::string wasteText(const Heaps& heaps, const WasteQuery& /*q*/, const analysi
   } else {
     for (const char* section : {"Size-class rounding", "Slices keeping arrays alive", "Maps"}) {
       out += std::string(section) +
-             ": needs the program's executable with DWARF types (goheap waste DUMP EXE)\n\n";
+             ": needs the program's executable with DWARF types (goheap waste HEAP EXE)\n\n";
     }
   }
   return out + garbageText(w, width);
@@ -135,6 +135,7 @@ const Question& wasteQuestion() {
 
 namespace {
 
+// A JSON value, kept as it was when the CLI said DUMP (the JSON is an API).
 constexpr const char* kNeedsTypes =
     "needs the program's executable with DWARF types (goheap waste DUMP EXE)";
 

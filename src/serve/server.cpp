@@ -490,52 +490,46 @@ void Server::setBase(std::string base_path) {
 
 namespace {
 
-// Opening's phases become /api/status's; its warnings go to `warn`.
+// Opening's phases become /api/status's; its warnings and notes go on to
+// the caller's sink.
 class StatusObserver : public Sink {
  public:
   using SetPhase = std::function<void(std::string, uint64_t)>;
   using Progress = std::function<void(uint64_t)>;
-  using Warn = std::function<void(const std::string&)>;
-  StatusObserver(SetPhase set_phase, Progress progress, Warn warn)
-      : set_phase_(std::move(set_phase)), progress_(std::move(progress)), warn_(std::move(warn)) {}
+  StatusObserver(SetPhase set_phase, Progress progress, Sink& told)
+      : set_phase_(std::move(set_phase)), progress_(std::move(progress)), told_(told) {}
 
   void beginPhase(std::string_view name, uint64_t total) override {
     set_phase_(std::string(name), total);
   }
   void progress(uint64_t done) override { progress_(done); }
-  void warning(const std::string& text) override {
-    if (warn_) warn_(text);
-  }
-  void note(const std::string& text) override {
-    if (warn_) warn_(text);
-  }
+  void warning(const std::string& text) override { told_.warning(text); }
+  void note(const std::string& text) override { told_.note(text); }
 
  private:
   SetPhase set_phase_;
   Progress progress_;
-  Warn warn_;
+  Sink& told_;
 };
 
 }  // namespace
 
-void Server::loadInBackground(std::string dump_path, std::string exe_path,
-                              std::function<void(const std::string&)> warn,
+void Server::loadInBackground(std::string heap_path, std::string exe_path, Sink& told,
                               std::function<void(const Error*)> on_loaded) {
-  loadInBackground(query::Source::fromArgument(std::move(dump_path), std::move(exe_path)),
-                   std::move(warn), std::move(on_loaded));
+  loadInBackground(query::Source::fromArgument(std::move(heap_path), std::move(exe_path)), told,
+                   std::move(on_loaded));
 }
 
-void Server::loadInBackground(query::Source source, std::function<void(const std::string&)> warn,
+void Server::loadInBackground(query::Source source, Sink& told,
                               std::function<void(const Error*)> on_loaded) {
   State* s = state_.get();
-  s->loader = std::thread([s, source = std::move(source), warn = std::move(warn),
-                           on_loaded = std::move(on_loaded)] {
+  s->loader = std::thread([s, source = std::move(source), &told, on_loaded = std::move(on_loaded)] {
     StatusObserver observer([s](std::string name, uint64_t total) { s->setPhase(name, total); },
                             [s](uint64_t done) {
                               std::lock_guard lock(s->mu);
                               s->phase_done = done;
                             },
-                            warn);
+                            told);
     const query::OpenOptions& options = s->open_options;
     auto failed = [&](const Error& e) {
       {

@@ -17,6 +17,7 @@
 #include "query/session.h"
 #include "serve/http_server.h"
 #include "util/error.h"
+#include "util/sink.h"
 
 namespace goheap::serve {
 
@@ -69,16 +70,16 @@ class Server {
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;
 
-  // Loads the dump (and the executable, when `exe_path` is not empty) in a
+  // Loads the heap (and the executable, when `exe_path` is not empty) in a
   // background thread, as the analysis commands load it. `on_loaded` (may be
   // empty) runs in that thread once loading ends, with the load error if
-  // any, and warnings about the dump or executable are passed to `warn`.
-  void loadInBackground(std::string dump_path, std::string exe_path,
-                        std::function<void(const std::string& warning)> warn = {},
+  // any. Its phases become /api/status's; its warnings and notes about the
+  // heap or executable are told to `told`, from that thread, which must
+  // outlive the server.
+  void loadInBackground(std::string heap_path, std::string exe_path, Sink& told = nullSink(),
                         std::function<void(const Error* failure)> on_loaded = {});
   // The same for any source: a running process (`--pid`), a URL.
-  void loadInBackground(query::Source source,
-                        std::function<void(const std::string& warning)> warn = {},
+  void loadInBackground(query::Source source, Sink& told = nullSink(),
                         std::function<void(const Error* failure)> on_loaded = {});
   // Call before loadInBackground: loads OLD (`goheap serve --base OLD`) in
   // the same background load, with the same executable, for /api/diff.

@@ -548,7 +548,7 @@ TEST_P(CliOnRetentionDump, ABrokenExecutableIsAWarningAndTheDumpIsStillAnswered)
   EXPECT_TRUE(r.exited && r.code == 0) << r.describe();
   EXPECT_NE(r.err.find("warning: not using the executable: " + broken), std::string::npos)
       << r.describe();
-  EXPECT_NE(r.err.find("carrying on from the dump alone"), std::string::npos) << r.describe();
+  EXPECT_NE(r.err.find("carrying on from the heap alone"), std::string::npos) << r.describe();
   EXPECT_NE(r.out.find("executable not used: " + broken), std::string::npos) << r.describe();
   EXPECT_NE(r.out.find("Top retainers"), std::string::npos) << r.describe();
 

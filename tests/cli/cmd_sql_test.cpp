@@ -91,7 +91,7 @@ TEST_F(SqlCommand, MistakesSayWhatIsWrong) {
       {{"sql", kDump, "--no-cache", "-e", "DELETE FROM objects"}, 1, "may not be modified"},
       {{"sql", kDump, "--no-cache", "-e", "SELECT * FROM nosuch"}, 1, "no such table: nosuch"},
       {{"sql", kDump, "--no-cache", "-e", "SELECT 1", "--json", "--csv"}, 2, "--csv"},
-      {{"sql", "--no-cache", "-e", "SELECT 1"}, 2, "missing DUMP"},
+      {{"sql", "--no-cache", "-e", "SELECT 1"}, 2, "missing HEAP"},
       {{"sql", kDump, "--no-cache", "--base", "/nonexistent.dump", "-e", "SELECT 1"},
        1,
        "/nonexistent.dump"},

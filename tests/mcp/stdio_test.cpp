@@ -28,7 +28,7 @@ class PipeClient {
     EXPECT_EQ(::pipe(to_server_), 0);
     EXPECT_EQ(::pipe(from_server_), 0);
     server_ = std::thread([this, options = std::move(options)] {
-      mcp::serveStdio(to_server_[0], from_server_[1], options, [](const std::string&) {});
+      mcp::serveStdio(to_server_[0], from_server_[1], options, nullSink());
       ::close(from_server_[1]);
     });
   }

@@ -45,7 +45,7 @@ TEST(QueryOpen, OtherFilesKeepTheReadersOffset) {
 }
 
 // What a user types for a heap: a URL of either scheme (https is refused
-// with its reason when opened), else a file, as the commands take DUMP.
+// with its reason when opened), else a file, as the commands take HEAP.
 TEST(QuerySource, AnArgumentIsAUrlOrAFile) {
   const query::Source url =
       query::Source::fromArgument("http://127.0.0.1:6060/debug/heapdump", "./server", "OLD");

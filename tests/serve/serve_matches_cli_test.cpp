@@ -1,6 +1,6 @@
 // goheap serve answers what the goheap command line answers, compared as a
-// user sees them: the real binary run as `goheap CMD DUMP [EXE] ... --json`
-// on one side, a `goheap serve DUMP [EXE]` process asked over HTTP on the
+// user sees them: the real binary run as `goheap CMD HEAP [EXE] ... --json`
+// on one side, a `goheap serve HEAP [EXE]` process asked over HTTP on the
 // other, for several parameter sets per endpoint.
 //
 //   valid parameters: HTTP 200 with the very bytes the command prints;
@@ -139,7 +139,7 @@ std::string normalised(std::string name) {
 struct Case {
   std::string name;
   std::string http;              // after /api/
-  std::vector<std::string> cli;  // the command, then its flags: DUMP [EXE] go after the command
+  std::vector<std::string> cli;  // the command, then its flags: HEAP [EXE] go after the command
   Outcome expected = Outcome::Answer;
   // For errors: each parameter as the command line spells it and as the
   // API does; each must be named by both messages or by neither, and one
@@ -563,8 +563,8 @@ const std::vector<Case>& pendingDiffCases() {
 
 struct Setup {
   std::string name;
-  std::vector<std::string> cli_files;    // after the command: DUMP [EXE], or OLD NEW [EXE]
-  std::vector<std::string> serve_files;  // DUMP [EXE] [--base OLD]
+  std::vector<std::string> cli_files;    // after the command: HEAP [EXE], or OLD NEW [EXE]
+  std::vector<std::string> serve_files;  // HEAP [EXE] [--base OLD]
   std::vector<std::string> needs;        // files that must exist (else skipped)
 };
 

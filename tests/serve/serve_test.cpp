@@ -67,7 +67,7 @@ Answer get(const serve::HostPort& where, const std::string& path) {
 }
 
 // One server for the whole suite, loaded in the background from the Go 1.24
-// retention dump and its executable, as `goheap serve DUMP EXE` loads it.
+// retention dump and its executable, as `goheap serve HEAP EXE` loads it.
 class ServeTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -304,7 +304,7 @@ TEST(ServeLoading, ABadDumpIsReportedByStatus) {
   auto server = serve::Server::start({"127.0.0.1", 0});
   ASSERT_TRUE(server) << server.error().message();
   std::atomic<bool> done{false};
-  (*server)->loadInBackground("/nonexistent/heap.dump", "", {},
+  (*server)->loadInBackground("/nonexistent/heap.dump", "", nullSink(),
                               [&](const Error* failure) { done = failure != nullptr; });
   for (int i = 0; i < 500 && !done; i++) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   ASSERT_TRUE(done);
