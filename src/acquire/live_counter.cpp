@@ -26,7 +26,7 @@ Expected<uint64_t> liveLoadBias(pid_t pid, const bin::Binary& exe) {
   }
   struct stat exe_stat {};
   if (::stat(("/proc/" + std::to_string(pid) + "/exe").c_str(), &exe_stat) != 0) {
-    return Error("no process with PID " + std::to_string(pid));
+    return Error::notFound("no process with PID " + std::to_string(pid));
   }
   Expected<std::string> maps_text = readProcFile(pid, "maps");
   if (!maps_text) return maps_text.error();
@@ -53,7 +53,7 @@ Expected<LiveRuntimeCounter> LiveRuntimeCounter::open(pid_t pid, const bin::Bina
   if (!bias) return bias.error();
   const std::string mem = "/proc/" + std::to_string(pid) + "/mem";
   const int fd = ::open(mem.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Error("cannot open " + mem + ": " + std::strerror(errno));
+  if (fd < 0) return Error::io("cannot open " + mem + ": " + std::strerror(errno));
   LiveRuntimeCounter counter(fd, field->address + *bias, field->width,
                              std::string(global) + "." + std::string(path));
   counter.big_endian_ = exe.container().big_endian;
@@ -87,8 +87,8 @@ Expected<uint64_t> LiveRuntimeCounter::read() const {
   uint8_t bytes[8] = {};
   const ssize_t n = ::pread(mem_fd_, bytes, width_, static_cast<off_t>(address_));
   if (n != static_cast<ssize_t>(width_)) {
-    return Error("cannot read " + name_ + " from the process: " +
-                 (n < 0 ? std::string(std::strerror(errno)) : std::string("short read")));
+    return Error::io("cannot read " + name_ + " from the process: " +
+                     (n < 0 ? std::string(std::strerror(errno)) : std::string("short read")));
   }
   uint64_t value = 0;
   for (uint32_t i = 0; i < width_; i++) {

@@ -182,7 +182,7 @@ Expected<std::vector<bool>> touchedPages(int pagemap_fd, uint64_t start, uint64_
     const ssize_t got = ::pread(pagemap_fd, entries.data(), n * 8, at);
     if (got < 0) {
       if (errno == EINTR) continue;
-      return Error("cannot read the page map: " + std::string(std::strerror(errno)));
+      return Error::io("cannot read the page map: " + std::string(std::strerror(errno)));
     }
     if (got == 0) return Error("the page map ended early: the process has exited");
     const uint64_t read_entries = static_cast<uint64_t>(got) / 8;

@@ -53,9 +53,11 @@ Expected<int> openProc(pid_t pid, const char* name) {
   const std::string path = "/proc/" + std::to_string(pid) + "/" + name;
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd >= 0) return fd;
-  if (errno == ENOENT || errno == ESRCH) return Error("no process with PID " + std::to_string(pid));
-  if (errno == EACCES || errno == EPERM) return Error(explainNoPermission(pid));
-  return Error("cannot open " + path + ": " + std::strerror(errno));
+  if (errno == ENOENT || errno == ESRCH) {
+    return Error::notFound("no process with PID " + std::to_string(pid));
+  }
+  if (errno == EACCES || errno == EPERM) return Error::io(explainNoPermission(pid));
+  return Error::io("cannot open " + path + ": " + std::strerror(errno));
 }
 
 std::string withoutDeleted(std::string path) {
@@ -102,7 +104,7 @@ Status readWhole(int fd, std::vector<uint8_t>& bytes) {
   for (off_t at = 0;;) {
     const ssize_t n = ::pread(fd, buffer.data(), buffer.size(), at);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return Error(std::strerror(errno));
+    if (n < 0) return Error::io(std::strerror(errno));
     if (n == 0) return Status::success();
     bytes.insert(bytes.end(), buffer.data(), buffer.data() + n);
     at += n;
@@ -111,7 +113,7 @@ Status readWhole(int fd, std::vector<uint8_t>& bytes) {
 
 Status copyFile(int from_fd, const std::string& to) {
   const int out = ::open(to.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
-  if (out < 0) return Error("cannot create " + to + ": " + std::strerror(errno));
+  if (out < 0) return Error::io("cannot create " + to + ": " + std::strerror(errno));
   std::vector<char> buffer(1 << 20);
   off_t at = 0;
   for (;;) {
@@ -120,17 +122,17 @@ Status copyFile(int from_fd, const std::string& to) {
     if (n < 0) {
       const int err = errno;
       ::close(out);
-      return Error("cannot read the executable: " + std::string(std::strerror(err)));
+      return Error::io("cannot read the executable: " + std::string(std::strerror(err)));
     }
     if (n == 0) break;
     if (::write(out, buffer.data(), static_cast<size_t>(n)) != n) {
       const int err = errno;
       ::close(out);
-      return Error("cannot write " + to + ": " + std::strerror(err));
+      return Error::io("cannot write " + to + ": " + std::strerror(err));
     }
     at += n;
   }
-  if (::close(out) != 0) return Error("cannot write " + to + ": " + std::strerror(errno));
+  if (::close(out) != 0) return Error::io("cannot write " + to + ": " + std::strerror(errno));
   return Status::success();
 }
 
@@ -180,8 +182,8 @@ std::string describePause(const SnapResult& r) {
 
 Expected<SnapResult> snapProcess(pid_t pid, std::FILE* out, const SnapOptions& options) {
   if (Status s = canWriteCores(); !s) return s.error();
-  if (pid <= 0) return Error("no process with PID " + std::to_string(pid));
-  if (pid == ::getpid()) return Error("goheap cannot snap itself");
+  if (pid <= 0) return Error::notFound("no process with PID " + std::to_string(pid));
+  if (pid == ::getpid()) return Error::needsInput("goheap cannot snap itself");
   Expected<ProcStatus> status = readProcStatus(pid);
   if (!status) return status.error();
   if (status->state == 'Z' || status->state == 'X') {
@@ -194,7 +196,7 @@ Expected<SnapResult> snapProcess(pid_t pid, std::FILE* out, const SnapOptions& o
   Expected<std::string> exe_link = readExeLink(pid);
   if (!exe_link) {
     if (exe_link.error().message().find("no process") != std::string::npos) return exe_link.error();
-    return Error(explainNoPermission(pid));
+    return Error::io(explainNoPermission(pid));
   }
   SnapResult result;
   result.exe_path = withoutDeleted(*exe_link);
@@ -206,7 +208,7 @@ Expected<SnapResult> snapProcess(pid_t pid, std::FILE* out, const SnapOptions& o
   }
   result.go_version = exe->goVersion();
   result.exe_path_reaches_it = reachesSameFile(result.exe_path, exe_proc);
-  if (status->tracer_pid != 0) return Error(explainNoPermission(pid));
+  if (status->tracer_pid != 0) return Error::io(explainNoPermission(pid));
 
   Expected<int> mem = openProc(pid, "mem");
   if (!mem) return mem.error();
@@ -217,14 +219,14 @@ Expected<SnapResult> snapProcess(pid_t pid, std::FILE* out, const SnapOptions& o
   const bool wants_exe = !options.exe_copy_path.empty() || options.carry_executable;
   Fd exe_fd(wants_exe ? ::open(exe_proc.c_str(), O_RDONLY | O_CLOEXEC) : -1);
   if (wants_exe && exe_fd.get() < 0) {
-    return Error("cannot open the executable of " + who + ": " + std::strerror(errno));
+    return Error::io("cannot open the executable of " + who + ": " + std::strerror(errno));
   }
   // A streamed core carries the executable: read now, before the process
   // is stopped, so that it adds nothing to the pause.
   std::vector<uint8_t> carried_exe;
   if (options.carry_executable) {
     if (Status s = readWhole(exe_fd.get(), carried_exe); !s) {
-      return Error("cannot read the executable of " + who + ": " + s.error().message());
+      return Error::io("cannot read the executable of " + who + ": " + s.error().message());
     }
   }
   const uint64_t page_size = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
@@ -439,7 +441,7 @@ Expected<SnapResult> snapProcess(pid_t pid, std::FILE* out, const SnapOptions& o
       // pause counts both.
       std::fflush(out);
       if (::ftruncate(::fileno(out), 0) != 0 || std::fseek(out, 0, SEEK_SET) != 0) {
-        return Error(std::string("cannot begin the core again: ") + std::strerror(errno));
+        return Error::io(std::string("cannot begin the core again: ") + std::strerror(errno));
       }
       earlier_pause_ns = result.pause_ns;
       result.forked = false;

@@ -67,7 +67,7 @@ Status makeFolders(const std::string& path) {
     if (Status s = makeFolders(path.substr(0, slash)); !s) return s;
   }
   if (::mkdir(path.c_str(), 0700) != 0 && errno != EEXIST) {
-    return Error("cannot create " + path + ": " + std::strerror(errno));
+    return Error::io("cannot create " + path + ": " + std::strerror(errno));
   }
   return Status::success();
 }
@@ -75,7 +75,7 @@ Status makeFolders(const std::string& path) {
 // The names in a folder; an Error with strerror when it cannot be read.
 Expected<std::vector<std::string>> folderNames(const std::string& path) {
   DIR* dir = ::opendir(path.c_str());
-  if (dir == nullptr) return Error("cannot read " + path + ": " + std::strerror(errno));
+  if (dir == nullptr) return Error::io("cannot read " + path + ": " + std::strerror(errno));
   std::vector<std::string> names;
   while (const dirent* e = ::readdir(dir)) names.emplace_back(e->d_name);
   ::closedir(dir);
@@ -165,25 +165,25 @@ Status CacheDirectory::store(const Key& key, const IndexWriter& writer) {
   const int fd = ::mkostemp(temporary.data(), O_CLOEXEC);
   if (fd < 0) {
     turnOff("cannot create a file in " + path_ + ": " + std::strerror(errno));
-    Status failed = Error(warning_);
+    Status failed = Error::io(warning_);
     warned_ = true;
     return failed;
   }
   const int slot = removeOnSignal(temporary);
   Status written = writer.write(fd, key, temporary);
   if (::close(fd) != 0 && written) {
-    written = Error("cannot write " + temporary + ": " + std::strerror(errno));
+    written = Error::io("cannot write " + temporary + ": " + std::strerror(errno));
   }
   if (written && ::rename(temporary.c_str(), final_path.c_str()) != 0) {
     written =
-        Error("cannot rename " + temporary + " to " + final_path + ": " + std::strerror(errno));
+        Error::io("cannot rename " + temporary + " to " + final_path + ": " + std::strerror(errno));
   }
   if (!written) ::unlink(temporary.c_str());
   keepOnSignal(slot);
   if (!written) {
     turnOff(written.error().message());
     warned_ = true;
-    return Error(warning_);
+    return Error::io(warning_);
   }
   evict(final_path);
   return Status::success();
@@ -259,7 +259,7 @@ Expected<ClearResult> CacheDirectory::clear() const {
   ClearResult result;
   for (const Found& f : *found) {
     if (::unlink(f.path.c_str()) != 0 && errno != ENOENT) {
-      return Error("cannot remove " + f.path + ": " + std::strerror(errno));
+      return Error::io("cannot remove " + f.path + ": " + std::strerror(errno));
     }
     result.entries++;
     result.bytes += f.size;

@@ -80,8 +80,8 @@ Status writeAt(int fd, std::span<const uint8_t> bytes, uint64_t offset, std::str
         ::pwrite(fd, bytes.data(), std::min(bytes.size(), kMaxChunk), static_cast<off_t>(offset));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
-      return Error("cannot write " + std::string(name) + ": " +
-                   (n < 0 ? std::strerror(errno) : "the write made no progress"));
+      return Error::io("cannot write " + std::string(name) + ": " +
+                       (n < 0 ? std::strerror(errno) : "the write made no progress"));
     }
     bytes = bytes.subspan(static_cast<size_t>(n));
     offset += static_cast<uint64_t>(n);
@@ -395,17 +395,17 @@ Status IndexWriter::write(int fd, const Key& key, std::string_view name) const {
             [](const SectionInfo& a, const SectionInfo& b) { return a.id < b.id; });
   if (Status s = writeAt(fd, encodeHeaderAndTable(key, table, size), 0, name); !s) return s;
   if (::ftruncate(fd, static_cast<off_t>(size)) != 0) {
-    return Error("cannot write " + std::string(name) + ": " + std::strerror(errno));
+    return Error::io("cannot write " + std::string(name) + ": " + std::strerror(errno));
   }
   return Status::success();
 }
 
 Status IndexWriter::write(const std::string& path, const Key& key) const {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return Error("cannot create " + path + ": " + std::strerror(errno));
+  if (fd < 0) return Error::io("cannot create " + path + ": " + std::strerror(errno));
   Status written = write(fd, key, path);
   if (::close(fd) != 0 && written) {
-    written = Error("cannot write " + path + ": " + std::strerror(errno));
+    written = Error::io("cannot write " + path + ": " + std::strerror(errno));
   }
   return written;
 }

@@ -260,12 +260,12 @@ void say(const std::string& line) {
 // `text` into a file only its owner may read, made so from the start.
 Status writeSecret(const std::string& path, const std::string& text) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) return Error("cannot write " + path + ": " + std::strerror(errno));
+  if (fd < 0) return Error::io("cannot write " + path + ": " + std::strerror(errno));
   const bool written = ::fchmod(fd, 0600) == 0 &&
                        ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
   const int err = errno;
   ::close(fd);
-  if (!written) return Error("cannot write " + path + ": " + std::strerror(err));
+  if (!written) return Error::io("cannot write " + path + ": " + std::strerror(err));
   return Status::success();
 }
 
@@ -367,8 +367,8 @@ class Watch {
     std::error_code ec;
     fs::create_directories(s_.dir, ec);
     if (ec || !fs::is_directory(s_.dir)) {
-      return fail(Error("cannot make the folder " + s_.dir + ": " +
-                        (ec ? ec.message() : "a file is in the way")));
+      return fail(Error::io("cannot make the folder " + s_.dir + ": " +
+                            (ec ? ec.message() : "a file is in the way")));
     }
     exe_copy_ = copyExecutable(s_, name_);
     if (s_.triggers.cgroup_above) {

@@ -373,14 +373,16 @@ Expected<std::shared_ptr<const Session>> openLiveProcess(int pid, const Source& 
   if (!file) return file.error();
   auto input = std::make_unique<TemporaryFile>(file.take());
   std::FILE* out = ::fdopen(::dup(input->fd()), "w");
-  if (out == nullptr) return Error("cannot write " + input->path() + ": " + std::strerror(errno));
+  if (out == nullptr) {
+    return Error::io("cannot write " + input->path() + ": " + std::strerror(errno));
+  }
   acquire::SnapOptions snap;
   snap.sink = &observer;
   Expected<acquire::SnapResult> result = acquire::snapProcess(pid, out, snap);
   const bool closed = std::fclose(out) == 0;
   input->closeFd();
   if (!result) return result.error();
-  if (!closed) return Error("cannot write " + input->path() + ": " + std::strerror(errno));
+  if (!closed) return Error::io("cannot write " + input->path() + ": " + std::strerror(errno));
   observer.note("snapped process " + std::to_string(pid) + " (" + result->name +
                 "): " + formatBytes(result->core_bytes) + ", " + acquire::describePause(*result));
   LocalHeap local{input->path(),

@@ -549,7 +549,10 @@ void Server::loadInBackground(query::Source source, std::function<void(const std
     if (!s->base_path.empty()) {
       auto base = query::open(query::Source::fromArgument(s->base_path, source.exe_path, "base"),
                               observer, options);
-      if (!base) return failed(Error("base " + s->base_path + ": " + base.error().message()));
+      if (!base) {
+        return failed(
+            Error(base.error().kind(), "base " + s->base_path + ": " + base.error().message()));
+      }
       s->setPhase("index for queries (base)", 0);
       (*base)->prepareForServing();
       std::lock_guard lock(s->mu);
