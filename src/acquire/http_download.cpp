@@ -209,9 +209,7 @@ class Exchange {
     const uint64_t total = parser_->content_length().value_or(0);
     sink.endPhase();
     sink.beginPhase("download", total);
-    Expected<TemporaryFile> created = TemporaryFile::create("download", "", sink);
-    if (!created) return created.error();
-    TemporaryFile file = created.take();
+    GOHEAP_TRY(TemporaryFile file, TemporaryFile::create("download", "", sink));
 
     std::vector<char> buffer(kChunkBytes);
     std::string head;  // the body's first bytes, to tell a dump from a web page

@@ -200,9 +200,7 @@ Expected<MemoryPlan> planMemory(const PlanInputs& in) {
   for (size_t i = 0; i < in.mappings->size(); i++) {
     const Mapping& m = (*in.mappings)[i];
     if (m.read && isAnonymous(m) && !unreadableSpecial(m)) {
-      Expected<std::vector<bool>> t = in.touched(m.start, m.end);
-      if (!t) return t.error();
-      touched[i] = t.take();
+      GOHEAP_TRY(touched[i], in.touched(m.start, m.end));
     }
   }
   for (uint64_t merge_gap = kFirstMergeGapPages;;

@@ -143,10 +143,10 @@ ProcStatus parseProcStatus(std::string_view rest_of_file) {
 }  // namespace
 
 Expected<ProcStatus> readProcStatus(pid_t pid, pid_t tid) {
-  Expected<std::string> text = readProcFile(
-      pid, tid == 0 ? std::string("status") : "task/" + std::to_string(tid) + "/status");
-  if (!text) return text.error();
-  return parseProcStatus(*text);
+  GOHEAP_TRY(std::string text,
+             readProcFile(pid, tid == 0 ? std::string("status")
+                                        : "task/" + std::to_string(tid) + "/status"));
+  return parseProcStatus(text);
 }
 
 Expected<ProcStatus> readOwnProcStatus() {

@@ -202,10 +202,9 @@ Status ProcessStopper::stopAll(const std::atomic<bool>* interrupted) {
   // New threads can start until every thread is stopped: list again until
   // a listing finds none.
   for (int round = 0;; round++) {
-    Expected<std::vector<pid_t>> tids = listThreads(pid_);
-    if (!tids) return tids.error();
+    GOHEAP_TRY(std::vector<pid_t> tids, listThreads(pid_));
     std::vector<pid_t> fresh;
-    for (pid_t tid : *tids) {
+    for (pid_t tid : tids) {
       if (seen.insert(tid).second) fresh.push_back(tid);
     }
     if (fresh.empty()) break;
@@ -215,9 +214,8 @@ Status ProcessStopper::stopAll(const std::atomic<bool>* interrupted) {
       if (Status s = seize(tid); !s) return s;
     }
     for (size_t i = first_new; i < threads_.size();) {
-      Expected<bool> stopped = waitStopped(threads_[i], interrupted);
-      if (!stopped) return stopped.error();
-      if (!*stopped) {
+      GOHEAP_TRY(bool stopped, waitStopped(threads_[i], interrupted));
+      if (!stopped) {
         threads_.erase(threads_.begin() + static_cast<std::ptrdiff_t>(i));
         continue;
       }

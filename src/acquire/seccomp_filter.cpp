@@ -286,9 +286,8 @@ Expected<uint32_t> seccompVerdict(const std::vector<SeccompProgram>& filters,
   // actions keeps the first it met (an ERRNO's errno is the newest one's).
   uint32_t verdict = SECCOMP_RET_ALLOW;
   for (auto filter = filters.rbegin(); filter != filters.rend(); ++filter) {
-    Expected<uint32_t> action = runSeccompFilter(*filter, call);
-    if (!action) return action.error();
-    if (moreRestrictive(*action, verdict)) verdict = *action;
+    GOHEAP_TRY(uint32_t action, runSeccompFilter(*filter, call));
+    if (moreRestrictive(action, verdict)) verdict = action;
   }
   return verdict;
 }

@@ -184,13 +184,12 @@ Expected<SnapResult> snapProcess(pid_t pid, std::FILE* out, const SnapOptions& o
   if (Status s = canWriteCores(); !s) return s.error();
   if (pid <= 0) return Error::notFound("no process with PID " + std::to_string(pid));
   if (pid == ::getpid()) return Error::needsInput("goheap cannot snap itself");
-  Expected<ProcStatus> status = readProcStatus(pid);
-  if (!status) return status.error();
-  if (status->state == 'Z' || status->state == 'X') {
+  GOHEAP_TRY(ProcStatus status, readProcStatus(pid));
+  if (status.state == 'Z' || status.state == 'X') {
     return Error("process " + std::to_string(pid) +
                  " has exited (a zombie waiting for its parent)");
   }
-  const std::string who = "process " + std::to_string(pid) + " (" + status->name + ")";
+  const std::string who = "process " + std::to_string(pid) + " (" + status.name + ")";
 
   // Before anything is stopped: is it a Go program, may we trace it?
   Expected<std::string> exe_link = readExeLink(pid);
@@ -200,7 +199,7 @@ Expected<SnapResult> snapProcess(pid_t pid, std::FILE* out, const SnapOptions& o
   }
   SnapResult result;
   result.exe_path = withoutDeleted(*exe_link);
-  result.name = status->name;
+  result.name = status.name;
   const std::string exe_proc = "/proc/" + std::to_string(pid) + "/exe";
   Expected<bin::Binary> exe = bin::Binary::open(exe_proc);
   if (!exe) {
@@ -208,14 +207,12 @@ Expected<SnapResult> snapProcess(pid_t pid, std::FILE* out, const SnapOptions& o
   }
   result.go_version = exe->goVersion();
   result.exe_path_reaches_it = reachesSameFile(result.exe_path, exe_proc);
-  if (status->tracer_pid != 0) return Error::io(explainNoPermission(pid));
+  if (status.tracer_pid != 0) return Error::io(explainNoPermission(pid));
 
-  Expected<int> mem = openProc(pid, "mem");
-  if (!mem) return mem.error();
-  const Fd mem_fd(*mem);
-  Expected<int> pagemap = openProc(pid, "pagemap");
-  if (!pagemap) return pagemap.error();
-  const Fd pagemap_fd(*pagemap);
+  GOHEAP_TRY(int mem, openProc(pid, "mem"));
+  const Fd mem_fd(mem);
+  GOHEAP_TRY(int pagemap, openProc(pid, "pagemap"));
+  const Fd pagemap_fd(pagemap);
   const bool wants_exe = !options.exe_copy_path.empty() || options.carry_executable;
   Fd exe_fd(wants_exe ? ::open(exe_proc.c_str(), O_RDONLY | O_CLOEXEC) : -1);
   if (wants_exe && exe_fd.get() < 0) {
@@ -263,17 +260,15 @@ Expected<SnapResult> snapProcess(pid_t pid, std::FILE* out, const SnapOptions& o
                                                   .count());
     };
 
-    Expected<std::string> maps_text = readProcFile(pid, "maps");
-    if (!maps_text) return maps_text.error();
-    Expected<std::vector<Mapping>> mappings = parseMaps(*maps_text);
-    if (!mappings) return mappings.error();
+    GOHEAP_TRY(std::string maps_text, readProcFile(pid, "maps"));
+    GOHEAP_TRY(std::vector<Mapping> mappings, parseMaps(maps_text));
     // The registers are read; the memory comes from a fork when one can be
     // made, and the process goes on at once.
     const std::vector<StoppedThread> threads = stopper.threads();
     std::optional<ProcessCopy> copy;
     std::optional<CgroupGuard> guard;
     if (may_fork) {
-      const uint64_t syscall_at = findSyscallInstruction(pid, *maps_text);
+      const uint64_t syscall_at = findSyscallInstruction(pid, maps_text);
       if (fork_conditions.seccomp == 2) {
         fork_conditions.seccomp_problem =
             seccompForkProblem(threads.front().tid, syscall_at, options.fork_under_seccomp,
@@ -303,12 +298,10 @@ Expected<SnapResult> snapProcess(pid_t pid, std::FILE* out, const SnapOptions& o
     const pid_t source = copy ? copy->pid() : pid;
     Fd copy_mem_fd, copy_pagemap_fd;
     if (copy) {
-      Expected<int> m = openProc(source, "mem");
-      if (!m) return m.error();
-      copy_mem_fd.reset(*m);
-      Expected<int> p = openProc(source, "pagemap");
-      if (!p) return p.error();
-      copy_pagemap_fd.reset(*p);
+      GOHEAP_TRY(int m, openProc(source, "mem"));
+      copy_mem_fd.reset(m);
+      GOHEAP_TRY(int p, openProc(source, "pagemap"));
+      copy_pagemap_fd.reset(p);
     }
     const int source_mem = copy ? copy_mem_fd.get() : mem_fd.get();
     const int source_pagemap = copy ? copy_pagemap_fd.get() : pagemap_fd.get();
@@ -328,7 +321,7 @@ Expected<SnapResult> snapProcess(pid_t pid, std::FILE* out, const SnapOptions& o
     };
 
     PlanInputs plan_inputs;
-    plan_inputs.mappings = &*mappings;
+    plan_inputs.mappings = &mappings;
     plan_inputs.page_size = page_size;
     plan_inputs.touched = [&](uint64_t start, uint64_t end) {
       return touchedPages(source_pagemap, start, end, page_size);
@@ -336,19 +329,18 @@ Expected<SnapResult> snapProcess(pid_t pid, std::FILE* out, const SnapOptions& o
     plan_inputs.is_elf_header = [&](const Mapping& m) {
       return startsWithElfHeader(source_mem, m);
     };
-    Expected<MemoryPlan> plan = planMemory(plan_inputs);
-    if (!plan) return plan.error();
+    GOHEAP_TRY(MemoryPlan plan, planMemory(plan_inputs));
 
     CoreContents contents;
     contents.pid = pid;
     contents.threads = &threads;
-    contents.mappings = &*mappings;
-    contents.plan = &*plan;
+    contents.mappings = &mappings;
+    contents.plan = &plan;
     if (Expected<std::string> auxv = readProcFile(pid, "auxv")) contents.auxv = auxv.take();
-    contents.name = status->name;
+    contents.name = status.name;
     contents.command_line = commandLine(pid);
-    contents.state = status->state;
-    contents.uid = status->real_uid;
+    contents.state = status.state;
+    contents.uid = status.real_uid;
     contents.page_size = page_size;
     contents.note.pid = static_cast<uint64_t>(pid);
     contents.note.exe_path = result.exe_path;
@@ -362,7 +354,7 @@ Expected<SnapResult> snapProcess(pid_t pid, std::FILE* out, const SnapOptions& o
     // itself, not its fork, whose Rss leaves out the shared file pages it has
     // not touched. With a fork the process runs on by now and is not held for
     // it; without one this is part of the pause (a few milliseconds).
-    contents.note.mappings = noteMappings(*mappings, readProcFile(pid, "smaps"));
+    contents.note.mappings = noteMappings(mappings, readProcFile(pid, "smaps"));
     uint64_t copied_bytes = 0;
     contents.read_memory = [&](uint64_t addr, std::span<uint8_t> into) -> Status {
       if (interrupted()) return Error("interrupted; " + who + " runs on, no core written");
@@ -409,10 +401,10 @@ Expected<SnapResult> snapProcess(pid_t pid, std::FILE* out, const SnapOptions& o
     // the disk. A fork is read straight into the file.
     FileOutput file(out);
     std::unique_ptr<MemoryOutput> memory;
-    if (!copy && plan->copied_bytes + (64 << 20) < memAvailableBytes() / 2) {
-      memory = std::make_unique<MemoryOutput>(plan->copied_bytes + (16 << 20));
+    if (!copy && plan.copied_bytes + (64 << 20) < memAvailableBytes() / 2) {
+      memory = std::make_unique<MemoryOutput>(plan.copied_bytes + (16 << 20));
     }
-    phase("copy memory", plan->copied_bytes);
+    phase("copy memory", plan.copied_bytes);
     // Kept for a second round only where there can be one.
     contents.executable = restartable ? carried_exe : std::move(carried_exe);
     CoreOutput& core_out =
@@ -447,7 +439,7 @@ Expected<SnapResult> snapProcess(pid_t pid, std::FILE* out, const SnapOptions& o
       result.forked = false;
       result.fork_dropped = true;
       const std::string progress = " after " + formatBytes(copied_bytes) + " of " +
-                                   formatBytes(plan->copied_bytes) + " had been copied";
+                                   formatBytes(plan.copied_bytes) + " had been copied";
       result.no_fork_reason =
           dropped_at_room ? "its fork was dropped" + progress + ", when its memory cgroup had " +
                                 formatBytes(*dropped_at_room) + " left (goheap keeps " +
@@ -466,8 +458,8 @@ Expected<SnapResult> snapProcess(pid_t pid, std::FILE* out, const SnapOptions& o
       end_phase();
       if (!s) return s.error();
     }
-    result.writable_bytes = plan->writable_bytes;
-    result.segments = plan->segments.size();
+    result.writable_bytes = plan.writable_bytes;
+    result.segments = plan.segments.size();
     result.core_bytes = *written;
     break;
   }

@@ -194,11 +194,10 @@ void CacheDirectory::remove(const Key& key) const {
 }
 
 Expected<std::vector<CacheDirectory::Found>> CacheDirectory::scan(const std::string& newest) const {
-  Expected<std::vector<std::string>> names = folderNames(path_);
-  if (!names) return names.error();
+  GOHEAP_TRY(std::vector<std::string> names, folderNames(path_));
   const int64_t now = nowNs();
   std::vector<Found> found;
-  for (const std::string& name : *names) {
+  for (const std::string& name : names) {
     const bool entry = isEntryName(name);
     if (!entry && !isTemporaryName(name)) continue;
     const std::string path = path_ + "/" + name;
@@ -231,10 +230,9 @@ void CacheDirectory::evict(const std::string& newest) const {
 
 Expected<std::vector<CacheEntry>> CacheDirectory::list() const {
   if (path_.empty()) return Error(warning_);
-  Expected<std::vector<Found>> found = scan("");
-  if (!found) return found.error();
+  GOHEAP_TRY(std::vector<Found> found, scan(""));
   std::vector<CacheEntry> entries;
-  for (auto it = found->rbegin(); it != found->rend(); ++it) {
+  for (auto it = found.rbegin(); it != found.rend(); ++it) {
     CacheEntry e;
     const std::string name = it->path.substr(path_.size() + 1);
     e.key = *Key::fromHex(name.substr(0, kKeyHexDigits));
@@ -254,10 +252,9 @@ Expected<std::vector<CacheEntry>> CacheDirectory::list() const {
 
 Expected<ClearResult> CacheDirectory::clear() const {
   if (path_.empty()) return Error(warning_);
-  Expected<std::vector<Found>> found = scan("");
-  if (!found) return found.error();
+  GOHEAP_TRY(std::vector<Found> found, scan(""));
   ClearResult result;
-  for (const Found& f : *found) {
+  for (const Found& f : found) {
     if (::unlink(f.path.c_str()) != 0 && errno != ENOENT) {
       return Error::io("cannot remove " + f.path + ": " + std::strerror(errno));
     }

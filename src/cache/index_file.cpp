@@ -245,14 +245,13 @@ Expected<Layout> readLayout(std::span<const uint8_t> file) {
   // The count fits in the file (checkHeader), so this allocation is bounded by its size.
   layout.sections.reserve(count);
   for (size_t i = 0; i < count; ++i) {
-    Expected<SectionInfo> s = readEntry(file, i, table_end);
-    if (!s) return s.error();
-    if (i > 0 && s->id <= layout.sections.back().id) {
-      return at(kHeaderBytes + i * kTableEntryBytes, sectionContext(i, s->id),
-                s->id == layout.sections.back().id ? "the id is in the table twice"
-                                                   : "the table is not sorted by id");
+    GOHEAP_TRY(SectionInfo s, readEntry(file, i, table_end));
+    if (i > 0 && s.id <= layout.sections.back().id) {
+      return at(kHeaderBytes + i * kTableEntryBytes, sectionContext(i, s.id),
+                s.id == layout.sections.back().id ? "the id is in the table twice"
+                                                  : "the table is not sorted by id");
     }
-    layout.sections.push_back(*s);
+    layout.sections.push_back(s);
   }
   if (Status s = checkTiling(file, layout.sections, table_end); !s) return s.error();
   return layout;
@@ -412,9 +411,8 @@ Status IndexWriter::write(const std::string& path, const Key& key) const {
 
 Expected<std::shared_ptr<const IndexFile>> IndexFile::open(const std::string& path,
                                                            const Key& expected, unsigned threads) {
-  Expected<MappedFile> file = MappedFile::open(path);
-  if (!file) return file.error();
-  Expected<std::shared_ptr<const IndexFile>> index = verify(file.take(), expected, threads);
+  GOHEAP_TRY(MappedFile file, MappedFile::open(path));
+  Expected<std::shared_ptr<const IndexFile>> index = verify(std::move(file), expected, threads);
   // Verified in one pass; from now on the columns are read wherever the
   // queries go.
   if (index && (*index)->fileSize() > 0) {
@@ -452,20 +450,19 @@ Expected<std::shared_ptr<const IndexFile>> IndexFile::verify(MappedFile file, co
 }
 
 Expected<IndexPeek> IndexFile::peek(const std::string& path) {
-  Expected<MappedFile> file = MappedFile::open(path);
-  if (!file) return file.error();
-  Expected<Layout> layout = readLayout(file->bytes());
+  GOHEAP_TRY(MappedFile file, MappedFile::open(path));
+  Expected<Layout> layout = readLayout(file.bytes());
   if (!layout) return layout.error().inFile(path);
   IndexPeek peek;
   peek.key = layout->key;
-  peek.file_size = file->size();
+  peek.file_size = file.size();
   peek.sections = layout->sections.size();
   const SectionInfo* d = findIn(layout->sections, kDescriptionSection);
   if (d == nullptr) return peek;
-  if (Status s = checkSections(file->bytes(), std::span(d, 1), 1); !s) {
+  if (Status s = checkSections(file.bytes(), std::span(d, 1), 1); !s) {
     peek.description = s.error();
   } else {
-    peek.description = EntryDescription::decode(file->bytes().subspan(d->offset, d->length));
+    peek.description = EntryDescription::decode(file.bytes().subspan(d->offset, d->length));
   }
   return peek;
 }
@@ -496,9 +493,8 @@ Expected<const SectionInfo*> IndexFile::typedSection(uint32_t section_id,
 }
 
 Expected<EntryDescription> IndexFile::description() const {
-  Expected<std::span<const uint8_t>> b = bytes(kDescriptionSection);
-  if (!b) return b.error();
-  return EntryDescription::decode(*b);
+  GOHEAP_TRY(std::span<const uint8_t> b, bytes(kDescriptionSection));
+  return EntryDescription::decode(b);
 }
 
 }  // namespace goheap::cache
