@@ -480,7 +480,7 @@ Expected<uint64_t> writeCoreInOrder(const CoreContents& c, CoreOutput& out) {
 
 Status FileOutput::append(const void* data, size_t n) {
   if (n != 0 && std::fwrite(data, 1, n, out_) != n) {
-    return Error(std::string("cannot write the core: ") + std::strerror(errno));
+    return Error::io(std::string("cannot write the core: ") + std::strerror(errno));
   }
   return Status::success();
 }
@@ -488,11 +488,11 @@ Status FileOutput::append(const void* data, size_t n) {
 Status FileOutput::overwrite(uint64_t offset, const void* data, size_t n) {
   const long back = std::ftell(out_);
   if (back < 0 || std::fseek(out_, static_cast<long>(offset), SEEK_SET) != 0) {
-    return Error("the core must go to a file (it is written out of order), not a pipe");
+    return Error::needsInput("the core must go to a file (it is written out of order), not a pipe");
   }
   if (Status s = append(data, n); !s) return s;
   if (std::fseek(out_, back, SEEK_SET) != 0 || std::fflush(out_) != 0) {
-    return Error(std::string("cannot write the core: ") + std::strerror(errno));
+    return Error::io(std::string("cannot write the core: ") + std::strerror(errno));
   }
   return Status::success();
 }
@@ -521,7 +521,7 @@ Status MemoryOutput::writeTo(std::FILE* out, Sink& sink) {
     sink.progress(std::min(at + kPiece, bytes_.size()));
   }
   if (std::fflush(out) != 0) {
-    return Error(std::string("cannot write the core: ") + std::strerror(errno));
+    return Error::io(std::string("cannot write the core: ") + std::strerror(errno));
   }
   return Status::success();
 }

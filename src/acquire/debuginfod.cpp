@@ -24,7 +24,7 @@ Status keep(const std::string& from, const std::string& to) {
   std::error_code ec;
   std::filesystem::create_directories(std::filesystem::path(to).parent_path(), ec);
   if (ec) {
-    return Error("cannot create the folder of " + to + ": " + ec.message());
+    return Error::io("cannot create the folder of " + to + ": " + ec.message());
   }
   const std::string part = to + ".part-" + std::to_string(::getpid());
   std::filesystem::rename(from, part, ec);
@@ -33,14 +33,14 @@ Status keep(const std::string& from, const std::string& to) {
     std::filesystem::copy_file(from, part, std::filesystem::copy_options::overwrite_existing, ec);
     if (ec) {
       std::filesystem::remove(part, ec);
-      return Error("cannot write " + part + ": " + ec.message());
+      return Error::io("cannot write " + part + ": " + ec.message());
     }
   }
   std::filesystem::rename(part, to, ec);
   if (ec) {
     std::error_code ignored;
     std::filesystem::remove(part, ignored);
-    return Error("cannot write " + to + ": " + ec.message());
+    return Error::io("cannot write " + to + ": " + ec.message());
   }
   return Status::success();
 }
@@ -107,7 +107,8 @@ Expected<DebuginfodFetch> fetchDebugFile(
       }
     }
     if (store_dir.empty()) {
-      return Error("cannot keep the debug file from " + url + ": no cache folder ($HOME unset?)");
+      return Error::io("cannot keep the debug file from " + url +
+                       ": no cache folder ($HOME unset?)");
     }
     if (Status s = keep(file->path(), kept); !s) return s.error();
     return DebuginfodFetch{kept, url};

@@ -25,7 +25,7 @@ Expected<std::vector<tcp::endpoint>> resolveHost(boost::asio::io_context& ioc,
   const auto flags = passive ? tcp::resolver::passive | tcp::resolver::numeric_service
                              : tcp::resolver::numeric_service;
   const tcp::resolver::results_type found = resolver.resolve(host, std::to_string(port), flags, ec);
-  if (ec) return Error(ec.message());
+  if (ec) return Error::io(ec.message());
   for (const auto& entry : found) endpoints.push_back(entry.endpoint());
   if (endpoints.empty()) return Error("no address");
   return endpoints;

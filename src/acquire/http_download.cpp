@@ -93,7 +93,7 @@ Status writeAll(int fd, const char* bytes, size_t n, const std::string& path) {
       std::string why = "cannot write the download to ";
       why.append(path).append(": ").append(std::strerror(errno));
       if (errno == ENOSPC) why.append(" (set TMPDIR to a folder with room)");
-      return Error(why);
+      return Error::io(why);
     }
     bytes += w;
     n -= static_cast<size_t>(w);
@@ -119,7 +119,7 @@ class Exchange {
     Expected<std::vector<tcp::endpoint>> addresses =
         resolveHost(ioc_, url.host, url.port, /*passive=*/false);
     if (!addresses) {
-      return Error(
+      return Error::io(
           concat({"cannot resolve the host name ", url.host, ": ", addresses.error().message()}));
     }
     beast::error_code ec;
@@ -127,14 +127,14 @@ class Exchange {
     ec = run(options_.idle_seconds,
              [&](auto handler) { stream_.async_connect(*addresses, std::move(handler)); });
     if (ec == beast::error::timeout) {
-      return Error(concat(
+      return Error::io(concat(
           {"no connection to ", url.hostHeader(), " within ", secondsText(options_.idle_seconds)}));
     }
     if (ec == net::error::connection_refused) {
-      return Error(
+      return Error::io(
           concat({"connection refused (is the service listening on ", url.hostHeader(), "?)"}));
     }
-    if (ec) return Error(concat({"cannot connect to ", url.hostHeader(), ": ", ec.message()}));
+    if (ec) return Error::io(concat({"cannot connect to ", url.hostHeader(), ": ", ec.message()}));
 
     http::request<http::empty_body> req(http::verb::get, url.target, 11);
     req.set(http::field::host, url.hostHeader());
@@ -144,7 +144,7 @@ class Exchange {
     ec = run(options_.idle_seconds,
              [&](auto handler) { http::async_write(stream_, req, std::move(handler)); });
     if (ec) {
-      return Error(concat({"cannot send the request: ", describe(ec, options_.idle_seconds)}));
+      return Error::io(concat({"cannot send the request: ", describe(ec, options_.idle_seconds)}));
     }
 
     // Beast reads as much as the buffer has room for, at least 512 bytes: a
@@ -157,13 +157,13 @@ class Exchange {
       http::async_read_header(stream_, buffer_, *parser_, std::move(handler));
     });
     if (ec == beast::error::timeout) {
-      return Error(concat({"no answer within ", secondsText(options_.answer_seconds)}));
+      return Error::io(concat({"no answer within ", secondsText(options_.answer_seconds)}));
     }
     if (ec == http::error::end_of_stream || ec == http::error::partial_message) {
-      return Error("the server closed the connection without answering");
+      return Error::io("the server closed the connection without answering");
     }
     if (ec) {
-      return Error(concat({"cannot read the answer: ", describe(ec, options_.answer_seconds)}));
+      return Error::io(concat({"cannot read the answer: ", describe(ec, options_.answer_seconds)}));
     }
     return Status::success();
   }
@@ -209,9 +209,7 @@ class Exchange {
     const uint64_t total = parser_->content_length().value_or(0);
     sink.endPhase();
     sink.beginPhase("download", total);
-    Expected<TemporaryFile> created = TemporaryFile::create("download", "", sink);
-    if (!created) return created.error();
-    TemporaryFile file = created.take();
+    GOHEAP_TRY(TemporaryFile file, TemporaryFile::create("download", "", sink));
 
     std::vector<char> buffer(kChunkBytes);
     std::string head;  // the body's first bytes, to tell a dump from a web page
@@ -236,7 +234,7 @@ class Exchange {
         done += got;
         sink.progress(done);
       }
-      if (ec) return Error(cutShort(ec, done, total));
+      if (ec) return Error::io(cutShort(ec, done, total));
     }
     if (done == 0) return Error("the server answered 200 with an empty body");
     if (!checked) {

@@ -26,13 +26,11 @@ Expected<uint64_t> liveLoadBias(pid_t pid, const bin::Binary& exe) {
   }
   struct stat exe_stat {};
   if (::stat(("/proc/" + std::to_string(pid) + "/exe").c_str(), &exe_stat) != 0) {
-    return Error("no process with PID " + std::to_string(pid));
+    return Error::notFound("no process with PID " + std::to_string(pid));
   }
-  Expected<std::string> maps_text = readProcFile(pid, "maps");
-  if (!maps_text) return maps_text.error();
-  Expected<std::vector<Mapping>> maps = parseMaps(*maps_text);
-  if (!maps) return maps.error();
-  for (const Mapping& m : *maps) {
+  GOHEAP_TRY(std::string maps_text, readProcFile(pid, "maps"));
+  GOHEAP_TRY(std::vector<Mapping> maps, parseMaps(maps_text));
+  for (const Mapping& m : maps) {
     if (m.offset == 0 && m.inode == exe_stat.st_ino)
       return m.start - (first_vaddr & ~uint64_t{0xfff});
   }
@@ -47,14 +45,12 @@ Expected<LiveRuntimeCounter> LiveRuntimeCounter::open(pid_t pid, const bin::Bina
     return Error("the executable has no DWARF (" + exe.debugInfoProblem() + "), so " +
                  std::string(global) + " cannot be found");
   }
-  Expected<core::RuntimeField> field = core::runtimeField(*dwarf, global, path);
-  if (!field) return field.error();
-  Expected<uint64_t> bias = liveLoadBias(pid, exe);
-  if (!bias) return bias.error();
+  GOHEAP_TRY(core::RuntimeField field, core::runtimeField(*dwarf, global, path));
+  GOHEAP_TRY(uint64_t bias, liveLoadBias(pid, exe));
   const std::string mem = "/proc/" + std::to_string(pid) + "/mem";
   const int fd = ::open(mem.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Error("cannot open " + mem + ": " + std::strerror(errno));
-  LiveRuntimeCounter counter(fd, field->address + *bias, field->width,
+  if (fd < 0) return Error::io("cannot open " + mem + ": " + std::strerror(errno));
+  LiveRuntimeCounter counter(fd, field.address + bias, field.width,
                              std::string(global) + "." + std::string(path));
   counter.big_endian_ = exe.container().big_endian;
   return counter;
@@ -87,8 +83,8 @@ Expected<uint64_t> LiveRuntimeCounter::read() const {
   uint8_t bytes[8] = {};
   const ssize_t n = ::pread(mem_fd_, bytes, width_, static_cast<off_t>(address_));
   if (n != static_cast<ssize_t>(width_)) {
-    return Error("cannot read " + name_ + " from the process: " +
-                 (n < 0 ? std::string(std::strerror(errno)) : std::string("short read")));
+    return Error::io("cannot read " + name_ + " from the process: " +
+                     (n < 0 ? std::string(std::strerror(errno)) : std::string("short read")));
   }
   uint64_t value = 0;
   for (uint32_t i = 0; i < width_; i++) {

@@ -182,7 +182,7 @@ Expected<std::vector<bool>> touchedPages(int pagemap_fd, uint64_t start, uint64_
     const ssize_t got = ::pread(pagemap_fd, entries.data(), n * 8, at);
     if (got < 0) {
       if (errno == EINTR) continue;
-      return Error("cannot read the page map: " + std::string(std::strerror(errno)));
+      return Error::io("cannot read the page map: " + std::string(std::strerror(errno)));
     }
     if (got == 0) return Error("the page map ended early: the process has exited");
     const uint64_t read_entries = static_cast<uint64_t>(got) / 8;
@@ -200,9 +200,7 @@ Expected<MemoryPlan> planMemory(const PlanInputs& in) {
   for (size_t i = 0; i < in.mappings->size(); i++) {
     const Mapping& m = (*in.mappings)[i];
     if (m.read && isAnonymous(m) && !unreadableSpecial(m)) {
-      Expected<std::vector<bool>> t = in.touched(m.start, m.end);
-      if (!t) return t.error();
-      touched[i] = t.take();
+      GOHEAP_TRY(touched[i], in.touched(m.start, m.end));
     }
   }
   for (uint64_t merge_gap = kFirstMergeGapPages;;

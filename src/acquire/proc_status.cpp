@@ -19,9 +19,9 @@ std::string procPath(pid_t pid, const std::string& name) {
 
 Error procError(pid_t pid, const std::string& path, int err) {
   if (err == ENOENT || err == ESRCH) {
-    return Error("no process with PID " + std::to_string(pid));
+    return Error::notFound("no process with PID " + std::to_string(pid));
   }
-  return Error("cannot read " + path + ": " + std::strerror(err));
+  return Error::io("cannot read " + path + ": " + std::strerror(err));
 }
 
 uint64_t parseUnsigned(std::string_view text, int base) {
@@ -143,16 +143,16 @@ ProcStatus parseProcStatus(std::string_view rest_of_file) {
 }  // namespace
 
 Expected<ProcStatus> readProcStatus(pid_t pid, pid_t tid) {
-  Expected<std::string> text = readProcFile(
-      pid, tid == 0 ? std::string("status") : "task/" + std::to_string(tid) + "/status");
-  if (!text) return text.error();
-  return parseProcStatus(*text);
+  GOHEAP_TRY(std::string text,
+             readProcFile(pid, tid == 0 ? std::string("status")
+                                        : "task/" + std::to_string(tid) + "/status"));
+  return parseProcStatus(text);
 }
 
 Expected<ProcStatus> readOwnProcStatus() {
   std::string text;
   if (const int err = readAll("/proc/self/status", text); err != 0) {
-    return Error("cannot read /proc/self/status: " + std::string(std::strerror(err)));
+    return Error::io("cannot read /proc/self/status: " + std::string(std::strerror(err)));
   }
   return parseProcStatus(text);
 }

@@ -37,8 +37,8 @@ struct SyscallRequest {
 };
 
 Status ptraceError(const char* what, pid_t tid) {
-  return Error(std::string("cannot ") + what + " thread " + std::to_string(tid) + ": " +
-               std::strerror(errno));
+  return Error::io(std::string("cannot ") + what + " thread " + std::to_string(tid) + ": " +
+                   std::strerror(errno));
 }
 
 // Makes `thread` (in a ptrace stop) execute the syscall instruction at
@@ -139,12 +139,12 @@ Status reapCopy(pid_t parent, pid_t copy, StoppedThread& thread, uint64_t syscal
       static_cast<uint64_t>(known_as), 0, static_cast<uint64_t>(WNOHANG | __WALL), 0, 0, 0};
   Expected<int64_t> reaped = runSyscall(parent, thread, syscall_at, wait4, nullptr);
   if (reaped && *reaped == known_as) return Status::success();
-  return Error("process " + std::to_string(parent) + " could not be made to reap its copy (" +
-               (reaped ? std::string(*reaped < 0 ? std::strerror(static_cast<int>(-*reaped))
-                                                 : "not yet exited")
-                       : reaped.error().message()) +
-               "): a zombie, pid " + std::to_string(copy) +
-               ", stays until the process exits; it sends no signal");
+  return Error::io("process " + std::to_string(parent) + " could not be made to reap its copy (" +
+                   (reaped ? std::string(*reaped < 0 ? std::strerror(static_cast<int>(-*reaped))
+                                                     : "not yet exited")
+                           : reaped.error().message()) +
+                   "): a zombie, pid " + std::to_string(copy) +
+                   ", stays until the process exits; it sends no signal");
 }
 
 void killCopy(pid_t copy) {
@@ -347,7 +347,7 @@ Expected<ProcessCopy> ProcessCopy::make(pid_t pid, StoppedThread& thread, uint64
       killCopy(copy);
       if (Status s = reapCopy(pid, copy, thread, syscall_at); !s) why += "; " + s.error().message();
     }
-    return Error(why);
+    return Error::io(why);
   }
   // The copy shares the process's open files: closing its own lets a
   // socket the process closes during the snap really close.
@@ -368,8 +368,8 @@ Status ProcessCopy::discard() {
   if (!readProcStatus(parent_)) return Status::success();  // gone: init reaps it
   ProcessStopper stopper(parent_);
   if (Status s = stopper.stopAll(nullptr); !s) {
-    return Error("cannot stop process " + std::to_string(parent_) +
-                 " to reap its copy: " + s.error().message());
+    return Error::io("cannot stop process " + std::to_string(parent_) +
+                     " to reap its copy: " + s.error().message());
   }
   StoppedThread& thread = stopper.threads().front();
   return reapCopy(parent_, copy, thread, syscall_at_);

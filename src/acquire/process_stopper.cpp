@@ -26,8 +26,8 @@ Expected<std::vector<pid_t>> listThreads(pid_t pid) {
   const std::string dir = "/proc/" + std::to_string(pid) + "/task";
   DIR* d = ::opendir(dir.c_str());
   if (d == nullptr) {
-    if (errno == ENOENT) return Error("no process with PID " + std::to_string(pid));
-    return Error("cannot list " + dir + ": " + std::strerror(errno));
+    if (errno == ENOENT) return Error::notFound("no process with PID " + std::to_string(pid));
+    return Error::io("cannot list " + dir + ": " + std::strerror(errno));
   }
   std::vector<pid_t> tids;
   while (const dirent* e = ::readdir(d)) {
@@ -155,13 +155,14 @@ Status ProcessStopper::seize(pid_t tid) {
   if (::ptrace(PTRACE_SEIZE, tid, nullptr, nullptr) != 0) {
     const int err = errno;
     if (err == ESRCH) return Status::success();  // the thread ended: nothing to stop
-    if (err == EPERM) return Error(explainNoPermission(pid_));
-    return Error("cannot stop thread " + std::to_string(tid) + " of process " +
-                 std::to_string(pid_) + ": " + std::strerror(err));
+    if (err == EPERM) return Error::io(explainNoPermission(pid_));
+    return Error::io("cannot stop thread " + std::to_string(tid) + " of process " +
+                     std::to_string(pid_) + ": " + std::strerror(err));
   }
   threads_.push_back({tid, 0, {}});
   if (::ptrace(PTRACE_INTERRUPT, tid, nullptr, nullptr) != 0 && errno != ESRCH) {
-    return Error("cannot interrupt thread " + std::to_string(tid) + ": " + std::strerror(errno));
+    return Error::io("cannot interrupt thread " + std::to_string(tid) + ": " +
+                     std::strerror(errno));
   }
   return Status::success();
 }
@@ -176,7 +177,8 @@ Expected<bool> ProcessStopper::waitStopped(StoppedThread& t, const std::atomic<b
         continue;
       }
       if (errno == ECHILD) return false;  // gone
-      return Error("cannot wait for thread " + std::to_string(t.tid) + ": " + std::strerror(errno));
+      return Error::io("cannot wait for thread " + std::to_string(t.tid) + ": " +
+                       std::strerror(errno));
     }
     if (WIFEXITED(status) || WIFSIGNALED(status)) return false;
     if (!WIFSTOPPED(status)) continue;
@@ -200,10 +202,9 @@ Status ProcessStopper::stopAll(const std::atomic<bool>* interrupted) {
   // New threads can start until every thread is stopped: list again until
   // a listing finds none.
   for (int round = 0;; round++) {
-    Expected<std::vector<pid_t>> tids = listThreads(pid_);
-    if (!tids) return tids.error();
+    GOHEAP_TRY(std::vector<pid_t> tids, listThreads(pid_));
     std::vector<pid_t> fresh;
-    for (pid_t tid : *tids) {
+    for (pid_t tid : tids) {
       if (seen.insert(tid).second) fresh.push_back(tid);
     }
     if (fresh.empty()) break;
@@ -213,9 +214,8 @@ Status ProcessStopper::stopAll(const std::atomic<bool>* interrupted) {
       if (Status s = seize(tid); !s) return s;
     }
     for (size_t i = first_new; i < threads_.size();) {
-      Expected<bool> stopped = waitStopped(threads_[i], interrupted);
-      if (!stopped) return stopped.error();
-      if (!*stopped) {
+      GOHEAP_TRY(bool stopped, waitStopped(threads_[i], interrupted));
+      if (!stopped) {
         threads_.erase(threads_.begin() + static_cast<std::ptrdiff_t>(i));
         continue;
       }

@@ -286,9 +286,8 @@ Expected<uint32_t> seccompVerdict(const std::vector<SeccompProgram>& filters,
   // actions keeps the first it met (an ERRNO's errno is the newest one's).
   uint32_t verdict = SECCOMP_RET_ALLOW;
   for (auto filter = filters.rbegin(); filter != filters.rend(); ++filter) {
-    Expected<uint32_t> action = runSeccompFilter(*filter, call);
-    if (!action) return action.error();
-    if (moreRestrictive(*action, verdict)) verdict = *action;
+    GOHEAP_TRY(uint32_t action, runSeccompFilter(*filter, call));
+    if (moreRestrictive(action, verdict)) verdict = action;
   }
   return verdict;
 }
@@ -332,14 +331,14 @@ Expected<std::vector<SeccompProgram>> readSeccompFilters(pid_t tid) {
       if (err == EACCES || err == EPERM) why += ": reading them needs CAP_SYS_ADMIN";
       if (err == EINVAL || err == EIO) why += ": the kernel does not offer it";
       if (err == ENOENT) why = "the thread has no filter";
-      return Error("cannot read the seccomp filters of thread " + std::to_string(tid) + " (" + why +
-                   ")");
+      return Error::io("cannot read the seccomp filters of thread " + std::to_string(tid) + " (" +
+                       why + ")");
     }
     SeccompProgram program(static_cast<size_t>(count));
     if (::ptrace(static_cast<__ptrace_request>(kPtraceSeccompGetFilter), tid,
                  reinterpret_cast<void*>(index), program.data()) != count) {
-      return Error("cannot read seccomp filter " + std::to_string(index) + " of thread " +
-                   std::to_string(tid) + ": " + std::strerror(errno));
+      return Error::io("cannot read seccomp filter " + std::to_string(index) + " of thread " +
+                       std::to_string(tid) + ": " + std::strerror(errno));
     }
     oldest_first.push_back(std::move(program));
   }

@@ -53,9 +53,11 @@ Expected<int> openProc(pid_t pid, const char* name) {
   const std::string path = "/proc/" + std::to_string(pid) + "/" + name;
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd >= 0) return fd;
-  if (errno == ENOENT || errno == ESRCH) return Error("no process with PID " + std::to_string(pid));
-  if (errno == EACCES || errno == EPERM) return Error(explainNoPermission(pid));
-  return Error("cannot open " + path + ": " + std::strerror(errno));
+  if (errno == ENOENT || errno == ESRCH) {
+    return Error::notFound("no process with PID " + std::to_string(pid));
+  }
+  if (errno == EACCES || errno == EPERM) return Error::io(explainNoPermission(pid));
+  return Error::io("cannot open " + path + ": " + std::strerror(errno));
 }
 
 std::string withoutDeleted(std::string path) {
@@ -102,7 +104,7 @@ Status readWhole(int fd, std::vector<uint8_t>& bytes) {
   for (off_t at = 0;;) {
     const ssize_t n = ::pread(fd, buffer.data(), buffer.size(), at);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return Error(std::strerror(errno));
+    if (n < 0) return Error::io(std::strerror(errno));
     if (n == 0) return Status::success();
     bytes.insert(bytes.end(), buffer.data(), buffer.data() + n);
     at += n;
@@ -111,7 +113,7 @@ Status readWhole(int fd, std::vector<uint8_t>& bytes) {
 
 Status copyFile(int from_fd, const std::string& to) {
   const int out = ::open(to.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
-  if (out < 0) return Error("cannot create " + to + ": " + std::strerror(errno));
+  if (out < 0) return Error::io("cannot create " + to + ": " + std::strerror(errno));
   std::vector<char> buffer(1 << 20);
   off_t at = 0;
   for (;;) {
@@ -120,17 +122,17 @@ Status copyFile(int from_fd, const std::string& to) {
     if (n < 0) {
       const int err = errno;
       ::close(out);
-      return Error("cannot read the executable: " + std::string(std::strerror(err)));
+      return Error::io("cannot read the executable: " + std::string(std::strerror(err)));
     }
     if (n == 0) break;
     if (::write(out, buffer.data(), static_cast<size_t>(n)) != n) {
       const int err = errno;
       ::close(out);
-      return Error("cannot write " + to + ": " + std::strerror(err));
+      return Error::io("cannot write " + to + ": " + std::strerror(err));
     }
     at += n;
   }
-  if (::close(out) != 0) return Error("cannot write " + to + ": " + std::strerror(errno));
+  if (::close(out) != 0) return Error::io("cannot write " + to + ": " + std::strerror(errno));
   return Status::success();
 }
 
@@ -180,25 +182,24 @@ std::string describePause(const SnapResult& r) {
 
 Expected<SnapResult> snapProcess(pid_t pid, std::FILE* out, const SnapOptions& options) {
   if (Status s = canWriteCores(); !s) return s.error();
-  if (pid <= 0) return Error("no process with PID " + std::to_string(pid));
-  if (pid == ::getpid()) return Error("goheap cannot snap itself");
-  Expected<ProcStatus> status = readProcStatus(pid);
-  if (!status) return status.error();
-  if (status->state == 'Z' || status->state == 'X') {
+  if (pid <= 0) return Error::notFound("no process with PID " + std::to_string(pid));
+  if (pid == ::getpid()) return Error::needsInput("goheap cannot snap itself");
+  GOHEAP_TRY(ProcStatus status, readProcStatus(pid));
+  if (status.state == 'Z' || status.state == 'X') {
     return Error("process " + std::to_string(pid) +
                  " has exited (a zombie waiting for its parent)");
   }
-  const std::string who = "process " + std::to_string(pid) + " (" + status->name + ")";
+  const std::string who = "process " + std::to_string(pid) + " (" + status.name + ")";
 
   // Before anything is stopped: is it a Go program, may we trace it?
   Expected<std::string> exe_link = readExeLink(pid);
   if (!exe_link) {
     if (exe_link.error().message().find("no process") != std::string::npos) return exe_link.error();
-    return Error(explainNoPermission(pid));
+    return Error::io(explainNoPermission(pid));
   }
   SnapResult result;
   result.exe_path = withoutDeleted(*exe_link);
-  result.name = status->name;
+  result.name = status.name;
   const std::string exe_proc = "/proc/" + std::to_string(pid) + "/exe";
   Expected<bin::Binary> exe = bin::Binary::open(exe_proc);
   if (!exe) {
@@ -206,25 +207,23 @@ Expected<SnapResult> snapProcess(pid_t pid, std::FILE* out, const SnapOptions& o
   }
   result.go_version = exe->goVersion();
   result.exe_path_reaches_it = reachesSameFile(result.exe_path, exe_proc);
-  if (status->tracer_pid != 0) return Error(explainNoPermission(pid));
+  if (status.tracer_pid != 0) return Error::io(explainNoPermission(pid));
 
-  Expected<int> mem = openProc(pid, "mem");
-  if (!mem) return mem.error();
-  const Fd mem_fd(*mem);
-  Expected<int> pagemap = openProc(pid, "pagemap");
-  if (!pagemap) return pagemap.error();
-  const Fd pagemap_fd(*pagemap);
+  GOHEAP_TRY(int mem, openProc(pid, "mem"));
+  const Fd mem_fd(mem);
+  GOHEAP_TRY(int pagemap, openProc(pid, "pagemap"));
+  const Fd pagemap_fd(pagemap);
   const bool wants_exe = !options.exe_copy_path.empty() || options.carry_executable;
   Fd exe_fd(wants_exe ? ::open(exe_proc.c_str(), O_RDONLY | O_CLOEXEC) : -1);
   if (wants_exe && exe_fd.get() < 0) {
-    return Error("cannot open the executable of " + who + ": " + std::strerror(errno));
+    return Error::io("cannot open the executable of " + who + ": " + std::strerror(errno));
   }
   // A streamed core carries the executable: read now, before the process
   // is stopped, so that it adds nothing to the pause.
   std::vector<uint8_t> carried_exe;
   if (options.carry_executable) {
     if (Status s = readWhole(exe_fd.get(), carried_exe); !s) {
-      return Error("cannot read the executable of " + who + ": " + s.error().message());
+      return Error::io("cannot read the executable of " + who + ": " + s.error().message());
     }
   }
   const uint64_t page_size = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
@@ -261,17 +260,15 @@ Expected<SnapResult> snapProcess(pid_t pid, std::FILE* out, const SnapOptions& o
                                                   .count());
     };
 
-    Expected<std::string> maps_text = readProcFile(pid, "maps");
-    if (!maps_text) return maps_text.error();
-    Expected<std::vector<Mapping>> mappings = parseMaps(*maps_text);
-    if (!mappings) return mappings.error();
+    GOHEAP_TRY(std::string maps_text, readProcFile(pid, "maps"));
+    GOHEAP_TRY(std::vector<Mapping> mappings, parseMaps(maps_text));
     // The registers are read; the memory comes from a fork when one can be
     // made, and the process goes on at once.
     const std::vector<StoppedThread> threads = stopper.threads();
     std::optional<ProcessCopy> copy;
     std::optional<CgroupGuard> guard;
     if (may_fork) {
-      const uint64_t syscall_at = findSyscallInstruction(pid, *maps_text);
+      const uint64_t syscall_at = findSyscallInstruction(pid, maps_text);
       if (fork_conditions.seccomp == 2) {
         fork_conditions.seccomp_problem =
             seccompForkProblem(threads.front().tid, syscall_at, options.fork_under_seccomp,
@@ -301,12 +298,10 @@ Expected<SnapResult> snapProcess(pid_t pid, std::FILE* out, const SnapOptions& o
     const pid_t source = copy ? copy->pid() : pid;
     Fd copy_mem_fd, copy_pagemap_fd;
     if (copy) {
-      Expected<int> m = openProc(source, "mem");
-      if (!m) return m.error();
-      copy_mem_fd.reset(*m);
-      Expected<int> p = openProc(source, "pagemap");
-      if (!p) return p.error();
-      copy_pagemap_fd.reset(*p);
+      GOHEAP_TRY(int m, openProc(source, "mem"));
+      copy_mem_fd.reset(m);
+      GOHEAP_TRY(int p, openProc(source, "pagemap"));
+      copy_pagemap_fd.reset(p);
     }
     const int source_mem = copy ? copy_mem_fd.get() : mem_fd.get();
     const int source_pagemap = copy ? copy_pagemap_fd.get() : pagemap_fd.get();
@@ -326,7 +321,7 @@ Expected<SnapResult> snapProcess(pid_t pid, std::FILE* out, const SnapOptions& o
     };
 
     PlanInputs plan_inputs;
-    plan_inputs.mappings = &*mappings;
+    plan_inputs.mappings = &mappings;
     plan_inputs.page_size = page_size;
     plan_inputs.touched = [&](uint64_t start, uint64_t end) {
       return touchedPages(source_pagemap, start, end, page_size);
@@ -334,19 +329,18 @@ Expected<SnapResult> snapProcess(pid_t pid, std::FILE* out, const SnapOptions& o
     plan_inputs.is_elf_header = [&](const Mapping& m) {
       return startsWithElfHeader(source_mem, m);
     };
-    Expected<MemoryPlan> plan = planMemory(plan_inputs);
-    if (!plan) return plan.error();
+    GOHEAP_TRY(MemoryPlan plan, planMemory(plan_inputs));
 
     CoreContents contents;
     contents.pid = pid;
     contents.threads = &threads;
-    contents.mappings = &*mappings;
-    contents.plan = &*plan;
+    contents.mappings = &mappings;
+    contents.plan = &plan;
     if (Expected<std::string> auxv = readProcFile(pid, "auxv")) contents.auxv = auxv.take();
-    contents.name = status->name;
+    contents.name = status.name;
     contents.command_line = commandLine(pid);
-    contents.state = status->state;
-    contents.uid = status->real_uid;
+    contents.state = status.state;
+    contents.uid = status.real_uid;
     contents.page_size = page_size;
     contents.note.pid = static_cast<uint64_t>(pid);
     contents.note.exe_path = result.exe_path;
@@ -360,7 +354,7 @@ Expected<SnapResult> snapProcess(pid_t pid, std::FILE* out, const SnapOptions& o
     // itself, not its fork, whose Rss leaves out the shared file pages it has
     // not touched. With a fork the process runs on by now and is not held for
     // it; without one this is part of the pause (a few milliseconds).
-    contents.note.mappings = noteMappings(*mappings, readProcFile(pid, "smaps"));
+    contents.note.mappings = noteMappings(mappings, readProcFile(pid, "smaps"));
     uint64_t copied_bytes = 0;
     contents.read_memory = [&](uint64_t addr, std::span<uint8_t> into) -> Status {
       if (interrupted()) return Error("interrupted; " + who + " runs on, no core written");
@@ -407,10 +401,10 @@ Expected<SnapResult> snapProcess(pid_t pid, std::FILE* out, const SnapOptions& o
     // the disk. A fork is read straight into the file.
     FileOutput file(out);
     std::unique_ptr<MemoryOutput> memory;
-    if (!copy && plan->copied_bytes + (64 << 20) < memAvailableBytes() / 2) {
-      memory = std::make_unique<MemoryOutput>(plan->copied_bytes + (16 << 20));
+    if (!copy && plan.copied_bytes + (64 << 20) < memAvailableBytes() / 2) {
+      memory = std::make_unique<MemoryOutput>(plan.copied_bytes + (16 << 20));
     }
-    phase("copy memory", plan->copied_bytes);
+    phase("copy memory", plan.copied_bytes);
     // Kept for a second round only where there can be one.
     contents.executable = restartable ? carried_exe : std::move(carried_exe);
     CoreOutput& core_out =
@@ -439,13 +433,13 @@ Expected<SnapResult> snapProcess(pid_t pid, std::FILE* out, const SnapOptions& o
       // pause counts both.
       std::fflush(out);
       if (::ftruncate(::fileno(out), 0) != 0 || std::fseek(out, 0, SEEK_SET) != 0) {
-        return Error(std::string("cannot begin the core again: ") + std::strerror(errno));
+        return Error::io(std::string("cannot begin the core again: ") + std::strerror(errno));
       }
       earlier_pause_ns = result.pause_ns;
       result.forked = false;
       result.fork_dropped = true;
       const std::string progress = " after " + formatBytes(copied_bytes) + " of " +
-                                   formatBytes(plan->copied_bytes) + " had been copied";
+                                   formatBytes(plan.copied_bytes) + " had been copied";
       result.no_fork_reason =
           dropped_at_room ? "its fork was dropped" + progress + ", when its memory cgroup had " +
                                 formatBytes(*dropped_at_room) + " left (goheap keeps " +
@@ -464,8 +458,8 @@ Expected<SnapResult> snapProcess(pid_t pid, std::FILE* out, const SnapOptions& o
       end_phase();
       if (!s) return s.error();
     }
-    result.writable_bytes = plan->writable_bytes;
-    result.segments = plan->segments.size();
+    result.writable_bytes = plan.writable_bytes;
+    result.segments = plan.segments.size();
     result.core_bytes = *written;
     break;
   }

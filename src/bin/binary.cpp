@@ -112,9 +112,8 @@ const std::string& Binary::debugInfoProblem() const {
 }
 
 Status Binary::useDebugFile(const std::string& path, std::string found_by) {
-  Expected<MappedFile> file = MappedFile::open(path);
-  if (!file) return file.error();
-  auto mapped = std::make_unique<MappedFile>(file.take());
+  GOHEAP_TRY(MappedFile file, MappedFile::open(path));
+  auto mapped = std::make_unique<MappedFile>(std::move(file));
   Expected<Container> c = readContainer(mapped->bytes());
   if (!c) return c.error().inFile(path);
   if (std::string why = debugFileMismatch(container_, *c); !why.empty()) {
@@ -140,17 +139,15 @@ const std::string& Binary::debugFileFoundBy() const {
 }
 
 Expected<Binary> Binary::open(const std::string& path) {
-  Expected<MappedFile> file = MappedFile::open(path);
-  if (!file) return file.error();
-  Expected<Binary> b = build(std::make_unique<MappedFile>(file.take()));
+  GOHEAP_TRY(MappedFile file, MappedFile::open(path));
+  Expected<Binary> b = build(std::make_unique<MappedFile>(std::move(file)));
   if (!b) return b.error().inFile(path);
   return b;
 }
 
 Expected<Binary> Binary::openPart(const std::string& path, uint64_t offset, uint64_t size) {
-  Expected<MappedFile> file = MappedFile::openPart(path, offset, size);
-  if (!file) return file.error();
-  Expected<Binary> b = build(std::make_unique<MappedFile>(file.take()));
+  GOHEAP_TRY(MappedFile file, MappedFile::openPart(path, offset, size));
+  Expected<Binary> b = build(std::make_unique<MappedFile>(std::move(file)));
   if (!b) return b.error().inFile(path + " (the executable it carries)");
   return b;
 }
@@ -164,12 +161,8 @@ Expected<Binary> Binary::fromBytes(std::span<const uint8_t> bytes, std::string n
 Expected<Binary> Binary::build(std::unique_ptr<MappedFile> file) {
   Binary b;
   b.file_ = std::move(file);
-  Expected<Container> c = readContainer(b.file_->bytes());
-  if (!c) return c.error();
-  b.container_ = c.take();
-  Expected<Pclntab> t = findPclntab(b.container_);
-  if (!t) return t.error();
-  b.pclntab_ = t.take();
+  GOHEAP_TRY(b.container_, readContainer(b.file_->bytes()));
+  GOHEAP_TRY(b.pclntab_, findPclntab(b.container_));
   b.symbols_ = SymbolIndex(b.container_.symbols);
   if (std::optional<std::string> v = goVersionFromBuildInfo(b.container_)) {
     b.go_version_ = *v;

@@ -194,11 +194,10 @@ class DebugInfoBuilder {
     if (s_.abbrev.size() == 0) return Error("no DWARF: .debug_info without .debug_abbrev");
     uint64_t at = 0;
     while (at < s_.info.size()) {
-      auto u = dwarf::readUnitHeader(s_.info, at);
-      if (!u) return u.error();
-      Status st = readUnit(*u);
+      GOHEAP_TRY(auto u, dwarf::readUnitHeader(s_.info, at));
+      Status st = readUnit(u);
       if (!st) return st.error();
-      at = u->end;
+      at = u.end;
     }
     link();
     return std::move(out_);
@@ -208,14 +207,12 @@ class DebugInfoBuilder {
   Expected<const dwarf::AbbrevTable*> abbrevs(uint64_t offset) {
     auto it = abbrev_cache_.find(offset);
     if (it != abbrev_cache_.end()) return &it->second;
-    auto t = dwarf::AbbrevTable::read(s_.abbrev, offset);
-    if (!t) return t.error();
-    return &abbrev_cache_.emplace(offset, t.take()).first->second;
+    GOHEAP_TRY(auto t, dwarf::AbbrevTable::read(s_.abbrev, offset));
+    return &abbrev_cache_.emplace(offset, std::move(t)).first->second;
   }
 
   Status readUnit(const dwarf::UnitHeader& header) {
-    auto table = abbrevs(header.abbrev_offset);
-    if (!table) return table.error();
+    GOHEAP_TRY(auto table, abbrevs(header.abbrev_offset));
     UnitContext u(s_, header);
     // The unit's bytes only: a DIE running past its unit is corrupt.
     dwarf::Cursor c(s_.info.sub(0, header.end), header.die_start, ".debug_info");
@@ -228,13 +225,13 @@ class DebugInfoBuilder {
         if (!stack.empty()) stack.pop_back();
         continue;
       }
-      const dwarf::Abbrev* a = (*table)->find(code);
+      const dwarf::Abbrev* a = table->find(code);
       if (a == nullptr) {
         return Error::atOffset(die, ".debug_info",
                                "unknown abbreviation code " + std::to_string(code));
       }
       Attrs attrs;
-      for (const dwarf::AttrSpec& spec : (*table)->specs(*a)) {
+      for (const dwarf::AttrSpec& spec : table->specs(*a)) {
         attrs.set(spec.attr, dwarf::readForm(c, spec, header));
       }
       if (!c.ok()) return c.error();
@@ -555,9 +552,8 @@ class DebugInfoBuilder {
 };
 
 Expected<DebugInfo> DebugInfo::read(const Container& c) {
-  auto s = DwarfSections::load(c);
-  if (!s) return s.error();
-  return DebugInfoBuilder(s.take()).build();
+  GOHEAP_TRY(auto s, DwarfSections::load(c));
+  return DebugInfoBuilder(std::move(s)).build();
 }
 
 const Field* DebugInfo::fieldNamed(const Type& owner, std::string_view name) const {

@@ -83,9 +83,7 @@ Expected<std::unique_ptr<uint8_t[]>> inflateExactly(std::span<const uint8_t> in,
 // The section's DWARF bytes: as stored, or inflated when compressed.
 Expected<ByteView> sectionBytes(const Container& c, const Section& s, bool zdebug,
                                 std::vector<std::unique_ptr<uint8_t[]>>& owned) {
-  auto raw = c.sectionData(s);
-  if (!raw) return raw.error();
-  const ByteView& b = *raw;
+  GOHEAP_TRY(const ByteView b, c.sectionData(s));
   const std::string where = "section " + std::string(s.name);
   uint64_t header = 0, size = 0;
   static constexpr uint8_t kZlibMagic[4] = {'Z', 'L', 'I', 'B'};
@@ -108,9 +106,9 @@ Expected<ByteView> sectionBytes(const Container& c, const Section& s, bool zdebu
   } else {
     return b;
   }
-  auto inflated = inflateExactly(b.bytes().subspan(header), size, s.offset + header, where);
-  if (!inflated) return inflated.error();
-  owned.push_back(inflated.take());
+  GOHEAP_TRY(auto inflated,
+             inflateExactly(b.bytes().subspan(header), size, s.offset + header, where));
+  owned.push_back(std::move(inflated));
   return ByteView(std::span<const uint8_t>(owned.back().get(), size), c.big_endian);
 }
 
@@ -135,9 +133,7 @@ Expected<DwarfSections> DwarfSections::load(const Container& c) {
     if (n.suffix.empty()) continue;
     for (const auto& [suffix, member] : wanted) {
       if (n.suffix != suffix) continue;
-      auto bytes = sectionBytes(c, s, n.zdebug, d.owned);
-      if (!bytes) return bytes.error();
-      d.*member = *bytes;
+      GOHEAP_TRY(d.*member, sectionBytes(c, s, n.zdebug, d.owned));
       if (member == &DwarfSections::info) have_info = true;
     }
   }

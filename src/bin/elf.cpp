@@ -227,9 +227,7 @@ void readRelativeRelocations(const ByteView& f, const Layout& L, uint16_t machin
 }  // namespace
 
 Expected<Container> readElf(std::span<const uint8_t> bytes) {
-  auto header = readElfHeader(bytes);
-  if (!header) return header.error();
-  const ElfHeader& eh = *header;
+  GOHEAP_TRY(const ElfHeader eh, readElfHeader(bytes));
   const Layout& L = eh.is64 ? kElf64 : kElf32;
   Container c;
   c.format = ContainerFormat::Elf;
@@ -247,9 +245,8 @@ Expected<Container> readElf(std::span<const uint8_t> bytes) {
   const uint64_t shstrndx = eh.shstrndx;
 
   // Program headers: the PT_LOAD segments, to turn addresses into offsets.
-  auto phdrs = readElfProgramHeaders(eh);
-  if (!phdrs) return phdrs.error();
-  for (const ElfProgramHeader& ph : *phdrs) {
+  GOHEAP_TRY(auto phdrs, readElfProgramHeaders(eh));
+  for (const ElfProgramHeader& ph : phdrs) {
     if (ph.type != kPtLoad) continue;
     Segment s;
     s.offset = ph.offset;

@@ -71,49 +71,45 @@ std::optional<uint64_t> InlineExpander::treeAddress(const Func& f) const {
 }
 
 Expected<std::vector<SourceFrame>> InlineExpander::expand(uint64_t pc) const {
-  Expected<Location> at = table_.lookup(pc);
-  if (!at) return at.error();
-  const Func& f = *at->func;
+  GOHEAP_TRY(Location at, table_.lookup(pc));
+  const Func& f = *at.func;
   // The instruction the frame is in: the call before a return address,
   // except at a function's entry (see Pclntab::lookup).
   uint64_t q = f.entry == pc ? pc : pc - 1;
   std::vector<SourceFrame> frames;
   const std::optional<uint64_t> tree = format_ ? treeAddress(f) : std::nullopt;
   for (int depth = 0; tree; ++depth) {
-    Expected<int64_t> ix = table_.pcdata(f, format_->pcdata_index, q);
-    if (!ix) return ix.error();
-    if (*ix < 0) break;
+    GOHEAP_TRY(int64_t ix, table_.pcdata(f, format_->pcdata_index, q));
+    if (ix < 0) break;
     if (depth == kMaxInlineDepth) {
       return treeError(
           f, "more than " + std::to_string(kMaxInlineDepth) + " inlined calls at " + formatHex(pc));
     }
-    const uint64_t entry_addr = *tree + static_cast<uint64_t>(*ix) * format_->entry_size;
+    const uint64_t entry_addr = *tree + static_cast<uint64_t>(ix) * format_->entry_size;
     std::optional<ByteView> rec = container_.readAt(entry_addr, format_->entry_size);
     if (!rec) {
-      return treeError(f, "entry " + std::to_string(*ix) + " at " + formatHex(entry_addr) +
+      return treeError(f, "entry " + std::to_string(ix) + " at " + formatHex(entry_addr) +
                               " is not in the file");
     }
-    Expected<Location> loc = table_.pcToLineIn(f, q);
-    if (!loc) return loc.error();
+    GOHEAP_TRY(Location loc, table_.pcToLineIn(f, q));
     const auto name_off = static_cast<int32_t>(rec->u32(format_->name_at));
     const auto parent_pc = static_cast<int32_t>(rec->u32(format_->parent_pc_at));
     SourceFrame sf;
     sf.function =
         name_off < 0 ? std::string_view{} : table_.funcNameAt(static_cast<uint64_t>(name_off));
-    sf.file = loc->file;
-    sf.line = loc->line;
+    sf.file = loc.file;
+    sf.line = loc.line;
     sf.inlined = true;
     sf.func = &f;
     frames.push_back(sf);
     // Continue at an instruction whose position is the call site.
     q = f.entry + static_cast<uint64_t>(static_cast<int64_t>(parent_pc));
   }
-  Expected<Location> loc = table_.pcToLineIn(f, q);
-  if (!loc) return loc.error();
+  GOHEAP_TRY(Location loc, table_.pcToLineIn(f, q));
   SourceFrame sf;
   sf.function = f.name;
-  sf.file = loc->file;
-  sf.line = loc->line;
+  sf.file = loc.file;
+  sf.line = loc.line;
   sf.func = &f;
   frames.push_back(sf);
   return frames;

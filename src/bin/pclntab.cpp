@@ -299,16 +299,13 @@ Expected<Location> Pclntab::pcToLineIn(const Func& f, uint64_t pc) const {
   // readFuncs checked that the fields up to cuOffset are inside the table.
   const uint64_t pcfile = d.u32(f.func_offset + field + 4 * kPcFile);
   const uint64_t pcln = d.u32(f.func_offset + field + 4 * kPcLine);
-  Expected<int64_t> file = pcValue(f, pcfile, pc);
-  if (!file) return file.error();
-  Expected<int64_t> line = pcValue(f, pcln, pc);
-  if (!line) return line.error();
-  Expected<std::string_view> name = fileName(f, *file);
-  if (!name) return name.error();
+  GOHEAP_TRY(int64_t file, pcValue(f, pcfile, pc));
+  GOHEAP_TRY(int64_t line, pcValue(f, pcln, pc));
+  GOHEAP_TRY(std::string_view name, fileName(f, file));
   Location loc;
   loc.func = &f;
-  loc.file = *name;
-  loc.line = *line < 0 ? 0 : *line;
+  loc.file = name;
+  loc.line = line < 0 ? 0 : line;
   return loc;
 }
 
@@ -322,10 +319,9 @@ Expected<int64_t> Pclntab::spDelta(uint64_t pc) const {
   const Func* f = funcAt(pc);
   if (f == nullptr) return Error("no function of the pclntab holds " + formatHex(pc));
   const uint64_t pcsp = data_.u32(f->func_offset + entryFieldSize() + 4 * kPcSp);
-  Expected<int64_t> v = pcValue(*f, pcsp, pc);
-  if (!v) return v.error();
+  GOHEAP_TRY(int64_t v, pcValue(*f, pcsp, pc));
   // No table (assembly without a frame): the SP has not moved.
-  return *v < 0 ? int64_t{0} : *v;
+  return v < 0 ? int64_t{0} : v;
 }
 
 Expected<int64_t> Pclntab::pcdata(const Func& f, uint32_t table, uint64_t pc) const {
@@ -412,9 +408,8 @@ Expected<Pclntab> findPclntab(const Container& c) {
   // A position-independent ELF keeps it in relro, under another name.
   for (std::string_view name : {".gopclntab", "__gopclntab", ".data.rel.ro.gopclntab"}) {
     if (const Section* s = c.section(name)) {
-      Expected<ByteView> bytes = c.sectionData(*s);
-      if (!bytes) return bytes.error();
-      Expected<Pclntab> t = Pclntab::parse(bytes->bytes(), text_start, s->offset);
+      GOHEAP_TRY(ByteView bytes, c.sectionData(*s));
+      Expected<Pclntab> t = Pclntab::parse(bytes.bytes(), text_start, s->offset);
       if (!t) return Error("section " + std::string(name) + ", " + t.error().message());
       return t;
     }

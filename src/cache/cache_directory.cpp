@@ -67,7 +67,7 @@ Status makeFolders(const std::string& path) {
     if (Status s = makeFolders(path.substr(0, slash)); !s) return s;
   }
   if (::mkdir(path.c_str(), 0700) != 0 && errno != EEXIST) {
-    return Error("cannot create " + path + ": " + std::strerror(errno));
+    return Error::io("cannot create " + path + ": " + std::strerror(errno));
   }
   return Status::success();
 }
@@ -75,7 +75,7 @@ Status makeFolders(const std::string& path) {
 // The names in a folder; an Error with strerror when it cannot be read.
 Expected<std::vector<std::string>> folderNames(const std::string& path) {
   DIR* dir = ::opendir(path.c_str());
-  if (dir == nullptr) return Error("cannot read " + path + ": " + std::strerror(errno));
+  if (dir == nullptr) return Error::io("cannot read " + path + ": " + std::strerror(errno));
   std::vector<std::string> names;
   while (const dirent* e = ::readdir(dir)) names.emplace_back(e->d_name);
   ::closedir(dir);
@@ -165,25 +165,25 @@ Status CacheDirectory::store(const Key& key, const IndexWriter& writer) {
   const int fd = ::mkostemp(temporary.data(), O_CLOEXEC);
   if (fd < 0) {
     turnOff("cannot create a file in " + path_ + ": " + std::strerror(errno));
-    Status failed = Error(warning_);
+    Status failed = Error::io(warning_);
     warned_ = true;
     return failed;
   }
   const int slot = removeOnSignal(temporary);
   Status written = writer.write(fd, key, temporary);
   if (::close(fd) != 0 && written) {
-    written = Error("cannot write " + temporary + ": " + std::strerror(errno));
+    written = Error::io("cannot write " + temporary + ": " + std::strerror(errno));
   }
   if (written && ::rename(temporary.c_str(), final_path.c_str()) != 0) {
     written =
-        Error("cannot rename " + temporary + " to " + final_path + ": " + std::strerror(errno));
+        Error::io("cannot rename " + temporary + " to " + final_path + ": " + std::strerror(errno));
   }
   if (!written) ::unlink(temporary.c_str());
   keepOnSignal(slot);
   if (!written) {
     turnOff(written.error().message());
     warned_ = true;
-    return Error(warning_);
+    return Error::io(warning_);
   }
   evict(final_path);
   return Status::success();
@@ -194,11 +194,10 @@ void CacheDirectory::remove(const Key& key) const {
 }
 
 Expected<std::vector<CacheDirectory::Found>> CacheDirectory::scan(const std::string& newest) const {
-  Expected<std::vector<std::string>> names = folderNames(path_);
-  if (!names) return names.error();
+  GOHEAP_TRY(std::vector<std::string> names, folderNames(path_));
   const int64_t now = nowNs();
   std::vector<Found> found;
-  for (const std::string& name : *names) {
+  for (const std::string& name : names) {
     const bool entry = isEntryName(name);
     if (!entry && !isTemporaryName(name)) continue;
     const std::string path = path_ + "/" + name;
@@ -231,10 +230,9 @@ void CacheDirectory::evict(const std::string& newest) const {
 
 Expected<std::vector<CacheEntry>> CacheDirectory::list() const {
   if (path_.empty()) return Error(warning_);
-  Expected<std::vector<Found>> found = scan("");
-  if (!found) return found.error();
+  GOHEAP_TRY(std::vector<Found> found, scan(""));
   std::vector<CacheEntry> entries;
-  for (auto it = found->rbegin(); it != found->rend(); ++it) {
+  for (auto it = found.rbegin(); it != found.rend(); ++it) {
     CacheEntry e;
     const std::string name = it->path.substr(path_.size() + 1);
     e.key = *Key::fromHex(name.substr(0, kKeyHexDigits));
@@ -254,12 +252,11 @@ Expected<std::vector<CacheEntry>> CacheDirectory::list() const {
 
 Expected<ClearResult> CacheDirectory::clear() const {
   if (path_.empty()) return Error(warning_);
-  Expected<std::vector<Found>> found = scan("");
-  if (!found) return found.error();
+  GOHEAP_TRY(std::vector<Found> found, scan(""));
   ClearResult result;
-  for (const Found& f : *found) {
+  for (const Found& f : found) {
     if (::unlink(f.path.c_str()) != 0 && errno != ENOENT) {
-      return Error("cannot remove " + f.path + ": " + std::strerror(errno));
+      return Error::io("cannot remove " + f.path + ": " + std::strerror(errno));
     }
     result.entries++;
     result.bytes += f.size;

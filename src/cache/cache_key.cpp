@@ -79,9 +79,8 @@ FileFingerprint fingerprintOf(const MappedFile& file) {
 }
 
 Expected<FileFingerprint> fingerprintOf(const std::string& path) {
-  Expected<MappedFile> file = MappedFile::open(path);
-  if (!file) return file.error();
-  return fingerprintOf(*file);
+  GOHEAP_TRY(MappedFile file, MappedFile::open(path));
+  return fingerprintOf(file);
 }
 
 ExecutableFingerprint fingerprintOf(const bin::Binary& executable) {

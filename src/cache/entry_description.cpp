@@ -46,10 +46,9 @@ Expected<std::string> unescape(std::string_view value) {
 
 Expected<int64_t> parseSigned(std::string_view text) {
   const bool negative = text.starts_with('-');
-  Expected<uint64_t> magnitude = parseUint(negative ? text.substr(1) : text);
-  if (!magnitude) return magnitude.error();
-  if (*magnitude > static_cast<uint64_t>(INT64_MAX)) return Error("a number is out of range");
-  const auto value = static_cast<int64_t>(*magnitude);
+  GOHEAP_TRY(uint64_t magnitude, parseUint(negative ? text.substr(1) : text));
+  if (magnitude > static_cast<uint64_t>(INT64_MAX)) return Error("a number is out of range");
+  const auto value = static_cast<int64_t>(magnitude);
   return negative ? -value : value;
 }
 
@@ -84,22 +83,19 @@ Expected<EntryDescription> EntryDescription::decode(std::span<const uint8_t> byt
     const size_t equals = line.find('=');
     if (equals == std::string_view::npos) return Error("a description line has no '='");
     const std::string_view name = line.substr(0, equals);
-    Expected<std::string> value = unescape(line.substr(equals + 1));
-    if (!value) return value.error();
+    GOHEAP_TRY(std::string value, unescape(line.substr(equals + 1)));
     if (name == "input_path") {
-      d.input_path = value.take();
+      d.input_path = std::move(value);
     } else if (name == "exe_path") {
-      d.exe_path = value.take();
+      d.exe_path = std::move(value);
     } else if (name == "goheap_version") {
-      d.goheap_version = value.take();
+      d.goheap_version = std::move(value);
     } else if (name == "input_size") {
-      Expected<uint64_t> n = parseUint(*value);
-      if (!n) return n.error();
-      d.input_size = *n;
+      GOHEAP_TRY(uint64_t n, parseUint(value));
+      d.input_size = n;
     } else if (name == "input_mtime_ns" || name == "created_ns") {
-      Expected<int64_t> n = parseSigned(*value);
-      if (!n) return n.error();
-      (name == "created_ns" ? d.created_ns : d.input_mtime_ns) = *n;
+      GOHEAP_TRY(int64_t n, parseSigned(value));
+      (name == "created_ns" ? d.created_ns : d.input_mtime_ns) = n;
     }
   }
   return d;

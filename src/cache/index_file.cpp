@@ -80,8 +80,8 @@ Status writeAt(int fd, std::span<const uint8_t> bytes, uint64_t offset, std::str
         ::pwrite(fd, bytes.data(), std::min(bytes.size(), kMaxChunk), static_cast<off_t>(offset));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
-      return Error("cannot write " + std::string(name) + ": " +
-                   (n < 0 ? std::strerror(errno) : "the write made no progress"));
+      return Error::io("cannot write " + std::string(name) + ": " +
+                       (n < 0 ? std::strerror(errno) : "the write made no progress"));
     }
     bytes = bytes.subspan(static_cast<size_t>(n));
     offset += static_cast<uint64_t>(n);
@@ -245,14 +245,13 @@ Expected<Layout> readLayout(std::span<const uint8_t> file) {
   // The count fits in the file (checkHeader), so this allocation is bounded by its size.
   layout.sections.reserve(count);
   for (size_t i = 0; i < count; ++i) {
-    Expected<SectionInfo> s = readEntry(file, i, table_end);
-    if (!s) return s.error();
-    if (i > 0 && s->id <= layout.sections.back().id) {
-      return at(kHeaderBytes + i * kTableEntryBytes, sectionContext(i, s->id),
-                s->id == layout.sections.back().id ? "the id is in the table twice"
-                                                   : "the table is not sorted by id");
+    GOHEAP_TRY(SectionInfo s, readEntry(file, i, table_end));
+    if (i > 0 && s.id <= layout.sections.back().id) {
+      return at(kHeaderBytes + i * kTableEntryBytes, sectionContext(i, s.id),
+                s.id == layout.sections.back().id ? "the id is in the table twice"
+                                                  : "the table is not sorted by id");
     }
-    layout.sections.push_back(*s);
+    layout.sections.push_back(s);
   }
   if (Status s = checkTiling(file, layout.sections, table_end); !s) return s.error();
   return layout;
@@ -395,26 +394,25 @@ Status IndexWriter::write(int fd, const Key& key, std::string_view name) const {
             [](const SectionInfo& a, const SectionInfo& b) { return a.id < b.id; });
   if (Status s = writeAt(fd, encodeHeaderAndTable(key, table, size), 0, name); !s) return s;
   if (::ftruncate(fd, static_cast<off_t>(size)) != 0) {
-    return Error("cannot write " + std::string(name) + ": " + std::strerror(errno));
+    return Error::io("cannot write " + std::string(name) + ": " + std::strerror(errno));
   }
   return Status::success();
 }
 
 Status IndexWriter::write(const std::string& path, const Key& key) const {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return Error("cannot create " + path + ": " + std::strerror(errno));
+  if (fd < 0) return Error::io("cannot create " + path + ": " + std::strerror(errno));
   Status written = write(fd, key, path);
   if (::close(fd) != 0 && written) {
-    written = Error("cannot write " + path + ": " + std::strerror(errno));
+    written = Error::io("cannot write " + path + ": " + std::strerror(errno));
   }
   return written;
 }
 
 Expected<std::shared_ptr<const IndexFile>> IndexFile::open(const std::string& path,
                                                            const Key& expected, unsigned threads) {
-  Expected<MappedFile> file = MappedFile::open(path);
-  if (!file) return file.error();
-  Expected<std::shared_ptr<const IndexFile>> index = verify(file.take(), expected, threads);
+  GOHEAP_TRY(MappedFile file, MappedFile::open(path));
+  Expected<std::shared_ptr<const IndexFile>> index = verify(std::move(file), expected, threads);
   // Verified in one pass; from now on the columns are read wherever the
   // queries go.
   if (index && (*index)->fileSize() > 0) {
@@ -452,20 +450,19 @@ Expected<std::shared_ptr<const IndexFile>> IndexFile::verify(MappedFile file, co
 }
 
 Expected<IndexPeek> IndexFile::peek(const std::string& path) {
-  Expected<MappedFile> file = MappedFile::open(path);
-  if (!file) return file.error();
-  Expected<Layout> layout = readLayout(file->bytes());
+  GOHEAP_TRY(MappedFile file, MappedFile::open(path));
+  Expected<Layout> layout = readLayout(file.bytes());
   if (!layout) return layout.error().inFile(path);
   IndexPeek peek;
   peek.key = layout->key;
-  peek.file_size = file->size();
+  peek.file_size = file.size();
   peek.sections = layout->sections.size();
   const SectionInfo* d = findIn(layout->sections, kDescriptionSection);
   if (d == nullptr) return peek;
-  if (Status s = checkSections(file->bytes(), std::span(d, 1), 1); !s) {
+  if (Status s = checkSections(file.bytes(), std::span(d, 1), 1); !s) {
     peek.description = s.error();
   } else {
-    peek.description = EntryDescription::decode(file->bytes().subspan(d->offset, d->length));
+    peek.description = EntryDescription::decode(file.bytes().subspan(d->offset, d->length));
   }
   return peek;
 }
@@ -496,9 +493,8 @@ Expected<const SectionInfo*> IndexFile::typedSection(uint32_t section_id,
 }
 
 Expected<EntryDescription> IndexFile::description() const {
-  Expected<std::span<const uint8_t>> b = bytes(kDescriptionSection);
-  if (!b) return b.error();
-  return EntryDescription::decode(*b);
+  GOHEAP_TRY(std::span<const uint8_t> b, bytes(kDescriptionSection));
+  return EntryDescription::decode(b);
 }
 
 }  // namespace goheap::cache

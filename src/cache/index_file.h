@@ -202,10 +202,9 @@ class IndexFile {
   Expected<std::span<const T>> array(uint32_t section_id) const {
     static_assert(std::is_trivially_copyable_v<T>, "sections hold plain values");
     static_assert(alignof(T) <= index_layout::kSectionAlignment);
-    Expected<const SectionInfo*> s = typedSection(section_id, sizeof(T));
-    if (!s) return s.error();
-    return std::span<const T>(reinterpret_cast<const T*>(file_.data() + (*s)->offset),
-                              (*s)->element_count);
+    GOHEAP_TRY(const SectionInfo* s, typedSection(section_id, sizeof(T)));
+    return std::span<const T>(reinterpret_cast<const T*>(file_.data() + s->offset),
+                              s->element_count);
   }
 
   // A section as a column viewing the mapping (util/column.h), into `out`;

@@ -87,9 +87,8 @@ class LeaksReader {
 Expected<std::optional<analysis::GoroutineLeaks>> readGoroutineLeaks(const IndexFile& index,
                                                                      size_t goroutine_count) {
   if (!index.has(kGoroutineLeaks)) return std::optional<analysis::GoroutineLeaks>();
-  Expected<std::span<const uint8_t>> bytes = index.bytes(kGoroutineLeaks);
-  if (!bytes) return bytes.error();
-  const std::string_view text(reinterpret_cast<const char*>(bytes->data()), bytes->size());
+  GOHEAP_TRY(std::span<const uint8_t> bytes, index.bytes(kGoroutineLeaks));
+  const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
   Expected<JsonNode> json = readJson(text);
   if (!json) return Error("the goroutine leaks: " + json.error().message());
   if (!json->isObject()) return Error("the goroutine leaks: not an object");

@@ -340,10 +340,9 @@ Expected<model::HeapModel> readModelSections(const IndexFile& index, MappedFile 
                                              unsigned threads) {
   model::HeapModel d(std::move(file));
   const std::span<const uint8_t> bytes = d.region(0);
-  Expected<std::span<const ModelHeader>> header = index.array<ModelHeader>(kModelHeader);
-  if (!header) return header.error();
-  if (header->size() != 1) return Error("the model's header");
-  const ModelHeader& h = (*header)[0];
+  GOHEAP_TRY(std::span<const ModelHeader> header, index.array<ModelHeader>(kModelHeader));
+  if (header.size() != 1) return Error("the model's header");
+  const ModelHeader& h = header[0];
   if (h.version > static_cast<uint32_t>(model::FormatVersion::Go17)) {
     return Error("the model's format version");
   }
@@ -410,9 +409,8 @@ Expected<model::HeapModel> readModelSections(const IndexFile& index, MappedFile 
     return Error("the objects' offsets");
   }
   o.offset = model::OffsetColumn::fromHalves(std::move(offset_low), std::move(offset_high));
-  Expected<std::span<const uint8_t>> warnings = index.bytes(kWarnings);
-  if (!warnings) return warnings.error();
-  std::string_view text(reinterpret_cast<const char*>(warnings->data()), warnings->size());
+  GOHEAP_TRY(std::span<const uint8_t> warnings, index.bytes(kWarnings));
+  std::string_view text(reinterpret_cast<const char*>(warnings.data()), warnings.size());
   for (size_t end = text.find('\0'); end != std::string_view::npos; end = text.find('\0')) {
     d.warnings.emplace_back(text.substr(0, end));
     text.remove_prefix(end + 1);

@@ -119,7 +119,8 @@ int runConvert(int argc, const char* const* argv) {
     if (format->needs_focus) {
       auto o = analysis::objectAt(snap, args.getUint("object"));
       if (!o) {
-        return fail(Error("no object contains address " + formatHex(args.getUint("object"))));
+        return fail(
+            Error::notFound("no object contains address " + formatHex(args.getUint("object"))));
       }
       options.focus = *o;
     }
@@ -128,8 +129,8 @@ int runConvert(int argc, const char* const* argv) {
     std::unique_ptr<std::FILE, int (*)(std::FILE*)> dot_source(svg ? std::tmpfile() : nullptr,
                                                                &std::fclose);
     if (svg && !dot_source) {
-      return fail(Error(std::string("cannot create a temporary file for the DOT text: ") +
-                        std::strerror(errno)));
+      return fail(Error::io(std::string("cannot create a temporary file for the DOT text: ") +
+                            std::strerror(errno)));
     }
     // A progress line of its own: writing a big dump takes seconds.
     Progress progress(stderr, Progress::wanted(stderr, args.getBool("no-progress")));

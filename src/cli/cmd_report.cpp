@@ -165,14 +165,14 @@ struct SqlFile {
 
 Expected<std::string> readTextFile(const std::string& path) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) return Error("cannot read --sql " + path + ": " + std::strerror(errno));
+  if (f == nullptr) return Error::io("cannot read --sql " + path + ": " + std::strerror(errno));
   std::string text;
   char buf[65536];
   size_t n;
   while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
   const bool failed = std::ferror(f) != 0;
   std::fclose(f);
-  if (failed) return Error("cannot read --sql " + path);
+  if (failed) return Error::io("cannot read --sql " + path);
   return text;
 }
 

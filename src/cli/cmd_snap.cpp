@@ -179,8 +179,8 @@ int runSnap(int argc, const char* const* argv) {
     if (out) {
       if (Status s = out->commit(); !s) return fail(s.error());
     } else if (std::fflush(stdout) != 0) {
-      return fail(
-          Error(std::string("cannot write the core to standard output: ") + std::strerror(errno)));
+      return fail(Error::io(std::string("cannot write the core to standard output: ") +
+                            std::strerror(errno)));
     }
 
     const acquire::SnapResult& r = *result;

@@ -179,14 +179,10 @@ Expected<Settings> readSettings(const ParsedArgs& args) {
   if (args.has("every")) t.every_ms = args.getUint("every");
   if (args.has("rss-above")) t.rss_above = args.getUint("rss-above");
   if (args.has("cgroup-above")) {
-    Expected<double> p = parsePercent(args, "cgroup-above", true);
-    if (!p) return p.error();
-    t.cgroup_above = *p;
+    GOHEAP_TRY(t.cgroup_above, parsePercent(args, "cgroup-above", true));
   }
   if (args.has("growth")) {
-    Expected<double> p = parsePercent(args, "growth", false);
-    if (!p) return p.error();
-    t.growth = *p;
+    GOHEAP_TRY(t.growth, parsePercent(args, "growth", false));
   }
   if (!t.every_ms && !t.rss_above && !t.cgroup_above && !t.growth) t.every_ms = 60000;
   if (t.every_ms && *t.every_ms == 0) return args.usageError("--every wants a duration above 0");
@@ -260,12 +256,12 @@ void say(const std::string& line) {
 // `text` into a file only its owner may read, made so from the start.
 Status writeSecret(const std::string& path, const std::string& text) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) return Error("cannot write " + path + ": " + std::strerror(errno));
+  if (fd < 0) return Error::io("cannot write " + path + ": " + std::strerror(errno));
   const bool written = ::fchmod(fd, 0600) == 0 &&
                        ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
   const int err = errno;
   ::close(fd);
-  if (!written) return Error("cannot write " + path + ": " + std::strerror(err));
+  if (!written) return Error::io("cannot write " + path + ": " + std::strerror(err));
   return Status::success();
 }
 
@@ -342,9 +338,8 @@ Expected<std::unique_ptr<const questions::Answer>> diffSince(const query::Sessio
   if (diff == nullptr) return Error("internal error: no diff question");
   const query::ParamValues none(diff->params,
                                 [](const query::ParamSpec& p) { return "--" + query::cliName(p); });
-  Expected<std::unique_ptr<const questions::Asked>> asked = diff->read(none);
-  if (!asked) return asked.error();
-  return (*asked)->answer(questions::Heaps{.current = latest, .base = &first});
+  GOHEAP_TRY(std::unique_ptr<const questions::Asked> asked, diff->read(none));
+  return asked->answer(questions::Heaps{.current = latest, .base = &first});
 }
 
 std::string pauseSummary(const std::deque<SnapRecord>& all) {
@@ -367,8 +362,8 @@ class Watch {
     std::error_code ec;
     fs::create_directories(s_.dir, ec);
     if (ec || !fs::is_directory(s_.dir)) {
-      return fail(Error("cannot make the folder " + s_.dir + ": " +
-                        (ec ? ec.message() : "a file is in the way")));
+      return fail(Error::io("cannot make the folder " + s_.dir + ": " +
+                            (ec ? ec.message() : "a file is in the way")));
     }
     exe_copy_ = copyExecutable(s_, name_);
     if (s_.triggers.cgroup_above) {
@@ -491,24 +486,22 @@ class Watch {
     const auto wall = std::chrono::system_clock::now();
     const std::vector<InputFile> inputs = {
         {"the process's executable", "/proc/" + std::to_string(s_.pid) + "/exe"}};
-    Expected<OutputFile> out = OutputFile::create(path, inputs);
-    if (!out) return out.error();
+    GOHEAP_TRY(OutputFile out, OutputFile::create(path, inputs));
     acquire::SnapOptions options;
     options.interrupted = &g_interrupted;
     options.fork = s_.fork;
-    Expected<acquire::SnapResult> result = acquire::snapProcess(s_.pid, out->stream(), options);
-    if (!result) return result.error();
-    if (Status st = out->commit(); !st) return st;
+    GOHEAP_TRY(acquire::SnapResult result, acquire::snapProcess(s_.pid, out.stream(), options));
+    if (Status st = out.commit(); !st) return st;
     taken_++;
 
     SnapRecord record;
     record.path = path;
-    record.bytes = result->core_bytes;
-    record.pause_seconds = static_cast<double>(result->pause_ns) / 1e9;
+    record.bytes = result.core_bytes;
+    record.pause_seconds = static_cast<double>(result.pause_ns) / 1e9;
     record.rss = rssOf(s_.pid);
     record.trigger = fired.trigger;
     say("snap " + std::to_string(taken_) + " (" + fired.why + "): " + path + ", " +
-        formatBytes(result->core_bytes) + "; " + acquire::describePause(*result));
+        formatBytes(result.core_bytes) + "; " + acquire::describePause(result));
 
     // Read it as every command does; the first stays open as the baseline.
     Progress progress(stderr, false);

@@ -169,17 +169,12 @@ Expected<std::unique_ptr<MetricsServer>> MetricsServer::start(const serve::HostP
   auto state = std::make_unique<State>();
   std::string token;
   if (allow_remote) {
-    Expected<std::string> made = serve::newAccessToken();
-    if (!made) return made.error();
-    token = made.take();
+    GOHEAP_TRY(token, serve::newAccessToken());
   }
   serve::HttpLimits limits;
   limits.worker_threads = 1;  // every answer is ready: nothing runs on the pool
   limits.max_connections = 64;
-  Expected<std::unique_ptr<serve::HttpServer>> http =
-      serve::HttpServer::listen(where.host, where.port, limits);
-  if (!http) return http.error();
-  state->http = http.take();
+  GOHEAP_TRY(state->http, serve::HttpServer::listen(where.host, where.port, limits));
   state->where = {where.host, state->http->port()};
   state->access.emplace(where.host, state->where.port, std::vector<std::string>{},
                         std::move(token));

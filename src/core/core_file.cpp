@@ -26,9 +26,8 @@ std::optional<uint64_t> CoreFile::aux(uint64_t type) const {
 }
 
 Expected<CoreFile> CoreFile::open(const std::string& path) {
-  auto mapped = MappedFile::open(path);
-  if (!mapped) return mapped.error();
-  auto core = read(std::make_unique<MappedFile>(mapped.take()));
+  GOHEAP_TRY(auto mapped, MappedFile::open(path));
+  auto core = read(std::make_unique<MappedFile>(std::move(mapped)));
   if (!core) return core.error().inFile(path);
   return core;
 }
@@ -40,15 +39,12 @@ Expected<CoreFile> CoreFile::fromBytes(std::span<const uint8_t> bytes, std::stri
 Expected<CoreFile> CoreFile::read(std::unique_ptr<MappedFile> file) {
   const std::span<const uint8_t> bytes = file->bytes();
   if (!bin::isElf(bytes)) return Error::atOffset(0, "ELF header", "not an ELF file");
-  auto header = bin::readElfHeader(bytes);
-  if (!header) return header.error();
-  const bin::ElfHeader& h = *header;
+  GOHEAP_TRY(const bin::ElfHeader h, bin::readElfHeader(bytes));
   if (h.type != bin::kElfTypeCore) {
     return Error::atOffset(16, "ELF header",
                            "e_type " + std::to_string(h.type) + " is not a core file (ET_CORE, 4)");
   }
-  auto phdrs = bin::readElfProgramHeaders(h);
-  if (!phdrs) return phdrs.error();
+  GOHEAP_TRY(auto phdrs, bin::readElfProgramHeaders(h));
 
   CoreFile c;
   c.file_ = std::move(file);
@@ -58,7 +54,7 @@ Expected<CoreFile> CoreFile::read(std::unique_ptr<MappedFile> file) {
   const bin::ByteView& f = h.file;
   uint64_t truncated_segments = 0, omitted_segments = 0;
   std::string first_truncated;
-  for (const bin::ElfProgramHeader& ph : *phdrs) {
+  for (const bin::ElfProgramHeader& ph : phdrs) {
     if (ph.type == bin::kPtNote) {
       const uint64_t align = ph.align == 8 ? 8 : 4;
       Status s = readNotes(f, ph.offset, ph.filesz, align, h.machine, h.is64, c.notes_);

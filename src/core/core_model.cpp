@@ -488,14 +488,13 @@ Expected<model::HeapModel> readCoreModel(const CoreReader& reader, MappedFile fi
   ModelBuilder build(core, reader.memory(), exe, reader.bias(), out);
   build.params();
 
-  Expected<HeapObjects> heap = inPhase(sink, "walk heap spans", [&] { return reader.walkHeap(); });
-  if (!heap) return heap.error();
-  for (const std::string& w : heap->warnings) out.warnings.push_back(w);
+  GOHEAP_TRY(HeapObjects heap, inPhase(sink, "walk heap spans", [&] { return reader.walkHeap(); }));
+  for (const std::string& w : heap.warnings) out.warnings.push_back(w);
   inPhase(sink, "read pointer masks", [&] {
     // Cannot fail: both layouts were read above.
-    PointerMasks masks = reader.readPointerMasks(*heap).take();
+    PointerMasks masks = reader.readPointerMasks(heap).take();
     for (const std::string& w : masks.warnings) out.warnings.push_back(w);
-    build.objects(*heap, std::move(masks));
+    build.objects(heap, std::move(masks));
   });
 
   inPhase(sink, "read goroutines", [&] {
@@ -523,7 +522,7 @@ Expected<model::HeapModel> readCoreModel(const CoreReader& reader, MappedFile fi
     if (readOrWarn(itabs, "itabs", out)) build.itabs(*itabs);
   });
   inPhase(sink, "read memstats", [&] {
-    Expected<CoreMemStats> stats = reader.readMemStats(*heap);
+    Expected<CoreMemStats> stats = reader.readMemStats(heap);
     if (readOrWarn(stats, "memstats", out)) build.memStats(*stats);
   });
   inPhase(sink, "account process memory", [&] {
@@ -535,7 +534,7 @@ Expected<model::HeapModel> readCoreModel(const CoreReader& reader, MappedFile fi
     in.runtime_types = &reader.runtimeTypes();
     in.layout = &*reader.spanLayout();
     in.bits = &*reader.heapBitsLayout();
-    in.heap = &*heap;
+    in.heap = &heap;
     in.memstats = &out.memstats;
     out.process_memory = readProcessMemory(in);
     if (core.snapNote() && core.snapNote()->skipped_mapping_lines > 0) {

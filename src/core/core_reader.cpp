@@ -5,9 +5,8 @@
 namespace goheap::core {
 
 Expected<CoreReader> CoreReader::open(const CoreFile& core, const bin::Binary& exe, uint64_t bias) {
-  Expected<RuntimeTypes> types = core::runtimeTypes(exe, MemoryImage(core, exe.container(), bias));
-  if (!types) return types.error();
-  auto owned = std::make_unique<const RuntimeTypes>(types.take());
+  GOHEAP_TRY(RuntimeTypes types, core::runtimeTypes(exe, MemoryImage(core, exe.container(), bias)));
+  auto owned = std::make_unique<const RuntimeTypes>(std::move(types));
   const bin::DebugInfo& info = owned->info();
   return CoreReader(core, exe, bias, std::move(owned), info);
 }

@@ -69,18 +69,16 @@ std::string problemWith(const CoreFile& core, const ExecutableCandidate& candida
 }  // namespace
 
 Expected<CheckedExecutable> openExecutable(const CoreFile& core, const std::string& path) {
-  Expected<bin::Binary> binary = bin::Binary::open(path);
-  if (!binary) return binary.error();
-  ExecutableMatch match = checkExecutable(core, binary->container(), path);
-  return CheckedExecutable{binary.take(), std::move(match)};
+  GOHEAP_TRY(bin::Binary binary, bin::Binary::open(path));
+  ExecutableMatch match = checkExecutable(core, binary.container(), path);
+  return CheckedExecutable{std::move(binary), std::move(match)};
 }
 
 Expected<CheckedExecutable> openExecutable(const CoreFile& core, const std::string& path,
                                            const CoreNotes::FileRange& part) {
-  Expected<bin::Binary> binary = bin::Binary::openPart(path, part.offset, part.size);
-  if (!binary) return binary.error();
-  ExecutableMatch match = checkExecutable(core, binary->container(), path);
-  return CheckedExecutable{binary.take(), std::move(match)};
+  GOHEAP_TRY(bin::Binary binary, bin::Binary::openPart(path, part.offset, part.size));
+  ExecutableMatch match = checkExecutable(core, binary.container(), path);
+  return CheckedExecutable{std::move(binary), std::move(match)};
 }
 
 std::string ExecutableSearch::explain(std::string_view core_path) const {

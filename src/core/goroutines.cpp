@@ -202,14 +202,13 @@ Expected<GoroutineLayout> GoroutineLayout::fromDwarf(const bin::DebugInfo& dwarf
            {&l.m, g, "m"},
            {&l.m_procid, m, "procid"},
        }) {
-    auto off = fieldOffset(dwarf, w.in, w.path);
-    if (!off) return off.error();
+    GOHEAP_TRY(auto off, fieldOffset(dwarf, w.in, w.path));
     // Every field is read as up to 8 bytes from a copy of the g.
-    if (w.in == g && *off + 8 > l.g_size) {
-      return Error("DWARF: runtime.g." + std::string(w.path) + " at " + std::to_string(*off) +
+    if (w.in == g && off + 8 > l.g_size) {
+      return Error("DWARF: runtime.g." + std::string(w.path) + " at " + std::to_string(off) +
                    " is past the end of its " + std::to_string(l.g_size) + " bytes");
     }
-    *w.into = *off;
+    *w.into = off;
   }
   const bin::GlobalVariable* allgs = globalNamed(dwarf, "runtime.allgs");
   if (allgs == nullptr) return Error("DWARF: no global runtime.allgs");
@@ -247,9 +246,7 @@ std::string_view Goroutines::createdBy(const Goroutine& g, const bin::Binary& ex
 Expected<Goroutines> readGoroutines(const CoreFile& core, const MemoryImage& mem,
                                     const bin::Binary& exe, const bin::DebugInfo& dwarf,
                                     uint64_t bias) {
-  auto layout = GoroutineLayout::fromDwarf(dwarf);
-  if (!layout) return layout.error();
-  const GoroutineLayout& l = *layout;
+  GOHEAP_TRY(const GoroutineLayout l, GoroutineLayout::fromDwarf(dwarf));
   const uint64_t ptr = mem.words().ptrSize();
   Goroutines out;
   out.wait_reason_names = readWaitReasons(mem, l, bias, out.warnings);

@@ -89,9 +89,8 @@ Expected<std::span<const uint8_t>> MemoryImage::read(uint64_t addr, uint64_t n) 
 
 Expected<uint64_t> MemoryImage::readUint(uint64_t addr, uint32_t width) const {
   if (width != 4 && width != 8) return Error("integers of " + std::to_string(width) + " bytes");
-  auto bytes = read(addr, width);
-  if (!bytes) return bytes.error();
-  return WordReader(width, words_.bigEndian()).read(bytes->data());
+  GOHEAP_TRY(auto bytes, read(addr, width));
+  return WordReader(width, words_.bigEndian()).read(bytes.data());
 }
 
 Expected<uint64_t> MemoryImage::readWord(uint64_t addr) const {

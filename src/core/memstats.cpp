@@ -62,9 +62,8 @@ class GlobalFields {
  public:
   static Expected<GlobalFields> of(const MemoryImage& mem, const bin::DebugInfo& dwarf,
                                    std::string_view name) {
-    Expected<Place> global = globalPlace(dwarf, name);
-    if (!global) return global.error();
-    return GlobalFields(mem, dwarf, name, global->addr + mem.bias(), global->type);
+    GOHEAP_TRY(Place global, globalPlace(dwarf, name));
+    return GlobalFields(mem, dwarf, name, global.addr + mem.bias(), global.type);
   }
 
   // Field `path` of the struct at `base`, of type `type`.
@@ -85,20 +84,18 @@ class GlobalFields {
     return mem_.readUint(p.addr, static_cast<uint32_t>(size));
   }
   Expected<uint64_t> uint(std::string_view path) const {
-    auto p = place(path);
-    if (!p) return p.error();
-    return uint(*p, path);
+    GOHEAP_TRY(auto p, place(path));
+    return uint(p, path);
   }
 
   // The array at `path`: where its elements start, their type and count.
   Expected<std::pair<Place, uint64_t>> array(std::string_view path) const {
-    auto p = place(path);
-    if (!p) return p.error();
-    const bin::TypeId t = p->type == bin::kNoType ? p->type : dwarf_.resolve(p->type);
+    GOHEAP_TRY(auto p, place(path));
+    const bin::TypeId t = p.type == bin::kNoType ? p.type : dwarf_.resolve(p.type);
     if (t == bin::kNoType || dwarf_.type(t).tag != bin::DwarfTag::Array) {
       return Error(name_ + "." + std::string(path) + " is not an array");
     }
-    return std::pair{Place{p->addr, dwarf_.type(t).elem}, dwarf_.type(t).count};
+    return std::pair{Place{p.addr, dwarf_.type(t).elem}, dwarf_.type(t).count};
   }
 
   // The size of type `t`, following typedefs.
@@ -217,17 +214,15 @@ void set(model::MemStats& m, MemStat f, uint64_t& into, Value v) {
 
 Expected<RuntimeField> runtimeField(const bin::DebugInfo& dwarf, std::string_view global,
                                     std::string_view path) {
-  Expected<Place> g = globalPlace(dwarf, global);
-  if (!g) return g.error();
-  Expected<Place> at = fieldPlace(dwarf, global, *g, path);
-  if (!at) return at.error();
-  const bin::TypeId t = at->type == bin::kNoType ? at->type : dwarf.resolve(at->type);
+  GOHEAP_TRY(Place g, globalPlace(dwarf, global));
+  GOHEAP_TRY(Place at, fieldPlace(dwarf, global, g, path));
+  const bin::TypeId t = at.type == bin::kNoType ? at.type : dwarf.resolve(at.type);
   const uint64_t size = t == bin::kNoType ? 0 : dwarf.type(t).size;
   if (size != 4 && size != 8) {
     return Error(std::string(global) + "." + std::string(path) + " is " + std::to_string(size) +
                  " bytes wide, not an integer");
   }
-  return RuntimeField{at->addr, static_cast<uint32_t>(size)};
+  return RuntimeField{at.addr, static_cast<uint32_t>(size)};
 }
 
 Expected<CoreMemStats> readMemStats(const MemoryImage& mem, const bin::DebugInfo& dwarf,

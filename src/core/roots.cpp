@@ -66,17 +66,15 @@ struct ModuleLayout {
 
 // The byte at `addr` (MemoryImage::readUint reads 4 or 8).
 Expected<uint64_t> readByte(const MemoryImage& mem, uint64_t addr) {
-  auto b = mem.read(addr, 1);
-  if (!b) return b.error();
-  return uint64_t{(*b)[0]};
+  GOHEAP_TRY(auto b, mem.read(addr, 1));
+  return uint64_t{b[0]};
 }
 
 // An unsigned integer 2, 4 or 8 bytes wide at `addr`.
 Expected<uint64_t> readUnsigned(const MemoryImage& mem, uint64_t addr, uint64_t width) {
   if (width != 2) return mem.readUint(addr, static_cast<uint32_t>(width));
-  auto b = mem.read(addr, 2);
-  if (!b) return b.error();
-  const uint64_t lo = (*b)[0], hi = (*b)[1];
+  GOHEAP_TRY(auto b, mem.read(addr, 2));
+  const uint64_t lo = b[0], hi = b[1];
   return mem.words().bigEndian() ? lo << 8 | hi : hi << 8 | lo;
 }
 

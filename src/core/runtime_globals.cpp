@@ -271,9 +271,7 @@ Expected<RuntimeGlobals> findRuntimeGlobals(const bin::Binary& exe, const Memory
   }
   if (g.firstmoduledata == 0) return Error("no runtime.firstmoduledata in the writable data");
   const Region bss(mem, m->bss, m->ebss);
-  auto mheap = findMheap(bss, mem, table, exe.container().arch);
-  if (!mheap) return mheap.error();
-  g.mheap = *mheap;
+  GOHEAP_TRY(g.mheap, findMheap(bss, mem, table, exe.container().arch));
   g.memstats = findMemstats(g.mheap, mem, table);
   {
     constexpr std::string_view kProfilers[] = {"runtime.iterate_memprof",
@@ -283,9 +281,7 @@ Expected<RuntimeGlobals> findRuntimeGlobals(const bin::Binary& exe, const Memory
   if (table.structNamed("runtime.gcControllerState") != nullptr) {
     g.gc_controller = bin::findReceiverGlobal(exe, "runtime.(*gcControllerState).").value_or(0);
   }
-  auto allgs = findAllgs(bss, mem, table);
-  if (!allgs) return allgs.error();
-  g.allgs = *allgs;
+  GOHEAP_TRY(g.allgs, findAllgs(bss, mem, table));
   const Region data(mem, m->data, m->edata);
   g.wait_reasons = findWaitReasons(data, mem, table);
   g.itab_table = findItabTable(data, mem, table);

@@ -54,13 +54,12 @@ struct Want {
 Status readFields(const bin::DebugInfo& dwarf, const bin::Type& owner, std::string_view owner_name,
                   std::span<const Want> wants, uint32_t ptr_size) {
   for (const Want& w : wants) {
-    auto f = fieldOf(dwarf, owner, owner_name, w.name, w.widths, ptr_size);
-    if (!f) return f.error();
-    if (f->offset + f->size > owner.size) {
+    GOHEAP_TRY(auto f, fieldOf(dwarf, owner, owner_name, w.name, w.widths, ptr_size));
+    if (f.offset + f.size > owner.size) {
       return Error(std::string(owner_name) + "." + std::string(w.name) +
                    " lies beyond the struct's " + std::to_string(owner.size) + " bytes");
     }
-    *w.slot = *f;
+    *w.slot = f;
   }
   return Status::success();
 }
@@ -78,10 +77,9 @@ Expected<HeapBitsLayout> readHeapBitsLayout(const bin::DebugInfo& dwarf, uint32_
                                             std::string_view goarch) {
   HeapBitsLayout l;
   l.arena_base_offset = goarch == "amd64" ? 0xffff800000000000ull : 0;
-  auto heap = structType(dwarf, "runtime.mheap");
-  if (!heap) return heap.error();
+  GOHEAP_TRY(auto heap, structType(dwarf, "runtime.mheap"));
   // arenas is [L1]*[L2]*heapArena: the two counts are its geometry.
-  const bin::Field* arenas = dwarf.fieldNamed(**heap, "arenas");
+  const bin::Field* arenas = dwarf.fieldNamed(*heap, "arenas");
   if (arenas == nullptr) return Error("runtime.mheap has no field arenas");
   const bin::Type* outer = arrayType(dwarf, arenas->type);
   const bin::Type* inner = nullptr;
@@ -98,25 +96,21 @@ Expected<HeapBitsLayout> readHeapBitsLayout(const bin::DebugInfo& dwarf, uint32_
   l.arena_l1 = outer->count;
   l.arena_l2 = inner->count;
 
-  auto arena = structType(dwarf, "runtime.heapArena");
-  if (!arena) return arena.error();
-  const bin::Field* spans = dwarf.fieldNamed(**arena, "spans");
+  GOHEAP_TRY(auto arena, structType(dwarf, "runtime.heapArena"));
+  const bin::Field* spans = dwarf.fieldNamed(*arena, "spans");
   const bin::Type* spans_array = spans == nullptr ? nullptr : arrayType(dwarf, spans->type);
   if (spans_array == nullptr || spans_array->count == 0) {
     return Error("runtime.heapArena has no array field spans");
   }
   l.arena_spans = spans->offset;
-  l.arena_struct_size = (*arena)->size;
+  l.arena_struct_size = arena->size;
   const uint64_t page_size = RuntimeLayout{}.page_size;
   l.arena_bytes = spans_array->count * page_size;
-  auto span = structType(dwarf, "runtime.mspan");
-  if (!span) return span.error();
-  auto spanclass = fieldOf(dwarf, **span, "runtime.mspan", "spanclass", {1}, ptr_size);
-  if (!spanclass) return spanclass.error();
-  l.span_spanclass = *spanclass;
+  GOHEAP_TRY(auto span, structType(dwarf, "runtime.mspan"));
+  GOHEAP_TRY(l.span_spanclass, fieldOf(dwarf, *span, "runtime.mspan", "spanclass", {1}, ptr_size));
 
-  const bin::Field* bitmap = dwarf.fieldNamed(**arena, "bitmap");
-  if (const bin::Field* no_more = dwarf.fieldNamed(**arena, "noMorePtrs"); no_more && bitmap) {
+  const bin::Field* bitmap = dwarf.fieldNamed(*arena, "bitmap");
+  if (const bin::Field* no_more = dwarf.fieldNamed(*arena, "noMorePtrs"); no_more && bitmap) {
     // Go 1.20/1.21: uintptrs, a bit for each of the arena's words, and
     // a byte of noMorePtrs for each 8 of them.
     const bin::Type* a = arrayType(dwarf, bitmap->type);
@@ -148,18 +142,16 @@ Expected<HeapBitsLayout> readHeapBitsLayout(const bin::DebugInfo& dwarf, uint32_
   }
 
   l.format = HeapBitsFormat::SpanHeapBits;
-  auto large = fieldOf(dwarf, **span, "runtime.mspan", "largeType", {ptr_size}, ptr_size);
-  if (!large) return large.error();
-  l.span_large_type = *large;
-  auto type = structType(dwarf, "internal/abi.Type");
-  if (!type) return type.error();
-  l.type_struct_size = (*type)->size;
+  GOHEAP_TRY(l.span_large_type,
+             fieldOf(dwarf, *span, "runtime.mspan", "largeType", {ptr_size}, ptr_size));
+  GOHEAP_TRY(auto type, structType(dwarf, "internal/abi.Type"));
+  l.type_struct_size = type->size;
   const Want wants[] = {
       {&l.type_size, "Size_", {ptr_size}},    {&l.type_ptr_bytes, "PtrBytes", {ptr_size}},
       {&l.type_tflag, "TFlag", {1}},          {&l.type_kind, "Kind_", {1}},
       {&l.type_gcdata, "GCData", {ptr_size}},
   };
-  const Status read = readFields(dwarf, **type, "internal/abi.Type", wants, ptr_size);
+  const Status read = readFields(dwarf, *type, "internal/abi.Type", wants, ptr_size);
   if (!read) return read.error();
   // An empty struct when the build has no Green Tea GC.
   const bin::TypeId inline_bits = dwarf.typeByName("runtime.spanInlineMarkBits");
@@ -197,15 +189,13 @@ Expected<RuntimeLayout> readRuntimeLayout(const bin::DebugInfo& dwarf, uint32_t 
   if (mheap == nullptr) return Error("the executable's DWARF has no global runtime.mheap_");
   l.mheap_addr = mheap->address;
 
-  auto heap = structType(dwarf, "runtime.mheap");
-  if (!heap) return heap.error();
-  auto allspans = fieldOf(dwarf, **heap, "runtime.mheap", "allspans", {3 * ptr_size}, ptr_size);
-  if (!allspans) return allspans.error();
-  l.mheap_allspans = allspans->offset;
+  GOHEAP_TRY(auto heap, structType(dwarf, "runtime.mheap"));
+  GOHEAP_TRY(auto allspans,
+             fieldOf(dwarf, *heap, "runtime.mheap", "allspans", {3 * ptr_size}, ptr_size));
+  l.mheap_allspans = allspans.offset;
 
-  auto span = structType(dwarf, "runtime.mspan");
-  if (!span) return span.error();
-  l.mspan_size = (*span)->size;
+  GOHEAP_TRY(auto span, structType(dwarf, "runtime.mspan"));
+  l.mspan_size = span->size;
   // uintptr fields; the indices are uintptr in Go 1.19 and uint16 by 1.24;
   // state is mSpanStateBox, one byte (a uint8, later an atomic.Uint8).
   const Want wants[] = {
@@ -217,7 +207,7 @@ Expected<RuntimeLayout> readRuntimeLayout(const bin::DebugInfo& dwarf, uint32_t 
       {&l.span_elemsize, "elemsize", {ptr_size}},
       {&l.span_state, "state", {1}},
   };
-  const Status read = readFields(dwarf, **span, "runtime.mspan", wants, ptr_size);
+  const Status read = readFields(dwarf, *span, "runtime.mspan", wants, ptr_size);
   if (!read) return read.error();
   return l;
 }

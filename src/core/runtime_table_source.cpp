@@ -156,9 +156,7 @@ Expected<std::string> runtimeTableSource(const bin::DebugInfo& dwarf, const bin:
   if (e.structs.empty() || e.structs.front().first != "runtime.mheap") {
     return Error("the executable's DWARF has no struct runtime.mheap");
   }
-  auto reasons = waitReasons(dwarf, exe);
-  if (!reasons) return reasons.error();
-  e.wait_reasons = std::move(*reasons);
+  GOHEAP_TRY(e.wait_reasons, waitReasons(dwarf, exe));
   return goruntime::runtimeTableSource(e);
 }
 

@@ -129,11 +129,10 @@ Expected<RuntimeTypes> runtimeTypes(const bin::Binary& exe, const MemoryImage& m
     return Error("the executable has no DWARF (" + exe.debugInfoProblem() +
                  "), and goheap has no runtime layouts for " + exe.goVersion() + " " + arch);
   }
-  auto globals = findRuntimeGlobals(exe, mem, *table);
-  if (!globals) return globals.error();
+  GOHEAP_TRY(auto globals, findRuntimeGlobals(exe, mem, *table));
   return RuntimeTypes{"layout table " + std::string(table->go_version) + " " + arch, nullptr,
                       std::make_shared<const bin::DebugInfo>(
-                          tableDebugInfo(*table, *globals, exe.container().ptr_size))};
+                          tableDebugInfo(*table, globals, exe.container().ptr_size))};
 }
 
 }  // namespace goheap::core

@@ -50,9 +50,7 @@ struct ScanLayout {
              {&l.module_rodata, "runtime.moduledata", "rodata"},
              {&l.module_gofunc, "runtime.moduledata", "gofunc"},
          }) {
-      auto off = runtimeFieldOffset(dwarf, w.type, w.path);
-      if (!off) return off.error();
-      *w.into = *off;
+      GOHEAP_TRY(*w.into, runtimeFieldOffset(dwarf, w.type, w.path));
     }
     return l;
   }
@@ -107,9 +105,8 @@ class MapReader {
                    " at " + formatHex(m.data - 8));
     }
     const uint64_t row = (static_cast<uint64_t>(m.nbit) + 7) / 8;
-    auto bytes = mem_.read(m.data + static_cast<uint64_t>(index) * row, row);
-    if (!bytes) return bytes.error();
-    return BitVector{m.nbit, *bytes};
+    GOHEAP_TRY(auto bytes, mem_.read(m.data + static_cast<uint64_t>(index) * row, row));
+    return BitVector{m.nbit, bytes};
   }
 
  private:
@@ -467,13 +464,12 @@ class GoroutineScanner {
 
 Expected<StackScan> scanStacks(const Goroutines& gs, const MemoryImage& mem, const bin::Binary& exe,
                                const bin::DebugInfo& dwarf, uint64_t bias) {
-  auto layout = ScanLayout::fromDwarf(dwarf);
-  if (!layout) return layout.error();
+  GOHEAP_TRY(auto layout, ScanLayout::fromDwarf(dwarf));
   const bin::GlobalVariable* first = runtimeGlobal(dwarf, "runtime.firstmoduledata");
   if (first == nullptr) return Error("DWARF: no global runtime.firstmoduledata");
   const uint64_t md = first->address + bias;
-  auto rodata = mem.readWord(md + layout->module_rodata);
-  auto gofunc = mem.readWord(md + layout->module_gofunc);
+  auto rodata = mem.readWord(md + layout.module_rodata);
+  auto gofunc = mem.readWord(md + layout.module_gofunc);
   if (!rodata || !gofunc) {
     return Error("runtime.firstmoduledata at " + formatHex(md) + " is unreadable");
   }
@@ -485,7 +481,7 @@ Expected<StackScan> scanStacks(const Goroutines& gs, const MemoryImage& mem, con
     const auto first_defer = static_cast<uint32_t>(out.defers.size());
     const auto first_panic = static_cast<uint32_t>(out.panics.size());
     scanner.scanFrames(gs, gi);
-    scanner.readDefersAndPanics(gs.goroutines[gi], gi, *layout);
+    scanner.readDefersAndPanics(gs.goroutines[gi], gi, layout);
     scanner.markReachableObjects(gs.goroutines[gi], first_frame, first_defer, first_panic);
   }
   return out;

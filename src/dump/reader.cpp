@@ -1331,9 +1331,8 @@ Expected<model::HeapModel> readDump(MappedFile file, const ReadOptions& options)
 }
 
 Expected<model::HeapModel> readDumpFile(const std::string& path, const ReadOptions& options) {
-  auto file = MappedFile::open(path);
-  if (!file) return file.error();
-  return readDump(file.take(), options);
+  GOHEAP_TRY(auto file, MappedFile::open(path));
+  return readDump(std::move(file), options);
 }
 
 }  // namespace goheap::dump

@@ -74,8 +74,8 @@ Status Output::finish() {
     if (error_ == EPIPE && file_ == stdout) endOnBrokenPipe();
   }
   if (failed_) {
-    return Error("cannot write " + name_ + ": " +
-                 (error_ != 0 ? std::strerror(error_) : "a write failed"));
+    return Error::io("cannot write " + name_ + ": " +
+                     (error_ != 0 ? std::strerror(error_) : "a write failed"));
   }
   return Status::success();
 }

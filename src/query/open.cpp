@@ -252,12 +252,11 @@ Expected<std::shared_ptr<const Session>> openCore(const LocalHeap& source, Sink&
   const std::string found_from = found.search.executable()->from;
   ExecutableOnce exe(found.exe_path, std::move(found.program->binary));
   found.program.reset();
-  Expected<MappedFile> file = in_memory ? Expected<MappedFile>(MappedFile::borrow(source.bytes))
-                                        : MappedFile::open(source.path);
-  if (!file) return file.error();
+  GOHEAP_TRY(MappedFile file, in_memory ? Expected<MappedFile>(MappedFile::borrow(source.bytes))
+                                        : MappedFile::open(source.path));
 
   Expected<model::HeapModel> model =
-      core::readCoreModel(found.core, file.take(), *exe.binary(), match.bias, observer);
+      core::readCoreModel(found.core, std::move(file), *exe.binary(), match.bias, observer);
   if (!model) return model.error().inFile(name);
   if (found.through_proc) {
     observer.note(name + ": read its executable " + source.running_exe_path + " through " +
@@ -354,9 +353,8 @@ Error naming(const Error& error, const std::string& temporary, const std::string
 // "download" with the size it announced.
 Expected<std::shared_ptr<const Session>> openUrl(const std::string& url, const Source& source,
                                                  Sink& observer, const OpenOptions& options) {
-  Expected<TemporaryFile> file = acquire::downloadHeap(url, observer);
-  if (!file) return file.error();
-  auto input = std::make_unique<TemporaryFile>(file.take());
+  GOHEAP_TRY(TemporaryFile file, acquire::downloadHeap(url, observer));
+  auto input = std::make_unique<TemporaryFile>(std::move(file));
   const std::string temporary = input->path();
   const LocalHeap local{temporary, {}, url, source.exe_path, source.label};
   auto session = openFile(local, observer, options, std::move(input));
@@ -368,19 +366,20 @@ Expected<std::shared_ptr<const Session>> openUrl(const std::string& url, const S
 Expected<std::shared_ptr<const Session>> openLiveProcess(int pid, const Source& source,
                                                          Sink& observer,
                                                          const OpenOptions& options) {
-  Expected<TemporaryFile> file =
-      TemporaryFile::create("snap-" + std::to_string(pid), ".core", observer);
-  if (!file) return file.error();
-  auto input = std::make_unique<TemporaryFile>(file.take());
+  GOHEAP_TRY(TemporaryFile file,
+             TemporaryFile::create("snap-" + std::to_string(pid), ".core", observer));
+  auto input = std::make_unique<TemporaryFile>(std::move(file));
   std::FILE* out = ::fdopen(::dup(input->fd()), "w");
-  if (out == nullptr) return Error("cannot write " + input->path() + ": " + std::strerror(errno));
+  if (out == nullptr) {
+    return Error::io("cannot write " + input->path() + ": " + std::strerror(errno));
+  }
   acquire::SnapOptions snap;
   snap.sink = &observer;
   Expected<acquire::SnapResult> result = acquire::snapProcess(pid, out, snap);
   const bool closed = std::fclose(out) == 0;
   input->closeFd();
   if (!result) return result.error();
-  if (!closed) return Error("cannot write " + input->path() + ": " + std::strerror(errno));
+  if (!closed) return Error::io("cannot write " + input->path() + ": " + std::strerror(errno));
   observer.note("snapped process " + std::to_string(pid) + " (" + result->name +
                 "): " + formatBytes(result->core_bytes) + ", " + acquire::describePause(*result));
   LocalHeap local{input->path(),

@@ -55,9 +55,8 @@ const analysis::NewSince& Session::newSince(const Session& base, typing::GroupKi
 Expected<std::shared_ptr<const std::string>> Session::answer(
     const std::string& key, const std::function<Expected<std::string>()>& compute) const {
   if (auto kept = answers_.find(key)) return kept;
-  Expected<std::string> computed = compute();
-  if (!computed) return computed.error();
-  auto body = std::make_shared<const std::string>(computed.take());
+  GOHEAP_TRY(std::string computed, compute());
+  auto body = std::make_shared<const std::string>(std::move(computed));
   if (checkFilesUnchanged()) answers_.insert(key, body);
   return body;
 }

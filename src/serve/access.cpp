@@ -46,7 +46,8 @@ Expected<std::string> newAccessToken() {
     const ssize_t n = ::getrandom(bits + got, sizeof bits - got, 0);
     if (n < 0) {
       if (errno == EINTR) continue;
-      return Error(std::string("cannot make an access token: getrandom: ") + std::strerror(errno));
+      return Error::io(std::string("cannot make an access token: getrandom: ") +
+                       std::strerror(errno));
     }
     got += static_cast<size_t>(n);
   }

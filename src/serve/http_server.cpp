@@ -352,8 +352,8 @@ Expected<std::unique_ptr<HttpServer>> HttpServer::listen(const std::string& host
   Expected<std::vector<tcp::endpoint>> found =
       acquire::resolveHost(run.ioc, host, port, /*passive=*/true);
   if (!found || found->empty()) {
-    return Error("cannot listen on " + where + ": " +
-                 (found ? std::string("no address") : found.error().message()));
+    return Error::io("cannot listen on " + where + ": " +
+                     (found ? std::string("no address") : found.error().message()));
   }
   // "localhost" may name both 127.0.0.1 and ::1; IPv4 is what most tools try.
   tcp::endpoint endpoint = found->front();
@@ -364,7 +364,7 @@ Expected<std::unique_ptr<HttpServer>> HttpServer::listen(const std::string& host
     }
   }
   auto failed = [&](const char* step) {
-    return Error("cannot listen on " + where + " (" + step + "): " + ec.message());
+    return Error::io("cannot listen on " + where + " (" + step + "): " + ec.message());
   };
   if (run.acceptor.open(endpoint.protocol(), ec); ec) return failed("socket");
   if (run.acceptor.set_option(net::socket_base::reuse_address(true), ec); ec) {

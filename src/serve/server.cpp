@@ -429,9 +429,7 @@ Expected<std::unique_ptr<Server>> Server::start(const HostPort& where,
   if (Status st = checkListenAddress(where, options.allow_remote); !st) return st.error();
   std::string token;
   if (options.allow_remote) {
-    Expected<std::string> made = newAccessToken();
-    if (!made) return made.error();
-    token = made.take();
+    GOHEAP_TRY(token, newAccessToken());
   }
   auto state = std::make_unique<State>();
   state->open_options = options.open;
@@ -455,13 +453,12 @@ Expected<std::unique_ptr<Server>> Server::start(const HostPort& where,
   state->mcp_server = std::make_unique<mcp::McpServer>(
       *state->mcp_heaps, mcp::ServerLimits{options.sql_seconds, options.sql_max_rows});
   state->where = where;
-  auto http = HttpServer::listen(where.host, where.port, options.limits);
-  if (!http) return http.error();
-  state->where.port = (*http)->port();
+  GOHEAP_TRY(auto http, HttpServer::listen(where.host, where.port, options.limits));
+  state->where.port = http->port();
   // The policy names its cookie by the port, known only now; it is in place
   // before the first request is read.
   state->access.emplace(where.host, state->where.port, options.allowed_hosts, std::move(token));
-  state->http = http.take();
+  state->http = std::move(http);
   state->http->start(*state);
   return std::unique_ptr<Server>(new Server(std::move(state)));
 }
@@ -543,7 +540,10 @@ void Server::loadInBackground(query::Source source, Sink& told,
     if (!s->base_path.empty()) {
       auto base = query::open(query::Source::fromArgument(s->base_path, source.exe_path, "base"),
                               observer, options);
-      if (!base) return failed(Error("base " + s->base_path + ": " + base.error().message()));
+      if (!base) {
+        return failed(
+            Error(base.error().kind(), "base " + s->base_path + ": " + base.error().message()));
+      }
       s->setPhase("index for queries (base)", 0);
       (*base)->prepareForServing();
       std::lock_guard lock(s->mu);

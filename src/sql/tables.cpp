@@ -811,11 +811,10 @@ class PathsCursor final : public FunctionCursor {
 
  private:
   Status compute(int plan) override {
-    Expected<NodeId> target = nodeArg(s_, optionalArg(plan, 0), "paths");
-    if (!target) return target.error();
+    GOHEAP_TRY(NodeId target, nodeArg(s_, optionalArg(plan, 0), "paths"));
     uint64_t limit = optionalArg(plan, 1).value_or(kDefaultPaths);
     limit = std::min(limit, kMostPaths);
-    const std::vector<analysis::Path> paths = analysis::pathsToRoots(s_, *target, limit);
+    const std::vector<analysis::Path> paths = analysis::pathsToRoots(s_, target, limit);
     for (size_t p = 0; p < paths.size(); p++) {
       const std::vector<analysis::PathStep>& steps = paths[p].steps;
       for (size_t k = 0; k < steps.size(); k++) {
@@ -845,15 +844,14 @@ class SubtreeCursor final : public Cursor {
     stack_.clear();
     row_ = 0;
     const std::optional<uint64_t> top = unsignedArg(r.args[0]);
-    Expected<NodeId> node = nodeArg(s_, top, "subtree");
-    if (!node) return node.error();
+    GOHEAP_TRY(NodeId node, nodeArg(s_, top, "subtree"));
     max_depth_ = UINT64_MAX;
     if ((r.plan & 1) != 0) {
       const std::optional<uint64_t> d = unsignedArg(r.args[1]);
       if (!d) return Error("subtree(): the depth must be a number of levels, 0 or more");
       max_depth_ = *d;
     }
-    stack_.push_back({*node, 0});
+    stack_.push_back({node, 0});
     counter_.rows++;
     return Status::success();
   }
@@ -914,9 +912,7 @@ class DominatorsCursor final : public Cursor {
   DominatorsCursor(const analysis::Snapshot& s, ScanCounter& counter) : s_(s), counter_(counter) {}
 
   Status filter(const ScanRequest& r) override {
-    Expected<NodeId> start = nodeArg(s_, unsignedArg(r.args[0]), "dominators");
-    if (!start) return start.error();
-    node_ = *start;
+    GOHEAP_TRY(node_, nodeArg(s_, unsignedArg(r.args[0]), "dominators"));
     depth_ = 0;
     next();
     return Status::success();
@@ -1014,9 +1010,8 @@ Status registerHeapModules(sqlite3* db, HeapForSchema heaps, ScanCounter& counte
     return registerModule(
         db, "goheap_" + std::string(declared.name),
         [heaps, make](std::string_view schema) -> Expected<std::unique_ptr<Table>> {
-          Expected<const SqlHeap*> heap = heapOf(heaps, schema);
-          if (!heap) return heap.error();
-          return make(**heap);
+          GOHEAP_TRY(const SqlHeap* heap, heapOf(heaps, schema));
+          return make(*heap);
         },
         /*eponymous=*/false);
   };

@@ -111,6 +111,8 @@ class [[nodiscard]] Status {
 // Declares `declaration` from an Expected's value, or returns its Error from
 // the enclosing function (which returns an Expected or a Status):
 //   GOHEAP_TRY(TopQuery q, readTop(values));
+// The first argument may instead be an lvalue to assign, as in
+// GOHEAP_TRY(b.container_, readContainer(bytes)). One use a line.
 #define GOHEAP_TRY(declaration, expression) \
   GOHEAP_TRY_IMPL_(GOHEAP_TRY_NAME_(goheap_try_, __LINE__), declaration, expression)
 #define GOHEAP_TRY_NAME_(a, b) GOHEAP_TRY_CONCAT_(a, b)

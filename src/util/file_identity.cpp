@@ -29,7 +29,7 @@ Expected<FileIdentity> identityOf(const std::string& path) {
 
 Expected<FileIdentity> identityOfDescriptor(int fd, const std::string& name) {
   struct stat st {};
-  if (::fstat(fd, &st) != 0) return Error(name + ": cannot stat: " + std::strerror(errno));
+  if (::fstat(fd, &st) != 0) return Error::io(name + ": cannot stat: " + std::strerror(errno));
   return fromStat(st);
 }
 

@@ -44,7 +44,7 @@ Status refuseInput(const std::string& path, std::span<const InputFile> inputs) {
     if (in && in->sameFileAs(*target)) {
       std::string message = "refusing to write " + path + ": it is " + std::string(input.role);
       if (input.path != path) message += " (" + input.path + ")";
-      return Error(message + ", which this command reads; choose another file");
+      return Error::needsInput(message + ", which this command reads; choose another file");
     }
   }
   return Status::success();
@@ -66,17 +66,17 @@ Expected<OutputFile> OutputFile::create(const std::string& path,
   const bool exists = fs::exists(path, ec);
   Expected<FileIdentity> existing = identityOf(path);
   if (exists && existing && !S_ISREG(existing->mode)) {
-    if (S_ISDIR(existing->mode)) return Error("cannot write " + path + ": it is a directory");
+    if (S_ISDIR(existing->mode)) return Error::io("cannot write " + path + ": it is a directory");
     // A FIFO, /dev/stdout, a terminal: no file to replace, written as is.
     out.stream_ = std::fopen(path.c_str(), "wb");
-    if (out.stream_ == nullptr) return Error("cannot write " + path + ": " + reason(errno));
+    if (out.stream_ == nullptr) return Error::io("cannot write " + path + ": " + reason(errno));
     out.target_ = path;
     return out;
   }
   // A file the user made read-only is not replaced behind their back, as a
   // plain open for writing would not either.
   if (exists && ::access(path.c_str(), W_OK) != 0) {
-    return Error("cannot write " + path + ": " + reason(errno));
+    return Error::io("cannot write " + path + ": " + reason(errno));
   }
   // Through a symbolic link, the file it names is the one replaced.
   out.target_ = exists ? fs::canonical(path, ec).string() : path;
@@ -86,7 +86,7 @@ Expected<OutputFile> OutputFile::create(const std::string& path,
   std::string pattern =
       (folder / ("." + fs::path(out.target_).filename().string() + ".goheap-XXXXXX")).string();
   const int fd = ::mkostemp(pattern.data(), O_CLOEXEC);
-  if (fd < 0) return Error("cannot create " + path + ": " + reason(errno));
+  if (fd < 0) return Error::io("cannot create " + path + ": " + reason(errno));
   out.temporary_ = pattern;
   out.cleanup_slot_ = removeOnSignal(out.temporary_);
   // mkstemp makes 0600; the file gets what the user would have got from a
@@ -97,7 +97,7 @@ Expected<OutputFile> OutputFile::create(const std::string& path,
   if (out.stream_ == nullptr) {
     const int err = errno;
     ::close(fd);
-    return Error("cannot create " + path + ": " + reason(err));
+    return Error::io("cannot create " + path + ": " + reason(err));
   }
   return out;
 }
@@ -137,13 +137,13 @@ Status OutputFile::commit() {
   stream_ = nullptr;
   if (write_failed || flush_failed || close_failed) {
     discard();
-    return Error("cannot write " + name_ + ": " + (err != 0 ? reason(err) : "a write failed"));
+    return Error::io("cannot write " + name_ + ": " + (err != 0 ? reason(err) : "a write failed"));
   }
   if (!temporary_.empty()) {
     if (::rename(temporary_.c_str(), target_.c_str()) != 0) {
       err = errno;
       discard();
-      return Error("cannot write " + name_ + ": " + reason(err));
+      return Error::io("cannot write " + name_ + ": " + reason(err));
     }
     temporary_.clear();
   }
@@ -178,7 +178,7 @@ Status finishStandardOutput() {
   if (err == EPIPE) endOnBrokenPipe();
   if (const int earlier = g_stdout_error.load(); earlier != 0) err = earlier;
   if (!flush_failed && err == 0 && std::ferror(stdout) == 0) return Status::success();
-  return Error("cannot write standard output: " + (err != 0 ? reason(err) : "a write failed"));
+  return Error::io("cannot write standard output: " + (err != 0 ? reason(err) : "a write failed"));
 }
 
 }  // namespace goheap

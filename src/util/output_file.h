@@ -63,8 +63,9 @@ class OutputFile {
   bool committed_ = false;
 };
 
-// Whether `path` is one of `inputs` (same device and inode); an Error saying
-// so, naming both, when it is.
+// Whether `path` is one of `inputs` (same device and inode); an
+// Error::needsInput saying so, naming both, when it is (the user chooses
+// another file).
 Status refuseInput(const std::string& path, std::span<const InputFile> inputs);
 
 // Ends the process as SIGPIPE would (quietly, status 141): for a write that

@@ -36,8 +36,8 @@ Expected<TemporaryFile> TemporaryFile::create(std::string_view stem, std::string
   // mkstemps makes the file with mode 0600.
   const int fd = ::mkstemps(buffer.data(), static_cast<int>(suffix.size()));
   if (fd < 0) {
-    return Error("cannot create a temporary file in " + directory() + ": " + std::strerror(errno) +
-                 " (set TMPDIR to a folder with room)");
+    return Error::io("cannot create a temporary file in " + directory() + ": " +
+                     std::strerror(errno) + " (set TMPDIR to a folder with room)");
   }
   ::fcntl(fd, F_SETFD, FD_CLOEXEC);
   TemporaryFile file;

@@ -71,7 +71,8 @@ struct Workspace {
 
 void expectRefused(const RunResult& r, const std::string& named) {
   ASSERT_TRUE(r.exited) << r.describe();  // SIGBUS was the defect
-  EXPECT_EQ(r.code, 1) << r.describe();
+  // A mistake on the command line (the user chooses another file): exit 2.
+  EXPECT_EQ(r.code, 2) << r.describe();
   EXPECT_NE(r.err.find("refusing to write " + named), std::string::npos) << r.describe();
 }
 
