@@ -87,7 +87,8 @@ Totals totals(const core::CoreFile& c) {
   return t;
 }
 
-void writePointersJson(JsonWriter& w, const Expected<core::PointerMasks>& pointers) {
+void writePointersJson(JsonWriter& w, const Expected<core::PointerMasks>& pointers,
+                       const std::vector<std::string>& warnings) {
   w.key("pointers").beginObject();
   if (!pointers) {
     w.field("error", pointers.error().message());
@@ -101,7 +102,7 @@ void writePointersJson(JsonWriter& w, const Expected<core::PointerMasks>& pointe
     w.field("mask_not_built", p.mask_not_built);
     w.endObject();
     w.key("warnings").beginArray();
-    for (const std::string& s : p.warnings) w.value(s);
+    for (const std::string& s : warnings) w.value(s);
     w.endArray();
   }
   w.endObject();
@@ -110,6 +111,7 @@ void writePointersJson(JsonWriter& w, const Expected<core::PointerMasks>& pointe
 // The goroutines read from the core, when --goroutines asked for them.
 struct GoroutineView {
   const core::Goroutines* list = nullptr;
+  const std::vector<std::string>* warnings = nullptr;  // memory that could not be read
   const bin::Binary* exe = nullptr;
   uint64_t bias = 0;
 };
@@ -134,7 +136,7 @@ void writeGoroutinesJson(JsonWriter& w, const GoroutineView& v) {
   }
   w.endArray();
   w.key("goroutine_warnings").beginArray();
-  for (const std::string& s : v.list->warnings) w.value(s);
+  for (const std::string& s : *v.warnings) w.value(s);
   w.endArray();
 }
 
@@ -158,7 +160,7 @@ std::string goroutinesText(const GoroutineView& v) {
     const std::string_view by = v.list->createdBy(g, *v.exe, v.bias);
     if (!by.empty()) out.append("created by ").append(bin::funcNameForPrint(by)).append("\n");
   }
-  for (const std::string& s : v.list->warnings) out.append("warning: ").append(s).append("\n");
+  for (const std::string& s : *v.warnings) out.append("warning: ").append(s).append("\n");
   return out;
 }
 
@@ -259,9 +261,9 @@ void writeJson(const core::CoreFile& c, bool segments, const core::ExecutableMat
       w.field("inconsistent", h.bad_spans).field("memory_missing", h.missing_memory);
       w.endObject();
       w.key("warnings").beginArray();
-      for (const std::string& s : h.warnings) w.value(s);
+      for (const std::string& s : runtime.heap_warnings) w.value(s);
       w.endArray();
-      writePointersJson(w, *runtime.pointers);
+      writePointersJson(w, *runtime.pointers, runtime.pointer_warnings);
     }
     w.endObject();
   }
@@ -315,13 +317,13 @@ void writeText(const core::CoreFile& c, bool segments, const core::ExecutableMat
     line("heap", formatCount(h.count()) + " objects, " + formatBytes(h.bytes) + " (" +
                      formatCount(h.largeObjects()) + " larger than 32 KiB), in " +
                      formatCount(h.spans_in_use) + " spans in use of " + formatCount(h.spans));
-    for (const std::string& w : h.warnings) line("heap warning", w);
+    for (const std::string& w : runtime.heap_warnings) line("heap warning", w);
     if (!pointers) {
       line("pointers", "not read: " + pointers.error().message());
     } else {
       line("pointers", formatCount(pointers->objects_with_pointers) + " objects with " +
                            formatCount(pointers->pointer_words) + " pointer words");
-      for (const std::string& w : pointers->warnings) line("pointer warning", w);
+      for (const std::string& w : runtime.pointer_warnings) line("pointer warning", w);
     }
   }
   out += "\n";
@@ -395,7 +397,7 @@ int runCoreInfo(int argc, const char* const* argv) {
     GoroutineView view;
     if (runtime.goroutines) {
       if (!*runtime.goroutines) return fail(runtime.goroutines->error().inFile(p.exe_path));
-      view = {&**runtime.goroutines, &p.program->binary, match->bias};
+      view = {&**runtime.goroutines, &runtime.goroutine_warnings, &p.program->binary, match->bias};
     }
     // The places tried, when goheap looked for it; nothing for a given one.
     const core::ExecutableSearch none;

@@ -127,7 +127,6 @@ class ModelBuilder {
       defersAndPanics(*scan);
       out_.stack_objects_in_layouts = true;
     }
-    for (const std::string& w : list.warnings) out_.warnings.push_back(w);
     if (unreadable_frames_ != 0) {
       out_.warnings.push_back(std::to_string(unreadable_frames_) +
                               " stack frames are not in the core; their pointers are not followed");
@@ -135,7 +134,6 @@ class ModelBuilder {
   }
 
   void dataRoots(const DataRoots& roots) {
-    for (const std::string& w : roots.warnings) out_.warnings.push_back(w);
     if (roots.modules.empty()) return;
     segment(roots.modules[0].data, out_.data);
     segment(roots.modules[0].bss, out_.bss);
@@ -147,7 +145,6 @@ class ModelBuilder {
   }
 
   void specials(const Specials& specials) {
-    for (const std::string& w : specials.warnings) out_.warnings.push_back(w);
     for (size_t i = 0; i < specials.count(); i++) {
       if (specials.kind[i] == SpecialKind::Finalizer) {
         model::Finalizer f;
@@ -172,7 +169,6 @@ class ModelBuilder {
   // the function's entry) and, for a PC in no function, "(0x...)" in "?" at
   // line 0; then the sampled objects.
   void memProfile(const MemProfile& prof, const Specials& specials) {
-    for (const std::string& w : prof.warnings) out_.warnings.push_back(w);
     const bin::Pclntab& tab = exe_.pclntab();
     out_.buckets.reserve(prof.count());
     out_.profile_frames.reserve(prof.pcs.size());
@@ -196,7 +192,6 @@ class ModelBuilder {
   }
 
   void itabs(const Itabs& itabs) {
-    for (const std::string& w : itabs.warnings) out_.warnings.push_back(w);
     out_.itabs.reserve(itabs.addr.size());
     for (size_t i = 0; i < itabs.addr.size(); i++) {
       out_.itabs.push_back({itabs.addr[i], itabs.type[i], false});
@@ -204,10 +199,7 @@ class ModelBuilder {
   }
 
   // What ReadMemStats would have said; the fields not derived stay unknown.
-  void memStats(const CoreMemStats& m) {
-    for (const std::string& w : m.warnings) out_.warnings.push_back(w);
-    out_.memstats = m.stats;
-  }
+  void memStats(const CoreMemStats& m) { out_.memstats = m.stats; }
 
   void threads() {
     for (const Thread& t : core_.threads()) {
@@ -487,42 +479,42 @@ Expected<model::HeapModel> readCoreModel(const CoreReader& reader, MappedFile fi
   if (core.truncatedBytes() > 0) out.warnings.push_back(core.warnings().front());
   ModelBuilder build(core, reader.memory(), exe, reader.bias(), out);
   build.params();
+  // What the readers could do without goes into the model's own list, which
+  // the index cache keeps and opening tells the user.
+  WarningList told(out.warnings);
 
-  GOHEAP_TRY(HeapObjects heap, inPhase(sink, "walk heap spans", [&] { return reader.walkHeap(); }));
-  for (const std::string& w : heap.warnings) out.warnings.push_back(w);
+  GOHEAP_TRY(HeapObjects heap,
+             inPhase(sink, "walk heap spans", [&] { return reader.walkHeap(told); }));
   inPhase(sink, "read pointer masks", [&] {
     // Cannot fail: both layouts were read above.
-    PointerMasks masks = reader.readPointerMasks(heap).take();
-    for (const std::string& w : masks.warnings) out.warnings.push_back(w);
+    PointerMasks masks = reader.readPointerMasks(heap, told).take();
     build.objects(heap, std::move(masks));
   });
 
   inPhase(sink, "read goroutines", [&] {
-    Expected<Goroutines> gs = reader.readGoroutines();
+    Expected<Goroutines> gs = reader.readGoroutines(told);
     if (!readOrWarn(gs, "goroutines", out)) return;
-    Expected<StackScan> scan = reader.scanStacks(*gs);
-    if (scan) {
-      for (const std::string& w : scan->warnings) out.warnings.push_back(w);
-    } else {
+    Expected<StackScan> scan = reader.scanStacks(*gs, told);
+    if (!scan) {
       out.warnings.push_back("no stack maps (" + scan.error().message() +
                              "): every word of every frame is taken for a pointer");
     }
     build.goroutines(*gs, scan ? &*scan : nullptr);
   });
   inPhase(sink, "read roots", [&] {
-    Expected<DataRoots> roots = reader.readDataRoots();
+    Expected<DataRoots> roots = reader.readDataRoots(told);
     if (readOrWarn(roots, "data and bss roots", out)) build.dataRoots(*roots);
-    Expected<Specials> specials = reader.readSpecials();
+    Expected<Specials> specials = reader.readSpecials(told);
     if (readOrWarn(specials, "finalizers", out)) build.specials(*specials);
     if (specials) {
-      Expected<MemProfile> prof = reader.readMemProfile(*specials);
+      Expected<MemProfile> prof = reader.readMemProfile(*specials, told);
       if (readOrWarn(prof, "allocation sites", out)) build.memProfile(*prof, *specials);
     }
-    Expected<Itabs> itabs = reader.readItabs();
+    Expected<Itabs> itabs = reader.readItabs(told);
     if (readOrWarn(itabs, "itabs", out)) build.itabs(*itabs);
   });
   inPhase(sink, "read memstats", [&] {
-    Expected<CoreMemStats> stats = reader.readMemStats(heap);
+    Expected<CoreMemStats> stats = reader.readMemStats(heap, told);
     if (readOrWarn(stats, "memstats", out)) build.memStats(*stats);
   });
   inPhase(sink, "account process memory", [&] {

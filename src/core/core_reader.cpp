@@ -27,44 +27,44 @@ CoreReader::CoreReader(const CoreFile& core, const bin::Binary& exe, uint64_t bi
       heap_bits_layout_(readHeapBitsLayout(types, exe.container().ptr_size, exe.container().arch)) {
 }
 
-Expected<HeapObjects> CoreReader::walkHeap() const {
+Expected<HeapObjects> CoreReader::walkHeap(Sink& told) const {
   if (!span_layout_) return span_layout_.error();
-  return core::walkHeap(mem_, *span_layout_);
+  return core::walkHeap(mem_, *span_layout_, told);
 }
 
-Expected<PointerMasks> CoreReader::readPointerMasks(const HeapObjects& heap) const {
+Expected<PointerMasks> CoreReader::readPointerMasks(const HeapObjects& heap, Sink& told) const {
   if (!span_layout_) return span_layout_.error();
   if (!heap_bits_layout_) return heap_bits_layout_.error();
-  return core::readPointerMasks(mem_, *span_layout_, *heap_bits_layout_, heap);
+  return core::readPointerMasks(mem_, *span_layout_, *heap_bits_layout_, heap, told);
 }
 
-Expected<Goroutines> CoreReader::readGoroutines() const {
-  return core::readGoroutines(core_, mem_, exe_, *types_, bias_);
+Expected<Goroutines> CoreReader::readGoroutines(Sink& told) const {
+  return core::readGoroutines(core_, mem_, exe_, *types_, bias_, told);
 }
 
-Expected<StackScan> CoreReader::scanStacks(const Goroutines& gs) const {
-  return core::scanStacks(gs, mem_, exe_, *types_, bias_);
+Expected<StackScan> CoreReader::scanStacks(const Goroutines& gs, Sink& told) const {
+  return core::scanStacks(gs, mem_, exe_, *types_, bias_, told);
 }
 
-Expected<DataRoots> CoreReader::readDataRoots() const {
-  return core::readDataRoots(mem_, *types_);
+Expected<DataRoots> CoreReader::readDataRoots(Sink& told) const {
+  return core::readDataRoots(mem_, *types_, told);
 }
 
-Expected<Specials> CoreReader::readSpecials() const {
+Expected<Specials> CoreReader::readSpecials(Sink& told) const {
   if (!span_layout_) return span_layout_.error();
-  return core::readSpecials(mem_, *span_layout_, *types_, exe_.pclntab(), exe_.goVersion());
+  return core::readSpecials(mem_, *span_layout_, *types_, exe_.pclntab(), exe_.goVersion(), told);
 }
 
-Expected<MemProfile> CoreReader::readMemProfile(const Specials& specials) const {
-  return core::readMemProfile(mem_, *types_, specials);
+Expected<MemProfile> CoreReader::readMemProfile(const Specials& specials, Sink& told) const {
+  return core::readMemProfile(mem_, *types_, specials, told);
 }
 
-Expected<Itabs> CoreReader::readItabs() const {
-  return core::readItabs(mem_, *types_);
+Expected<Itabs> CoreReader::readItabs(Sink& told) const {
+  return core::readItabs(mem_, *types_, told);
 }
 
-Expected<CoreMemStats> CoreReader::readMemStats(const HeapObjects& heap) const {
-  return core::readMemStats(mem_, *types_, heap);
+Expected<CoreMemStats> CoreReader::readMemStats(const HeapObjects& heap, Sink& told) const {
+  return core::readMemStats(mem_, *types_, heap, told);
 }
 
 }  // namespace goheap::core

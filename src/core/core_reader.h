@@ -38,6 +38,7 @@
 #include "core/runtime_types.h"
 #include "core/stack_scan.h"
 #include "util/error.h"
+#include "util/sink.h"
 
 namespace goheap::core {
 
@@ -66,22 +67,25 @@ class CoreReader {
   const Expected<RuntimeLayout>& spanLayout() const { return span_layout_; }
   const Expected<HeapBitsLayout>& heapBitsLayout() const { return heap_bits_layout_; }
 
+  // Each reader tells what it could not read, but could do without, to
+  // `told` as warnings.
+
   // The heap's objects; an Error when the span layout was not read or
   // runtime.mheap_'s spans cannot be (heap_walk.h).
-  Expected<HeapObjects> walkHeap() const;
+  Expected<HeapObjects> walkHeap(Sink& told) const;
   // The pointer words of each of `heap`'s objects; an Error only when the
   // span or heap bits layout was not read (pointer_masks.h).
-  Expected<PointerMasks> readPointerMasks(const HeapObjects& heap) const;
-  Expected<Goroutines> readGoroutines() const;
+  Expected<PointerMasks> readPointerMasks(const HeapObjects& heap, Sink& told) const;
+  Expected<Goroutines> readGoroutines(Sink& told) const;
   // The stacks of `gs`, read by this reader's readGoroutines.
-  Expected<StackScan> scanStacks(const Goroutines& gs) const;
-  Expected<DataRoots> readDataRoots() const;
+  Expected<StackScan> scanStacks(const Goroutines& gs, Sink& told) const;
+  Expected<DataRoots> readDataRoots(Sink& told) const;
   // Finalizers, cleanups and profiled objects; an Error too when the span
   // layout was not read.
-  Expected<Specials> readSpecials() const;
-  Expected<MemProfile> readMemProfile(const Specials& specials) const;
-  Expected<Itabs> readItabs() const;
-  Expected<CoreMemStats> readMemStats(const HeapObjects& heap) const;
+  Expected<Specials> readSpecials(Sink& told) const;
+  Expected<MemProfile> readMemProfile(const Specials& specials, Sink& told) const;
+  Expected<Itabs> readItabs(Sink& told) const;
+  Expected<CoreMemStats> readMemStats(const HeapObjects& heap, Sink& told) const;
 
  private:
   CoreReader(const CoreFile& core, const bin::Binary& exe, uint64_t bias,

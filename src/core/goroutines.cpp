@@ -140,7 +140,7 @@ class StackUnwinder {
 // runtime.waitReasonStrings, read from the process (the array is data, its
 // strings read-only data that the image takes from the executable).
 std::vector<std::string> readWaitReasons(const MemoryImage& mem, const GoroutineLayout& l,
-                                         uint64_t bias, std::vector<std::string>& warnings) {
+                                         uint64_t bias, Sink& told) {
   std::vector<std::string> names;
   const uint64_t ptr = mem.words().ptrSize();
   for (uint64_t i = 0; i < l.wait_reason_count && i < 256; ++i) {
@@ -152,8 +152,8 @@ std::vector<std::string> readWaitReasons(const MemoryImage& mem, const Goroutine
       if (auto bytes = mem.read(*data, *len)) name.assign(bytes->begin(), bytes->end());
     }
     if (name.empty() && !(len && *len == 0)) {
-      warnings.push_back("runtime.waitReasonStrings[" + std::to_string(i) + "] at " +
-                         formatHex(at) + " is unreadable");
+      told.warning("runtime.waitReasonStrings[" + std::to_string(i) + "] at " + formatHex(at) +
+                   " is unreadable");
     }
     names.push_back(std::move(name));
   }
@@ -245,11 +245,11 @@ std::string_view Goroutines::createdBy(const Goroutine& g, const bin::Binary& ex
 
 Expected<Goroutines> readGoroutines(const CoreFile& core, const MemoryImage& mem,
                                     const bin::Binary& exe, const bin::DebugInfo& dwarf,
-                                    uint64_t bias) {
+                                    uint64_t bias, Sink& told) {
   GOHEAP_TRY(const GoroutineLayout l, GoroutineLayout::fromDwarf(dwarf));
   const uint64_t ptr = mem.words().ptrSize();
   Goroutines out;
-  out.wait_reason_names = readWaitReasons(mem, l, bias, out.warnings);
+  out.wait_reason_names = readWaitReasons(mem, l, bias, told);
 
   auto array = mem.readWord(l.allgs + bias);
   auto len = mem.readWord(l.allgs + bias + ptr);
@@ -279,8 +279,8 @@ Expected<Goroutines> readGoroutines(const CoreFile& core, const MemoryImage& mem
     const uint64_t gp = mem.words().read(slots->data() + i * ptr);
     auto bytes = mem.read(gp, l.g_size);
     if (!bytes) {
-      out.warnings.push_back("allgs[" + std::to_string(i) + "]: the g at " + formatHex(gp) +
-                             " is unreadable: " + bytes.error().message());
+      told.warning("allgs[" + std::to_string(i) + "]: the g at " + formatHex(gp) +
+                   " is unreadable: " + bytes.error().message());
       continue;
     }
     const uint8_t* b = bytes->data();

@@ -23,6 +23,7 @@
 #include "core/memory_image.h"
 #include "goruntime/goroutine_status.h"
 #include "util/error.h"
+#include "util/sink.h"
 
 namespace goheap::core {
 
@@ -79,7 +80,6 @@ struct Goroutines {
   std::vector<Goroutine> goroutines;  // allgs order, dead ones left out
   std::vector<StackFrame> frames;
   std::vector<std::string> wait_reason_names;  // by number
-  std::vector<std::string> warnings;           // memory that could not be read
 
   std::span<const StackFrame> framesOf(const Goroutine& g) const {
     return std::span<const StackFrame>(frames).subspan(g.first_frame, g.frame_count);
@@ -95,9 +95,9 @@ struct Goroutines {
 // Reads the goroutines of the process in `mem`, whose executable `exe` (with
 // its DWARF `dwarf`) is loaded at link-time addresses plus `bias`. An Error
 // when the layout or runtime.allgs cannot be read; a goroutine whose g or
-// stack cannot be read is a warning.
+// stack cannot be read is a warning told to `told`.
 Expected<Goroutines> readGoroutines(const CoreFile& core, const MemoryImage& mem,
                                     const bin::Binary& exe, const bin::DebugInfo& dwarf,
-                                    uint64_t bias);
+                                    uint64_t bias, Sink& told);
 
 }  // namespace goheap::core

@@ -9,8 +9,8 @@ namespace goheap::core {
 namespace {
 
 // Counts a skipped span, with a warning for the first of its kind.
-void skip(HeapObjects& out, uint64_t& counter, uint64_t span, const std::string& why) {
-  if (counter++ == 0) out.warnings.push_back("span " + formatHex(span) + ": " + why);
+void skip(Sink& told, uint64_t& counter, uint64_t span, const std::string& why) {
+  if (counter++ == 0) told.warning("span " + formatHex(span) + ": " + why);
 }
 
 }  // namespace
@@ -22,7 +22,7 @@ uint64_t HeapObjects::largeObjects() const {
   return n;
 }
 
-Expected<HeapObjects> walkHeap(const MemoryImage& mem, const RuntimeLayout& l) {
+Expected<HeapObjects> walkHeap(const MemoryImage& mem, const RuntimeLayout& l, Sink& told) {
   const WordReader& words = mem.words();
   const uint64_t ptr = words.ptrSize();
   const uint64_t mheap = l.mheap_addr + mem.bias();
@@ -46,7 +46,7 @@ Expected<HeapObjects> walkHeap(const MemoryImage& mem, const RuntimeLayout& l) {
     const uint64_t s = words.read(spans->data() + k * ptr);
     auto bytes = mem.read(s, l.mspan_size);
     if (!bytes) {
-      skip(out, out.unreadable_spans, s, "not in the core");
+      skip(told, out.unreadable_spans, s, "not in the core");
       continue;
     }
     const uint64_t state = fieldValue(words, *bytes, l.span_state);
@@ -66,7 +66,7 @@ Expected<HeapObjects> walkHeap(const MemoryImage& mem, const RuntimeLayout& l) {
     const uint64_t max_pages = (UINT64_MAX - start) / l.page_size;
     if (npages == 0 || npages > max_pages || elemsize == 0 || nelems == 0 ||
         nelems > npages * l.page_size / elemsize || freeindex > nelems) {
-      skip(out, out.bad_spans, s,
+      skip(told, out.bad_spans, s,
            "inconsistent: start " + formatHex(start) + ", " + std::to_string(npages) + " pages, " +
                std::to_string(nelems) + " slots of " + std::to_string(elemsize) +
                " bytes, freeindex " + std::to_string(freeindex));
@@ -75,7 +75,7 @@ Expected<HeapObjects> walkHeap(const MemoryImage& mem, const RuntimeLayout& l) {
     const uint64_t end = start + npages * l.page_size;
     out.span_ranges.push_back({start, npages * l.page_size, false});
     if (!mem.contains(start, 1) || !mem.contains(end - 1, 1)) {
-      skip(out, out.missing_memory, s,
+      skip(told, out.missing_memory, s,
            "its memory " + formatHexRange(start, end) + " is not in the core");
       continue;
     }
@@ -84,7 +84,7 @@ Expected<HeapObjects> walkHeap(const MemoryImage& mem, const RuntimeLayout& l) {
     if (freeindex < nelems) {
       auto b = mem.read(alloc_bits, (nelems + 7) / 8);
       if (!b) {
-        skip(out, out.unreadable_alloc_bits, s,
+        skip(told, out.unreadable_alloc_bits, s,
              "its allocation bits at " + formatHex(alloc_bits) + " are not in the core");
         continue;
       }

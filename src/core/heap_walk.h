@@ -20,6 +20,7 @@
 #include "core/memory_image.h"
 #include "core/runtime_layout.h"
 #include "util/error.h"
+#include "util/sink.h"
 
 namespace goheap::core {
 
@@ -35,8 +36,6 @@ struct HeapObjects {
   // nelems beyond npages pages, an address that wraps); its memory is not in
   // the core.
   uint64_t unreadable_spans = 0, unreadable_alloc_bits = 0, bad_spans = 0, missing_memory = 0;
-  // One line per kind of skipped span, with the first span's address.
-  std::vector<std::string> warnings;
   // The spans in use and those the runtime manages by hand (mSpanManual:
   // goroutine stacks), by where they start, for `goheap memory`.
   struct SpanRange {
@@ -51,6 +50,8 @@ struct HeapObjects {
 };
 
 // An Error only when runtime.mheap_ or its allspans array cannot be read.
-Expected<HeapObjects> walkHeap(const MemoryImage& mem, const RuntimeLayout& layout);
+// One warning per kind of skipped span, with the first span's address, is
+// told to `told`.
+Expected<HeapObjects> walkHeap(const MemoryImage& mem, const RuntimeLayout& layout, Sink& told);
 
 }  // namespace goheap::core

@@ -120,16 +120,15 @@ class GlobalFields {
 // unknown value, so that one missing field loses only what depends on it.
 class MemStatsReader {
  public:
-  MemStatsReader(const MemoryImage& mem, const bin::DebugInfo& dwarf, CoreMemStats& out)
-      : mem_(mem), dwarf_(dwarf), out_(out) {}
+  MemStatsReader(const MemoryImage& mem, const bin::DebugInfo& dwarf, Sink& told)
+      : mem_(mem), dwarf_(dwarf), told_(told) {}
 
   // Global `name`, or nullopt after a warning saying which of memstats'
   // fields (`needed_for`) go unknown.
   std::optional<GlobalFields> global(std::string_view name, std::string_view needed_for) {
     auto g = GlobalFields::of(mem_, dwarf_, name);
     if (g) return *g;
-    out_.warnings.push_back("memstats: " + std::string(needed_for) +
-                            " unknown: " + g.error().message());
+    told_.warning("memstats: " + std::string(needed_for) + " unknown: " + g.error().message());
     return std::nullopt;
   }
 
@@ -164,13 +163,13 @@ class MemStatsReader {
  private:
   Value known(Expected<uint64_t> v) {
     if (v) return *v;
-    out_.warnings.push_back("memstats: " + v.error().message());
+    told_.warning("memstats: " + v.error().message());
     return std::nullopt;
   }
 
   const MemoryImage& mem_;
   const bin::DebugInfo& dwarf_;
-  CoreMemStats& out_;
+  Sink& told_;
 };
 
 // The sum of `parts`, unknown if any is.
@@ -226,7 +225,7 @@ Expected<RuntimeField> runtimeField(const bin::DebugInfo& dwarf, std::string_vie
 }
 
 Expected<CoreMemStats> readMemStats(const MemoryImage& mem, const bin::DebugInfo& dwarf,
-                                    const HeapObjects& heap) {
+                                    const HeapObjects& heap, Sink& told) {
   // Heap objects: what the walk found, unless it had to skip spans.
   const bool whole_heap = heap.unreadable_spans == 0 && heap.unreadable_alloc_bits == 0 &&
                           heap.bad_spans == 0 && heap.missing_memory == 0;
@@ -245,12 +244,12 @@ Expected<CoreMemStats> readMemStats(const MemoryImage& mem, const bin::DebugInfo
     for (MemStat f : {MemStat::Alloc, MemStat::HeapAlloc, MemStat::HeapObjects}) {
       m.known |= uint32_t{1} << static_cast<uint32_t>(f);
     }
-    out.warnings.push_back("memstats: only HeapAlloc, Alloc and HeapObjects, from the heap walk (" +
-                           memstats.error().message() + ")");
+    told.warning("memstats: only HeapAlloc, Alloc and HeapObjects, from the heap walk (" +
+                 memstats.error().message() + ")");
     return out;
   }
   CoreMemStats out;
-  MemStatsReader r(mem, dwarf, out);
+  MemStatsReader r(mem, dwarf, told);
   const std::optional<GlobalFields> ms = *memstats;
   const std::optional<GlobalFields> gc = r.global(
       "runtime.gcController", "HeapInuse, HeapIdle, HeapReleased, HeapSys, Sys and NextGC");
@@ -275,7 +274,7 @@ Expected<CoreMemStats> readMemStats(const MemoryImage& mem, const bin::DebugInfo
   }
   if (!pauses) {
     m.setUnknown(MemStat::PauseNs);
-    out.warnings.push_back("memstats: runtime.memstats.pause_ns is not 256 readable words");
+    told.warning("memstats: runtime.memstats.pause_ns is not 256 readable words");
   }
 
   set(m, MemStat::HeapAlloc, m.heap_alloc, heap_alloc);

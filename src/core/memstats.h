@@ -34,21 +34,22 @@
 #include "core/memory_image.h"
 #include "model/heap_model.h"
 #include "util/error.h"
+#include "util/sink.h"
 
 namespace goheap::core {
 
 struct CoreMemStats {
   model::MemStats stats;  // `known` says which fields were derived
-  // One line per runtime field that could not be read, naming it.
-  std::vector<std::string> warnings;
 };
 
 // Reads the memstats of the process in `mem` whose runtime types and
 // globals `dwarf` describes, with its heap as `heap` found it. An Error when
 // runtime.memstats itself cannot be read (no such global, as in a stripped
-// executable, or not in the core): then there are no memstats at all.
+// executable, or not in the core): then there are no memstats at all. Each
+// runtime field that could not be read is a warning told to `told`,
+// naming it.
 Expected<CoreMemStats> readMemStats(const MemoryImage& mem, const bin::DebugInfo& dwarf,
-                                    const HeapObjects& heap);
+                                    const HeapObjects& heap, Sink& told);
 
 // Where an integer field of a runtime global lies at link time (add the
 // load bias for a position-independent executable) and its width, 4 or 8

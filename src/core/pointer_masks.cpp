@@ -32,8 +32,14 @@ struct TypeInfo {
 class MaskReader {
  public:
   MaskReader(const MemoryImage& mem, const RuntimeLayout& l, const HeapBitsLayout& b,
-             PointerMasks& out)
-      : mem_(mem), l_(l), b_(b), out_(out), words_(mem.words()), ptr_(words_.ptrSize()) {}
+             PointerMasks& out, Sink& told)
+      : mem_(mem),
+        l_(l),
+        b_(b),
+        out_(out),
+        told_(told),
+        words_(mem.words()),
+        ptr_(words_.ptrSize()) {}
 
   // Appends object [addr, addr + size)'s pointer offsets to `offs`.
   void read(uint64_t addr, uint64_t size, std::vector<uint64_t>& offs) {
@@ -48,7 +54,7 @@ class MaskReader {
 
  private:
   void fail(uint64_t& counter, uint64_t addr, const std::string& why) {
-    if (counter++ == 0) out_.warnings.push_back("object " + formatHex(addr) + ": " + why);
+    if (counter++ == 0) told_.warning("object " + formatHex(addr) + ": " + why);
   }
 
   // The heapArena struct holding `addr`, or 0; cached for the last arena.
@@ -282,6 +288,7 @@ class MaskReader {
   const RuntimeLayout& l_;
   const HeapBitsLayout& b_;
   PointerMasks& out_;
+  Sink& told_;
   const WordReader& words_;
   const uint64_t ptr_;
   uint64_t arena_idx_ = UINT64_MAX, arena_ = 0;
@@ -293,11 +300,11 @@ class MaskReader {
 }  // namespace
 
 PointerMasks readPointerMasks(const MemoryImage& mem, const RuntimeLayout& layout,
-                              const HeapBitsLayout& bits, const HeapObjects& heap) {
+                              const HeapBitsLayout& bits, const HeapObjects& heap, Sink& told) {
   PointerMasks out;
   out.layout.reserve(heap.count());
   model::PointerLayoutBuilder builder(out.layouts);
-  MaskReader reader(mem, layout, bits, out);
+  MaskReader reader(mem, layout, bits, out, told);
   std::vector<uint64_t> offs;
   for (size_t i = 0; i < heap.count(); ++i) {
     offs.clear();

@@ -30,6 +30,7 @@
 #include "core/runtime_layout.h"
 #include "model/heap_model.h"
 #include "model/pointer_layouts.h"
+#include "util/sink.h"
 
 namespace goheap::core {
 
@@ -47,10 +48,11 @@ struct PointerMasks {
   // program (Go 1.22/1.23 huge types), which is not run; the type's mask is
   // built on demand and was not built yet (Go 1.24+).
   uint64_t no_span = 0, unreadable_bits = 0, bad_type = 0, gc_program = 0, mask_not_built = 0;
-  std::vector<std::string> warnings;  // one per reason, with the first object
 };
 
+// One warning per reason an object is left without pointers, with the first
+// such object, is told to `told`.
 PointerMasks readPointerMasks(const MemoryImage& mem, const RuntimeLayout& layout,
-                              const HeapBitsLayout& bits, const HeapObjects& heap);
+                              const HeapBitsLayout& bits, const HeapObjects& heap, Sink& told);
 
 }  // namespace goheap::core

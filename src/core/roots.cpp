@@ -81,32 +81,31 @@ Expected<uint64_t> readUnsigned(const MemoryImage& mem, uint64_t addr, uint64_t 
 // Reads a segment [start, end) and its bitvector at `mask` into `seg`; a
 // warning (and no pointer words) when they do not fit together.
 void readSegment(const MemoryImage& mem, const ModuleLayout& l, uint64_t start, uint64_t end,
-                 uint64_t mask, std::string_view what, RootSegment& seg,
-                 std::vector<std::string>& warnings) {
+                 uint64_t mask, std::string_view what, RootSegment& seg, Sink& told) {
   const uint32_t ptr = mem.words().ptrSize();
   seg.addr = start;
   if (end < start) {
-    warnings.push_back(std::string(what) + " ends at " + formatHex(end) + ", before its start " +
-                       formatHex(start));
+    told.warning(std::string(what) + " ends at " + formatHex(end) + ", before its start " +
+                 formatHex(start));
     return;
   }
   seg.size = end - start;
   auto n = mem.readUint(mask + l.bv_n, 4);
   auto bytes_at = mem.readWord(mask + l.bv_bytedata);
   if (!n || !bytes_at) {
-    warnings.push_back(std::string(what) + ": its pointer mask at " + formatHex(mask) +
-                       " is not in the core");
+    told.warning(std::string(what) + ": its pointer mask at " + formatHex(mask) +
+                 " is not in the core");
     return;
   }
   const uint64_t bits = *n & 0x7fffffff;  // an int32, never negative here
   if (bits > seg.size / ptr) {
-    warnings.push_back(std::string(what) + ": its pointer mask at " + formatHex(mask) + " has " +
-                       std::to_string(bits) + " bits for " + std::to_string(seg.size) + " bytes");
+    told.warning(std::string(what) + ": its pointer mask at " + formatHex(mask) + " has " +
+                 std::to_string(bits) + " bits for " + std::to_string(seg.size) + " bytes");
     return;
   }
   auto mask_bytes = mem.read(*bytes_at, (bits + 7) / 8);
   if (!mask_bytes) {
-    warnings.push_back(std::string(what) + ": " + mask_bytes.error().message());
+    told.warning(std::string(what) + ": " + mask_bytes.error().message());
     return;
   }
   for (uint64_t i = 0; i < bits; ++i) {
@@ -127,7 +126,7 @@ void readSegment(const MemoryImage& mem, const ModuleLayout& l, uint64_t start, 
 
 }  // namespace
 
-Expected<DataRoots> readDataRoots(const MemoryImage& mem, const bin::DebugInfo& dwarf) {
+Expected<DataRoots> readDataRoots(const MemoryImage& mem, const bin::DebugInfo& dwarf, Sink& told) {
   FieldOffsets md(dwarf, "runtime.moduledata");
   FieldOffsets bv(dwarf, "runtime.bitvector");
   const ModuleLayout l{md("data"),      md("edata"), md("bss"), md("ebss"),    md("gcdatamask"),
@@ -142,7 +141,7 @@ Expected<DataRoots> readDataRoots(const MemoryImage& mem, const bin::DebugInfo& 
   std::unordered_set<uint64_t> seen;
   for (uint64_t m = first->address + mem.bias(); m != 0;) {
     if (!seen.insert(m).second) {
-      out.warnings.push_back("the module list loops back to " + formatHex(m));
+      told.warning("the module list loops back to " + formatHex(m));
       break;
     }
     auto data = mem.readWord(m + l.data), edata = mem.readWord(m + l.edata);
@@ -151,22 +150,22 @@ Expected<DataRoots> readDataRoots(const MemoryImage& mem, const bin::DebugInfo& 
     if (!data || !edata || !bss || !ebss || !next) {
       const std::string why = "the runtime.moduledata at " + formatHex(m) + " is not in the core";
       if (out.modules.empty()) return Error(why);
-      out.warnings.push_back(why);
+      told.warning(why);
       break;
     }
     ModuleRoots mod;
     mod.moduledata = m;
     readSegment(mem, l, *data, *edata, m + l.gcdatamask, "data of module " + formatHex(m), mod.data,
-                out.warnings);
+                told);
     readSegment(mem, l, *bss, *ebss, m + l.gcbssmask, "bss of module " + formatHex(m), mod.bss,
-                out.warnings);
+                told);
     out.modules.push_back(std::move(mod));
     m = *next;
   }
   return out;
 }
 
-Expected<Itabs> readItabs(const MemoryImage& mem, const bin::DebugInfo& dwarf) {
+Expected<Itabs> readItabs(const MemoryImage& mem, const bin::DebugInfo& dwarf, Sink& told) {
   FieldOffsets table(dwarf, "runtime.itabTableType");
   // runtime.itab until Go 1.21, then an alias of internal/abi.ITab.
   FieldOffsets itab(dwarf,
@@ -189,17 +188,17 @@ Expected<Itabs> readItabs(const MemoryImage& mem, const bin::DebugInfo& dwarf) {
   auto at = mem.readWord(global->address + mem.bias());
   auto slots = at ? mem.readWord(*at + size) : Expected<uint64_t>(at.error());
   if (!slots) {
-    out.warnings.push_back("runtime.itabTable: " + slots.error().message());
+    told.warning("runtime.itabTable: " + slots.error().message());
     return out;
   }
   if (*slots > (uint64_t{1} << 24)) {
-    out.warnings.push_back("runtime.itabTable at " + formatHex(*at) + " claims " +
-                           std::to_string(*slots) + " slots");
+    told.warning("runtime.itabTable at " + formatHex(*at) + " claims " + std::to_string(*slots) +
+                 " slots");
     return out;
   }
   auto words = mem.read(*at + entries, *slots * ptr);
   if (!words) {
-    out.warnings.push_back("runtime.itabTable: " + words.error().message());
+    told.warning("runtime.itabTable: " + words.error().message());
     return out;
   }
   uint64_t unreadable = 0;
@@ -215,7 +214,7 @@ Expected<Itabs> readItabs(const MemoryImage& mem, const bin::DebugInfo& dwarf) {
     out.type.push_back(*t);
   }
   if (unreadable != 0) {
-    out.warnings.push_back(std::to_string(unreadable) + " itabs are not in the core");
+    told.warning(std::to_string(unreadable) + " itabs are not in the core");
   }
   return out;
 }
@@ -236,7 +235,7 @@ std::optional<SpecialKinds> specialKindsFor(std::string_view go_version) {
 
 Expected<Specials> readSpecials(const MemoryImage& mem, const RuntimeLayout& layout,
                                 const bin::DebugInfo& dwarf, const bin::Pclntab& pclntab,
-                                std::string_view go_version) {
+                                std::string_view go_version, Sink& told) {
   const std::optional<SpecialKinds> kinds = specialKindsFor(go_version);
   if (!kinds) return Error("no special kinds known for Go version " + std::string(go_version));
   FieldOffsets span(dwarf, "runtime.mspan");
@@ -289,7 +288,7 @@ Expected<Specials> readSpecials(const MemoryImage& mem, const RuntimeLayout& lay
   FieldOffsets prof(dwarf, "runtime.specialprofile");
   const uint64_t prof_b = prof("b");
   if (!prof.missing().empty()) {
-    out.warnings.push_back("no allocation sites: " + prof.missing());
+    told.warning("no allocation sites: " + prof.missing());
   }
   const bool read_samples = prof.missing().empty();
   const WordReader& w = mem.words();
@@ -322,8 +321,7 @@ Expected<Specials> readSpecials(const MemoryImage& mem, const RuntimeLayout& lay
         break;
       }
       if (!first && (*offset < last_offset || (*offset == last_offset && *kind <= last_kind))) {
-        out.warnings.push_back("the specials of span " + formatHex(s) + " go back at " +
-                               formatHex(p));
+        told.warning("the specials of span " + formatHex(s) + " go back at " + formatHex(p));
         break;
       }
       first = false;
@@ -362,8 +360,8 @@ Expected<Specials> readSpecials(const MemoryImage& mem, const RuntimeLayout& lay
     }
   }
   if (unreadable > 0) {
-    out.warnings.push_back(std::to_string(unreadable) +
-                           " spans or specials are not in the core, the first " + first_unreadable);
+    told.warning(std::to_string(unreadable) + " spans or specials are not in the core, the first " +
+                 first_unreadable);
   }
   return out;
 }
@@ -440,7 +438,7 @@ class BucketReader {
 }  // namespace
 
 Expected<MemProfile> readMemProfile(const MemoryImage& mem, const bin::DebugInfo& dwarf,
-                                    const Specials& specials) {
+                                    const Specials& specials, Sink& told) {
   const BucketReader reader(mem, dwarf);
   if (std::string m = reader.missing(); !m.empty()) return Error(m);
   MemProfile out;
@@ -451,30 +449,30 @@ Expected<MemProfile> readMemProfile(const MemoryImage& mem, const bin::DebugInfo
   // left out).
   const bin::GlobalVariable* global = globalNamed(dwarf, "runtime.mbuckets");
   if (global == nullptr) {
-    out.warnings.push_back(
+    told.warning(
         "runtime.mbuckets is not known: the memory profile has only the buckets of objects still "
         "sampled");
     std::unordered_set<uint64_t> seen;
     for (uint64_t b : specials.sample_bucket) {
       if (b == 0 || !seen.insert(b).second) continue;
-      if (auto next = reader.read(b, out); !next) out.warnings.push_back(next.error().message());
+      if (auto next = reader.read(b, out); !next) told.warning(next.error().message());
     }
     return out;
   }
   auto head = mem.readWord(global->address + mem.bias());
   if (!head) {
-    out.warnings.push_back("runtime.mbuckets: " + head.error().message());
+    told.warning("runtime.mbuckets: " + head.error().message());
     return out;
   }
   std::unordered_set<uint64_t> seen;
   for (uint64_t b = *head; b != 0;) {
     if (!seen.insert(b).second) {
-      out.warnings.push_back("the memory profile's buckets loop at " + formatHex(b));
+      told.warning("the memory profile's buckets loop at " + formatHex(b));
       break;
     }
     auto next = reader.read(b, out);
     if (!next) {
-      out.warnings.push_back(next.error().message() + "; the buckets after it are left out");
+      told.warning(next.error().message() + "; the buckets after it are left out");
       break;
     }
     b = *next;

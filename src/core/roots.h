@@ -34,6 +34,7 @@
 #include "core/memory_image.h"
 #include "core/runtime_layout.h"
 #include "util/error.h"
+#include "util/sink.h"
 
 namespace goheap::core {
 
@@ -55,12 +56,11 @@ struct DataRoots {
   std::vector<ModuleRoots> modules;  // firstmoduledata first
   // What was skipped: a module or mask the core lacks, a mask longer than
   // its segment, a `next` chain that loops.
-  std::vector<std::string> warnings;
 };
 
 // An Error only when the DWARF lacks the types or runtime.firstmoduledata,
 // or the first module cannot be read.
-Expected<DataRoots> readDataRoots(const MemoryImage& mem, const bin::DebugInfo& dwarf);
+Expected<DataRoots> readDataRoots(const MemoryImage& mem, const bin::DebugInfo& dwarf, Sink& told);
 
 // The itabs of the process, each an interface value's first word, from the
 // runtime's hash table of them (runtime.itabTable), which holds the ones the
@@ -69,12 +69,11 @@ Expected<DataRoots> readDataRoots(const MemoryImage& mem, const bin::DebugInfo& 
 struct Itabs {
   std::vector<uint64_t> addr;
   std::vector<uint64_t> type;  // the itab's _type
-  std::vector<std::string> warnings;
 };
 
 // An Error only when the DWARF lacks the types or globals; an itab the core
 // does not hold is a warning.
-Expected<Itabs> readItabs(const MemoryImage& mem, const bin::DebugInfo& dwarf);
+Expected<Itabs> readItabs(const MemoryImage& mem, const bin::DebugInfo& dwarf, Sink& told);
 
 enum class SpecialKind : uint8_t { Finalizer, Cleanup };
 
@@ -107,7 +106,6 @@ struct Specials {
 
   uint64_t spans_with_specials = 0;
   uint64_t other_specials = 0;  // weak handles, pins...
-  std::vector<std::string> warnings;
 
   size_t count() const { return obj.size(); }
 };
@@ -118,7 +116,7 @@ struct Specials {
 // be read; a span or special that cannot be read is a warning.
 Expected<Specials> readSpecials(const MemoryImage& mem, const RuntimeLayout& layout,
                                 const bin::DebugInfo& dwarf, const bin::Pclntab& pclntab,
-                                std::string_view go_version);
+                                std::string_view go_version, Sink& told);
 
 // The memory profile: every bucket on the runtime's list of them
 // (runtime.mbuckets, linked by allnext), as the heap dump's tag 16 records
@@ -133,8 +131,6 @@ struct MemProfile {
   std::vector<uint32_t> pc_count;
   std::vector<uint64_t> pcs;  // run-time PCs
 
-  std::vector<std::string> warnings;
-
   size_t count() const { return addr.size(); }
 };
 
@@ -142,6 +138,6 @@ struct MemProfile {
 // ends the list with a warning. Without runtime.mbuckets (a stripped
 // executable) the buckets read are those `specials`' samples point at.
 Expected<MemProfile> readMemProfile(const MemoryImage& mem, const bin::DebugInfo& dwarf,
-                                    const Specials& specials);
+                                    const Specials& specials, Sink& told);
 
 }  // namespace goheap::core

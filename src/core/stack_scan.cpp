@@ -128,7 +128,7 @@ struct ChildArgs {
 class GoroutineScanner {
  public:
   GoroutineScanner(const MemoryImage& mem, const bin::Binary& exe, const MapReader& maps,
-                   uint64_t rodata, uint64_t bias, bool uses_lr, StackScan& out)
+                   uint64_t rodata, uint64_t bias, bool uses_lr, StackScan& out, Sink& told)
       : mem_(mem),
         tab_(exe.pclntab()),
         maps_(maps),
@@ -136,7 +136,8 @@ class GoroutineScanner {
         bias_(bias),
         uses_lr_(uses_lr),
         ptr_(mem.words().ptrSize()),
-        out_(out) {}
+        out_(out),
+        told_(told) {}
 
   void scanFrames(const Goroutines& gs, uint32_t gi) {
     const Goroutine& g = gs.goroutines[gi];
@@ -154,8 +155,8 @@ class GoroutineScanner {
       const bin::Func* f = sf.where.func;
       if (f == nullptr) f = tab_.funcAt(sf.pc - bias_);
       if (f == nullptr) {
-        out_.warnings.push_back("goroutine " + std::to_string(g.goid) + ": no function at pc " +
-                                formatHex(sf.pc));
+        told_.warning("goroutine " + std::to_string(g.goid) + ": no function at pc " +
+                      formatHex(sf.pc));
         break;
       }
       // The frame after this one, for the caller's sp when pcsp fails.
@@ -172,8 +173,8 @@ class GoroutineScanner {
       auto sp = mem_.readWord(d + l.defer_sp), pc = mem_.readWord(d + l.defer_pc);
       auto fn = mem_.readWord(d + l.defer_fn), link = mem_.readWord(d + l.defer_link);
       if (!sp || !pc || !fn || !link) {
-        out_.warnings.push_back("goroutine " + std::to_string(g.goid) + ": the _defer at " +
-                                formatHex(d) + " is unreadable");
+        told_.warning("goroutine " + std::to_string(g.goid) + ": the _defer at " + formatHex(d) +
+                      " is unreadable");
         d = 0;
         break;
       }
@@ -185,9 +186,9 @@ class GoroutineScanner {
       d = *link;
     }
     if (d != 0) {
-      out_.warnings.push_back("goroutine " + std::to_string(g.goid) + ": its _defer list at " +
-                              formatHex(g.address + l.g_defer) + " runs past " +
-                              std::to_string(kMaxRecords) + " records (a loop?)");
+      told_.warning("goroutine " + std::to_string(g.goid) + ": its _defer list at " +
+                    formatHex(g.address + l.g_defer) + " runs past " + std::to_string(kMaxRecords) +
+                    " records (a loop?)");
     }
     uint64_t p = 0;
     if (auto w = mem_.readWord(g.address + l.g_panic)) p = *w;
@@ -195,8 +196,8 @@ class GoroutineScanner {
       auto type = mem_.readWord(p + l.panic_arg), data = mem_.readWord(p + l.panic_arg + ptr_);
       auto link = mem_.readWord(p + l.panic_link);
       if (!type || !data || !link) {
-        out_.warnings.push_back("goroutine " + std::to_string(g.goid) + ": the _panic at " +
-                                formatHex(p) + " is unreadable");
+        told_.warning("goroutine " + std::to_string(g.goid) + ": the _panic at " + formatHex(p) +
+                      " is unreadable");
         p = 0;
         break;
       }
@@ -204,9 +205,9 @@ class GoroutineScanner {
       p = *link;
     }
     if (p != 0) {
-      out_.warnings.push_back("goroutine " + std::to_string(g.goid) + ": its _panic list at " +
-                              formatHex(g.address + l.g_panic) + " runs past " +
-                              std::to_string(kMaxRecords) + " records (a loop?)");
+      told_.warning("goroutine " + std::to_string(g.goid) + ": its _panic list at " +
+                    formatHex(g.address + l.g_panic) + " runs past " + std::to_string(kMaxRecords) +
+                    " records (a loop?)");
     }
   }
 
@@ -269,8 +270,7 @@ class GoroutineScanner {
     } else if (next_sp > sp) {
       fp = next_sp;
     } else {
-      out_.warnings.push_back("no frame size for " + std::string(f.name) + " at pc " +
-                              formatHex(pc));
+      told_.warning("no frame size for " + std::string(f.name) + " at pc " + formatHex(pc));
       return false;
     }
     // stkframe's varp (below the return address and the saved frame
@@ -448,7 +448,7 @@ class GoroutineScanner {
   }
 
   void warn(const bin::Func& f, uint64_t pc, const std::string& why) {
-    out_.warnings.push_back(std::string(f.name) + " at pc " + formatHex(pc) + ": " + why);
+    told_.warning(std::string(f.name) + " at pc " + formatHex(pc) + ": " + why);
   }
 
   const MemoryImage& mem_;
@@ -458,12 +458,13 @@ class GoroutineScanner {
   bool uses_lr_;
   uint64_t ptr_;
   StackScan& out_;
+  Sink& told_;
 };
 
 }  // namespace
 
 Expected<StackScan> scanStacks(const Goroutines& gs, const MemoryImage& mem, const bin::Binary& exe,
-                               const bin::DebugInfo& dwarf, uint64_t bias) {
+                               const bin::DebugInfo& dwarf, uint64_t bias, Sink& told) {
   GOHEAP_TRY(auto layout, ScanLayout::fromDwarf(dwarf));
   const bin::GlobalVariable* first = runtimeGlobal(dwarf, "runtime.firstmoduledata");
   if (first == nullptr) return Error("DWARF: no global runtime.firstmoduledata");
@@ -475,7 +476,8 @@ Expected<StackScan> scanStacks(const Goroutines& gs, const MemoryImage& mem, con
   }
   StackScan out;
   const MapReader maps(mem, exe.pclntab(), *gofunc, bias);
-  GoroutineScanner scanner(mem, exe, maps, *rodata, bias, exe.container().arch == "arm64", out);
+  GoroutineScanner scanner(mem, exe, maps, *rodata, bias, exe.container().arch == "arm64", out,
+                           told);
   for (uint32_t gi = 0; gi < gs.goroutines.size(); ++gi) {
     const auto first_frame = static_cast<uint32_t>(out.frames.size());
     const auto first_defer = static_cast<uint32_t>(out.defers.size());

@@ -31,6 +31,7 @@
 #include "core/goroutines.h"
 #include "core/memory_image.h"
 #include "util/error.h"
+#include "util/sink.h"
 
 namespace goheap::core {
 
@@ -90,9 +91,6 @@ struct StackScan {
   std::vector<uint32_t> object_offsets;
   std::vector<StackDefer> defers;
   std::vector<StackPanic> panics;
-  // Unreadable frames, maps or records, each naming the address; a frame
-  // whose map cannot be read has no offsets.
-  std::vector<std::string> warnings;
 
   std::span<const uint64_t> offsetsOf(const StackScanFrame& f) const {
     return std::span<const uint64_t>(offsets).subspan(f.first_offset, f.offset_count);
@@ -108,8 +106,10 @@ struct StackScan {
 // Scans the stacks of `gs` (read from `mem` by readGoroutines with the same
 // `exe`, `dwarf` and load `bias`). An Error only when the DWARF lacks the
 // runtime's _defer, _panic or moduledata fields, or the executable its
-// module layout; everything unreadable in the core is a warning.
+// module layout; everything unreadable in the core (frames, maps or
+// records, each naming the address; a frame whose map cannot be read has no
+// offsets) is a warning told to `told`.
 Expected<StackScan> scanStacks(const Goroutines& gs, const MemoryImage& mem, const bin::Binary& exe,
-                               const bin::DebugInfo& dwarf, uint64_t bias);
+                               const bin::DebugInfo& dwarf, uint64_t bias, Sink& told);
 
 }  // namespace goheap::core

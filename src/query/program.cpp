@@ -66,12 +66,16 @@ CoreRuntimeReading readCoreRuntime(const CoreProgram& p, bool heap, bool gorouti
     if (!reader) {
       r.heap = reader.error();
     } else {
-      r.heap = reader->walkHeap();
-      if (*r.heap) r.pointers = reader->readPointerMasks(**r.heap);
+      WarningList heap_told(r.heap_warnings);
+      r.heap = reader->walkHeap(heap_told);
+      WarningList pointers_told(r.pointer_warnings);
+      if (*r.heap) r.pointers = reader->readPointerMasks(**r.heap, pointers_told);
     }
   }
   if (goroutines) {
-    r.goroutines = reader ? reader->readGoroutines() : Expected<core::Goroutines>(reader.error());
+    WarningList told(r.goroutine_warnings);
+    r.goroutines =
+        reader ? reader->readGoroutines(told) : Expected<core::Goroutines>(reader.error());
   }
   return r;
 }

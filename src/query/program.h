@@ -8,6 +8,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "bin/binary.h"
 #include "core/core_file.h"
@@ -65,10 +66,15 @@ CoreProgram findCoreProgram(core::CoreFile core, const CoreProgramRequest& reque
 // the spans' objects and their pointer words (with the walk's own counts of
 // what it skipped), and the goroutines. Each is an Error when it could not
 // be read; nothing is read unless asked for.
+// What each reader could do without is kept beside it, for core-info to
+// show in its own section.
 struct CoreRuntimeReading {
   std::optional<Expected<core::HeapObjects>> heap;
+  std::vector<std::string> heap_warnings;
   std::optional<Expected<core::PointerMasks>> pointers;
+  std::vector<std::string> pointer_warnings;
   std::optional<Expected<core::Goroutines>> goroutines;
+  std::vector<std::string> goroutine_warnings;
 };
 CoreRuntimeReading readCoreRuntime(const CoreProgram& program, bool heap, bool goroutines);
 

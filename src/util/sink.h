@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 namespace goheap {
 
@@ -34,6 +35,18 @@ class Sink {
 
 // Hears nothing.
 class NullSink final : public Sink {};
+
+// Appends the warnings told to it to `into` (notes go nowhere): where a
+// stage's warnings are kept as data (a heap model's, which the index cache
+// stores with it) or shown apart from others' (goheap core-info's sections).
+class WarningList final : public Sink {
+ public:
+  explicit WarningList(std::vector<std::string>& into) : into_(into) {}
+  void warning(const std::string& text) override { into_.push_back(text); }
+
+ private:
+  std::vector<std::string>& into_;
+};
 
 // A NullSink for a stage whose caller gives none (it holds no state).
 inline Sink& nullSink() {

@@ -43,16 +43,17 @@ TEST(CoreReader, StagesWithoutTheRuntimeLayoutSayWhatIsMissing) {
   EXPECT_TRUE(names(reader.spanLayout().error(), "runtime.mheap_"));
   ASSERT_FALSE(reader.heapBitsLayout());
 
-  const Expected<core::HeapObjects> heap = reader.walkHeap();
+  const Expected<core::HeapObjects> heap = reader.walkHeap(nullSink());
   ASSERT_FALSE(heap);
   EXPECT_TRUE(names(heap.error(), "runtime.mheap_"));
-  const Expected<core::PointerMasks> masks = reader.readPointerMasks(core::HeapObjects{});
+  const Expected<core::PointerMasks> masks =
+      reader.readPointerMasks(core::HeapObjects{}, nullSink());
   ASSERT_FALSE(masks);
   EXPECT_TRUE(names(masks.error(), "runtime.mheap_"));
-  const Expected<core::Specials> specials = reader.readSpecials();
+  const Expected<core::Specials> specials = reader.readSpecials(nullSink());
   ASSERT_FALSE(specials);
   EXPECT_TRUE(names(specials.error(), "runtime.mheap_"));
-  const Expected<core::Goroutines> goroutines = reader.readGoroutines();
+  const Expected<core::Goroutines> goroutines = reader.readGoroutines(nullSink());
   ASSERT_FALSE(goroutines);
   EXPECT_TRUE(names(goroutines.error(), "runtime.g"));
 }

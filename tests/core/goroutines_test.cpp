@@ -124,7 +124,7 @@ void expectMatchesTraceback(const testing::KernelCoreRun& run, const std::string
   ASSERT_TRUE(opened) << opened.error().message();
   const core::Goroutines* gs = &opened->goroutines;
   const bin::Binary* binary = opened->binary.get();
-  for (const std::string& w : gs->warnings) ADD_FAILURE() << w;
+  for (const std::string& w : opened->warnings) ADD_FAILURE() << w;
 
   // The same goroutines.
   std::set<uint64_t> ours, theirs;
@@ -262,12 +262,14 @@ TEST(CoreGoroutinesBadInput, UnreadableMemoryGivesWarningsAndNotes) {
   auto core = core::CoreFile::fromBytes(bytes);
   ASSERT_TRUE(core) << core.error().message();
   const core::MemoryImage image(*core, binary->container(), 0);
-  auto gs = core::readGoroutines(*core, image, *binary, *dwarf, 0);
+  std::vector<std::string> warnings;
+  WarningList told(warnings);
+  auto gs = core::readGoroutines(*core, image, *binary, *dwarf, 0, told);
   ASSERT_TRUE(gs) << gs.error().message();
 
   ASSERT_EQ(gs->goroutines.size(), 2u);  // the unreadable and the dead g left out
   bool warned = false;
-  for (const std::string& w : gs->warnings) warned = warned || w.find("0xdead0000") != w.npos;
+  for (const std::string& w : warnings) warned = warned || w.find("0xdead0000") != w.npos;
   EXPECT_TRUE(warned);
   const core::Goroutine& bad_pc = gs->goroutines[0];
   EXPECT_EQ(bad_pc.goid, 42u);
@@ -287,7 +289,7 @@ TEST(CoreGoroutinesBadInput, UnreadableMemoryGivesWarningsAndNotes) {
   auto huge_core = core::CoreFile::fromBytes(huge_bytes);
   ASSERT_TRUE(huge_core) << huge_core.error().message();
   const core::MemoryImage huge_image(*huge_core, binary->container(), 0);
-  auto none = core::readGoroutines(*huge_core, huge_image, *binary, *dwarf, 0);
+  auto none = core::readGoroutines(*huge_core, huge_image, *binary, *dwarf, 0, nullSink());
   ASSERT_FALSE(none);
   EXPECT_NE(none.error().message().find("runtime.allgs at 0x"), std::string::npos)
       << none.error().message();

@@ -93,7 +93,9 @@ TEST(HeapWalk, FindsAllocatedSlotsAndCountsBadSpans) {
   auto core = core::CoreFile::fromBytes(bytes);
   ASSERT_TRUE(core) << core.error().message();
   const core::MemoryImage mem(*core);
-  auto heap = core::walkHeap(mem, testLayout());
+  std::vector<std::string> warnings;
+  WarningList told(warnings);
+  auto heap = core::walkHeap(mem, testLayout(), told);
   ASSERT_TRUE(heap) << heap.error().message();
   const std::vector<uint64_t> want_addr{kHeap,          kHeap + 64,       kHeap + 128,
                                         kHeap + 5 * 64, kHeap + 127 * 64, kHeap + 8192};
@@ -104,11 +106,9 @@ TEST(HeapWalk, FindsAllocatedSlotsAndCountsBadSpans) {
   EXPECT_EQ(heap->spans_in_use, 3u);  // the inconsistent one counts as in use
   EXPECT_EQ(heap->unreadable_spans, 1u);
   EXPECT_EQ(heap->bad_spans, 1u);
-  ASSERT_EQ(heap->warnings.size(), 2u);
-  EXPECT_NE(heap->warnings[0].find("span 0x102c0: inconsistent"), std::string::npos)
-      << heap->warnings[0];
-  EXPECT_NE(heap->warnings[1].find("span 0xdead0000: not in the core"), std::string::npos)
-      << heap->warnings[1];
+  ASSERT_EQ(warnings.size(), 2u);
+  EXPECT_NE(warnings[0].find("span 0x102c0: inconsistent"), std::string::npos) << warnings[0];
+  EXPECT_NE(warnings[1].find("span 0xdead0000: not in the core"), std::string::npos) << warnings[1];
 }
 
 TEST(HeapWalk, SpanMemoryOrBitsOutsideTheCoreAreCounted) {
@@ -120,12 +120,14 @@ TEST(HeapWalk, SpanMemoryOrBitsOutsideTheCoreAreCounted) {
   const auto bytes = buildCore(pointers, spans, {}, 2, 2);
   auto core = core::CoreFile::fromBytes(bytes);
   ASSERT_TRUE(core) << core.error().message();
-  auto heap = core::walkHeap(core::MemoryImage(*core), testLayout());
+  std::vector<std::string> warnings;
+  WarningList told(warnings);
+  auto heap = core::walkHeap(core::MemoryImage(*core), testLayout(), told);
   ASSERT_TRUE(heap) << heap.error().message();
   EXPECT_EQ(heap->count(), 0u);
   EXPECT_EQ(heap->missing_memory, 1u);
   EXPECT_EQ(heap->unreadable_alloc_bits, 1u);
-  EXPECT_EQ(heap->warnings.size(), 2u);
+  EXPECT_EQ(warnings.size(), 2u);
 }
 
 TEST(HeapWalk, AnUnreadableAllspansIsAnError) {
@@ -133,7 +135,7 @@ TEST(HeapWalk, AnUnreadableAllspansIsAnError) {
   auto bytes = buildCore({kSpans}, {}, {}, 5, 1);
   auto core = core::CoreFile::fromBytes(bytes);
   ASSERT_TRUE(core) << core.error().message();
-  auto heap = core::walkHeap(core::MemoryImage(*core), testLayout());
+  auto heap = core::walkHeap(core::MemoryImage(*core), testLayout(), nullSink());
   ASSERT_FALSE(heap);
   EXPECT_NE(heap.error().message().find("has length 5 and capacity 1"), std::string::npos)
       << heap.error().message();
@@ -141,7 +143,7 @@ TEST(HeapWalk, AnUnreadableAllspansIsAnError) {
   bytes = buildCore({kSpans}, {}, {}, uint64_t{1} << 40, uint64_t{1} << 40);
   core = core::CoreFile::fromBytes(bytes);
   ASSERT_TRUE(core) << core.error().message();
-  heap = core::walkHeap(core::MemoryImage(*core), testLayout());
+  heap = core::walkHeap(core::MemoryImage(*core), testLayout(), nullSink());
   ASSERT_FALSE(heap);
   EXPECT_NE(heap.error().message().find("allspans's array"), std::string::npos)
       << heap.error().message();

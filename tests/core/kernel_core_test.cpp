@@ -155,9 +155,11 @@ void expectHeapMatchesDump(const core::CoreFile& core, const std::string& exe,
   auto layout = core::readRuntimeLayout(*dwarf, c.ptr_size);
   ASSERT_TRUE(layout) << layout.error().message();
   const core::MemoryImage mem(core, c, core::checkExecutable(core, c, exe).bias);
-  auto heap = core::walkHeap(mem, *layout);
+  std::vector<std::string> warnings;
+  WarningList told(warnings);
+  auto heap = core::walkHeap(mem, *layout, told);
   ASSERT_TRUE(heap) << heap.error().message();
-  for (const std::string& w : heap->warnings) ADD_FAILURE() << w;
+  for (const std::string& w : warnings) ADD_FAILURE() << w;
   EXPECT_GT(heap->count(), 2000u);
 
   auto snap = testing::openSnapshot(dump_path, {}, false);
@@ -194,8 +196,9 @@ void expectHeapMatchesDump(const core::CoreFile& core, const std::string& exe,
   // same GC metadata) must be the core's.
   auto bits = core::readHeapBitsLayout(*dwarf, c.ptr_size, c.arch);
   ASSERT_TRUE(bits) << bits.error().message();
-  const core::PointerMasks masks = core::readPointerMasks(mem, *layout, *bits, *heap);
-  for (const std::string& w : masks.warnings) std::cout << "[ pointers ] warning: " << w << "\n";
+  warnings.clear();
+  const core::PointerMasks masks = core::readPointerMasks(mem, *layout, *bits, *heap, told);
+  for (const std::string& w : warnings) std::cout << "[ pointers ] warning: " << w << "\n";
   // Objects over 512 bytes with pointers: from a type (malloc header or
   // largeType) on Go 1.22+, not from span heap bits.
   uint64_t compared = 0, agree = 0, typed = 0;

@@ -116,7 +116,8 @@ TEST(PointerMasks, HeapBitsAndTypesAsTheRuntimeReadsThem) {
                   kHeap + kPage + 3072,
                   0x900000};
   objects.size = {16, 16, 1024, 1024, 1024, 1024, 16};
-  const core::PointerMasks m = core::readPointerMasks(mem, testLayout(), testBits(), objects);
+  const core::PointerMasks m =
+      core::readPointerMasks(mem, testLayout(), testBits(), objects, nullSink());
   EXPECT_EQ(offsetsOf(m, 0), (std::vector<uint64_t>{0}));
   EXPECT_EQ(offsetsOf(m, 1), (std::vector<uint64_t>{8}));
   // After the 8-byte header, T1 tiled: a pointer every 16 bytes.

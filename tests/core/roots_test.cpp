@@ -85,9 +85,11 @@ TEST_P(CoreRoots, MatchTheHeapDump) {
   const model::HeapModel& d = *read;
 
   // Data and bss.
-  auto roots = core::readDataRoots(mem, *dwarf);
+  std::vector<std::string> warnings;
+  WarningList told(warnings);
+  auto roots = core::readDataRoots(mem, *dwarf, told);
   ASSERT_TRUE(roots) << roots.error().message();
-  for (const std::string& w : roots->warnings) ADD_FAILURE() << w;
+  for (const std::string& w : warnings) ADD_FAILURE() << w;
   ASSERT_EQ(roots->modules.size(), 1u);  // no plugins
   expectSegmentMatches(d, d.data, roots->modules[0].data, "data", GetParam());
   expectSegmentMatches(d, d.bss, roots->modules[0].bss, "bss", GetParam());
@@ -95,9 +97,11 @@ TEST_P(CoreRoots, MatchTheHeapDump) {
   // Finalizers: the dump's records, by object and function.
   auto layout = core::readRuntimeLayout(*dwarf, c.ptr_size);
   ASSERT_TRUE(layout) << layout.error().message();
-  auto specials = core::readSpecials(mem, *layout, *dwarf, binary->pclntab(), binary->goVersion());
+  warnings.clear();
+  auto specials =
+      core::readSpecials(mem, *layout, *dwarf, binary->pclntab(), binary->goVersion(), told);
   ASSERT_TRUE(specials) << specials.error().message();
-  for (const std::string& w : specials->warnings) ADD_FAILURE() << w;
+  for (const std::string& w : warnings) ADD_FAILURE() << w;
   std::set<std::pair<uint64_t, uint64_t>> core_fins, dump_fins;
   std::set<std::pair<uint64_t, std::string>> named;
   uint64_t cleanups = 0;

@@ -107,9 +107,11 @@ void expectStacksMatchDump(const testing::KernelCoreRun& run, const std::string&
   ASSERT_TRUE(opened) << opened.error().message();
   const core::Goroutines* gs = &opened->goroutines;
   const bin::Binary* binary = opened->binary.get();
-  auto scan = core::scanStacks(*gs, *opened->mem, *binary, *opened->dwarf, opened->bias);
+  std::vector<std::string> warnings;
+  WarningList told(warnings);
+  auto scan = core::scanStacks(*gs, *opened->mem, *binary, *opened->dwarf, opened->bias, told);
   ASSERT_TRUE(scan) << scan.error().message();
-  for (const std::string& w : scan->warnings) ADD_FAILURE() << w;
+  for (const std::string& w : warnings) ADD_FAILURE() << w;
   auto read = dump::readDumpFile(dump_path);
   ASSERT_TRUE(read) << read.error().message();
   const model::HeapModel& d = *read;
@@ -273,7 +275,7 @@ TEST(StackScan, MissingMemoryIsAnErrorOrAWarning) {
   auto empty = core::CoreFile::fromBytes(testsupport::CoreBuilder().build());
   ASSERT_TRUE(empty) << empty.error().message();
   const core::MemoryImage bare(*empty, binary->container(), 0);
-  auto none = core::scanStacks(gs, bare, *binary, *dwarf, 0);
+  auto none = core::scanStacks(gs, bare, *binary, *dwarf, 0, nullSink());
   ASSERT_FALSE(none);
   EXPECT_NE(none.error().message().find(formatHex(md->address)), std::string::npos)
       << none.error().message();
@@ -291,11 +293,12 @@ TEST(StackScan, MissingMemoryIsAnErrorOrAWarning) {
   auto with_md = core::CoreFile::fromBytes(core_bytes);
   ASSERT_TRUE(with_md) << with_md.error().message();
   const core::MemoryImage mem(*with_md, binary->container(), 0);
-  auto scan = core::scanStacks(gs, mem, *binary, *dwarf, 0);
+  std::vector<std::string> warnings;
+  WarningList told(warnings);
+  auto scan = core::scanStacks(gs, mem, *binary, *dwarf, 0, told);
   ASSERT_TRUE(scan) << scan.error().message();
-  ASSERT_EQ(scan->warnings.size(), 1u);
-  EXPECT_NE(scan->warnings[0].find("no function at pc 0x10"), std::string::npos)
-      << scan->warnings[0];
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("no function at pc 0x10"), std::string::npos) << warnings[0];
   // The frame in unmapped memory still has its maps' words: they come from
   // the executable, not the stack.
   ASSERT_EQ(scan->frames.size(), 1u);

@@ -91,9 +91,9 @@ TEST_P(StrippedCore, ReadsAsTheUnstrippedTwin) {
 
   // The itabs the runtime made as the program ran (hash 0) are among
   // those the stripped build finds, through a table found by its contents.
-  auto itabs = core::readItabs(mem, dwarf->info());
+  auto itabs = core::readItabs(mem, dwarf->info(), nullSink());
   ASSERT_TRUE(itabs) << itabs.error().message();
-  auto stripped_itabs = core::readItabs(smem, table->info());
+  auto stripped_itabs = core::readItabs(smem, table->info(), nullSink());
   ASSERT_TRUE(stripped_itabs) << stripped_itabs.error().message();
   EXPECT_EQ(stripped_itabs->addr, itabs->addr);
   const bin::TypeId itab_type = dwarf->info().typeByName("runtime.itab") != bin::kNoType
@@ -164,21 +164,21 @@ TEST_P(StrippedCore, ReadsAsTheUnstrippedTwin) {
   }
 
   // The readers' results.
-  auto heap = core::walkHeap(mem, *l);
+  auto heap = core::walkHeap(mem, *l, nullSink());
   ASSERT_TRUE(heap) << heap.error().message();
-  auto sheap = core::walkHeap(smem, *sl);
+  auto sheap = core::walkHeap(smem, *sl, nullSink());
   ASSERT_TRUE(sheap) << sheap.error().message();
   EXPECT_EQ(sheap->addr, heap->addr);
   EXPECT_EQ(sheap->size, heap->size);
-  const core::PointerMasks masks = core::readPointerMasks(mem, *l, *b, *heap);
-  const core::PointerMasks smasks = core::readPointerMasks(smem, *sl, *sb, *sheap);
+  const core::PointerMasks masks = core::readPointerMasks(mem, *l, *b, *heap, nullSink());
+  const core::PointerMasks smasks = core::readPointerMasks(smem, *sl, *sb, *sheap, nullSink());
   EXPECT_EQ(smasks.layout, masks.layout);
   EXPECT_EQ(smasks.pointer_words, masks.pointer_words);
   EXPECT_EQ(smasks.objects_with_pointers, masks.objects_with_pointers);
 
-  auto gs = core::readGoroutines(*core, mem, *full, dwarf->info(), bias);
+  auto gs = core::readGoroutines(*core, mem, *full, dwarf->info(), bias, nullSink());
   ASSERT_TRUE(gs) << gs.error().message();
-  auto sgs = core::readGoroutines(*core, smem, *stripped, table->info(), bias);
+  auto sgs = core::readGoroutines(*core, smem, *stripped, table->info(), bias, nullSink());
   ASSERT_TRUE(sgs) << sgs.error().message();
   EXPECT_EQ(sgs->wait_reason_names, gs->wait_reason_names);
   ASSERT_EQ(sgs->goroutines.size(), gs->goroutines.size());
@@ -194,9 +194,9 @@ TEST_P(StrippedCore, ReadsAsTheUnstrippedTwin) {
     }
   }
 
-  auto roots = core::readDataRoots(mem, dwarf->info());
+  auto roots = core::readDataRoots(mem, dwarf->info(), nullSink());
   ASSERT_TRUE(roots) << roots.error().message();
-  auto sroots = core::readDataRoots(smem, table->info());
+  auto sroots = core::readDataRoots(smem, table->info(), nullSink());
   ASSERT_TRUE(sroots) << sroots.error().message();
   ASSERT_EQ(sroots->modules.size(), roots->modules.size());
   for (size_t i = 0; i < roots->modules.size(); ++i) {
@@ -205,10 +205,11 @@ TEST_P(StrippedCore, ReadsAsTheUnstrippedTwin) {
     EXPECT_EQ(sroots->modules[i].bss.offsets, roots->modules[i].bss.offsets);
     EXPECT_EQ(sroots->modules[i].bss.values, roots->modules[i].bss.values);
   }
-  auto specials = core::readSpecials(mem, *l, dwarf->info(), full->pclntab(), full->goVersion());
+  auto specials =
+      core::readSpecials(mem, *l, dwarf->info(), full->pclntab(), full->goVersion(), nullSink());
   ASSERT_TRUE(specials) << specials.error().message();
-  auto sspecials =
-      core::readSpecials(smem, *sl, table->info(), stripped->pclntab(), stripped->goVersion());
+  auto sspecials = core::readSpecials(smem, *sl, table->info(), stripped->pclntab(),
+                                      stripped->goVersion(), nullSink());
   ASSERT_TRUE(sspecials) << sspecials.error().message();
   EXPECT_EQ(sspecials->obj, specials->obj);
   EXPECT_EQ(sspecials->fn_pc, specials->fn_pc);
@@ -219,9 +220,9 @@ TEST_P(StrippedCore, ReadsAsTheUnstrippedTwin) {
   // The memory profile: runtime.mbuckets, found in the code, gives the
   // stripped reading the whole list, each bucket as the DWARF reading has
   // it.
-  auto prof = core::readMemProfile(mem, dwarf->info(), *specials);
+  auto prof = core::readMemProfile(mem, dwarf->info(), *specials, nullSink());
   ASSERT_TRUE(prof) << prof.error().message();
-  auto sprof = core::readMemProfile(smem, table->info(), *sspecials);
+  auto sprof = core::readMemProfile(smem, table->info(), *sspecials, nullSink());
   ASSERT_TRUE(sprof) << sprof.error().message();
   EXPECT_EQ(sprof->count(), prof->count());
   for (size_t i = 0; i < sprof->count(); ++i) {

@@ -22,7 +22,8 @@ Expected<CoreGoroutines> readCoreGoroutines(const std::string& core_path, const 
   if (!match.matches()) return Error("core and executable do not match: " + match.mismatch());
   out.bias = match.bias;
   out.mem = std::make_unique<core::MemoryImage>(*out.core, out.binary->container(), match.bias);
-  auto gs = core::readGoroutines(*out.core, *out.mem, *out.binary, *out.dwarf, match.bias);
+  WarningList told(out.warnings);
+  auto gs = core::readGoroutines(*out.core, *out.mem, *out.binary, *out.dwarf, match.bias, told);
   if (!gs) return gs.error();
   out.goroutines = std::move(*gs);
   return out;

@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "bin/binary.h"
 #include "bin/debug_info.h"
@@ -23,6 +24,7 @@ struct CoreGoroutines {
   uint64_t bias = 0;  // the executable's load bias in the core
   std::unique_ptr<core::MemoryImage> mem;
   core::Goroutines goroutines;
+  std::vector<std::string> warnings;  // what readGoroutines could not read
 };
 
 // Opens CORE_PATH and EXE, checks that they match and reads the goroutines;
