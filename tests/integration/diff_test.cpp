@@ -13,7 +13,7 @@
 #include <string>
 
 #include "analysis/diff.h"
-#include "analysis/reports.h"
+#include "analysis/histogram.h"
 #include "analysis/snapshot.h"
 #include "questions/queries.h"
 #include "support/go_versions.h"
