@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "analysis/goroutine_leaks.h"
-#include "analysis/reports.h"
+#include "analysis/summary.h"
 #include "export/formats.h"
 #include "query/open.h"
 #include "questions/catalog.h"

@@ -11,9 +11,14 @@
 #include <span>
 
 #include "analysis/diff.h"
+#include "analysis/dominator_rows.h"
 #include "analysis/duplicates.h"
-#include "analysis/reports.h"
+#include "analysis/goroutine_info.h"
+#include "analysis/histogram.h"
+#include "analysis/object_info.h"
+#include "analysis/paths.h"
 #include "analysis/snapshot.h"
+#include "analysis/summary.h"
 #include "analysis/suspects.h"
 #include "analysis/waste.h"
 #include "dump/reader.h"

@@ -4,6 +4,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "analysis/paths.h"
 #include "analysis/slots.h"
 
 namespace goheap::analysis {

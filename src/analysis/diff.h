@@ -8,7 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "analysis/reports.h"
+#include "analysis/histogram.h"
+#include "analysis/labels.h"
 #include "analysis/snapshot.h"
 #include "typing/names.h"
 

@@ -5,7 +5,6 @@
 #include <optional>
 
 #include "analysis/headers.h"
-#include "analysis/reports.h"
 #include "typing/heap_types.h"
 #include "util/enum_names.h"
 #include "util/large_vector.h"

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <map>
 
-#include "analysis/reports.h"
 #include "graph/tree_walk.h"
 
 namespace goheap::analysis {

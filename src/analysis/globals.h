@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "analysis/reports.h"
+#include "analysis/labels.h"
 
 namespace goheap::analysis {
 

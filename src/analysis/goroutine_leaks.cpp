@@ -5,6 +5,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include "analysis/labels.h"
 #include "analysis/slots.h"
 #include "goruntime/goroutine_status.h"
 #include "goruntime/runtime_table.h"

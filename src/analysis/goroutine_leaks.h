@@ -36,7 +36,7 @@
 #include <string_view>
 #include <vector>
 
-#include "analysis/reports.h"
+#include "analysis/goroutine_info.h"
 #include "analysis/snapshot.h"
 #include "goruntime/wait_reasons.h"
 

@@ -4,7 +4,7 @@
 #include <cstring>
 #include <unordered_map>
 
-#include "analysis/reports.h"
+#include "analysis/labels.h"
 #include "analysis/slots.h"
 #include "typing/heap_types.h"
 #include "util/large_vector.h"

@@ -22,6 +22,33 @@ std::span<const uint8_t> nodeContents(const Snapshot& s, NodeId n) {
   }
 }
 
+std::optional<NodeId> objectAt(const Snapshot& s, uint64_t address) {
+  NodeId n = s.heap.addresses().find(address);
+  if (n == kNoNode) return std::nullopt;
+  return n;
+}
+
+std::optional<std::pair<uint64_t, uint64_t>> slotPointingTo(const Snapshot& s, NodeId from,
+                                                            NodeId to) {
+  std::optional<std::pair<uint64_t, uint64_t>> found;
+  forEachNodeSlot(s, from, [&](uint64_t off, uint64_t value, uint64_t slot_addr) {
+    if (!found && value != 0 && s.heap.addresses().find(value) == to) found = {off, slot_addr};
+  });
+  if (found || s.heap.isObject(from) || s.heap.rootKind(from) != graph::RootKind::StackFrame) {
+    return found;
+  }
+  // A frame's edge may come from a stack object, whose words its field list
+  // does not name (graph::BuildOptions::conservative_stacks): look at them all.
+  const model::StackFrame& f = s.model.frames[s.heap.rootRecord(from)];
+  const WordReader words = s.model.words();
+  const uint8_t* base = s.model.bytes(f.contents).data();
+  for (uint64_t off = 0; off + words.ptrSize() <= f.contents.size; off += words.ptrSize()) {
+    uint64_t value = words.read(base + off);
+    if (value != 0 && s.heap.addresses().find(value) == to) return std::make_pair(off, f.sp + off);
+  }
+  return found;
+}
+
 std::optional<SlotOwner> rootSlotOwner(const Snapshot& s, NodeId n, uint64_t slot_address) {
   if (!s.types || !s.exe || n == kNoNode || s.heap.isObject(n)) return std::nullopt;
   const bin::DebugInfo* table = s.exe->typeTable();

@@ -1,12 +1,14 @@
-// The pointer slots of a node, shared by the queries and the exporters
-// (moved here from queries.cpp so that src/export/ names edges the way
-// `goheap obj` and `paths` do).
+// The pointer slots of a node and where they point, shared by the analyses
+// (summary, paths, obj, labels) and the exporters (moved here from
+// queries.cpp so that src/export/ names edges the way `goheap obj` and
+// `paths` do).
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 
 #include "analysis/snapshot.h"
 
@@ -15,6 +17,14 @@ namespace goheap::analysis {
 // The bytes of a node that has contents: an object, a stack frame, the data
 // or bss segment; empty for every other node.
 std::span<const uint8_t> nodeContents(const Snapshot& s, NodeId n);
+
+// The object containing `address`, or nullopt.
+std::optional<NodeId> objectAt(const Snapshot& s, uint64_t address);
+
+// The first slot of `from` that points into `to`: its offset in `from` and
+// its address.
+std::optional<std::pair<uint64_t, uint64_t>> slotPointingTo(const Snapshot& s, NodeId from,
+                                                            NodeId to);
 
 // Where the executable's types say a root's word at `slot_address` is
 // declared: the global variable (data, bss) or the frame's parameter or

@@ -5,6 +5,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "analysis/histogram.h"
 #include "graph/tree_walk.h"
 #include "util/format.h"
 #include "util/large_vector.h"

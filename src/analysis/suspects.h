@@ -13,8 +13,10 @@
 #include <string>
 #include <vector>
 
+#include "analysis/goroutine_info.h"
 #include "analysis/goroutine_leaks.h"
-#include "analysis/reports.h"
+#include "analysis/labels.h"
+#include "analysis/paths.h"
 #include "analysis/snapshot.h"
 #include "graph/csr.h"
 

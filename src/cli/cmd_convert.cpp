@@ -11,7 +11,7 @@
 #include <memory>
 #include <optional>
 
-#include "analysis/reports.h"
+#include "analysis/slots.h"
 #include "cli/command.h"
 #include "cli/progress.h"
 #include "export/formats.h"

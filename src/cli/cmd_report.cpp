@@ -16,7 +16,6 @@
 #include <string>
 
 #include "acquire/http_download.h"
-#include "analysis/reports.h"
 #include "cli/command.h"
 #include "cli/progress.h"
 #include "questions/queries.h"

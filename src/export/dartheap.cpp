@@ -10,7 +10,7 @@
 #include <cctype>
 #include <string_view>
 
-#include "analysis/reports.h"
+#include "analysis/labels.h"
 #include "analysis/slots.h"
 #include "export/edge_names.h"
 #include "export/formats.h"

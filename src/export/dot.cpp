@@ -5,7 +5,9 @@
 // what does it cost".
 #include <set>
 
-#include "analysis/reports.h"
+#include "analysis/dominator_rows.h"
+#include "analysis/labels.h"
+#include "analysis/paths.h"
 #include "export/formats.h"
 #include "util/format.h"
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "analysis/reports.h"
+#include "analysis/labels.h"
 #include "analysis/slots.h"
 #include "typing/values.h"
 #include "util/format.h"

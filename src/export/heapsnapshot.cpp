@@ -7,7 +7,7 @@
 #include <charconv>
 #include <unordered_map>
 
-#include "analysis/reports.h"
+#include "analysis/labels.h"
 #include "export/edge_names.h"
 #include "export/formats.h"
 #include "util/json_writer.h"

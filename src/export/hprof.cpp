@@ -24,7 +24,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "analysis/reports.h"
+#include "analysis/goroutine_info.h"
 #include "export/formats.h"
 #include "typing/heap_types.h"
 #include "typing/values.h"

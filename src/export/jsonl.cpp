@@ -4,7 +4,8 @@
 // goroutines.
 #include <map>
 
-#include "analysis/reports.h"
+#include "analysis/goroutine_info.h"
+#include "analysis/labels.h"
 #include "export/formats.h"
 #include "util/format.h"
 #include "util/json_writer.h"

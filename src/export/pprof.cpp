@@ -12,7 +12,7 @@
 #include <algorithm>
 #include <unordered_map>
 
-#include "analysis/reports.h"
+#include "analysis/labels.h"
 #include "export/formats.h"
 #include "export/profile_proto.h"
 #include "graph/tree_walk.h"

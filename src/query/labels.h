@@ -4,7 +4,8 @@
 
 #include <string>
 
-#include "analysis/reports.h"
+#include "analysis/labels.h"
+#include "analysis/paths.h"
 #include "util/json_writer.h"
 
 namespace goheap::query {

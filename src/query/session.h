@@ -20,9 +20,10 @@
 
 #include "analysis/diff.h"
 #include "analysis/flame.h"
+#include "analysis/goroutine_info.h"
 #include "analysis/goroutine_leaks.h"
 #include "analysis/headers.h"
-#include "analysis/reports.h"
+#include "analysis/histogram.h"
 #include "analysis/snapshot.h"
 #include "query/answer_cache.h"
 #include "util/error.h"

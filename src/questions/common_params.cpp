@@ -1,6 +1,6 @@
 #include "questions/common_params.h"
 
-#include "analysis/reports.h"
+#include "analysis/slots.h"
 #include "util/format.h"
 
 namespace goheap::questions {

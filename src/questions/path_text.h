@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-#include "analysis/reports.h"
+#include "analysis/paths.h"
 
 namespace goheap::questions {
 

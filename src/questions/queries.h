@@ -12,11 +12,16 @@
 #include <vector>
 
 #include "analysis/diff.h"
+#include "analysis/dominator_rows.h"
 #include "analysis/duplicates.h"
 #include "analysis/flame.h"
+#include "analysis/goroutine_info.h"
 #include "analysis/goroutine_leaks.h"
+#include "analysis/histogram.h"
+#include "analysis/object_info.h"
+#include "analysis/paths.h"
 #include "analysis/process_memory.h"
-#include "analysis/reports.h"
+#include "analysis/summary.h"
 #include "analysis/suspects.h"
 #include "analysis/waste.h"
 #include "query/params.h"

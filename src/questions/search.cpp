@@ -1,5 +1,6 @@
 // The web UI's search box (/api/search).
 #include "analysis/globals.h"
+#include "analysis/slots.h"
 #include "questions/question.h"
 
 namespace goheap::questions {

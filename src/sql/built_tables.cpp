@@ -3,7 +3,9 @@
 #include <array>
 
 #include "analysis/globals.h"
-#include "analysis/reports.h"
+#include "analysis/goroutine_info.h"
+#include "analysis/histogram.h"
+#include "analysis/labels.h"
 
 namespace goheap::sql {
 

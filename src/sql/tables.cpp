@@ -3,7 +3,8 @@
 #include <algorithm>
 #include <array>
 
-#include "analysis/reports.h"
+#include "analysis/labels.h"
+#include "analysis/paths.h"
 #include "sql/built_tables.h"
 #include "sql/schema.h"
 #include "sql/virtual_table.h"

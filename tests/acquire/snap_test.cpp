@@ -33,7 +33,8 @@
 #include <string>
 #include <thread>
 
-#include "analysis/reports.h"
+#include "analysis/goroutine_info.h"
+#include "analysis/slots.h"
 #include "support/go_versions.h"
 #include "support/goheap_process.h"
 #include "support/goleak_truth.h"

@@ -4,7 +4,7 @@
 // blocking function.
 #include "analysis/goroutine_leaks.h"
 
-#include "analysis/reports.h"
+#include "analysis/goroutine_info.h"
 
 #include <gtest/gtest.h>
 

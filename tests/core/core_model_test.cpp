@@ -30,7 +30,9 @@
 #include <vector>
 
 #include "analysis/diff.h"
-#include "analysis/reports.h"
+#include "analysis/histogram.h"
+#include "analysis/slots.h"
+#include "analysis/summary.h"
 #include "support/go_versions.h"
 #include "support/goheap_process.h"
 #include "support/json_value.h"

@@ -1,10 +1,10 @@
 // `goheap memory` against tests/programs/memprog, which mallocs known
 // amounts in C, parks goroutines, maps a file and frees Go memory without
 // returning it, then reports its own MemStats, Rss and C byte counts
-// (support/memory_truth.h): on a kernel core of it, on one gcore (deleted
-// straight after: gdb writes the runtime's whole reservation, ~1.2 GB),
-// and on its heap dump, which has memstats only. Snaps are checked in
-// tests/acquire/snap_test.cpp.
+// (support/memory_truth.h): on a kernel core of it and on one gcore
+// (deleted straight after: gdb writes the runtime's whole reservation,
+// ~1.2 GB). Snaps are checked in tests/acquire/snap_test.cpp, its heap
+// dump, which has memstats only, in tests/questions/memory_test.cpp.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -12,7 +12,6 @@
 
 #include <chrono>
 #include <filesystem>
-#include <map>
 #include <string>
 #include <thread>
 
@@ -104,31 +103,6 @@ TEST_P(ProcessMemory, KernelCoreOfTheStrippedTwin) {
     said |= n.str().find("persistentChunks is not known") != std::string::npos;
   }
   EXPECT_TRUE(said);
-}
-
-// The same program's heap dump: its memstats fill the Go categories, and
-// what a dump cannot know is unknown (null), not zero.
-TEST_P(ProcessMemory, DumpGivesWhatMemstatsSay) {
-  const std::string exe = memprogOf(GetParam());
-  const JsonValue memory = memoryJson({exe + ".dump", exe});
-  const JsonValue truth = JsonValue::parseFile(exe + ".json");
-  EXPECT_EQ(memory["source"].str(), "memstats");
-  std::map<std::string, const JsonValue*> by_name;
-  uint64_t sum = 0;
-  for (const JsonValue& c : memory["categories"].items()) {
-    by_name[c["name"].str()] = &c;
-    if (!c["bytes"].isNull()) sum += c["bytes"].u64();
-  }
-  for (const char* unknown : {"c_heap", "mapped_files", "executable_and_libraries", "reserved"}) {
-    EXPECT_TRUE((*by_name[unknown])["bytes"].isNull()) << unknown;
-  }
-  // The dump was written before the report's MemStats were read: close, not equal.
-  const JsonValue& m = truth["memstats"];
-  EXPECT_TRUE(testing::withinFraction("goroutine_stacks",
-                                      (*by_name["goroutine_stacks"])["bytes"].u64(),
-                                      m["StackInuse"].u64(), 0.10));
-  EXPECT_EQ(sum, memory["total"].u64());
-  EXPECT_TRUE(testing::withinFraction("total", memory["total"].u64(), m["Sys"].u64(), 0.10));
 }
 
 INSTANTIATE_TEST_SUITE_P(Releases, ProcessMemory,

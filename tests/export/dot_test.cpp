@@ -4,7 +4,7 @@
 
 #include <filesystem>
 
-#include "analysis/reports.h"
+#include "analysis/paths.h"
 #include "support/export_support.h"
 #include "support/go_versions.h"
 #include "support/param_names.h"

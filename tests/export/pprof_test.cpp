@@ -15,8 +15,9 @@
 #include <map>
 #include <sstream>
 
-#include "analysis/reports.h"
+#include "analysis/histogram.h"
 #include "analysis/snapshot.h"
+#include "analysis/summary.h"
 #include "export/formats.h"
 #include "support/go_versions.h"
 #include "support/json_value.h"

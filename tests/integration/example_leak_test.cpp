@@ -6,7 +6,7 @@
 // lists leave out, so this checks the conservative frame scan too.
 #include <gtest/gtest.h>
 
-#include "analysis/reports.h"
+#include "analysis/goroutine_info.h"
 #include "analysis/snapshot.h"
 #include "dump/reader.h"
 #include "support/open_heap.h"

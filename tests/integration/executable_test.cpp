@@ -11,8 +11,13 @@
 #include <fstream>
 #include <iterator>
 
-#include "analysis/reports.h"
+#include "analysis/goroutine_info.h"
+#include "analysis/labels.h"
+#include "analysis/object_info.h"
+#include "analysis/paths.h"
+#include "analysis/slots.h"
 #include "analysis/snapshot.h"
+#include "analysis/summary.h"
 #include "support/go_versions.h"
 #include "support/json_value.h"
 #include "support/open_heap.h"

@@ -48,8 +48,11 @@
 #include <string>
 #include <vector>
 
-#include "analysis/reports.h"
+#include "analysis/goroutine_info.h"
+#include "analysis/paths.h"
+#include "analysis/slots.h"
 #include "analysis/snapshot.h"
+#include "analysis/summary.h"
 #include "dump/reader.h"
 #include "support/dump_builder.h"
 #include "support/open_heap.h"

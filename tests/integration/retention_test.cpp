@@ -9,7 +9,9 @@
 #include <map>
 #include <set>
 
-#include "analysis/reports.h"
+#include "analysis/goroutine_info.h"
+#include "analysis/paths.h"
+#include "analysis/slots.h"
 #include "analysis/snapshot.h"
 #include "support/go_versions.h"
 #include "support/json_value.h"

@@ -10,7 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "analysis/reports.h"
+#include "analysis/slots.h"
 #include "analysis/snapshot.h"
 #include "analysis/suspects.h"
 #include "support/go_versions.h"

@@ -12,8 +12,11 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "analysis/reports.h"
+#include "analysis/object_info.h"
+#include "analysis/paths.h"
+#include "analysis/slots.h"
 #include "analysis/snapshot.h"
+#include "analysis/summary.h"
 #include "support/go_versions.h"
 #include "support/json_value.h"
 #include "support/open_heap.h"

@@ -3,7 +3,7 @@
 // shrank and the garbage it dropped; goheap must find each.
 #include <gtest/gtest.h>
 
-#include "analysis/reports.h"
+#include "analysis/summary.h"
 #include "analysis/waste.h"
 #include "leaks_dump.h"
 

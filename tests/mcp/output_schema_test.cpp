@@ -12,6 +12,7 @@
 #include "mcp/output_schema.h"
 #include "mcp/tools.h"
 #include "questions/catalog.h"
+#include "support/ask_question.h"
 #include "support/go_versions.h"
 #include "support/json_schema_check.h"
 #include "support/kernel_core.h"
@@ -25,13 +26,9 @@ using Params = std::vector<std::pair<std::string, std::string>>;
 // The question `name` asked with API parameters `given`, as JSON.
 std::string answerJson(const std::string& name, const Params& given, const query::Session& current,
                        const query::Session* base = nullptr) {
-  const questions::Question& q = *questions::findQuestion(name);
-  auto asked = q.read(query::ParamValues::fromQueryString(q.params, given));
-  EXPECT_TRUE(asked) << name << ": " << asked.error().message();
-  if (!asked) return {};
-  auto answer = (*asked)->answer({current, base, 100, 10});
-  EXPECT_TRUE(answer) << name << ": " << answer.error().message();
-  return answer ? (*answer)->json() : std::string();
+  Expected<std::string> json = testing::questionJson(name, given, current, base);
+  EXPECT_TRUE(json) << name << ": " << json.error().message();
+  return json ? *json : std::string();
 }
 
 void expectMatchesSchema(const std::string& name, const std::string& json,

@@ -9,7 +9,7 @@
 #include <set>
 #include <sstream>
 
-#include "analysis/reports.h"
+#include "analysis/summary.h"
 #include "questions/queries.h"
 #include "sql/leaks_sql.h"
 #include "support/go_versions.h"

@@ -1,6 +1,6 @@
 #include "support/reported_types.h"
 
-#include "analysis/reports.h"
+#include "analysis/slots.h"
 
 namespace goheap::testing {
 

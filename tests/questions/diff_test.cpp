@@ -1,6 +1,6 @@
 // goheap diff against tests/programs/leaks: the program writes a dump before
 // its leaks grow (leaks.old.dump) and one after (leaks.dump), and reports
-// exactly what it added between them (leaks.json). Both toolchains.
+// exactly what it added between them (leaks.json). Every toolchain.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,9 +13,10 @@
 #include <string>
 
 #include "analysis/diff.h"
-#include "analysis/reports.h"
+#include "analysis/histogram.h"
 #include "analysis/snapshot.h"
 #include "questions/queries.h"
+#include "support/ask_question.h"
 #include "support/go_versions.h"
 #include "support/json_value.h"
 #include "support/open_heap.h"
@@ -364,7 +365,28 @@ TEST_P(LeaksDiff, ExecutableOfAnotherProgramMatchesNeither) {
   EXPECT_TRUE(said);
 }
 
-INSTANTIATE_TEST_SUITE_P(Leaks, LeaksDiff, ::testing::ValuesIn(testing::everyGoVersion()),
+// Asked through the question table, as every front end asks it: the growth
+// of the sessions' type is the report's, and each heap's reachable objects
+// are what a plain walk of its graph reaches.
+TEST_P(LeaksDiff, TheQuestionAnswersTheReportsGrowth) {
+  const JsonValue& sessions = report_["sessions"];
+  const JsonValue diff = testing::askQuestion(
+      "diff", {{"by", "type"}, {"limit", "0"}, {"filter", sessions["type"].str()}}, newSession(),
+      &oldSession());
+  const JsonValue* row = nullptr;
+  for (const JsonValue& r : diff["rows"].items()) {
+    if (r["name"].str() == sessions["type"].str()) row = &r;
+  }
+  ASSERT_NE(row, nullptr) << sessions["type"].str();
+  EXPECT_EQ((*row)["count_delta"].number(), static_cast<double>(sessions["sessions_added"].u64()));
+  EXPECT_EQ((*row)["shallow_delta"].number(), static_cast<double>(sessions["new_bytes"].u64()));
+  const testing::Reached before = testing::reachedObjects(oldSession().snapshot());
+  const testing::Reached after = testing::reachedObjects(newSession().snapshot());
+  EXPECT_EQ(diff["old"]["reachable_count"].u64(), before.objects);
+  EXPECT_EQ(diff["new"]["reachable_bytes"].u64(), after.bytes);
+}
+
+INSTANTIATE_TEST_SUITE_P(Questions, LeaksDiff, ::testing::ValuesIn(testing::everyGoVersion()),
                          testing::pathParamName);
 
 }  // namespace
