@@ -7,6 +7,7 @@
 #include "analysis/headers.h"
 #include "analysis/slots.h"
 #include "typing/heap_types.h"
+#include "typing/map_layout.h"
 #include "util/large_vector.h"
 #include "util/parallel.h"
 
@@ -17,7 +18,6 @@ namespace {
 using bin::kNoType;
 using bin::TypeId;
 
-constexpr uint64_t kSlotsPerBucket = 8;  // Go's bucketCnt and Swiss group slots
 constexpr uint64_t kSparseMinCapacity = 64;
 
 template <class Row, class Less>
@@ -197,19 +197,13 @@ void hiddenArrays(const Snapshot& s, const std::vector<Header>& headers,
   }
 }
 
-// Reads the runtime's map structures by their DWARF field names.
+// Reads the runtime's map structures through typing/map_layout.h.
 class MapReader {
  public:
   explicit MapReader(const Snapshot& s)
       : s_(s), dw_(*s.exe->typeTable()), words_(s.model.words()) {}
 
-  bool isMap(TypeId layout) const {
-    const TypeId r = dw_.resolve(layout);
-    if (r == kNoType) return false;
-    const std::string_view n = dw_.type(r).name;
-    return n.starts_with("hash<") || n.starts_with("map<") || n == "runtime.hmap" ||
-           n == "internal/runtime/maps.Map";
-  }
+  bool isMap(TypeId layout) const { return typing::isMapHeader(dw_, dw_.resolve(layout)); }
 
   // Fills len, capacity and storage of the map whose header is object o.
   void read(NodeId o, MapRow& r) const {
@@ -217,28 +211,25 @@ class MapReader {
     const TypeId layout = dw_.resolve(t.layout(o));
     const uint64_t base = t.dataOffset(o);
     r.storage = s_.model.objects.size[o];
-    if (const bin::Field* count = dw_.fieldNamed(layout, "count")) {  // Go 1.19-1.23 hmap
-      r.len = uintAt(o, base + count->offset, size(count->type));
-      const bin::Field* b = dw_.fieldNamed(layout, "B");
+    const std::optional<typing::MapHeaderFields> map = typing::mapHeaderFields(dw_, layout);
+    if (!map || map->length == nullptr) return;
+    r.len = uintAt(o, base + map->length->offset, size(map->length->type));
+    if (map->buckets != nullptr) {
+      const bin::Field* b = map->log2_buckets;
       const uint64_t B = b == nullptr ? 0 : std::min<uint64_t>(uintAt(o, base + b->offset, 1), 40);
-      r.capacity = kSlotsPerBucket << B;
-      for (const char* name : {"buckets", "oldbuckets"}) {
-        if (const bin::Field* f = dw_.fieldNamed(layout, name))
-          r.storage += objectSize(ptrAt(o, base + f->offset));
+      r.capacity = goruntime::kMapSlotsPerGroup << B;
+      for (const bin::Field* f : {map->buckets, map->old_buckets}) {
+        if (f != nullptr) r.storage += objectSize(ptrAt(o, base + f->offset));
       }
       return;
     }
-    const bin::Field* used = dw_.fieldNamed(layout, "used");  // Go 1.24+ Swiss map
-    const bin::Field* dir = dw_.fieldNamed(layout, "dirPtr");
-    const bin::Field* dir_len = dw_.fieldNamed(layout, "dirLen");
-    if (used == nullptr || dir == nullptr || dir_len == nullptr) return;
-    r.len = uintAt(o, base + used->offset, size(used->type));
-    const uint64_t dir_ptr = ptrAt(o, base + dir->offset);
+    const uint64_t dir_ptr = ptrAt(o, base + map->directory->offset);
+    const bin::Field* dir_len = map->directory_length;
     const uint64_t n = uintAt(o, base + dir_len->offset, size(dir_len->type));
     if (dir_ptr == 0) return;
     r.storage += objectSize(dir_ptr);
     if (n == 0) {  // one group, no table
-      r.capacity = kSlotsPerBucket;
+      r.capacity = goruntime::kMapSlotsPerGroup;
       return;
     }
     const NodeId dir_obj = s_.heap.addresses().find(dir_ptr);
@@ -254,15 +245,15 @@ class MapReader {
     for (uint64_t tp : tables) {
       const NodeId tab = s_.heap.addresses().find(tp);
       if (tab == kNoNode || t.form(tab) != typing::TypeForm::Value) continue;
-      const TypeId tl = dw_.resolve(t.layout(tab));
       const uint64_t tb = tp - s_.model.objects.addr[tab];
       r.storage += s_.model.objects.size[tab];
-      if (const bin::Field* cap = dw_.fieldNamed(tl, "capacity")) {
+      const std::optional<typing::TableFields> table =
+          typing::tableFields(dw_, dw_.resolve(t.layout(tab)));
+      if (!table) continue;
+      if (const bin::Field* cap = table->capacity) {
         r.capacity += uintAt(tab, tb + cap->offset, size(cap->type));
       }
-      const bin::Field* groups = dw_.fieldNamed(tl, "groups");
-      const bin::Field* data = groups == nullptr ? nullptr : dw_.fieldNamed(groups->type, "data");
-      if (data != nullptr) r.storage += objectSize(ptrAt(tab, tb + groups->offset + data->offset));
+      r.storage += objectSize(ptrAt(tab, tb + table->groups_data_offset));
     }
   }
 

@@ -10,10 +10,7 @@
 //   Func: InCount u16, OutCount u16 (top bit: variadic), padded to P; the
 //     parameter types follow the uncommon type, if any.
 //   Interface: PkgPath (*name), Methods []Imethod {NameOff, TypeOff}.
-//   Map: Key, Elem, then the bucket type (Go <= 1.23) or group type (Go
-//     1.24+, Swiss tables), Hasher, then 8 bytes of sizes and flags (<= 1.23),
-//     GroupSize, SlotSize, ElemOff, Flags (1.24-1.26), or GroupSize,
-//     KeysOff, KeyStride, ElemsOff, ElemStride, ElemOff, Flags (1.27).
+//   Map: by release, goruntime/map_layout.h (mapDescriptorLayout).
 //   Pointer, Slice: Elem.
 //   Struct: PkgPath (*name), Fields []StructField {Name *name, Typ, Offset}.
 // An uncommon type (TFlagUncommon) follows the tail: PkgPath NameOff, Mcount
@@ -35,6 +32,8 @@
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
+
+#include "goruntime/map_layout.h"
 
 namespace goheap::bin {
 namespace {
@@ -92,8 +91,12 @@ struct Descriptor {
 
 class DescriptorReader {
  public:
-  DescriptorReader(const Container& c, const ModuleLayout& m, int go_minor)
-      : c_(c), m_(m), go_minor_(go_minor), p_(c.ptr_size), header_(4 * p_ + 16) {}
+  DescriptorReader(const Container& c, const ModuleLayout& m, const GoVersion& version)
+      : c_(c),
+        m_(m),
+        p_(c.ptr_size),
+        header_(4 * p_ + 16),
+        map_(goruntime::mapDescriptorLayout(goruntime::mapImplementation(version), version, p_)) {}
 
   // Reads the descriptor at `addr` and every one it references.
   void readFrom(uint64_t addr) {
@@ -233,9 +236,7 @@ class DescriptorReader {
       case GoKind::Struct:
         return 4 * p;
       case GoKind::Map:
-        // Go 1.27 describes keys and elems by offsets and strides.
-        if (go_minor_ >= 27) return (10 * p + 4 + p - 1) / p * p;
-        return go_minor_ >= 24 ? (7 * p + 4 + p - 1) / p * p : 4 * p + 8;
+        return map_.tail_size;
       case GoKind::Pointer:
       case GoKind::Slice:
         return p;
@@ -295,9 +296,9 @@ class DescriptorReader {
         d.elem = pointer(t);
         break;
       case GoKind::Map:
-        d.key = pointer(t);
-        d.elem = pointer(t + p_);
-        d.group = pointer(t + 2 * p_);
+        d.key = pointer(t + map_.key);
+        d.elem = pointer(t + map_.elem);
+        d.group = pointer(t + map_.group);
         break;
       case GoKind::Func: {
         std::optional<ByteView> counts = bytes(t, 4);
@@ -360,9 +361,9 @@ class DescriptorReader {
 
   const Container& c_;
   const ModuleLayout& m_;
-  int go_minor_;
   uint32_t p_;
   uint64_t header_;
+  goruntime::MapDescriptorLayout map_;
   std::vector<Descriptor> descriptors_;
   std::unordered_map<uint64_t, size_t> index_;
   std::unordered_set<uint64_t> queued_;
@@ -374,8 +375,13 @@ class DescriptorReader {
 class TableBuilder {
  public:
   TableBuilder(std::vector<Descriptor>& ds, const std::unordered_map<uint64_t, size_t>& index,
-               const ModuleLayout& m, int go_minor, uint32_t ptr_size)
-      : ds_(ds), index_(index), m_(m), go_minor_(go_minor), p_(ptr_size) {}
+               const ModuleLayout& m, const GoVersion& version, uint32_t ptr_size)
+      : ds_(ds),
+        index_(index),
+        m_(m),
+        go_minor_(version.minor.value_or(0)),
+        p_(ptr_size),
+        maps_(goruntime::mapImplementation(version)) {}
 
   DebugInfo build(DescriptorCounts& counts) {
     types_.resize(ds_.size());
@@ -488,28 +494,27 @@ class TableBuilder {
     return out;
   }
 
-  // The compiler's map group type (Go 1.24+) and its parts have no name in
+  // The compiler's map bucket or group type and its parts have no name in
   // their descriptors, but the linker names them in DWARF as
-  // "noalg.map.group[K]V", "noalg.[8]struct { key K; elem V }" and
-  // "noalg.struct { key K; elem V }" (with GOEXPERIMENT=mapsplitgroup, keys
-  // and elems arrays "noalg.[8]K"): the typing pass knows groups by that name.
-  // Up to Go 1.23 the bucket type likewise: "noalg.map.bucket[K]V", with
-  // keys and elems arrays "noalg.[8]K".
+  // "noalg.map.group[K]V" (goruntime::compilerGroupName), its arrays
+  // "noalg.[8]struct { key K; elem V }" or "noalg.[8]K", and a slot
+  // "noalg.struct { key K; elem V }": the typing pass knows groups by name.
   void nameGroup(size_t i) {
     const Descriptor& d = ds_[i];
     if (d.kind != GoKind::Map) return;
     const TypeId g = idOf(d.group);
     if (g == kNoType || ds_[g].named() || !names_[g].empty()) return;
     const std::string k = nameOfAddress(d.key, 1), v = nameOfAddress(d.elem, 1);
-    names_[g] = (go_minor_ >= 24 ? "noalg.map.group[" : "noalg.map.bucket[") + k + "]" + v;
+    names_[g] = goruntime::compilerGroupName(maps_, k, v);
+    const std::string_view slots = goruntime::mapLayout(maps_).fields.slots;
     for (const RawField& f : ds_[g].fields) {
       const TypeId a = idOf(f.type);
       if (a == kNoType || ds_[a].named() || ds_[a].kind != GoKind::Array) continue;
-      if (f.name.text != "keys" && f.name.text != "elems" && f.name.text != "slots") continue;
+      if (!goruntime::isGroupArrayField(f.name.text)) continue;
       if (names_[a].starts_with("noalg.")) continue;  // shared with another map's
       names_[a] = "noalg." + nameOf(a, 1);
       const TypeId slot = idOf(ds_[a].elem);
-      if (f.name.text == "slots" && slot != kNoType && !ds_[slot].named()) {
+      if (f.name.text == slots && slot != kNoType && !ds_[slot].named()) {
         const std::string plain = nameOf(slot, 1);
         names_[slot] = "noalg." + plain;
         names_[a] = "noalg.[" + std::to_string(ds_[a].length) + "]" + plain;
@@ -699,7 +704,7 @@ class TableBuilder {
 
   // A struct of `fields` ({name, offset, type}).
   TypeId structOf(const std::string& name, uint64_t size, GoKind kind,
-                  std::initializer_list<std::tuple<std::string, uint64_t, TypeId>> fields) {
+                  const std::vector<std::tuple<std::string, uint64_t, TypeId>>& fields) {
     Type t;
     t.tag = DwarfTag::Struct;
     t.kind = kind;
@@ -751,69 +756,84 @@ class TableBuilder {
   }
 
   // The runtime's map header for map type `d` (whose key and elem ids are
-  // k and v): hash<K,V> with bucket<K,V> up to Go 1.23, map<K,V> with
-  // table<K,V> since.
+  // k and v), as goruntime::mapStructs lays it out: hash<K,V> with
+  // bucket<K,V>, or map<K,V> with table<K,V>.
   TypeId mapHeader(const Descriptor& d, TypeId k, TypeId v) {
     const std::string kv = names_[k] + "," + names_[v];
     const TypeId group = idOf(d.group);
-    const TypeId u8 = base("uint8", GoKind::Uint8, 1);
-    const TypeId u16 = base("uint16", GoKind::Uint16, 2);
-    const TypeId u32 = base("uint32", GoKind::Uint32, 4);
-    const TypeId u64 = base("uint64", GoKind::Uint64, 8);
-    if (go_minor_ <= 23) {
+    const goruntime::MapStructs structs = goruntime::mapStructs(maps_, p_);
+    const std::string name = std::string(structs.header.name_prefix) + kv + ">";
+    if (auto it = synthesized_.find(name); it != synthesized_.end()) return it->second;
+    // The base types first, so that type ids do not depend on which field
+    // needs one first.
+    base("uint8", GoKind::Uint8, 1);
+    base("uint16", GoKind::Uint16, 2);
+    base("uint32", GoKind::Uint32, 4);
+    base("uint64", GoKind::Uint64, 8);
+    MapFieldTypes types;
+    if (maps_ == goruntime::MapImplementation::Buckets) {
       const TypeId bucket = bucketOf(group, kv);
-      const TypeId bp = bucket == kNoType ? unsafePointer() : pointerTo(bucket);
-      const std::string name = "hash<" + kv + ">";
-      return synthesized(name, [&] {
-        return structOf(name, 5 * p_ + 8, GoKind::Struct,
-                        {{"count", 0, intType()},
-                         {"flags", p_, u8},
-                         {"B", p_ + 1, u8},
-                         {"noverflow", p_ + 2, u16},
-                         {"hash0", p_ + 4, u32},
-                         {"buckets", p_ + 8, bp},
-                         {"oldbuckets", 2 * p_ + 8, bp},
-                         {"nevacuate", 3 * p_ + 8, uintptrType()},
-                         {"extra", 4 * p_ + 8, unsafePointer()}});
-      });
+      types.bucket_array = bucket == kNoType ? unsafePointer() : pointerTo(bucket);
+      return mapStruct(structs.header, kv, types);
     }
-    const std::string table_name = "table<" + kv + ">";
-    const TypeId table = synthesized(table_name, [&] {
-      const TypeId data = group == kNoType ? unsafePointer() : pointerTo(group);
-      const std::string ref_name = "groupReference<" + kv + ">";
-      const TypeId ref = synthesized(ref_name, [&] {
-        return structOf(ref_name, p_ + 8, GoKind::Struct,
-                        {{"data", 0, data}, {"lengthMask", p_, u64}});
-      });
-      const uint64_t groups = p_ == 8 ? 16 : 12;
-      return structOf(table_name, groups + p_ + 8, GoKind::Struct,
-                      {{"used", 0, u16},
-                       {"capacity", 2, u16},
-                       {"growthLeft", 4, u16},
-                       {"localDepth", 6, u8},
-                       {"index", 8, intType()},
-                       {"groups", groups, ref}});
-    });
-    const std::string name = "map<" + kv + ">";
+    types.group_array = group == kNoType ? unsafePointer() : pointerTo(group);
+    types.group_reference = mapStruct(structs.group_reference, kv, types);
+    types.table_directory = pointerTo(pointerTo(mapStruct(structs.table, kv, types)));
+    return mapStruct(structs.header, kv, types);
+  }
+
+  // The types of a map struct's fields that depend on K and V.
+  struct MapFieldTypes {
+    TypeId bucket_array = kNoType, table_directory = kNoType, group_array = kNoType,
+           group_reference = kNoType;
+  };
+
+  TypeId mapStruct(const goruntime::MapStruct& s, const std::string& kv,
+                   const MapFieldTypes& types) {
+    const std::string name = std::string(s.name_prefix) + kv + ">";
     return synthesized(name, [&] {
-      const TypeId dir = pointerTo(pointerTo(table));
-      const uint64_t dir_off = 8 + p_;
-      return structOf(name, p_ == 8 ? 48 : 32, GoKind::Struct,
-                      {{"used", 0, u64},
-                       {"seed", 8, uintptrType()},
-                       {"dirPtr", dir_off, dir},
-                       {"dirLen", dir_off + p_, intType()},
-                       {"globalDepth", dir_off + 2 * p_, u8},
-                       {"globalShift", dir_off + 2 * p_ + 1, u8},
-                       {"writing", dir_off + 2 * p_ + 2, u8}});
+      std::vector<std::tuple<std::string, uint64_t, TypeId>> fields;
+      for (const goruntime::MapField& f : s.fields) {
+        fields.emplace_back(std::string(f.name), f.offset, mapFieldType(f.type, types));
+      }
+      return structOf(name, s.size, GoKind::Struct, fields);
     });
+  }
+
+  TypeId mapFieldType(goruntime::MapFieldType t, const MapFieldTypes& types) {
+    using enum goruntime::MapFieldType;
+    switch (t) {
+      case Int:
+        return intType();
+      case Uint8:
+        return base("uint8", GoKind::Uint8, 1);
+      case Uint16:
+        return base("uint16", GoKind::Uint16, 2);
+      case Uint32:
+        return base("uint32", GoKind::Uint32, 4);
+      case Uint64:
+        return base("uint64", GoKind::Uint64, 8);
+      case Uintptr:
+        return uintptrType();
+      case UnsafePointer:
+        return unsafePointer();
+      case BucketArray:
+        return types.bucket_array;
+      case TableDirectory:
+        return types.table_directory;
+      case GroupArray:
+        return types.group_array;
+      case GroupReference:
+        return types.group_reference;
+    }
+    return kNoType;
   }
 
   // bucket<K,V>: the bucket descriptor's fields under DWARF's names
   // (tophash, keys, values, overflow).
   TypeId bucketOf(TypeId bucket, const std::string& kv) {
     if (bucket == kNoType) return kNoType;
-    const std::string name = "bucket<" + kv + ">";
+    const std::string name = std::string(goruntime::mapLayout(maps_).bucket_prefix) + kv + ">";
     return synthesized(name, [&] {
       Type t;
       t.tag = DwarfTag::Struct;
@@ -822,9 +842,7 @@ class TableBuilder {
       const TypeId id = add(t, name);
       const uint32_t first = static_cast<uint32_t>(fields_.size());
       for (const RawField& f : ds_[bucket].fields) {
-        std::string fname = f.name.text;
-        if (fname == "topbits") fname = "tophash";
-        if (fname == "elems") fname = "values";
+        std::string fname(goruntime::bucketFieldDwarfName(f.name.text));
         TypeId type = idOf(f.type);
         if (fname == "overflow") type = pointerTo(id, name);
         addField(fname, f.offset, type, false);
@@ -915,6 +933,7 @@ class TableBuilder {
   const ModuleLayout& m_;
   int go_minor_;
   uint32_t p_;
+  goruntime::MapImplementation maps_;
   std::vector<Type> types_;
   std::vector<std::string> names_;
   std::vector<bool> composing_;  // whose name nameOf is composing now
@@ -929,13 +948,14 @@ class TableBuilder {
 
 }  // namespace
 
-Expected<DebugInfo> readTypeDescriptors(const Container& c, const ModuleLayout& m, int go_minor,
-                                        std::span<const uint64_t> roots, DescriptorCounts* counts) {
+Expected<DebugInfo> readTypeDescriptors(const Container& c, const ModuleLayout& m,
+                                        const GoVersion& version, std::span<const uint64_t> roots,
+                                        DescriptorCounts* counts) {
   if (m.types == 0) {
     return Error("the executable's module layout does not say where its type descriptors are");
   }
-  DescriptorReader reader(c, m, go_minor);
-  if (go_minor >= 27 && m.type_descriptors_size != 0) reader.walkDescriptors();
+  DescriptorReader reader(c, m, version);
+  if (version.atLeast(27) && m.type_descriptors_size != 0) reader.walkDescriptors();
   reader.readTypelinks();
   reader.readItablinks();
   for (uint64_t r : roots) reader.readFrom(r);
@@ -946,7 +966,7 @@ Expected<DebugInfo> readTypeDescriptors(const Container& c, const ModuleLayout& 
   DescriptorCounts local;
   DescriptorCounts& n = counts != nullptr ? *counts : local;
   n.bad = reader.bad();
-  TableBuilder builder(reader.descriptors(), reader.index(), m, go_minor, c.ptr_size);
+  TableBuilder builder(reader.descriptors(), reader.index(), m, version, c.ptr_size);
   return builder.build(n);
 }
 

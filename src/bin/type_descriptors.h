@@ -36,6 +36,7 @@
 #include "bin/container.h"
 #include "bin/debug_info.h"
 #include "util/error.h"
+#include "util/go_version.h"
 
 namespace goheap::bin {
 
@@ -45,11 +46,13 @@ struct DescriptorCounts {
   uint64_t bad = 0;          // descriptors that did not validate
 };
 
-// Reads the descriptors of an executable of Go 1.`go_minor` (19 or later)
-// whose module layout `m` gives types and etypes. `roots`: further
+// Reads the descriptors of an executable of Go `version` (1.19 or later,
+// with its experiments, which decide the map layout) whose module layout
+// `m` gives types and etypes. `roots`: further
 // link-time descriptor addresses to read. An Error when the layout has no
 // type range or no descriptor could be read.
-Expected<DebugInfo> readTypeDescriptors(const Container& c, const ModuleLayout& m, int go_minor,
+Expected<DebugInfo> readTypeDescriptors(const Container& c, const ModuleLayout& m,
+                                        const GoVersion& version,
                                         std::span<const uint64_t> roots = {},
                                         DescriptorCounts* counts = nullptr);
 

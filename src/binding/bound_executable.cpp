@@ -111,13 +111,13 @@ std::string_view BoundExecutable::typeTableSource() const {
 void BoundExecutable::readTypeTable() const {
   std::call_once(types_->once, [&] {
     const std::optional<ModuleLayout>& m = exe_->moduleLayout();
-    const std::optional<int> minor = goMinorVersion(exe_->goVersion());
-    if (!m || m->types == 0 || !minor) {
+    const GoVersion version = parseGoVersion(exe_->goVersion());
+    if (!m || m->types == 0 || !version.minor) {
       types_->problem = exe_->debugInfoProblem() +
                         "; and the runtime's type descriptors cannot be found (no moduledata)";
       return;
     }
-    Expected<DebugInfo> t = readTypeDescriptors(exe_->container(), *m, *minor, types_->roots);
+    Expected<DebugInfo> t = readTypeDescriptors(exe_->container(), *m, version, types_->roots);
     if (!t) {
       types_->problem = exe_->debugInfoProblem() + "; and " + t.error().message();
       return;

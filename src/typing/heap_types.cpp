@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "goruntime/map_layout.h"
 #include "typing/typer.h"
 #include "typing/typing_rounds.h"
 #include "util/enum_names.h"
@@ -92,12 +93,11 @@ std::string goTypeName(std::string_view n) {
     return n.substr(prefix.size(), n.size() - prefix.size() - 1);
   };
   // The runtime's map types, written as Go writes map types.
-  static constexpr std::pair<std::string_view, std::string_view> kMapTypes[] = {
-      {"hash<", "map["}, {"map<", "map["}, {"bucket<", "map.bucket["}, {"table<", "map.table["}};
-  for (const auto& [synthesized, go] : kMapTypes) {
-    if (auto in = inner(synthesized)) {
+  for (const goruntime::MapStructName& m : goruntime::mapStructNames()) {
+    if (m.go_prefix.empty()) continue;
+    if (auto in = inner(m.linker_prefix)) {
       auto [k, v] = splitPair(*in);
-      return std::string(go) + std::string(k) + "]" + std::string(v);
+      return std::string(m.go_prefix) + std::string(k) + "]" + std::string(v);
     }
   }
   if (auto in = inner("hchan<")) return "chan " + std::string(*in);

@@ -2,6 +2,7 @@
 // types of the objects it points at (typer.h).
 #include "typing/typer.h"
 
+#include "typing/map_layout.h"
 #include "typing/typing_rounds.h"
 
 namespace goheap::typing {
@@ -40,16 +41,15 @@ bool Typer::instantiates(TypeId specific, TypeId generic) const {
       {"runtime.hchan", "hchan<"},
       {"runtime.sudog", "sudog<"},
       {"runtime.waitq", "waitq<"},
-      {"runtime.hmap", "hash<"},
-      {"runtime.bmap", "bucket<"},
-      {"internal/runtime/maps.Map", "map<"},
-      {"internal/runtime/maps.table", "table<"},
-      {"internal/runtime/maps.groupReference", "groupReference<"},
   };
   const std::string_view s = dw_.type(dw_.resolve(specific)).name;
   const std::string_view g = dw_.type(dw_.resolve(generic)).name;
   for (const auto& [gen, spec] : kPairs) {
     if (g == gen && s.starts_with(spec)) return sizeOf(specific) >= sizeOf(generic);
+  }
+  for (const goruntime::MapStructName& m : goruntime::mapStructNames()) {
+    if (g == m.runtime && s.starts_with(m.linker_prefix))
+      return sizeOf(specific) >= sizeOf(generic);
   }
   return false;
 }
@@ -296,10 +296,9 @@ bool Typer::special(TypeId r) {
     const std::string_view n = dw_.type(r).name;
     const bool yes =
         dw_.type(r).tag == DwarfTag::Struct &&
-        (n.starts_with("hash<") || n.starts_with("map<") || n.starts_with("table<") ||
-         n.starts_with("hchan<") || n == "sync.eface" || n == "sync.Pool" ||
-         n.starts_with("sync/atomic.Pointer[") || n.starts_with("internal/sync.HashTrieMap[") ||
-         n.starts_with("internal/sync.indirect["));
+        (isInstantiatedMapStruct(dw_, r) || n.starts_with("hchan<") || n == "sync.eface" ||
+         n == "sync.Pool" || n.starts_with("sync/atomic.Pointer[") ||
+         n.starts_with("internal/sync.HashTrieMap[") || n.starts_with("internal/sync.indirect["));
     special_[r] = yes ? 1 : 0;
   }
   return special_[r] != 0;
@@ -413,16 +412,14 @@ void Typer::scanStruct(const Memory& m, uint64_t addr, TypeId r, TypeId shown, i
       for (uint64_t i = 0; i < n && i < 64; i++)
         node(pointerAt(m, addr + children->offset + i * ptr()));
     }
-  } else if (name.starts_with("hash<")) {
-    // Go 1.23 and before: buckets is an array of 2^B buckets, oldbuckets
-    // (while growing) of 2^(B-1).
-    const bin::Field* b = dw_.fieldNamed(r, "B");
-    const bin::Field* buckets = dw_.fieldNamed(r, "buckets");
-    const bin::Field* old = dw_.fieldNamed(r, "oldbuckets");
-    if (b != nullptr && buckets != nullptr) {
+  } else if (const std::optional<MapHeaderFields> map = mapHeaderFields(dw_, r);
+             map && map->instantiated && map->buckets != nullptr) {
+    // Buckets: buckets is an array of 2^B buckets, oldbuckets (while
+    // growing) of 2^(B-1).
+    const bin::Field* b = map->log2_buckets;
+    if (b != nullptr) {
       const uint64_t B = std::min<uint64_t>(uintAt(m, addr + b->offset, 1), 40);
-      const TypeId p = dw_.resolve(buckets->type);
-      const TypeId bucket = p == kNoType ? kNoType : dw_.type(p).elem;
+      const TypeId bucket = pointedElem(dw_, map->buckets);
       // For B >= 4 the runtime's makeBucketArray allocates 2^(B-4) spare
       // overflow buckets after the 2^B, and then fills the rest of the
       // size-class slot with more: every bucket of such an array is typed
@@ -437,45 +434,37 @@ void Typer::scanStruct(const Memory& m, uint64_t addr, TypeId r, TypeId shown, i
         if (header != 0 && header != runtime_.malloc_header_size) return n;
         return std::max(n, (d_.objects.size[o] - header) / bucket_size);
       };
-      const uint64_t now = pointerAt(m, addr + buckets->offset);
+      const uint64_t now = pointerAt(m, addr + map->buckets->offset);
       assign(now, bucket, bucket, count(now, B), TypeForm::Array);
-      if (old != nullptr && B > 0) {
-        const uint64_t before = pointerAt(m, addr + old->offset);
+      if (map->old_buckets != nullptr && B > 0) {
+        const uint64_t before = pointerAt(m, addr + map->old_buckets->offset);
         assign(before, bucket, bucket, count(before, B - 1), TypeForm::Array);
       }
     }
-  } else if (name.starts_with("map<")) {
-    // Go 1.24's Swiss tables: dirPtr is one group while dirLen is 0, else a
-    // directory of dirLen tables.
-    const bin::Field* dir = dw_.fieldNamed(r, "dirPtr");
-    const bin::Field* len = dw_.fieldNamed(r, "dirLen");
-    if (dir != nullptr && len != nullptr) {
-      skip = "dirPtr";
-      const uint64_t n = uintAt(m, addr + len->offset, sizeOf(len->type));
-      const uint64_t p = pointerAt(m, addr + dir->offset);
-      if (n == 0) {
-        const TypeId group = groupTypeOfMap(r);
-        assign(p, group, group, 0, TypeForm::Value);
-      } else {
-        const TypeId pp = dw_.resolve(dir->type);  // **table<K,V>
-        const TypeId table_ptr = pp == kNoType ? kNoType : dw_.type(pp).elem;
-        assign(p, table_ptr, table_ptr, n, TypeForm::Array);
-      }
+  } else if (map && map->instantiated) {
+    // Swiss tables: dirPtr is one group while dirLen is 0, else a directory
+    // of dirLen tables.
+    const bin::Field* dir = map->directory;
+    const bin::Field* len = map->directory_length;
+    skip = dir->name;
+    const uint64_t n = uintAt(m, addr + len->offset, sizeOf(len->type));
+    const uint64_t p = pointerAt(m, addr + dir->offset);
+    if (n == 0) {
+      const TypeId group = groupTypeOfMap(r);
+      assign(p, group, group, 0, TypeForm::Value);
+    } else {
+      const TypeId table_ptr = pointedElem(dw_, dir);  // *table<K,V>
+      assign(p, table_ptr, table_ptr, n, TypeForm::Array);
     }
-  } else if (name.starts_with("table<")) {
-    const bin::Field* groups = dw_.fieldNamed(r, "groups");
-    if (groups != nullptr) {
-      const bin::Field* data = dw_.fieldNamed(groups->type, "data");
-      const bin::Field* mask = dw_.fieldNamed(groups->type, "lengthMask");
-      if (data != nullptr && mask != nullptr) {
-        skip = "groups";
-        const uint64_t g = addr + groups->offset;
-        const TypeId p = dw_.resolve(data->type);
-        const TypeId group = p == kNoType ? kNoType : dw_.type(p).elem;
-        const uint64_t n = uintAt(m, g + mask->offset, sizeOf(mask->type)) + 1;
-        assign(pointerAt(m, g + data->offset), group, group, n, TypeForm::Array);
-      }
-    }
+  } else if (const std::optional<TableFields> table =
+                 isMapTable(dw_, r) ? tableFields(dw_, r) : std::nullopt;
+             table && table->groups_length_mask_type != kNoType) {
+    skip = table->groups->name;
+    const uint64_t n =
+        uintAt(m, addr + table->groups_length_mask_offset, sizeOf(table->groups_length_mask_type)) +
+        1;
+    assign(pointerAt(m, addr + table->groups_data_offset), table->group, table->group, n,
+           TypeForm::Array);
   } else if (name.starts_with("hchan<")) {
     // The buffer is a separate object when the elements hold pointers.
     const bin::Field* buf = dw_.fieldNamed(r, "buf");

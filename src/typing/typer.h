@@ -27,6 +27,7 @@
 #include <utility>
 
 #include "bin/global_stores.h"
+#include "goruntime/map_layout.h"
 #include "goruntime/release_layout.h"
 #include "typing/assignment_store.h"
 #include "typing/heap_types.h"
@@ -95,7 +96,7 @@ inline constexpr uint16_t kSizeClasses[] = {
 // K, V or T: never a guess.
 inline bool neverAllocatedAlone(std::string_view name) {
   return name.starts_with("noalg.") || name.starts_with("internal/runtime/") ||
-         name == "runtime.hmap" || name == "runtime.hchan" || name == "runtime.bmap";
+         name == "runtime.hchan" || goruntime::isGenericMapStruct(name);
 }
 
 // A type of generic code compiled for a shape ("go.shape.int"): no value's

@@ -2,53 +2,40 @@
 // headers no typed value reaches (typer.h).
 #include "typing/typer.h"
 
+#include "typing/map_layout.h"
+
 namespace goheap::typing {
 
-// Go 1.24's map<K,V> points at a single group when it is small (dirLen 0):
-// the group type is the one table<K,V>.groups.data points at.
+// A Swiss map header points at a single group when it is small (dirLen
+// 0): the group type is the one its table type's groups point at.
 TypeId Typer::groupTypeOfMap(TypeId map_struct) {
   auto [it, inserted] = group_of_map_.try_emplace(map_struct, kNoType);
   if (!inserted) return it->second;
-  const std::string_view name = dw_.type(map_struct).name;  // "map<K,V>"
-  const std::string table = "table" + std::string(name.substr(3));
-  const TypeId t = dw_.typeByName(table);
-  if (t == kNoType) return kNoType;
-  const bin::Field* groups = dw_.fieldNamed(t, "groups");
-  if (groups == nullptr) return kNoType;
-  const bin::Field* data = dw_.fieldNamed(groups->type, "data");
-  if (data == nullptr) return kNoType;
-  const TypeId p = dw_.resolve(data->type);
-  if (p == kNoType || dw_.type(p).tag != DwarfTag::Pointer) return kNoType;
-  it->second = dw_.type(p).elem;
+  const std::optional<TableFields> table = tableFields(dw_, tableOfMapHeader(dw_, map_struct));
+  if (table) it->second = table->group;
   return it->second;
 }
 
 NodeId Typer::groupsOfMap(const Memory& m, TypeId header) {
-  const std::string_view name = dw_.type(header).name;
   auto target = [&](uint64_t p) {
     const NodeId o = objectAt(p);
     return o != kNoNode && d_.objects.addr[o] + of(o).data_offset == p ? o : kNoNode;
   };
-  if (name.starts_with("hash<")) {
-    const bin::Field* buckets = dw_.fieldNamed(header, "buckets");
-    return buckets == nullptr ? kNoNode : target(pointerAt(m, m.base + buckets->offset));
-  }
-  const bin::Field* dir = dw_.fieldNamed(header, "dirPtr");
-  const bin::Field* len = dw_.fieldNamed(header, "dirLen");
-  if (dir == nullptr || len == nullptr) return kNoNode;
+  const std::optional<MapHeaderFields> fields = mapHeaderFields(dw_, header);
+  if (!fields) return kNoNode;
+  if (fields->buckets != nullptr) return target(pointerAt(m, m.base + fields->buckets->offset));
+  const bin::Field* dir = fields->directory;
+  const bin::Field* len = fields->directory_length;
   const uint64_t p = pointerAt(m, m.base + dir->offset);
   if (uintAt(m, m.base + len->offset, sizeOf(len->type)) == 0) return target(p);
   // A directory of tables: the first table's groups.
   const NodeId directory = target(p);
   if (directory == kNoNode) return kNoNode;
   const NodeId table = target(words_.read(d_.objectData(directory) + of(directory).data_offset));
-  const TypeId table_type = dw_.typeByName("table" + std::string(name.substr(3)));
-  if (table == kNoNode || table_type == kNoType) return kNoNode;
-  const bin::Field* groups = dw_.fieldNamed(table_type, "groups");
-  const bin::Field* data = groups == nullptr ? nullptr : dw_.fieldNamed(groups->type, "data");
-  if (data == nullptr) return kNoNode;
+  const std::optional<TableFields> table_fields = tableFields(dw_, tableOfMapHeader(dw_, header));
+  if (table == kNoNode || !table_fields) return kNoNode;
   const Memory t{d_.objectData(table), d_.objects.addr[table], d_.objects.size[table], nullptr, {}};
-  return target(pointerAt(t, t.base + of(table).data_offset + groups->offset + data->offset));
+  return target(pointerAt(t, t.base + of(table).data_offset + table_fields->groups_data_offset));
 }
 
 void Typer::inferMaps() {
@@ -66,13 +53,10 @@ void Typer::inferMaps() {
     if (r == kNoType || dw_.type(r).tag != DwarfTag::Pointer) continue;
     const TypeId header = dw_.type(r).elem;
     if (header == kNoType) continue;
-    TypeId group = kNoType;
-    if (dw_.type(header).name.starts_with("map<")) {
-      group = groupTypeOfMap(header);
-    } else if (const bin::Field* b = dw_.fieldNamed(header, "buckets")) {
-      const TypeId p = dw_.resolve(b->type);
-      group = p == kNoType ? kNoType : dw_.type(p).elem;
-    }
+    const std::optional<MapHeaderFields> fields = mapHeaderFields(dw_, header);
+    if (!fields) continue;
+    const TypeId group =
+        fields->buckets != nullptr ? pointedElem(dw_, fields->buckets) : groupTypeOfMap(header);
     if (group == kNoType || sizeOf(group) == 0) continue;
     by_group[dw_.resolve(group)].push_back(maps.size());
     maps.push_back({t, header, group});

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <optional>
 
+#include "typing/map_layout.h"
 #include "util/format.h"
 
 namespace goheap::typing {
@@ -293,75 +294,6 @@ std::string objectFieldPath(const HeapTypes& types, const bin::DebugInfo& dwarf,
 
 namespace {
 
-// Where the i-th key and value of a map's bucket or group are: key(i) =
-// keys_off + i * key_stride, elem(i) = elems_off + i * elem_stride, the
-// formulas of Go 1.27's abi.MapType (KeysOff, KeyStride, ElemsOff,
-// ElemStride), which fit each layout goheap meets (the DWARF field names
-// tell them apart):
-//   Go 1.19-1.23  bucket<K,V>     {tophash [8]uint8; keys [8]K; values [8]V; overflow}
-//   Go 1.24+      map.group[K]V   {ctrl uint64; slots [8]struct{key K; elem V}}
-//   Go 1.27 GOEXPERIMENT=mapsplitgroup
-//                 map.group[K]V   {ctrl uint64; keys [8]K; elems [8]V}
-struct MapSlots {
-  uint64_t keys_off = 0, key_stride = 0, elems_off = 0, elem_stride = 0;
-  TypeId key_type = kNoType, elem_type = kNoType;
-  uint64_t key_size = 0, elem_size = 0;
-};
-constexpr uint64_t kMapSlots = 8;  // abi.MapGroupSlots, and bucketCnt before
-
-TypeId arrayElem(const bin::DebugInfo& dwarf, const bin::Field* f) {
-  const TypeId a = f == nullptr ? kNoType : dwarf.resolve(f->type);
-  return a == kNoType ? kNoType : dwarf.type(a).elem;
-}
-
-// Keys and values in two arrays (a bucket, or a split group).
-std::optional<MapSlots> splitSlots(const bin::DebugInfo& dwarf, TypeId t, std::string_view values,
-                                   uint32_t ptr) {
-  const bin::Field* keys = dwarf.fieldNamed(t, "keys");
-  const bin::Field* elems = dwarf.fieldNamed(t, values);
-  MapSlots m;
-  m.key_type = arrayElem(dwarf, keys);
-  m.elem_type = arrayElem(dwarf, elems);
-  if (m.key_type == kNoType || m.elem_type == kNoType) return std::nullopt;
-  m.key_size = m.key_stride = typeSize(dwarf, m.key_type, ptr);
-  m.elem_size = m.elem_stride = typeSize(dwarf, m.elem_type, ptr);
-  m.keys_off = keys->offset;
-  m.elems_off = elems->offset;
-  return m;
-}
-
-// Keys and values interleaved in an array of slots.
-std::optional<MapSlots> interleavedSlots(const bin::DebugInfo& dwarf, TypeId t, uint32_t ptr) {
-  const bin::Field* slots = dwarf.fieldNamed(t, "slots");
-  const TypeId slot = arrayElem(dwarf, slots);
-  const bin::Field* k = slot == kNoType ? nullptr : dwarf.fieldNamed(slot, "key");
-  const bin::Field* v = slot == kNoType ? nullptr : dwarf.fieldNamed(slot, "elem");
-  if (k == nullptr || v == nullptr) return std::nullopt;
-  MapSlots m;
-  m.key_stride = m.elem_stride = typeSize(dwarf, slot, ptr);
-  m.keys_off = slots->offset + k->offset;
-  m.elems_off = slots->offset + v->offset;
-  m.key_type = k->type;
-  m.elem_type = v->type;
-  m.key_size = typeSize(dwarf, k->type, ptr);
-  m.elem_size = typeSize(dwarf, v->type, ptr);
-  return m;
-}
-
-std::optional<MapSlots> mapSlots(const bin::DebugInfo& dwarf, TypeId t, uint32_t ptr) {
-  std::string_view name = dwarf.type(t).name;
-  if (name.starts_with("noalg.")) name.remove_prefix(6);
-  std::optional<MapSlots> m;
-  if (name.starts_with("bucket<")) {
-    m = splitSlots(dwarf, t, "values", ptr);
-  } else if (name.starts_with("map.group[")) {
-    m = dwarf.fieldNamed(t, "slots") != nullptr ? interleavedSlots(dwarf, t, ptr)
-                                                : splitSlots(dwarf, t, "elems", ptr);
-  }
-  if (m && m->key_stride == 0 && m->elem_stride == 0) return std::nullopt;
-  return m;
-}
-
 bool within(uint64_t x, uint64_t start, uint64_t size) {
   return x >= start && x - start < std::max<uint64_t>(size, 1);
 }
@@ -382,7 +314,7 @@ std::string slotPath(const model::HeapModel& dump, const graph::Heap& heap, cons
   const uint64_t in_object = offset - types.dataOffset(object);
   const uint64_t elem_start = types.dataOffset(object) + in_object / esize * esize;
   const uint64_t rel = in_object % esize;
-  for (uint64_t i = 0; i < kMapSlots; i++) {
+  for (uint64_t i = 0; i < goruntime::kMapSlotsPerGroup; i++) {
     const uint64_t key_off = m->keys_off + i * m->key_stride;
     const uint64_t value_off = m->elems_off + i * m->elem_stride;
     const bool in_key = within(rel, key_off, m->key_size);

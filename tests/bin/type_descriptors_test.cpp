@@ -84,10 +84,9 @@ TEST_P(DescriptorsAgainstDwarf, EveryDwarfTypeWithARuntimeTypeMatchesItsDescript
   const bin::DebugInfo* dwarf = b->debugInfo();
   ASSERT_NE(dwarf, nullptr) << b->debugInfoProblem();
   ASSERT_TRUE(b->moduleLayout().has_value());
-  const int minor = bin::goMinorVersion(b->goVersion()).value_or(0);
   bin::DescriptorCounts counts;
-  Expected<bin::DebugInfo> desc =
-      bin::readTypeDescriptors(b->container(), *b->moduleLayout(), minor, {}, &counts);
+  Expected<bin::DebugInfo> desc = bin::readTypeDescriptors(
+      b->container(), *b->moduleLayout(), parseGoVersion(b->goVersion()), {}, &counts);
   ASSERT_TRUE(desc.ok()) << desc.error().message();
 
   size_t compared = 0, missing = 0, wrong = 0;
