@@ -577,25 +577,17 @@ class TableBuilder {
       }
       case GoKind::Func:
         return "func" + signature(d, next);
-      case GoKind::Interface: {
+      case GoKind::Interface:
         if (d.methods.empty()) return "interface {}";
-        std::string s = "interface { ";
-        for (size_t k = 0; k < d.methods.size() && s.size() <= kMaxNameLength; k++) {
-          const RawMethod& m = d.methods[k];
-          if (k > 0) s += "; ";
+        return braced("interface { ", d.methods, [&](const RawMethod& m, std::string& s) {
           if (!m.pkg_path.empty() && !isExported(m.name)) s += m.pkg_path + ".";
           s += m.name;
           const TypeId f = idOf(m.type);
           s += f == kNoType ? "()" : signature(ds_[f], next);
-        }
-        return s + " }";
-      }
-      case GoKind::Struct: {
+        });
+      case GoKind::Struct:
         if (d.fields.empty()) return "struct {}";
-        std::string s = "struct { ";
-        for (size_t k = 0; k < d.fields.size() && s.size() <= kMaxNameLength; k++) {
-          const RawField& f = d.fields[k];
-          if (k > 0) s += "; ";
+        return braced("struct { ", d.fields, [&](const RawField& f, std::string& s) {
           if (!f.name.embedded) {
             if (!d.struct_pkg_path.empty() && !isExported(f.name.text)) {
               s += d.struct_pkg_path + ".";
@@ -604,12 +596,22 @@ class TableBuilder {
           }
           s += nameOfAddress(f.type, next);
           if (!f.name.tag.empty()) s += " " + quote(f.name.tag);
-        }
-        return s + " }";
-      }
+        });
       default:
         return d.str;
     }
+  }
+
+  // "interface { M(); N() }", "struct { a int; b string }": `open`, then
+  // each item as `append` writes it, "; " between, cut off once the name is
+  // past kMaxNameLength (a runaway type stays readable).
+  template <class Item, class Append>
+  static std::string braced(std::string open, const std::vector<Item>& items, Append&& append) {
+    for (size_t k = 0; k < items.size() && open.size() <= kMaxNameLength; k++) {
+      if (k > 0) open += "; ";
+      append(items[k], open);
+    }
+    return open + " }";
   }
 
   static bool isExported(const std::string& name) {
@@ -665,14 +667,19 @@ class TableBuilder {
     synthesized_.emplace(name, id);
     return id;
   }
-  TypeId base(const std::string& name, GoKind kind, uint64_t size) {
+  // A synthesized type without parts: a base type, or a pointer whose
+  // target the table does not hold.
+  TypeId leaf(const std::string& name, DwarfTag tag, GoKind kind, uint64_t size) {
     return synthesized(name, [&] {
       Type t;
-      t.tag = DwarfTag::Base;
+      t.tag = tag;
       t.kind = kind;
       t.size = size;
       return add(t, name);
     });
+  }
+  TypeId base(const std::string& name, GoKind kind, uint64_t size) {
+    return leaf(name, DwarfTag::Base, kind, size);
   }
   TypeId intType() { return base("int", GoKind::Int, p_); }
   TypeId uintType() { return base("uint", GoKind::Uint, p_); }
@@ -680,13 +687,7 @@ class TableBuilder {
   // A pointer whose target the table does not hold (unsafe.Pointer, the
   // runtime's *_type and *itab in interfaces).
   TypeId opaquePointer(const std::string& name, GoKind kind) {
-    return synthesized(name, [&] {
-      Type t;
-      t.tag = DwarfTag::Pointer;
-      t.kind = kind;
-      t.size = p_;
-      return add(t, name);
-    });
+    return leaf(name, DwarfTag::Pointer, kind, p_);
   }
   TypeId unsafePointer() { return opaquePointer("unsafe.Pointer", GoKind::UnsafePointer); }
   TypeId pointerTo(TypeId target, const std::string& target_name) {

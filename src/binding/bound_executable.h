@@ -34,12 +34,12 @@ struct GlobalSymbol {
 
 class BoundExecutable {
  public:
-  // Binds `exe` to `dump`. An Error says why they do not belong together
+  // Binds `exe` to `model`. An Error says why they do not belong together
   // ("the executable is go1.19.8 but the dump was written by go1.24.4").
   // `known_bias`: the load bias when the reader already found it (a core's,
   // from its entry point: core/executable_match.h); else it is found here,
   // from the dump's frames and data segment.
-  static Expected<BoundExecutable> bind(bin::Binary exe, const model::HeapModel& dump,
+  static Expected<BoundExecutable> bind(bin::Binary exe, const model::HeapModel& model,
                                         std::optional<uint64_t> known_bias = std::nullopt);
 
   const bin::Binary& binary() const { return *exe_; }

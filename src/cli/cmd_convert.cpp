@@ -36,7 +36,7 @@ CommandSpec convertSpec() {
                    "fields, goroutines and source lines when EXE is given, else allocation "
                    "sites and shapes. Formats:" +
                        formats);
-  addDumpAndCommonFlags(spec, /*csv=*/false);
+  addHeapAndCommonFlags(spec, /*csv=*/false);
   spec.choice("to", names, names.front(), "the format to write");
   spec.flag("output", "FILE", "where to write it; - for standard output").alias('o');
   spec.flag("object", "ADDR", "the object a neighbourhood format (dot) is about")

@@ -7,23 +7,12 @@
 #include <string>
 
 #include "cli/command.h"
+#include "cli/progress.h"
 #include "mcp/stdio.h"
-#include "util/sink.h"
 
 namespace goheap::cli {
 
 namespace {
-
-// The server's own notes, on stderr: stdout is the protocol's.
-class McpNotesOnStderr final : public Sink {
- public:
-  void warning(const std::string& text) override {
-    std::fprintf(stderr, "goheap mcp: warning: %s\n", text.c_str());
-  }
-  void note(const std::string& text) override {
-    std::fprintf(stderr, "goheap mcp: %s\n", text.c_str());
-  }
-};
 
 CommandSpec mcpSpec() {
   CommandSpec spec(
@@ -93,7 +82,7 @@ int runMcp(int argc, const char* const* argv) {
     if (!sql) return fail(sql.error(), kExitUsage);
     options.limits.sql_seconds = sql->seconds;
     options.limits.sql_max_rows = sql->max_rows;
-    McpNotesOnStderr told;
+    WarningsOnStderr told("goheap mcp");
     mcp::serveStdio(STDIN_FILENO, STDOUT_FILENO, options, told);
     return kExitOk;
   });

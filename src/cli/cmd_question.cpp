@@ -36,7 +36,7 @@ CommandSpec questionSpec(const Question& q) {
     spec.boolFlag("timings", "print each phase's time and the peak memory on stderr");
     spec.boolFlag("no-progress", "no progress line on stderr (it shows only on a terminal)");
   } else {
-    addDumpAndCommonFlags(spec, q.csv);
+    addHeapAndCommonFlags(spec, q.csv);
     // A question that may take a base heap (sql --base) has a runner of
     // its own on the command line; here it is asked of one heap.
     addQueryParams(spec, q.params);

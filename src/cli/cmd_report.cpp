@@ -18,7 +18,7 @@
 #include "acquire/http_download.h"
 #include "cli/command.h"
 #include "cli/progress.h"
-#include "questions/queries.h"
+#include "questions/typed_questions.h"
 #include "sql/database.h"
 #include "sql/result_json.h"
 #include "util/file_identity.h"
@@ -187,7 +187,7 @@ struct Growth {
 
 int runReport(int argc, const char* const* argv) {
   return runParsed(reportSpec(), argc, argv, [](const ParsedArgs& args) {
-    const std::string dump_path(args.getString("HEAP"));
+    const std::string heap_path(args.getString("HEAP"));
     std::optional<std::string> old_path, exe_path;
     for (const char* name : {"OLD", "EXE"}) {
       if (!args.has(name)) continue;
@@ -230,7 +230,7 @@ int runReport(int argc, const char* const* argv) {
     }
     // Both made before the dumps are loaded, so that a folder that does not
     // exist, or an input named as output, is told at once.
-    std::vector<InputFile> inputs{{"the heap dump", dump_path}};
+    std::vector<InputFile> inputs{{"the heap", heap_path}};
     if (old_path) inputs.push_back({"the earlier heap dump", *old_path});
     if (exe_path) inputs.push_back({"the executable", *exe_path});
     Expected<OutputFile> html_out = OutputFile::create(html_path, inputs);
@@ -242,7 +242,7 @@ int runReport(int argc, const char* const* argv) {
     PhaseTimer timer;
     const query::OpenOptions options = openOptions(args);
     auto session = openForCommand(
-        query::Source::fromArgument(dump_path, exe_path.value_or(""), old_path ? "NEW" : ""),
+        query::Source::fromArgument(heap_path, exe_path.value_or(""), old_path ? "NEW" : ""),
         options, progress, timer);
     if (!session) return fail(session.error());
     std::shared_ptr<const query::Session> base;
@@ -299,7 +299,7 @@ int runReport(int argc, const char* const* argv) {
       };
       w.beginObject();
       w.field("schema_version", 1);
-      w.field("dump", dump_path);
+      w.field("dump", heap_path);
       if (old_path) w.field("base", *old_path);
       if (exe_path) w.field("executable", *exe_path);
       if (base) {

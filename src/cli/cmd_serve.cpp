@@ -18,7 +18,7 @@ namespace {
 CommandSpec serveSpec() {
   CommandSpec spec(
       "serve",
-      "Serves the heap dump over HTTP: the web UI at / and a JSON API under /api/ that "
+      "Serves the heap over HTTP: the web UI at / and a JSON API under /api/ that "
       "answers the questions of summary, top, dom, paths, obj and goroutines with the same "
       "JSON their --json prints (docs/web-api.md). The server listens at once and loads "
       "the dump in the background; /api/status tells how far loading got. Stop it with "

@@ -32,7 +32,7 @@ CommandSpec sqlSpec() {
       "(separated by ';'). --base OLD opens an earlier heap of the same program as the schema "
       "`old` (old.objects, old.refs, ...), to compare the two. The SQL is SQLite's; it only "
       "reads: statements that write, ATTACH and PRAGMAs that change settings are refused.");
-  addDumpAndCommonFlags(spec, /*csv=*/true);
+  addHeapAndCommonFlags(spec, /*csv=*/true);
   spec.flag("execute", "SQL", "a query to run (may be given more than once)")
       .alias('e')
       .repeatable();

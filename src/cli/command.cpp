@@ -69,7 +69,7 @@ std::span<const Command> allCommands() {
   return commands;
 }
 
-void addDumpAndCommonFlags(CommandSpec& spec, bool csv) {
+void addHeapAndCommonFlags(CommandSpec& spec, bool csv) {
   spec.positional("HEAP",
                   "the program's heap: a heap dump written by runtime/debug.WriteHeapDump, a "
                   "core file of the process, or an http:// URL that serves a dump (the capture "

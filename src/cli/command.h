@@ -71,7 +71,7 @@ Expected<OutputFormat> outputFormat(const ParsedArgs& args);
 
 // Adds HEAP and the common flags to a command's spec. `csv` says whether the
 // command offers --csv (tabular results only).
-void addDumpAndCommonFlags(CommandSpec& spec, bool csv);
+void addHeapAndCommonFlags(CommandSpec& spec, bool csv);
 
 // --pid PID: a running process read instead of HEAP (query::Source::pid).
 void addPidFlag(CommandSpec& spec);

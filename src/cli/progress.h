@@ -23,6 +23,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "util/process_memory.h"
@@ -208,12 +209,18 @@ class PhaseSink final : public Sink {
 // progress line (what goes on after a heap is opened).
 class WarningsOnStderr final : public Sink {
  public:
+  // `who` starts each line: "goheap", or "goheap mcp" for the MCP server,
+  // whose stdout is the protocol's.
+  explicit WarningsOnStderr(std::string who = "goheap") : who_(std::move(who)) {}
   void warning(const std::string& text) override {
-    std::fprintf(stderr, "goheap: warning: %s\n", text.c_str());
+    std::fprintf(stderr, "%s: warning: %s\n", who_.c_str(), text.c_str());
   }
   void note(const std::string& text) override {
-    std::fprintf(stderr, "goheap: note: %s\n", text.c_str());
+    std::fprintf(stderr, "%s: note: %s\n", who_.c_str(), text.c_str());
   }
+
+ private:
+  std::string who_;
 };
 
 }  // namespace goheap::cli

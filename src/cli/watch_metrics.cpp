@@ -4,7 +4,7 @@
 #include <optional>
 
 #include "model/process_memory.h"
-#include "questions/queries.h"
+#include "questions/typed_questions.h"
 #include "serve/url.h"
 
 namespace goheap::cli {

@@ -10,24 +10,11 @@
 #include "analysis/paths.h"
 #include "export/formats.h"
 #include "util/format.h"
+#include "util/string_literal.h"
 
 namespace goheap::exporting {
 
 namespace {
-
-// A DOT string literal.
-std::string quoted(std::string_view s) {
-  std::string q = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') q += '\\';
-    if (c == '\n') {
-      q += "\\n";
-      continue;
-    }
-    q += c;
-  }
-  return q + "\"";
-}
 
 std::string nodeLabel(const analysis::Snapshot& s, const analysis::NodeLabel& l) {
   std::string text = l.name;
@@ -50,7 +37,7 @@ Status writeDot(const analysis::Snapshot& s, const ConvertOptions& options, Outp
   std::set<NodeId> written;
   auto node = [&](const analysis::NodeLabel& l, bool focus) {
     if (!written.insert(l.node).second) return;
-    std::string attrs = "label=" + quoted(nodeLabel(s, l));
+    std::string attrs = "label=" + quotedLiteral(nodeLabel(s, l));
     if (focus) {
       attrs += ", style=filled, fillcolor=gold";
     } else if (l.kind != "object") {
@@ -72,7 +59,7 @@ Status writeDot(const analysis::Snapshot& s, const ConvertOptions& options, Outp
       if (!edges.insert({a.node.node, b.node.node}).second) continue;
       std::string label = !a.field.empty() ? a.field : a.offset ? formatOffset(*a.offset) : "";
       out.text("  n" + std::to_string(a.node.node) + " -> n" + std::to_string(b.node.node) +
-               (label.empty() ? "" : " [label=" + quoted(label) + "]") + ";\n");
+               (label.empty() ? "" : " [label=" + quotedLiteral(label) + "]") + ";\n");
     }
   }
 
@@ -92,7 +79,7 @@ Status writeDot(const analysis::Snapshot& s, const ConvertOptions& options, Outp
       const std::string more = std::string(1, 'm').append(std::to_string(r.node.node));
       const std::string label =
           std::string(1, '+').append(formatCount(r.hidden_children)).append(" more");
-      out.text("  " + more + " [shape=plaintext, label=" + quoted(label) + "];\n");
+      out.text("  " + more + " [shape=plaintext, label=" + quotedLiteral(label) + "];\n");
       out.text("  n" + std::to_string(r.node.node) + " -> " + more +
                " [style=dashed, color=gray70];\n");
     }

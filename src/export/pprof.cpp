@@ -23,7 +23,7 @@ namespace {
 
 constexpr uint32_t kNoLocation = 0;
 
-void describeDump(const analysis::Snapshot& s, ProfileWriter& w, std::string_view what) {
+void describeHeap(const analysis::Snapshot& s, ProfileWriter& w, std::string_view what) {
   std::string c = "goheap: " + std::string(what) + " of " + s.model.name();
   if (!s.model.params.go_version.empty()) c += " (" + std::string(s.model.params.go_version) + ")";
   w.comment(c);
@@ -223,7 +223,7 @@ Status writePprof(const analysis::Snapshot& s, const ConvertOptions& options, Ou
   w.sampleType("inuse_space", "bytes");
   w.sampleType("retained_space", "bytes");
   w.defaultSampleType("inuse_space");
-  describeDump(s, w, "reachable objects by type and allocation site");
+  describeHeap(s, w, "reachable objects by type and allocation site");
   const uint64_t mapping = addMapping(s, w);
 
   const typing::Grouping g = s.namer().group(typing::GroupKind::Type);
@@ -283,7 +283,7 @@ Status writePprofRetention(const analysis::Snapshot& s, const ConvertOptions& op
   w.sampleType("inuse_objects", "count");
   w.sampleType("inuse_space", "bytes");
   w.defaultSampleType("inuse_space");
-  describeDump(s, w, "reachable objects by chain of dominators (cum: retained)");
+  describeHeap(s, w, "reachable objects by chain of dominators (cum: retained)");
   addMapping(s, w);  // names the program; no frame is in it
 
   auto frame = [&w](std::string_view name) { return w.location(w.function(name, "", 0), 0, 0); };

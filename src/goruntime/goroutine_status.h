@@ -11,14 +11,14 @@
 namespace goheap::goruntime {
 
 enum GStatus : uint32_t {
-  kGidle = 0,
-  kGrunnable = 1,
-  kGrunning = 2,
-  kGsyscall = 3,
-  kGwaiting = 4,
-  kGdead = 6,
-  kGcopystack = 8,
-  kGpreempted = 9,
+  kGidle = 0,        // just allocated, not yet initialised
+  kGrunnable = 1,    // on a run queue, not running
+  kGrunning = 2,     // on a thread, running user code
+  kGsyscall = 3,     // in a system call, not running user code
+  kGwaiting = 4,     // blocked in the runtime: the wait reason says on what
+  kGdead = 6,        // unused: exited, or on a free list
+  kGcopystack = 8,   // its stack being moved
+  kGpreempted = 9,   // stopped itself for a suspendG preemption
   kGleaked = 10,     // Go 1.26+ (GOEXPERIMENT=goroutineleakprofile), 1.27
   kGdeadextra = 11,  // Go 1.26+: dead, kept for a cgo callback's thread
   kGscan = 0x1000,   // or'ed in while the GC scans the stack

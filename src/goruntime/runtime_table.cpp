@@ -3,21 +3,13 @@
 #include <algorithm>
 
 #include "util/go_version.h"
+#include "util/string_literal.h"
 
 namespace goheap::goruntime {
 namespace {
 
 // The committed tables: kRuntimeTables.
 #include "goruntime/runtime_tables.inc"
-
-std::string quoted(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "\"";
-}
 
 }  // namespace
 
@@ -31,16 +23,17 @@ std::string runtimeTableSource(const RuntimeTableEntry& e) {
   std::string out = "// " + e.go_version + " " + e.goarch + "\n";
   out += "constexpr TableStruct " + id + "_structs[] = {\n";
   for (const auto& [name, size] : e.structs) {
-    out += "    {" + quoted(name) + ", " + std::to_string(size) + "},\n";
+    out += "    {" + quotedLiteral(name) + ", " + std::to_string(size) + "},\n";
   }
   out += "};\nconstexpr TableField " + id + "_fields[] = {\n";
   for (const RuntimeTableEntry::Field& f : e.fields) {
-    out += "    {" + quoted(f.owner) + ", " + quoted(f.name) + ", " + std::to_string(f.offset) +
-           ", " + std::to_string(f.size) + ", " + std::to_string(f.count) + ", " +
-           std::to_string(f.inner_count) + ", " + quoted(f.type) + "},\n";
+    out += "    {" + quotedLiteral(f.owner) + ", " + quotedLiteral(f.name) + ", " +
+           std::to_string(f.offset) + ", " + std::to_string(f.size) + ", " +
+           std::to_string(f.count) + ", " + std::to_string(f.inner_count) + ", " +
+           quotedLiteral(f.type) + "},\n";
   }
   out += "};\nconstexpr std::string_view " + id + "_wait_reasons[] = {\n";
-  for (const std::string& r : e.wait_reasons) out += "    " + quoted(r) + ",\n";
+  for (const std::string& r : e.wait_reasons) out += "    " + quotedLiteral(r) + ",\n";
   return out + "};\n";
 }
 

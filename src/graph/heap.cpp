@@ -75,21 +75,21 @@ class EdgeSink {
   size_t start_ = 0;
 };
 
-void objectEdges(const model::HeapModel& dump, const AddressIndex& index, uint32_t first,
+void objectEdges(const model::HeapModel& model, const AddressIndex& index, uint32_t first,
                  uint32_t last, EdgeChunk& chunk) {
-  const WordReader words = dump.words();
-  EdgeSink sink(index, dump.objects, chunk);
+  const WordReader words = model.words();
+  EdgeSink sink(index, model.objects, chunk);
   reserveLarge(chunk.degree, last - first);
   // Every edge comes from a pointer slot, so the dump's slot count bounds the
   // chunk's edges. What is reserved and not used is never touched and costs
   // address space only.
-  reserveLarge(chunk.targets, dump.total_field_entries);
+  reserveLarge(chunk.targets, model.total_field_entries);
   for (uint32_t i = first; i < last; i++) {
-    const uint8_t* contents = dump.objectData(i);
+    const uint8_t* contents = model.objectData(i);
     sink.beginNode(i);
     // The runtime's bitmaps are no object: the collector never scans them.
-    if (!dump.objects.isSpanMetadata(i)) {
-      dump.forEachObjectSlot(i, [&](uint64_t off) { sink.pointer(words.read(contents + off)); });
+    if (!model.objects.isSpanMetadata(i)) {
+      model.forEachObjectSlot(i, [&](uint64_t off) { sink.pointer(words.read(contents + off)); });
     }
     sink.endNode();
   }
@@ -98,19 +98,19 @@ void objectEdges(const model::HeapModel& dump, const AddressIndex& index, uint32
 // Root nodes and their edges; appended after the objects.
 class RootBuilder {
  public:
-  RootBuilder(const model::HeapModel& dump, const AddressIndex& index, Heap& heap, EdgeChunk& chunk,
-              bool conservative_stacks)
-      : dump_(dump),
+  RootBuilder(const model::HeapModel& model, const AddressIndex& index, Heap& heap,
+              EdgeChunk& chunk, bool conservative_stacks)
+      : model_(model),
         heap_(heap),
-        sink_(index, dump.objects, chunk),
-        words_(dump.words()),
+        sink_(index, model.objects, chunk),
+        words_(model.words()),
         conservative_stacks_(conservative_stacks) {}
 
   void build(uint32_t object_count) {
     object_count_ = object_count;
-    const size_t roots = 1 + 2 + dump_.goroutines.size() + dump_.frames.size() +
-                         dump_.finalizers.size() + dump_.defers.size() + dump_.panics.size() +
-                         dump_.other_roots.size();
+    const size_t roots = 1 + 2 + model_.goroutines.size() + model_.frames.size() +
+                         model_.finalizers.size() + model_.defers.size() + model_.panics.size() +
+                         model_.other_roots.size();
     heap_.root_kind.reserve(roots);
     heap_.root_record.reserve(roots);
 
@@ -122,14 +122,14 @@ class RootBuilder {
       next += static_cast<uint32_t>(n);
       return begin;
     };
-    const uint32_t data_node = dump_.data.present ? count(1) : kNoNode;
-    const uint32_t bss_node = dump_.bss.present ? count(1) : kNoNode;
-    const uint32_t goroutines_begin = count(dump_.goroutines.size());
-    const uint32_t frames_begin = count(dump_.frames.size());
-    const uint32_t finalizers_begin = count(dump_.finalizers.size());
-    const uint32_t defers_begin = count(dump_.defers.size());
-    const uint32_t panics_begin = count(dump_.panics.size());
-    const uint32_t others_begin = count(dump_.other_roots.size());
+    const uint32_t data_node = model_.data.present ? count(1) : kNoNode;
+    const uint32_t bss_node = model_.bss.present ? count(1) : kNoNode;
+    const uint32_t goroutines_begin = count(model_.goroutines.size());
+    const uint32_t frames_begin = count(model_.frames.size());
+    const uint32_t finalizers_begin = count(model_.finalizers.size());
+    const uint32_t defers_begin = count(model_.defers.size());
+    const uint32_t panics_begin = count(model_.panics.size());
+    const uint32_t others_begin = count(model_.other_roots.size());
 
     // Super-root: every root that is not reached through another root
     // (frames hang below their goroutine).
@@ -137,22 +137,22 @@ class RootBuilder {
     sink_.beginNode(object_count);
     if (data_node != kNoNode) edge(data_node);
     if (bss_node != kNoNode) edge(bss_node);
-    for (uint32_t g = 0; g < dump_.goroutines.size(); g++) edge(goroutines_begin + g);
-    for (uint32_t f = 0; f < dump_.frames.size(); f++) {
-      if (dump_.frames[f].goroutine == UINT32_MAX) edge(frames_begin + f);
+    for (uint32_t g = 0; g < model_.goroutines.size(); g++) edge(goroutines_begin + g);
+    for (uint32_t f = 0; f < model_.frames.size(); f++) {
+      if (model_.frames[f].goroutine == UINT32_MAX) edge(frames_begin + f);
     }
-    for (uint32_t i = 0; i < dump_.finalizers.size(); i++) edge(finalizers_begin + i);
-    for (uint32_t i = 0; i < dump_.defers.size(); i++) edge(defers_begin + i);
-    for (uint32_t i = 0; i < dump_.panics.size(); i++) edge(panics_begin + i);
-    for (uint32_t i = 0; i < dump_.other_roots.size(); i++) edge(others_begin + i);
+    for (uint32_t i = 0; i < model_.finalizers.size(); i++) edge(finalizers_begin + i);
+    for (uint32_t i = 0; i < model_.defers.size(); i++) edge(defers_begin + i);
+    for (uint32_t i = 0; i < model_.panics.size(); i++) edge(panics_begin + i);
+    for (uint32_t i = 0; i < model_.other_roots.size(); i++) edge(others_begin + i);
     sink_.endNode();
 
-    if (dump_.data.present) segment(RootKind::DataSegment, dump_.data);
-    if (dump_.bss.present) segment(RootKind::BssSegment, dump_.bss);
+    if (model_.data.present) segment(RootKind::DataSegment, model_.data);
+    if (model_.bss.present) segment(RootKind::BssSegment, model_.bss);
 
-    heap_.goroutine_node.resize(dump_.goroutines.size());
-    for (uint32_t g = 0; g < dump_.goroutines.size(); g++) {
-      const model::Goroutine& gr = dump_.goroutines[g];
+    heap_.goroutine_node.resize(model_.goroutines.size());
+    for (uint32_t g = 0; g < model_.goroutines.size(); g++) {
+      const model::Goroutine& gr = model_.goroutines[g];
       heap_.goroutine_node[g] = goroutines_begin + g;
       add(RootKind::Goroutine, g);
       sink_.beginNode(goroutines_begin + g);
@@ -163,21 +163,21 @@ class RootBuilder {
       sink_.endNode();
     }
 
-    heap_.frame_node.resize(dump_.frames.size());
-    for (uint32_t f = 0; f < dump_.frames.size(); f++) {
-      const model::StackFrame& fr = dump_.frames[f];
+    heap_.frame_node.resize(model_.frames.size());
+    for (uint32_t f = 0; f < model_.frames.size(); f++) {
+      const model::StackFrame& fr = model_.frames[f];
       heap_.frame_node[f] = frames_begin + f;
       add(RootKind::StackFrame, f);
       sink_.beginNode(frames_begin + f);
       slots(fr.contents, fr.layout);
-      if (conservative_stacks_ && !dump_.stack_objects_in_layouts && fr.goroutine != UINT32_MAX) {
+      if (conservative_stacks_ && !model_.stack_objects_in_layouts && fr.goroutine != UINT32_MAX) {
         stackObjects(f);
       }
       sink_.endNode();
     }
 
-    for (uint32_t i = 0; i < dump_.finalizers.size(); i++) {
-      const model::Finalizer& fin = dump_.finalizers[i];
+    for (uint32_t i = 0; i < model_.finalizers.size(); i++) {
+      const model::Finalizer& fin = model_.finalizers[i];
       add(fin.queued ? RootKind::QueuedFinalizer : RootKind::Finalizer, i);
       sink_.beginNode(finalizers_begin + i);
       sink_.pointer(fin.fn_val);
@@ -192,16 +192,16 @@ class RootBuilder {
       sink_.endNode();
     }
 
-    for (uint32_t i = 0; i < dump_.defers.size(); i++) {
+    for (uint32_t i = 0; i < model_.defers.size(); i++) {
       fieldRoot(RootKind::Defer, i, defers_begin + i,
-                {dump_.defers[i].addr, dump_.defers[i].fn_val});
+                {model_.defers[i].addr, model_.defers[i].fn_val});
     }
-    for (uint32_t i = 0; i < dump_.panics.size(); i++) {
+    for (uint32_t i = 0; i < model_.panics.size(); i++) {
       fieldRoot(RootKind::Panic, i, panics_begin + i,
-                {dump_.panics[i].addr, dump_.panics[i].eface_data});
+                {model_.panics[i].addr, model_.panics[i].eface_data});
     }
-    for (uint32_t i = 0; i < dump_.other_roots.size(); i++) {
-      fieldRoot(RootKind::OtherRoot, i, others_begin + i, {dump_.other_roots[i].addr});
+    for (uint32_t i = 0; i < model_.other_roots.size(); i++) {
+      fieldRoot(RootKind::OtherRoot, i, others_begin + i, {model_.other_roots[i].addr});
     }
   }
 
@@ -226,23 +226,23 @@ class RootBuilder {
     sink_.endNode();
   }
   void slots(model::ByteRange contents, uint32_t layout) {
-    const uint8_t* base = dump_.bytes(contents).data();
-    dump_.forEachSlot(layout, [&](uint64_t off) { sink_.pointer(words_.read(base + off)); });
+    const uint8_t* base = model_.bytes(contents).data();
+    model_.forEachSlot(layout, [&](uint64_t off) { sink_.pointer(words_.read(base + off)); });
   }
   // Heap pointers held in stack objects of frame `f`: words of this frame
   // that a listed pointer of the same goroutine's stack points at (directly
   // or through another stack object), and the words after them up to
   // kStackObjectWords, leaving out words the field list names already.
   void stackObjects(uint32_t f) {
-    const model::StackFrame& frame = dump_.frames[f];
-    const model::Goroutine& g = dump_.goroutines[frame.goroutine];
+    const model::StackFrame& frame = model_.frames[f];
+    const model::Goroutine& g = model_.goroutines[frame.goroutine];
     const uint32_t ptr = words_.ptrSize();
     const uint64_t lo = frame.sp;
     const uint64_t hi = frame.sp + frame.contents.size;
     // Words of this frame to scan, by index; listed words are never rescanned.
     std::vector<uint8_t>& state = scratch_;  // 0 unseen, 1 listed, 2 queued
     state.assign(frame.contents.size / ptr, 0);
-    dump_.forEachSlot(frame.layout, [&](uint64_t off) {
+    model_.forEachSlot(frame.layout, [&](uint64_t off) {
       if (off % ptr == 0) state[off / ptr] = 1;
     });
     std::vector<uint64_t> queue;
@@ -258,16 +258,16 @@ class RootBuilder {
     // Pointers into this frame from the listed words of every frame of the
     // goroutine (callees hold pointers to their callers' locals).
     for (uint32_t k = 0; k < g.frame_count; k++) {
-      const model::StackFrame& other = dump_.frames[g.first_frame + k];
-      const uint8_t* base = dump_.bytes(other.contents).data();
-      dump_.forEachSlot(other.layout, [&](uint64_t off) { mark(words_.read(base + off)); });
+      const model::StackFrame& other = model_.frames[g.first_frame + k];
+      const uint8_t* base = model_.bytes(other.contents).data();
+      model_.forEachSlot(other.layout, [&](uint64_t off) { mark(words_.read(base + off)); });
     }
-    const uint8_t* base = dump_.bytes(frame.contents).data();
+    const uint8_t* base = model_.bytes(frame.contents).data();
     for (size_t q = 0; q < queue.size(); q++) {
       const uint64_t value = words_.read(base + queue[q] * ptr);
       if (value == 0) continue;
       const NodeId target = heap_.addresses().find(value);
-      if (target != kNoNode && !dump_.objects.isSpanMetadata(target)) {
+      if (target != kNoNode && !model_.objects.isSpanMetadata(target)) {
         sink_.pointer(value);
         heap_.conservative_stack_edges++;
       } else {
@@ -281,11 +281,11 @@ class RootBuilder {
       sink_.pointer(obj_addr);  // counts it as a non-heap reference
       return;
     }
-    const uint8_t* contents = dump_.objectData(o);
-    dump_.forEachObjectSlot(o, [&](uint64_t off) { sink_.pointer(words_.read(contents + off)); });
+    const uint8_t* contents = model_.objectData(o);
+    model_.forEachObjectSlot(o, [&](uint64_t off) { sink_.pointer(words_.read(contents + off)); });
   }
 
-  const model::HeapModel& dump_;
+  const model::HeapModel& model_;
   Heap& heap_;
   EdgeSink sink_;
   WordReader words_;
@@ -296,8 +296,8 @@ class RootBuilder {
 
 }  // namespace
 
-Expected<Heap> buildHeap(const model::HeapModel& dump, const BuildOptions& options) {
-  const auto& objects = dump.objects;
+Expected<Heap> buildHeap(const model::HeapModel& model, const BuildOptions& options) {
+  const auto& objects = model.objects;
   if (objects.count() >= UINT32_MAX / 2) {
     return Error("the dump holds " + std::to_string(objects.count()) +
                  " objects; goheap handles up to 2^31");
@@ -317,9 +317,9 @@ Expected<Heap> buildHeap(const model::HeapModel& dump, const BuildOptions& optio
       uint32_t first = static_cast<uint32_t>(uint64_t{n} * t / threads);
       uint32_t last = static_cast<uint32_t>(uint64_t{n} * (t + 1) / threads);
       if (t + 1 == threads) {
-        objectEdges(dump, heap.index_, first, last, chunks[t]);
+        objectEdges(model, heap.index_, first, last, chunks[t]);
       } else {
-        workers.emplace_back(objectEdges, std::cref(dump), std::cref(heap.index_), first, last,
+        workers.emplace_back(objectEdges, std::cref(model), std::cref(heap.index_), first, last,
                              std::ref(chunks[t]));
       }
     }
@@ -328,7 +328,7 @@ Expected<Heap> buildHeap(const model::HeapModel& dump, const BuildOptions& optio
 
   // Roots, in the last chunk.
   heap.super_root_ = n;
-  RootBuilder roots(dump, heap.index_, heap, chunks[threads], options.conservative_stacks);
+  RootBuilder roots(model, heap.index_, heap, chunks[threads], options.conservative_stacks);
   roots.build(n);
 
   // Join the chunks into one CSR.
@@ -383,8 +383,8 @@ const Csr& Heap::predecessors() const {
   return predecessors_->csr;
 }
 
-Expected<Heap> restoreHeap(const model::HeapModel& dump, HeapParts parts) {
-  const auto& objects = dump.objects;
+Expected<Heap> restoreHeap(const model::HeapModel& model, HeapParts parts) {
+  const auto& objects = model.objects;
   if (objects.count() >= UINT32_MAX / 2) return Error("too many objects for a graph");
   const uint64_t object_count = objects.count();
   const uint64_t node_count = object_count + parts.root_kind.size();
@@ -402,23 +402,23 @@ Expected<Heap> restoreHeap(const model::HeapModel& dump, HeapParts parts) {
       case RootKind::BssSegment:
         break;
       case RootKind::Goroutine:
-        table = dump.goroutines.size();
+        table = model.goroutines.size();
         break;
       case RootKind::StackFrame:
-        table = dump.frames.size();
+        table = model.frames.size();
         break;
       case RootKind::Finalizer:
       case RootKind::QueuedFinalizer:
-        table = dump.finalizers.size();
+        table = model.finalizers.size();
         break;
       case RootKind::Defer:
-        table = dump.defers.size();
+        table = model.defers.size();
         break;
       case RootKind::Panic:
-        table = dump.panics.size();
+        table = model.panics.size();
         break;
       case RootKind::OtherRoot:
-        table = dump.other_roots.size();
+        table = model.other_roots.size();
         break;
       default:
         return wrong("a root of unknown kind");
@@ -429,8 +429,8 @@ Expected<Heap> restoreHeap(const model::HeapModel& dump, HeapParts parts) {
   if (std::string p = csrProblem(parts.successors, node_count, node_count); !p.empty()) {
     return wrong("successors: " + p);
   }
-  if (parts.goroutine_node.size() != dump.goroutines.size() ||
-      parts.frame_node.size() != dump.frames.size()) {
+  if (parts.goroutine_node.size() != model.goroutines.size() ||
+      parts.frame_node.size() != model.frames.size()) {
     return wrong("goroutine or frame nodes");
   }
   auto rootNodesAre = [&](const Column<NodeId>& nodes, RootKind kind) {

@@ -112,8 +112,8 @@ class Heap : public HeapParts {
     std::atomic<bool> ready{false};
     Csr csr;
   };
-  friend Expected<Heap> buildHeap(const model::HeapModel& dump, const BuildOptions& options);
-  friend Expected<Heap> restoreHeap(const model::HeapModel& dump, HeapParts parts);
+  friend Expected<Heap> buildHeap(const model::HeapModel& model, const BuildOptions& options);
+  friend Expected<Heap> restoreHeap(const model::HeapModel& model, HeapParts parts);
   uint32_t object_count_ = 0;
   NodeId super_root_ = kNoNode;
   AddressIndex index_;
@@ -121,13 +121,13 @@ class Heap : public HeapParts {
   std::unique_ptr<Predecessors> predecessors_ = std::make_unique<Predecessors>();
 };
 
-// `dump`'s objects must be sorted by address (model::sortObjectsByAddress).
-Expected<Heap> buildHeap(const model::HeapModel& dump, const BuildOptions& options = {});
+// `model`'s objects must be sorted by address (model::sortObjectsByAddress).
+Expected<Heap> buildHeap(const model::HeapModel& model, const BuildOptions& options = {});
 
-// The Heap buildHeap made from this `dump` (sorted likewise), from its parts.
+// The Heap buildHeap made from this `model` (sorted likewise), from its parts.
 // Every part is checked against the dump and against each other (sizes, CSR
 // offsets, node ids in range, the super-root's place), so parts from another
 // heap or damaged on disk are an Error, never a Heap that reads out of bounds.
-Expected<Heap> restoreHeap(const model::HeapModel& dump, HeapParts parts);
+Expected<Heap> restoreHeap(const model::HeapModel& model, HeapParts parts);
 
 }  // namespace goheap::graph

@@ -147,8 +147,8 @@ void OffsetColumn::permute(const std::vector<uint32_t>& order) {
   applyPermutation(high_, order);
 }
 
-void sortObjectsByAddress(HeapModel& dump) {
-  Objects& o = dump.objects;
+void sortObjectsByAddress(HeapModel& model) {
+  Objects& o = model.objects;
   o.addr.unpack();
   o.size.unpack();
   o.layout.unpack();
@@ -171,18 +171,18 @@ void sortObjectsByAddress(HeapModel& dump) {
   applyPermutation(o.size.unpacked(), order);
   applyPermutation(o.region, order);
   applyPermutation(o.layout.unpacked(), order);
-  if (dump.heap_dump) {
-    applyPermutation(dump.heap_dump->object_type_addr, order);
-    applyPermutation(dump.heap_dump->object_type_index, order);
-    applyPermutation(dump.heap_dump->object_kind, order);
+  if (model.heap_dump) {
+    applyPermutation(model.heap_dump->object_type_addr, order);
+    applyPermutation(model.heap_dump->object_type_index, order);
+    applyPermutation(model.heap_dump->object_kind, order);
   }
   applyPermutation(o.span_metadata, order);
 }
 
-void packObjectColumns(HeapModel& dump) {
-  dump.objects.addr.pack();
-  dump.objects.size.pack();
-  dump.objects.layout.pack();
+void packObjectColumns(HeapModel& model) {
+  model.objects.addr.pack();
+  model.objects.size.pack();
+  model.objects.layout.pack();
 }
 
 }  // namespace goheap::model

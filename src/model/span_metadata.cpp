@@ -118,19 +118,19 @@ std::optional<SpanTailLayout> spanTailLayout(const Params& params) {
   return l;
 }
 
-void markSpanMetadata(HeapModel& dump) {
-  Objects& o = dump.objects;
+void markSpanMetadata(HeapModel& model) {
+  Objects& o = model.objects;
   o.span_metadata.clear();
   if (o.count() == 0) return;
   // Dumps before go1.7 name no Go version, and so no span tail layout.
-  const std::optional<SpanTailLayout> layout = spanTailLayout(dump.params);
+  const std::optional<SpanTailLayout> layout = spanTailLayout(model.params);
   if (!layout) return;
   o.span_metadata.assign(o.count(), 0);
   const uint64_t page_mask = ~(layout->page_size - 1);
   for (size_t i = 0; i < o.count();) {
     PageObjects p{o.addr[i] & page_mask, o.size[i], i, i};
     while (p.last < o.count() && (o.addr[p.last] & page_mask) == p.page) p.last++;
-    markPage(dump, *layout, p);
+    markPage(model, *layout, p);
     i = p.last;
   }
 }

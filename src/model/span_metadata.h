@@ -57,6 +57,6 @@ std::optional<SpanTailLayout> spanTailLayout(const Params& params);
 // Sets objects.span_metadata for the dump's metadata slots. The objects must
 // be sorted by address (sortObjectsByAddress). A no-op for releases without
 // span tails.
-void markSpanMetadata(HeapModel& dump);
+void markSpanMetadata(HeapModel& model);
 
 }  // namespace goheap::model

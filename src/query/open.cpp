@@ -296,13 +296,14 @@ Expected<std::shared_ptr<const Session>> openDump(const LocalHeap& source, Sink&
   observer.beginPhase("read dump", size_error ? 0 : size);
   dump::ReadOptions read;
   read.sink = &observer;
-  Expected<model::HeapModel> dump = in_memory
-                                        ? dump::readDump(MappedFile::borrow(source.bytes), read)
-                                        : dump::readDumpFile(source.path, read);
+  Expected<model::HeapModel> model = in_memory
+                                         ? dump::readDump(MappedFile::borrow(source.bytes), read)
+                                         : dump::readDumpFile(source.path, read);
   observer.endPhase();
-  if (!dump) return dump.error();
-  const analysis::Executable& bound = exe.boundTo(*dump);
-  return analyse(dump.take(), source, bound, observer, options, std::move(input), std::move(entry));
+  if (!model) return model.error();
+  const analysis::Executable& bound = exe.boundTo(*model);
+  return analyse(model.take(), source, bound, observer, options, std::move(input),
+                 std::move(entry));
 }
 
 // The readers of a heap in a file, asked in this order which claims it by its

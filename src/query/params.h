@@ -2,7 +2,7 @@
 // ends. Each query lists its parameters as ParamSpecs; `goheap CMD` turns
 // them into command-line flags (--min-bytes), `goheap serve` into URL
 // parameters (min_bytes=), and both hand the values given to the query's
-// read function (queries.h), which checks them with the same parsers and
+// read function (questions/typed_questions.h), which checks them with the same parsers and
 // rules. A rule, and the message a mistake gets, is so written once.
 #pragma once
 

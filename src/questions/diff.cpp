@@ -148,8 +148,7 @@ const Parts<DiffQuery, DiffResult> kParts{
 }  // namespace
 
 const Question& diffQuestion() {
-  static const Question question = makeQuestion(kInfo, kParts);
-  return question;
+  return questionOf<kInfo, kParts>();
 }
 
 namespace {

@@ -85,8 +85,7 @@ const Parts<DomQuery, Rows> kParts{
 }  // namespace
 
 const Question& domQuestion() {
-  static const Question question = makeQuestion(kInfo, kParts);
-  return question;
+  return questionOf<kInfo, kParts>();
 }
 
 Expected<std::vector<analysis::DomRow>> queryDom(const Session& session, const DomQuery& q) {

@@ -105,8 +105,7 @@ const Parts<DupsQuery, analysis::Duplicates> kParts{
 }  // namespace
 
 const Question& dupsQuestion() {
-  static const Question question = makeQuestion(kInfo, kParts);
-  return question;
+  return questionOf<kInfo, kParts>();
 }
 
 namespace {

@@ -61,8 +61,7 @@ const Parts<FlameQuery, analysis::Flame> kParts{
 }  // namespace
 
 const Question& flameQuestion() {
-  static const Question question = makeQuestion(kInfo, kParts);
-  return question;
+  return questionOf<kInfo, kParts>();
 }
 
 analysis::Flame queryFlame(const Session& session, const FlameQuery& q) {

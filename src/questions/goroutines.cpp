@@ -209,8 +209,7 @@ const Parts<GoroutinesQuery, Goroutines> kParts{
 }  // namespace
 
 const Question& goroutinesQuestion() {
-  static const Question question = makeQuestion(kInfo, kParts);
-  return question;
+  return questionOf<kInfo, kParts>();
 }
 
 std::vector<analysis::GoroutineInfo> queryGoroutines(const Session& session,

@@ -83,8 +83,7 @@ const Parts<MemoryQuery, analysis::ProcessMemoryView> kParts{
 }  // namespace
 
 const Question& memoryQuestion() {
-  static const Question question = makeQuestion(kInfo, kParts);
-  return question;
+  return questionOf<kInfo, kParts>();
 }
 
 void writeProcessMemoryFields(JsonWriter& j, const analysis::ProcessMemoryView& v, bool mappings) {

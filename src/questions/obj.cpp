@@ -145,8 +145,7 @@ const Parts<ObjQuery, analysis::ObjectInfo> kParts{
 }  // namespace
 
 const Question& objQuestion() {
-  static const Question question = makeQuestion(kInfo, kParts);
-  return question;
+  return questionOf<kInfo, kParts>();
 }
 
 Expected<analysis::ObjectInfo> queryObj(const Session& session, const ObjQuery& q) {

@@ -68,8 +68,7 @@ const Parts<PathsQuery, PathsResult> kParts{
 }  // namespace
 
 const Question& pathsQuestion() {
-  static const Question question = makeQuestion(kInfo, kParts);
-  return question;
+  return questionOf<kInfo, kParts>();
 }
 
 Expected<PathsResult> queryPaths(const Session& session, const PathsQuery& q) {

@@ -25,7 +25,7 @@
 #include "query/params.h"
 #include "query/session.h"
 #include "questions/common_params.h"
-#include "questions/queries.h"
+#include "questions/typed_questions.h"
 #include "util/error.h"
 #include "util/format.h"
 #include "util/json_writer.h"
@@ -224,6 +224,23 @@ Question makeQuestion(const QuestionInfo& info, const Parts<Q, R>& parts) {
     return std::unique_ptr<const Asked>(std::make_unique<PartsAsked<Q, R>>(parts, std::move(read)));
   };
   return q;
+}
+
+// The Question of a question file's kInfo and kParts, made on first use:
+// what each file's accessor (topQuestion(), ...) returns.
+template <const QuestionInfo& info, const auto& parts>
+const Question& questionOf() {
+  static const Question question = makeQuestion(info, parts);
+  return question;
+}
+
+// A group of like objects (analysis::GarbageRow, AccumulatedType) as the
+// answers write it: its name, what named it (type, site, shape, ...), how
+// many objects and their bytes.
+template <class Group>
+void writeObjectGroup(JsonWriter& w, const Group& g) {
+  w.field("name", g.name).field("source", g.source).field("count", g.count);
+  w.field("bytes", g.bytes);
 }
 
 // A JSON document as every answer writes it: an object that starts with

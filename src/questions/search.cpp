@@ -49,8 +49,7 @@ const Parts<SearchQuery, std::string> kParts{
 }  // namespace
 
 const Question& searchQuestion() {
-  static const Question question = makeQuestion(kInfo, kParts);
-  return question;
+  return questionOf<kInfo, kParts>();
 }
 
 std::string searchJson(const Session& session, const SearchQuery& search) {

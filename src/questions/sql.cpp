@@ -113,8 +113,7 @@ const Parts<SqlQuery, SqlAnswer> kParts{
 // The CLI's `goheap sql` has a runner of its own (cli/cmd_sql.cpp): it reads
 // statements from -e or standard input and prints each as it ends.
 const Question& sqlQuestion() {
-  static const Question question = makeQuestion(kInfo, kParts);
-  return question;
+  return questionOf<kInfo, kParts>();
 }
 
 std::string sqlResultText(const sql::SqlResult& r, bool many, size_t width) {

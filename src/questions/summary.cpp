@@ -14,7 +14,7 @@ const QuestionInfo kInfo{
     .command_line = true,
     .kept = false,
     .description =
-        "Tells what a heap dump holds: its format and Go version, how many objects and "
+        "Tells what a heap holds: its format and Go version, how many objects and "
         "bytes, how much is reachable from the GC roots and how much is garbage not yet "
         "collected, the runtime's memstats, and the top retainers: the objects held directly "
         "by a root (a global, a goroutine's stack, a finalizer) that keep the most memory "
@@ -165,8 +165,7 @@ const Parts<SummaryQuery, analysis::Summary> kParts{
 }  // namespace
 
 const Question& summaryQuestion() {
-  static const Question question = makeQuestion(kInfo, kParts);
-  return question;
+  return questionOf<kInfo, kParts>();
 }
 
 analysis::Summary querySummary(const Session& session, const SummaryQuery& q) {

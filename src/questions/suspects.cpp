@@ -138,8 +138,7 @@ const Parts<SuspectsQuery, analysis::SuspectReport> kParts{
 }  // namespace
 
 const Question& suspectsQuestion() {
-  static const Question question = makeQuestion(kInfo, kParts);
-  return question;
+  return questionOf<kInfo, kParts>();
 }
 
 analysis::SuspectReport querySuspects(const Session& session, const SuspectsQuery& q) {
@@ -204,10 +203,8 @@ std::string suspectsJson(const analysis::SuspectReport& r) {
       w.key("accumulated").beginObject();
       w.field("count", s.accumulated_count).field("bytes", s.accumulated_bytes);
       w.field("groups", s.accumulated_types);
-      w.arrayOfObjects("top", s.accumulated, [&](const analysis::AccumulatedType& a) {
-        w.field("name", a.name).field("source", a.source).field("count", a.count);
-        w.field("bytes", a.bytes);
-      });
+      w.arrayOfObjects("top", s.accumulated,
+                       [&](const analysis::AccumulatedType& a) { writeObjectGroup(w, a); });
       w.endObject();
       if (!s.is_group) {
         w.key("merged_groups").beginArray();

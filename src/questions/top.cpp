@@ -95,8 +95,7 @@ const Parts<TopQuery, TopResult> kParts{
 }  // namespace
 
 const Question& topQuestion() {
-  static const Question question = makeQuestion(kInfo, kParts);
-  return question;
+  return questionOf<kInfo, kParts>();
 }
 
 TopResult queryTop(const Session& session, const TopQuery& q) {

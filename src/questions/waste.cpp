@@ -129,8 +129,7 @@ const Parts<WasteQuery, analysis::Waste> kParts{
 }  // namespace
 
 const Question& wasteQuestion() {
-  static const Question question = makeQuestion(kInfo, kParts);
-  return question;
+  return questionOf<kInfo, kParts>();
 }
 
 namespace {
@@ -192,10 +191,8 @@ std::string wasteJson(const analysis::Snapshot& snap, const WasteQuery& q,
     j.key("garbage").beginObject();
     j.field("objects", w.garbage_objects).field("bytes", w.garbage_bytes);
     j.field("groups", w.garbage_groups);
-    j.arrayOfObjects("rows", w.garbage, [&](const analysis::GarbageRow& r) {
-      j.field("name", r.name).field("source", r.source).field("count", r.count);
-      j.field("bytes", r.bytes);
-    });
+    j.arrayOfObjects("rows", w.garbage,
+                     [&](const analysis::GarbageRow& r) { writeObjectGroup(j, r); });
     j.endObject();
   });
 }

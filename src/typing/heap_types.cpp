@@ -104,7 +104,7 @@ std::string goTypeName(std::string_view n) {
   return std::string(n);
 }
 
-HeapTypes typeHeap(const model::HeapModel& dump, const graph::Heap& heap,
+HeapTypes typeHeap(const model::HeapModel& model, const graph::Heap& heap,
                    const binding::BoundExecutable& exe, const bin::DebugInfo& dwarf,
                    const TypingOptions& options) {
   TypingState shared(heap.objectCount(), options.objects_per_chunk);
@@ -112,7 +112,7 @@ HeapTypes typeHeap(const model::HeapModel& dump, const graph::Heap& heap,
   std::vector<std::unique_ptr<Typer>> typers;
   std::vector<Typer*> workers;
   for (unsigned w = 0; w < threads; w++) {
-    typers.push_back(std::make_unique<Typer>(dump, heap, exe, dwarf, shared));
+    typers.push_back(std::make_unique<Typer>(model, heap, exe, dwarf, shared));
     workers.push_back(typers.back().get());
   }
   WorkerTeam team(threads);
@@ -133,14 +133,14 @@ HeapTypes typeHeap(const model::HeapModel& dump, const graph::Heap& heap,
 }
 
 std::string typeName(const HeapTypes& t, NodeId o, const bin::DebugInfo& dwarf,
-                     const binding::BoundExecutable& exe, const model::HeapModel& dump) {
+                     const binding::BoundExecutable& exe, const model::HeapModel& model) {
   switch (t.form(o)) {
     case TypeForm::None:
       return {};
     case TypeForm::StringBytes:
       return "string";
     case TypeForm::Closure: {
-      const uint64_t fn = dump.words().read(dump.objectData(o));
+      const uint64_t fn = model.words().read(model.objectData(o));
       const bin::Func* f = exe.functionEntry(fn);
       return f == nullptr ? "closure" : "closure " + std::string(f->name);
     }

@@ -117,14 +117,14 @@ struct TypingOptions {
 
 // Runs the typing pass over `table`: exe.typeTable(), the executable's DWARF
 // or its runtime type descriptors.
-HeapTypes typeHeap(const model::HeapModel& dump, const graph::Heap& heap,
+HeapTypes typeHeap(const model::HeapModel& model, const graph::Heap& heap,
                    const binding::BoundExecutable& exe, const bin::DebugInfo& dwarf,
                    const TypingOptions& options = {});
 
 // "main.Session", "[8]main.Point", "map[string]int", "string",
 // "closure main.worker.func1"; empty for an untyped object.
 std::string typeName(const HeapTypes& t, NodeId o, const bin::DebugInfo& dwarf,
-                     const binding::BoundExecutable& exe, const model::HeapModel& dump);
+                     const binding::BoundExecutable& exe, const model::HeapModel& model);
 
 // Go's kind of a DWARF type: its DW_AT_go_kind, else (the runtime's
 // synthesized types carry none) what its tag says, through typedefs.

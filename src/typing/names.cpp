@@ -78,9 +78,9 @@ const typename Pairs::value_type* findByObject(const Pairs& pairs, NodeId object
 
 }  // namespace
 
-ObjectNamer::ObjectNamer(const model::HeapModel& dump, const graph::Heap& heap,
+ObjectNamer::ObjectNamer(const model::HeapModel& model, const graph::Heap& heap,
                          const binding::BoundExecutable* exe, const HeapTypes* types)
-    : dump_(dump), heap_(heap), exe_(exe), types_(exe != nullptr ? types : nullptr) {
+    : model_(model), heap_(heap), exe_(exe), types_(exe != nullptr ? types : nullptr) {
   if (exe != nullptr) {
     std::span<const bin::Func> funcs = exe->binary().pclntab().funcs();
     if (!funcs.empty()) {
@@ -91,14 +91,14 @@ ObjectNamer::ObjectNamer(const model::HeapModel& dump, const graph::Heap& heap,
   // Allocation sites.
   std::unordered_map<std::string, std::string_view> names;  // see siteFrame
   std::unordered_map<uint64_t, uint32_t> bucket_index;
-  bucket_index.reserve(dump.buckets.size());
-  site_names_.reserve(dump.buckets.size());
-  for (uint32_t b = 0; b < dump.buckets.size(); b++) {
-    const model::ProfileBucket& bucket = dump.buckets[b];
+  bucket_index.reserve(model.buckets.size());
+  site_names_.reserve(model.buckets.size());
+  for (uint32_t b = 0; b < model.buckets.size(); b++) {
+    const model::ProfileBucket& bucket = model.buckets[b];
     bucket_index.emplace(bucket.id, b);
     std::optional<SiteFrame> chosen;
     for (uint32_t i = 0; i < bucket.frame_count; i++) {
-      const SiteFrame sf = siteFrame(dump.profile_frames[bucket.first_frame + i], names);
+      const SiteFrame sf = siteFrame(model.profile_frames[bucket.first_frame + i], names);
       if (!chosen) chosen = sf;  // all-runtime stacks keep their leaf
       if (!sf.runtime) {
         chosen = sf;
@@ -113,8 +113,8 @@ ObjectNamer::ObjectNamer(const model::HeapModel& dump, const graph::Heap& heap,
                             std::to_string(chosen->line));
     }
   }
-  samples_.reserve(dump.alloc_samples.size());
-  for (const model::AllocSample& s : dump.alloc_samples) {
+  samples_.reserve(model.alloc_samples.size());
+  for (const model::AllocSample& s : model.alloc_samples) {
     NodeId o = heap.addresses().find(s.addr);
     auto b = bucket_index.find(s.bucket_id);
     if (o != kNoNode && b != bucket_index.end()) samples_.emplace_back(o, b->second);
@@ -124,17 +124,17 @@ ObjectNamer::ObjectNamer(const model::HeapModel& dump, const graph::Heap& heap,
   // Interface types: a pointer slot whose preceding word is an itab (or a
   // type descriptor the dump describes) is the data word of an interface.
   std::unordered_map<uint64_t, uint32_t> type_index;
-  for (uint32_t t = 0; t < dump.types.size(); t++) {
-    type_index.emplace(dump.types[t].addr, t);
-    type_of_word_.emplace(dump.types[t].addr, t);
+  for (uint32_t t = 0; t < model.types.size(); t++) {
+    type_index.emplace(model.types[t].addr, t);
+    type_of_word_.emplace(model.types[t].addr, t);
   }
-  for (const model::ItabRecord& it : dump.itabs) {
+  for (const model::ItabRecord& it : model.itabs) {
     auto t = type_index.find(it.type_addr);
     if (t != type_index.end()) type_of_word_[it.addr] = t->second;
   }
-  type_names_.reserve(dump.types.size());
-  for (const model::TypeRecord& t : dump.types) {
-    type_names_.push_back(pointeeName(t.name, t.size, dump.params.ptr_size));
+  type_names_.reserve(model.types.size());
+  for (const model::TypeRecord& t : model.types) {
+    type_names_.push_back(pointeeName(t.name, t.size, model.params.ptr_size));
   }
   // Itabs and type descriptors sit together in the executable's read-only
   // data; the range check spares a hash lookup for almost every word.
@@ -152,8 +152,8 @@ ObjectNamer::ObjectNamer(const model::HeapModel& dump, const graph::Heap& heap,
 template <class Fn>
 void ObjectNamer::forEachInterface(const uint8_t* contents, Fn&& for_each_slot, NodeId only_target,
                                    uint32_t& found) const {
-  const WordReader words = dump_.words();
-  const uint32_t ptr = dump_.params.ptr_size;
+  const WordReader words = model_.words();
+  const uint32_t ptr = model_.params.ptr_size;
   // The GC bitmap marks only an interface's data word, so the itab or type
   // word is read directly: the word before each pointer slot.
   for_each_slot([&](uint64_t off) {
@@ -176,20 +176,20 @@ void ObjectNamer::scanInterfaces() const {
   if (iface_scanned_.load(std::memory_order_acquire)) return;
   std::lock_guard lock(iface_mutex_);
   if (iface_scanned_.load(std::memory_order_relaxed)) return;
-  const model::HeapModel& dump = dump_;
+  const model::HeapModel& model = model_;
   uint32_t none = UINT32_MAX;
   for (uint32_t i = 0; i < heap_.objectCount(); i++) {
     forEachInterface(
-        dump.objectData(i), [&](auto&& fn) { dump.forEachObjectSlot(i, fn); }, kNoNode, none);
+        model.objectData(i), [&](auto&& fn) { model.forEachObjectSlot(i, fn); }, kNoNode, none);
   }
   auto scan_range = [&](model::ByteRange contents, uint32_t layout) {
     forEachInterface(
-        dump.bytes(contents).data(), [&](auto&& fn) { dump.forEachSlot(layout, fn); }, kNoNode,
+        model.bytes(contents).data(), [&](auto&& fn) { model.forEachSlot(layout, fn); }, kNoNode,
         none);
   };
-  if (dump.data.present) scan_range(dump.data.contents, dump.data.layout);
-  if (dump.bss.present) scan_range(dump.bss.contents, dump.bss.layout);
-  for (const model::StackFrame& f : dump.frames) scan_range(f.contents, f.layout);
+  if (model.data.present) scan_range(model.data.contents, model.data.layout);
+  if (model.bss.present) scan_range(model.bss.contents, model.bss.layout);
+  for (const model::StackFrame& f : model.frames) scan_range(f.contents, f.layout);
   std::stable_sort(iface_types_.begin(), iface_types_.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   iface_types_.erase(std::unique(iface_types_.begin(), iface_types_.end(),
@@ -205,17 +205,17 @@ void ObjectNamer::scanInterfaces() const {
 // so visiting the object itself at its place among them, and the referrers
 // whose slots the full scan reads, finds the same first interface.
 uint32_t ObjectNamer::interfaceTypeFromReferrers(NodeId object) const {
-  const model::HeapModel& dump = dump_;
+  const model::HeapModel& model = model_;
   uint32_t found = UINT32_MAX;
   auto scan_object = [&](NodeId o) {
-    referrer_work_ += dump.objects.size[o] / dump.params.ptr_size + 1;
+    referrer_work_ += model.objects.size[o] / model.params.ptr_size + 1;
     forEachInterface(
-        dump.objectData(o), [&](auto&& fn) { dump.forEachObjectSlot(o, fn); }, object, found);
+        model.objectData(o), [&](auto&& fn) { model.forEachObjectSlot(o, fn); }, object, found);
   };
   auto scan_range = [&](model::ByteRange contents, uint32_t layout) {
-    referrer_work_ += contents.size / dump.params.ptr_size + 1;
+    referrer_work_ += contents.size / model.params.ptr_size + 1;
     forEachInterface(
-        dump.bytes(contents).data(), [&](auto&& fn) { dump.forEachSlot(layout, fn); }, object,
+        model.bytes(contents).data(), [&](auto&& fn) { model.forEachSlot(layout, fn); }, object,
         found);
   };
   bool self_done = false;
@@ -239,13 +239,13 @@ uint32_t ObjectNamer::interfaceTypeFromReferrers(NodeId object) const {
     }
     switch (heap_.rootKind(p)) {
       case graph::RootKind::DataSegment:
-        scan_range(dump.data.contents, dump.data.layout);
+        scan_range(model.data.contents, model.data.layout);
         break;
       case graph::RootKind::BssSegment:
-        scan_range(dump.bss.contents, dump.bss.layout);
+        scan_range(model.bss.contents, model.bss.layout);
         break;
       case graph::RootKind::StackFrame: {
-        const model::StackFrame& f = dump.frames[heap_.rootRecord(p)];
+        const model::StackFrame& f = model.frames[heap_.rootRecord(p)];
         scan_range(f.contents, f.layout);
         break;
       }
@@ -279,8 +279,8 @@ std::string_view ObjectNamer::interfaceTypeOf(NodeId object) const {
 }
 
 std::string_view ObjectNamer::closureFunction(NodeId object) const {
-  if (exe_ == nullptr || dump_.objects.size[object] < dump_.params.ptr_size) return {};
-  const uint64_t first = dump_.words().read(dump_.objectData(object));
+  if (exe_ == nullptr || model_.objects.size[object] < model_.params.ptr_size) return {};
+  const uint64_t first = model_.words().read(model_.objectData(object));
   if (first < text_lo_ || first > text_hi_) return {};
   const bin::Func* f = exe_->functionEntry(first);
   return f == nullptr ? std::string_view() : f->name;
@@ -289,7 +289,7 @@ std::string_view ObjectNamer::closureFunction(NodeId object) const {
 std::string ObjectNamer::shapeName(NodeId object) const {
   std::string offsets;
   size_t shown = 0, total = 0;
-  dump_.forEachObjectSlot(object, [&](uint64_t off) {
+  model_.forEachObjectSlot(object, [&](uint64_t off) {
     total++;
     if (shown < 6) {
       if (shown > 0) offsets += ",";
@@ -297,7 +297,7 @@ std::string ObjectNamer::shapeName(NodeId object) const {
       shown++;
     }
   });
-  std::string name = std::to_string(dump_.objects.size[object]) + " B [";
+  std::string name = std::to_string(model_.objects.size[object]) + " B [";
   if (total == 0) return name + "no ptrs]";
   name += "ptr " + offsets;
   if (total > shown) name += ",+" + std::to_string(total - shown);
@@ -313,20 +313,20 @@ uint64_t ObjectNamer::shapeHash(NodeId object) const {
     h = (h ^ v) * 0xff51afd7ed558ccdull;
     h ^= h >> 32;
   };
-  mix(dump_.objects.size[object]);
-  dump_.forEachObjectSlot(object, [&](uint64_t off) { mix(off + 1); });
+  mix(model_.objects.size[object]);
+  model_.forEachObjectSlot(object, [&](uint64_t off) { mix(off + 1); });
   return h;
 }
 
 std::string ObjectNamer::typeName(NodeId object) const {
   if (types_ == nullptr || !types_->typed(object)) return {};
-  return typing::typeName(*types_, object, *exe_->typeTable(), *exe_, dump_);
+  return typing::typeName(*types_, object, *exe_->typeTable(), *exe_, model_);
 }
 
 std::string ObjectNamer::name(NodeId object, NameSource* source) const {
-  if (dump_.objects.isSpanMetadata(object)) {
+  if (model_.objects.isSpanMetadata(object)) {
     if (source) *source = NameSource::Runtime;
-    return std::string(model::spanMetadataName(dump_.objects.span_metadata[object]));
+    return std::string(model::spanMetadataName(model_.objects.span_metadata[object]));
   }
   if (std::string t = typeName(object); !t.empty()) {
     if (source) *source = NameSource::Type;
@@ -371,8 +371,8 @@ Grouping ObjectNamer::group(GroupKind kind) const {
   for (NodeId o = 0; o < n; o++) {
     while (si < samples_.size() && samples_[si].first < o) si++;
     while (ii < iface_types_.size() && iface_types_[ii].first < o) ii++;
-    if (dump_.objects.isSpanMetadata(o)) {
-      const uint8_t bits = dump_.objects.span_metadata[o];
+    if (model_.objects.isSpanMetadata(o)) {
+      const uint8_t bits = model_.objects.span_metadata[o];
       auto [it, inserted] = metadata_group.try_emplace(bits, 0);
       if (inserted) {
         it->second = new_group(std::string(model::spanMetadataName(bits)), NameSource::Runtime);

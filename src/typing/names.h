@@ -48,7 +48,7 @@ class ObjectNamer {
  public:
   // `exe` (may be null) names closures by their function; `types` (may be
   // null; needs `exe`) gives typed objects their type's name first.
-  ObjectNamer(const model::HeapModel& dump, const graph::Heap& heap,
+  ObjectNamer(const model::HeapModel& model, const graph::Heap& heap,
               const binding::BoundExecutable* exe = nullptr, const HeapTypes* types = nullptr);
 
   // The DWARF type's name of a typed object ("main.Session", "[8]int"), or
@@ -96,7 +96,7 @@ class ObjectNamer {
   void forEachInterface(const uint8_t* contents, Fn&& for_each_slot, NodeId only_target,
                         uint32_t& found) const;
 
-  const model::HeapModel& dump_;
+  const model::HeapModel& model_;
   const graph::Heap& heap_;
   const binding::BoundExecutable* exe_;
   const HeapTypes* types_;

@@ -194,17 +194,17 @@ void Decoder::value(uint64_t off, TypeId t, const std::string& path, int depth) 
 
 }  // namespace
 
-std::vector<FieldValue> decodeFields(const model::HeapModel& dump, const graph::Heap& heap,
+std::vector<FieldValue> decodeFields(const model::HeapModel& model, const graph::Heap& heap,
                                      const HeapTypes& types, const bin::DebugInfo& dwarf,
                                      const binding::BoundExecutable& exe, NodeId object,
                                      size_t limit) {
-  Decoder dec(dump, heap, types, dwarf, exe, object, limit);
+  Decoder dec(model, heap, types, dwarf, exe, object, limit);
   const uint64_t start = types.dataOffset(object);
   const TypeId t = types.layout(object);
   if (types.form(object) == TypeForm::Value) {
     dec.value(start, t, "", 0);
   } else if (types.form(object) == TypeForm::Array) {
-    const uint64_t esize = typeSize(dwarf, t, dump.params.ptr_size);
+    const uint64_t esize = typeSize(dwarf, t, model.params.ptr_size);
     for (uint64_t i = 0; i < types.count(object) && i < kMaxArrayElementsShown && esize > 0; i++) {
       dec.value(start + i * esize, t, formatIndex(i), 0);
     }
@@ -300,12 +300,12 @@ bool within(uint64_t x, uint64_t start, uint64_t size) {
 
 }  // namespace
 
-std::string slotPath(const model::HeapModel& dump, const graph::Heap& heap, const HeapTypes& types,
+std::string slotPath(const model::HeapModel& model, const graph::Heap& heap, const HeapTypes& types,
                      const bin::DebugInfo& dwarf, const binding::BoundExecutable& exe,
                      NodeId object, uint64_t offset) {
-  std::string path = objectFieldPath(types, dwarf, object, offset, dump.params.ptr_size);
+  std::string path = objectFieldPath(types, dwarf, object, offset, model.params.ptr_size);
   if (types.form(object) != TypeForm::Value && types.form(object) != TypeForm::Array) return path;
-  const uint32_t ptr = dump.params.ptr_size;
+  const uint32_t ptr = model.params.ptr_size;
   const TypeId t = types.layout(object);
   const std::optional<MapSlots> m = mapSlots(dwarf, t, ptr);
   // The element of the bucket/group array holding `offset`, and where it is.
@@ -320,7 +320,7 @@ std::string slotPath(const model::HeapModel& dump, const graph::Heap& heap, cons
     const bool in_key = within(rel, key_off, m->key_size);
     const bool in_value = within(rel, value_off, m->elem_size);
     if (!in_key && !in_value) continue;
-    Decoder dec(dump, heap, types, dwarf, exe, object, 1);
+    Decoder dec(model, heap, types, dwarf, exe, object, 1);
     dec.value(elem_start + key_off, m->key_type, "", 0);
     std::vector<FieldValue> key = dec.take();
     if (key.empty()) return path;

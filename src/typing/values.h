@@ -29,7 +29,7 @@ struct FieldValue {
 
 // The leaf fields of a typed object, in offset order, at most `limit`
 // (arrays show their first elements). Empty for an untyped object.
-std::vector<FieldValue> decodeFields(const model::HeapModel& dump, const graph::Heap& heap,
+std::vector<FieldValue> decodeFields(const model::HeapModel& model, const graph::Heap& heap,
                                      const HeapTypes& types, const bin::DebugInfo& dwarf,
                                      const binding::BoundExecutable& exe, NodeId object,
                                      size_t limit);
@@ -62,7 +62,7 @@ std::string objectFieldPath(const HeapTypes& types, const bin::DebugInfo& dwarf,
 // objectFieldPath, except that a slot of a map's bucket (Go 1.19-1.23) or
 // group (Go 1.24+) reads as the key it holds: `["s12"]`, `[42]`, then the
 // path inside the value (`["s12"].User`); `["s12"] (key)` inside the key.
-std::string slotPath(const model::HeapModel& dump, const graph::Heap& heap, const HeapTypes& types,
+std::string slotPath(const model::HeapModel& model, const graph::Heap& heap, const HeapTypes& types,
                      const bin::DebugInfo& dwarf, const binding::BoundExecutable& exe,
                      NodeId object, uint64_t offset);
 

@@ -15,7 +15,7 @@
 #include "analysis/diff.h"
 #include "analysis/histogram.h"
 #include "analysis/snapshot.h"
-#include "questions/queries.h"
+#include "questions/typed_questions.h"
 #include "support/ask_question.h"
 #include "support/go_versions.h"
 #include "support/json_value.h"

@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "analysis/summary.h"
-#include "questions/queries.h"
+#include "questions/typed_questions.h"
 #include "sql/leaks_sql.h"
 #include "support/go_versions.h"
 #include "support/param_names.h"

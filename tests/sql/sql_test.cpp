@@ -9,7 +9,7 @@
 #include <set>
 
 #include <filesystem>
-#include "questions/queries.h"
+#include "questions/typed_questions.h"
 #include "sql/leaks_sql.h"
 #include "sql/schema.h"
 #include "support/go_versions.h"
