@@ -16,7 +16,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The stems of src/questions/*.cpp that call makeQuestion.
+// The stems of src/questions/*.cpp that make a Question (questionOf).
 std::set<std::string> questionFiles() {
   std::set<std::string> out;
   for (const fs::directory_entry& e :
@@ -25,7 +25,10 @@ std::set<std::string> questionFiles() {
     std::ifstream in(e.path());
     std::stringstream text;
     text << in.rdbuf();
-    if (text.str().find("makeQuestion(") != std::string::npos) out.insert(e.path().stem());
+    // A question file makes its Question from its kInfo and kParts.
+    if (text.str().find("questionOf<kInfo, kParts>") != std::string::npos) {
+      out.insert(e.path().stem());
+    }
   }
   return out;
 }
