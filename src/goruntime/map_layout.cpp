@@ -65,24 +65,45 @@ constexpr MapFieldNames kSplitGroupFields{"used",   "",         "",       "",   
 // Each layout's type names in MapLayout's order: runtime_header,
 // header_prefix, bucket_prefix, table_prefix, group_prefix,
 // dwarf_group_prefix.
-MapLayout mapLayout(MapImplementation implementation) {
-  if (implementation == MapImplementation::Buckets) {
-    return {implementation, "runtime.hmap", "hash<",      "bucket<", "",
-            "map.bucket[",  "bucket<",      kBucketFields};
+namespace {
+
+constexpr MapLayout kBucketLayout{MapImplementation::Buckets,
+                                  "runtime.hmap",
+                                  "hash<",
+                                  "bucket<",
+                                  "",
+                                  "map.bucket[",
+                                  "bucket<",
+                                  kBucketFields};
+// Both kinds of Swiss groups hang off the same header and tables.
+constexpr MapLayout swissTablesWith(MapImplementation implementation, const MapFieldNames& fields) {
+  return {
+      implementation, "internal/runtime/maps.Map", "map<", "", "table<", "map.group[", "map.group[",
+      fields};
+}
+constexpr MapLayout kSwissLayout = swissTablesWith(MapImplementation::SwissTables, kSwissFields);
+constexpr MapLayout kSplitGroupLayout =
+    swissTablesWith(MapImplementation::SplitGroups, kSplitGroupFields);
+
+}  // namespace
+
+// A reference to a constant: the waste and typing passes ask once per
+// object, and a copy of the names costs more than the question.
+const MapLayout& mapLayout(MapImplementation implementation) {
+  switch (implementation) {
+    case MapImplementation::Buckets:
+      return kBucketLayout;
+    case MapImplementation::SplitGroups:
+      return kSplitGroupLayout;
+    case MapImplementation::SwissTables:
+      break;
   }
-  return {implementation,
-          "internal/runtime/maps.Map",
-          "map<",
-          "",
-          "table<",
-          "map.group[",
-          "map.group[",
-          implementation == MapImplementation::SplitGroups ? kSplitGroupFields : kSwissFields};
+  return kSwissLayout;
 }
 
 std::optional<MapImplementation> mapImplementationOfHeader(std::string_view name) {
   for (MapImplementation i : {MapImplementation::Buckets, MapImplementation::SwissTables}) {
-    const MapLayout l = mapLayout(i);
+    const MapLayout& l = mapLayout(i);
     if (name.starts_with(l.header_prefix) || name == l.runtime_header) return i;
   }
   return std::nullopt;

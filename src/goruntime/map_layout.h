@@ -126,7 +126,7 @@ struct MapLayout {
   MapFieldNames fields;
 };
 
-MapLayout mapLayout(MapImplementation implementation);
+const MapLayout& mapLayout(MapImplementation implementation);
 
 // The implementation whose header DWARF names `name` ("hash<string,int>",
 // "runtime.hmap", "map<K,V>", "internal/runtime/maps.Map"): SwissTables for

@@ -70,7 +70,7 @@ std::optional<MapHeaderFields> mapHeaderFields(const bin::DebugInfo& dwarf, Type
   const std::optional<MapImplementation> i =
       goruntime::mapImplementationOfHeader(dwarf.type(t).name);
   if (!i) return std::nullopt;
-  const goruntime::MapFieldNames names = goruntime::mapLayout(*i).fields;
+  const goruntime::MapFieldNames& names = goruntime::mapLayout(*i).fields;
   MapHeaderFields f;
   f.implementation = *i;
   f.instantiated = dwarf.type(t).name.starts_with(goruntime::mapLayout(*i).header_prefix);
@@ -105,7 +105,7 @@ bool isMapTable(const bin::DebugInfo& dwarf, TypeId t) {
 }
 
 std::optional<TableFields> tableFields(const bin::DebugInfo& dwarf, TypeId table) {
-  const goruntime::MapFieldNames names =
+  const goruntime::MapFieldNames& names =
       goruntime::mapLayout(MapImplementation::SwissTables).fields;
   const bin::Field* groups = field(dwarf, table, names.table_groups);
   const bin::Field* data =
@@ -124,7 +124,7 @@ std::optional<TableFields> tableFields(const bin::DebugInfo& dwarf, TypeId table
 }
 
 TypeId tableOfMapHeader(const bin::DebugInfo& dwarf, TypeId header) {
-  const goruntime::MapLayout l = goruntime::mapLayout(MapImplementation::SwissTables);
+  const goruntime::MapLayout& l = goruntime::mapLayout(MapImplementation::SwissTables);
   const std::string_view name = header == kNoType ? "" : dwarf.type(header).name;
   if (!name.starts_with(l.header_prefix)) return kNoType;
   return dwarf.typeByName(std::string(l.table_prefix) +
@@ -135,7 +135,7 @@ std::optional<MapSlots> mapSlots(const bin::DebugInfo& dwarf, TypeId t, uint32_t
   std::string_view name = dwarf.type(t).name;
   if (name.starts_with("noalg.")) name.remove_prefix(6);
   for (MapImplementation i : kEveryImplementation) {
-    const goruntime::MapLayout l = goruntime::mapLayout(i);
+    const goruntime::MapLayout& l = goruntime::mapLayout(i);
     if (!name.starts_with(l.dwarf_group_prefix)) continue;
     const std::optional<MapSlots> m = l.fields.slots.empty()
                                           ? splitSlots(dwarf, t, l.fields, ptr_size)
