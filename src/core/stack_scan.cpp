@@ -141,6 +141,7 @@ class GoroutineScanner {
 
   void scanFrames(const Goroutines& gs, uint32_t gi) {
     const Goroutine& g = gs.goroutines[gi];
+    stack_hi_ = g.stack_hi;
     const std::span<const StackFrame> frames = gs.framesOf(g);
     ChildArgs child;
     std::string_view callee;
@@ -419,6 +420,11 @@ class GoroutineScanner {
       const uint64_t gcdata = rodata_ + w32.read(r + 12);
       const uint64_t addr = (off < 0 ? varp : argp) + static_cast<uint64_t>(int64_t{off});
       if (addr < sp) continue;
+      // Past the top of the goroutine's stack it is not one of its objects
+      // (the runtime looks its stack objects up between stack.lo and
+      // stack.hi): an outer frame unwound wrong, of a goroutine that ran on
+      // after the process was stopped.
+      if (addr + static_cast<uint64_t>(std::max(size, 0)) > stack_hi_) continue;
       StackObject o;
       o.addr = addr;
       o.size = size > 0 ? static_cast<uint32_t>(size) : 0;
@@ -456,6 +462,7 @@ class GoroutineScanner {
   const MapReader& maps_;
   uint64_t rodata_, bias_;
   bool uses_lr_;
+  uint64_t stack_hi_ = 0;  // of the goroutine whose frames are scanned
   uint64_t ptr_;
   StackScan& out_;
   Sink& told_;
