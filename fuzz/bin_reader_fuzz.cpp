@@ -24,6 +24,7 @@
 #include "bin/inline.h"
 #include "bin/pclntab.h"
 #include "bin/type_descriptors.h"
+#include "util/go_version.h"
 
 namespace {
 
@@ -99,7 +100,10 @@ void walk(const goheap::bin::DebugInfo& d) {
 void typeDescriptors(std::span<const uint8_t> bytes) {
   if (bytes.size() < 2) return;
   const uint8_t mode = bytes[0];
-  const int minor = 19 + mode % 9;  // Go 1.19 to 1.27
+  // Go 1.19 to 1.27, and 1.27 with the split map groups of GOEXPERIMENT.
+  goheap::GoVersion version;
+  version.minor = 19 + mode % 9;
+  if ((mode & 0x40) != 0) version.experiments = "mapsplitgroup";
   goheap::bin::Container c;
   c.big_endian = (mode & 0x10) != 0;
   c.ptr_size = (mode & 0x20) != 0 ? 4 : 8;
@@ -112,7 +116,7 @@ void typeDescriptors(std::span<const uint8_t> bytes) {
   m.typelinks = kDataAddr + 1;
   m.typelinks_count = std::min<uint64_t>(32, (bytes.size() - 1) / 4);
   const uint64_t roots[] = {kDataAddr + c.ptr_size, kDataAddr + 8 * c.ptr_size};
-  if (auto d = goheap::bin::readTypeDescriptors(c, m, minor, roots)) walk(*d);
+  if (auto d = goheap::bin::readTypeDescriptors(c, m, version, roots)) walk(*d);
 }
 
 }  // namespace
