@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <deque>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "analysis/goroutine_leaks.h"
 #include "analysis/slots.h"
 #include "util/mapped_file.h"
+#include "util/parallel.h"
 
 namespace goheap::analysis {
 
@@ -41,44 +43,165 @@ std::vector<NodeId> rootsPointingAt(const Snapshot& s, NodeId o) {
   return roots;
 }
 
-// The objects a search for the roots reaching a retainer may visit: enough
-// for the retainers of real heaps, bounded for one every object reaches.
-constexpr size_t kRootSearchBudget = size_t{1} << 20;
+// Which roots reach a retainer the super-root dominates, without the graph's
+// predecessors (a reverse CSR as big as the graph, which a summary should not
+// have to build). The dominator tree splits the reachable nodes into
+// territories, one per child of the super-root: a root, or an object two
+// roots reach (a "shared" object). An edge into a node other than a shared
+// object stays inside its territory (whatever dominates the target dominates
+// the source), so the roots reaching a shared object are those whose
+// territories reach it over the few edges between territories.
+struct CrossingEdge {
+  NodeId target;     // a shared object
+  NodeId territory;  // the root or shared object dominating the edge's source
+  // The node the territory's head points at on the way: the target when the
+  // head itself points at it, else the head's dominator child above the
+  // source (for naming the global a data segment's edge starts from).
+  NodeId first_step;
+};
+
+// The search goes back this many territories from a retainer at most (each
+// step back is one pass over the graph's edges), and keeps at most so many
+// crossing edges: past either it says it is incomplete.
+constexpr size_t kMaxCrossingLevels = 16;
+constexpr size_t kMaxCrossingEdges = size_t{1} << 22;
+constexpr unsigned kCrossingSearchThreads = 2;
+
+struct CrossingEdges {
+  std::vector<CrossingEdge> edges;  // by target, then territory
+  bool complete = true;
+};
+
+void sortAndMerge(std::vector<CrossingEdge>& edges) {
+  std::sort(edges.begin(), edges.end(), [](const CrossingEdge& a, const CrossingEdge& b) {
+    if (a.target != b.target) return a.target < b.target;
+    if (a.territory != b.territory) return a.territory < b.territory;
+    return a.first_step < b.first_step;
+  });
+  edges.erase(std::unique(edges.begin(), edges.end(),
+                          [](const CrossingEdge& a, const CrossingEdge& b) {
+                            return a.target == b.target && a.territory == b.territory;
+                          }),
+              edges.end());
+}
+
+// A reachable node's first step below its territory's head in the dominator
+// tree: the node itself when it is the head (the super-root's child), else
+// the head's child above it. Only the sources of crossing edges are asked
+// for, so the steps are found by walking up their dominators, each node's
+// walk remembered for the walks that pass it later (a long list is walked
+// once, however many of its nodes point at shared objects).
+class FirstSteps {
+ public:
+  explicit FirstSteps(const Snapshot& s) : idom_(s.dom.idom), super_(s.heap.superRoot()) {}
+
+  NodeId of(NodeId n) {
+    NodeId up = n;
+    NodeId step = kNoNode;
+    while (step == kNoNode) {
+      if (const auto known = known_.find(up); known != known_.end()) {
+        step = known->second;
+      } else if (idom_[up] == super_ || idom_[idom_[up]] == super_) {
+        step = up;
+      } else {
+        chain_.push_back(up);
+        up = idom_[up];
+      }
+    }
+    for (NodeId c : chain_) known_.emplace(c, step);
+    chain_.clear();
+    return step;
+  }
+
+ private:
+  const Column<NodeId>& idom_;
+  const NodeId super_;
+  std::unordered_map<NodeId, NodeId> known_;
+  std::vector<NodeId> chain_;
+};
+
+// The crossing edges into `targets` (shared objects) and, level by level,
+// into the shared objects whose territories reach them: one sequential pass
+// over the graph's edges a level, with only the crossing edges' sources
+// looked up in the dominator tree.
+CrossingEdges crossingEdgesInto(const Snapshot& s, const std::vector<NodeId>& targets) {
+  CrossingEdges out;
+  const NodeId super = s.heap.superRoot();
+  std::vector<bool> wanted(s.heap.objectCount());
+  std::vector<bool> frontier(s.heap.objectCount());
+  std::vector<NodeId> level = targets;
+  for (NodeId t : targets) wanted[t] = true;
+  // Each thread scans its own range of nodes, with its own memory of steps
+  // (the edges are sorted after, so the answer is the same on any number).
+  const unsigned parts = kCrossingSearchThreads;
+  std::vector<FirstSteps> steps(parts, FirstSteps(s));
+  std::vector<std::vector<CrossingEdge>> found(parts);
+  for (size_t depth = 0; !level.empty(); depth++) {
+    if (depth == kMaxCrossingLevels || out.edges.size() > kMaxCrossingEdges) {
+      out.complete = false;
+      break;
+    }
+    for (NodeId t : level) frontier[t] = true;
+    forEachRange(s.heap.nodeCount(), parts, [&](unsigned part, size_t first_node, size_t end) {
+      for (auto n = static_cast<NodeId>(first_node); n < end; n++) {
+        for (NodeId to : s.heap.successors.neighbors(n)) {
+          if (!s.heap.isObject(to) || !frontier[to] || n == super || !s.reachable(n)) continue;
+          const NodeId first = steps[part].of(n);
+          const NodeId head = s.dom.idom[first] == super ? first : s.dom.idom[first];
+          if (to != head) found[part].push_back({to, head, n == head ? to : first});
+        }
+      }
+    });
+    for (NodeId t : level) frontier[t] = false;
+    level.clear();
+    for (std::vector<CrossingEdge>& edges : found) {
+      for (const CrossingEdge& e : edges) {
+        if (s.heap.isObject(e.territory) && !wanted[e.territory]) {
+          wanted[e.territory] = true;
+          level.push_back(e.territory);
+        }
+      }
+      out.edges.insert(out.edges.end(), edges.begin(), edges.end());
+      edges.clear();
+    }
+  }
+  sortAndMerge(out.edges);
+  return out;
+}
 
 // The roots that reach `o` only through other objects, nearest first
-// (breadth-first over referrers), each with the node it points at on the
-// way; `complete` false when the search stopped at kRootSearchBudget.
+// (breadth-first over territories), each with the node it points at on the
+// way; `complete` false when the crossing edges were too many to keep.
 struct ReachingRoots {
   std::vector<std::pair<NodeId, NodeId>> roots;  // (root, the node it points at)
   bool complete = true;
 };
-ReachingRoots rootsReaching(const Snapshot& s, NodeId o) {
+ReachingRoots rootsReaching(const Snapshot& s, const CrossingEdges& crossing, NodeId o) {
   ReachingRoots out;
-  const Csr& referrers = s.heap.predecessors();
+  out.complete = crossing.complete;
+  const std::vector<CrossingEdge>& edges = crossing.edges;
   std::unordered_set<NodeId> seen{o};
   std::deque<NodeId> queue{o};
   while (!queue.empty()) {
     const NodeId n = queue.front();
     queue.pop_front();
-    for (NodeId p : referrers.neighbors(n)) {
-      if (p == s.heap.superRoot() || !seen.insert(p).second) continue;
-      if (!s.heap.isObject(p)) {
-        out.roots.emplace_back(p, n);
-        continue;
+    auto it = std::lower_bound(edges.begin(), edges.end(), n,
+                               [](const CrossingEdge& e, NodeId t) { return e.target < t; });
+    for (; it != edges.end() && it->target == n; ++it) {
+      if (!seen.insert(it->territory).second) continue;
+      if (s.heap.isObject(it->territory)) {
+        queue.push_back(it->territory);
+      } else {
+        out.roots.emplace_back(it->territory, it->first_step);
       }
-      if (seen.size() > kRootSearchBudget) {
-        out.complete = false;
-        return out;
-      }
-      queue.push_back(p);
     }
   }
   return out;
 }
 
-// Names the roots holding `o`, which the super-root dominates: the ones
-// pointing at it directly, else the ones reaching it through objects.
-void nameRootHolders(const Snapshot& s, NodeId o, Retainer& r) {
+// Names the roots pointing at `o`, which the super-root dominates; false
+// when none does.
+bool nameRootsPointingAt(const Snapshot& s, NodeId o, Retainer& r) {
   for (NodeId n : rootsPointingAt(s, o)) {
     if (r.root_holders.size() >= kMaxRootHolders) {
       r.more_root_holders++;
@@ -86,8 +209,12 @@ void nameRootHolders(const Snapshot& s, NodeId o, Retainer& r) {
     }
     r.root_holders.push_back(holderName(s, n, o));
   }
-  if (!r.root_holders.empty()) return;
-  const ReachingRoots reaching = rootsReaching(s, o);
+  return !r.root_holders.empty();
+}
+
+// Names the roots reaching `o` through objects.
+void nameRootsReaching(const Snapshot& s, const CrossingEdges& crossing, NodeId o, Retainer& r) {
+  const ReachingRoots reaching = rootsReaching(s, crossing, o);
   r.root_holders_through_objects = true;
   r.root_holders_complete = reaching.complete;
   for (const auto& [root, pointed_at] : reaching.roots) {
@@ -208,6 +335,7 @@ Summary summarize(const Snapshot& s, size_t top_n, const GoroutineLeaks& leaks) 
                     [&](NodeId a, NodeId b) {
                       return s.retained[a] != s.retained[b] ? s.retained[a] > s.retained[b] : a < b;
                     });
+  std::vector<size_t> held_through_objects;  // indexes into top_retainers
   for (size_t i = 0; i < k; i++) {
     NodeId o = entry[i];
     Retainer r;
@@ -220,8 +348,20 @@ Summary summarize(const Snapshot& s, size_t top_n, const GoroutineLeaks& leaks) 
       r.held_at_address = slot->second;
       r.held_by = labelHolder(s, s.dom.idom[o], slot->second);
     }
-    if (s.dom.idom[o] == s.heap.superRoot()) nameRootHolders(s, o, r);
+    if (s.dom.idom[o] == s.heap.superRoot() && !nameRootsPointingAt(s, o, r)) {
+      held_through_objects.push_back(sum.top_retainers.size());
+    }
     sum.top_retainers.push_back(std::move(r));
+  }
+  // The roots of the retainers no root points at, with one search for all.
+  if (!held_through_objects.empty()) {
+    std::vector<NodeId> targets;
+    for (size_t i : held_through_objects) targets.push_back(sum.top_retainers[i].object.node);
+    const CrossingEdges crossing = crossingEdgesInto(s, targets);
+    for (size_t i : held_through_objects) {
+      Retainer& r = sum.top_retainers[i];
+      nameRootsReaching(s, crossing, r.object.node, r);
+    }
   }
   return sum;
 }

@@ -27,7 +27,9 @@ struct Retainer {
   // Held by several roots: the ones pointing at it directly ("global
   // main.server", "goroutine 18", "bss 0x5a2230"), at most kMaxRootHolders;
   // when none does, the ones reaching it through other objects, nearest
-  // first, at most kMaxIndirectRootHolders.
+  // first (counting the objects on the way that roots share), at most
+  // kMaxIndirectRootHolders; there a goroutine's frames count as the
+  // goroutine, which holds them.
   std::vector<std::string> root_holders;
   uint64_t more_root_holders = 0;  // beyond those
   bool root_holders_through_objects = false;
