@@ -171,7 +171,8 @@ CrossingEdges crossingEdgesInto(const Snapshot& s, const std::vector<NodeId>& ta
 
 // The roots that reach `o` only through other objects, nearest first
 // (breadth-first over territories), each with the node it points at on the
-// way; `complete` false when the crossing edges were too many to keep.
+// way; `complete` false when the search stopped at kMaxCrossingLevels or
+// kMaxCrossingEdges.
 struct ReachingRoots {
   std::vector<std::pair<NodeId, NodeId>> roots;  // (root, the node it points at)
   bool complete = true;
@@ -199,16 +200,20 @@ ReachingRoots rootsReaching(const Snapshot& s, const CrossingEdges& crossing, No
   return out;
 }
 
+// Names `root` among r's holders, or counts it among the "N more" past
+// `most` names (without looking up a name it will not show).
+void addRootHolder(Retainer& r, size_t most, const Snapshot& s, NodeId root, NodeId pointed_at) {
+  if (r.root_holders.size() >= most) {
+    r.more_root_holders++;
+  } else {
+    r.root_holders.push_back(holderName(s, root, pointed_at));
+  }
+}
+
 // Names the roots pointing at `o`, which the super-root dominates; false
 // when none does.
 bool nameRootsPointingAt(const Snapshot& s, NodeId o, Retainer& r) {
-  for (NodeId n : rootsPointingAt(s, o)) {
-    if (r.root_holders.size() >= kMaxRootHolders) {
-      r.more_root_holders++;
-      continue;
-    }
-    r.root_holders.push_back(holderName(s, n, o));
-  }
+  for (NodeId n : rootsPointingAt(s, o)) addRootHolder(r, kMaxRootHolders, s, n, o);
   return !r.root_holders.empty();
 }
 
@@ -218,11 +223,7 @@ void nameRootsReaching(const Snapshot& s, const CrossingEdges& crossing, NodeId 
   r.root_holders_through_objects = true;
   r.root_holders_complete = reaching.complete;
   for (const auto& [root, pointed_at] : reaching.roots) {
-    if (r.root_holders.size() >= kMaxIndirectRootHolders) {
-      r.more_root_holders++;
-      continue;
-    }
-    r.root_holders.push_back(holderName(s, root, pointed_at));
+    addRootHolder(r, kMaxIndirectRootHolders, s, root, pointed_at);
   }
 }
 
